@@ -1,0 +1,29 @@
+# acc — make targets named in README.md.
+#   make demo    the main job: a real two-session conversation in a throwaway repository
+#   make test    every test of every module in go.work (what CI runs)
+#   make build   the three binaries into ./bin
+#   make stress  the heavy loads at the sizes the issues name
+#   make bench   the benchmarks (numbers for the closing notes; never asserted)
+
+GO ?= go
+BIN := $(CURDIR)/bin
+
+.PHONY: build demo test vet stress bench fuzz
+
+build:
+	$(GO) build -o $(BIN)/ ./cmd/acc ./cmd/acc-hook ./cmd/acc-mcp
+
+demo: build
+	$(GO) run ./internal/demo -bin $(BIN)
+
+vet:
+	$(GO) vet work
+
+test: vet
+	$(GO) test -count=1 work
+
+stress:
+	ACC_STRESS=1 $(GO) test -count=1 -run 'Concurrent|Crash' -v -timeout 30m ./internal/e2e/
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem work

@@ -1,0 +1,12 @@
+// Command acc-mcp is acc's MCP stdio server. It takes no arguments: its
+// participant comes from ACC_MCP_PARTICIPANT and its workspace from
+// ACC_MCP_WORKSPACE (SPEC decision 19).
+package main
+
+import (
+	"os"
+
+	"github.com/acc-go/acc/internal/mcpserver"
+)
+
+func main() { os.Exit(mcpserver.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }

@@ -1,0 +1,266 @@
+// Package cli is the `acc` command tree: flag parsing (urfave/cli/v3 with its
+// defaults corrected where they break acc's contract), caller identity,
+// output (text, or one JSON envelope with --json) and the mapping of errors
+// to exit codes. Every rule lives in pkg/core; a command here only parses,
+// calls core and prints.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"runtime/debug"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/acc-go/acc/pkg/protocol"
+	"github.com/urfave/cli/v3"
+)
+
+// Env is the process context a command runs in; tests replace it.
+type Env struct {
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+	Getenv         func(string) string
+	Environ        func() []string
+	Getwd          func() (string, error)
+}
+
+// DefaultEnv is the real process environment.
+func DefaultEnv() Env {
+	return Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Environ: os.Environ, Getwd: os.Getwd}
+}
+
+// StoreWait bounds how long a command waits for a busy store (SPEC decision 16).
+const StoreWait = 5 * time.Second
+
+// Main runs acc with args (without the program name) and returns the exit
+// code: 0 ok, 2 usage, 3 timeout, 4 data, 5 conflict, 1 a bug
+// (protocol.ExitCodes). It never calls os.Exit and never panics.
+func Main(args []string, env Env) (code int) {
+	a := &app{env: env, jsonMode: jsonRequested(args), args: args}
+	defer func() {
+		if p := recover(); p != nil {
+			code = a.fail(fmt.Errorf("panic: %v\n%s", p, debug.Stack()))
+		}
+	}()
+	root := a.rootCommand()
+	err := root.Run(context.Background(), append([]string{"acc"}, args...))
+	if err != nil {
+		return a.fail(err)
+	}
+	return 0
+}
+
+// jsonRequested reads --json from raw arguments, so that even a parse failure
+// prints its error as an envelope.
+func jsonRequested(args []string) bool {
+	for _, a := range args {
+		if a == "--" {
+			return false
+		}
+		if a == "--json" || a == "--json=true" {
+			return true
+		}
+	}
+	return false
+}
+
+type app struct {
+	env      Env
+	jsonMode bool
+	args     []string
+	printed  bool
+}
+
+// fail prints err (an envelope on stdout with --json, one line on stderr
+// otherwise) and returns its exit code.
+func (a *app) fail(err error) int {
+	pe := protocol.AsError(err)
+	if a.jsonMode {
+		b, _ := protocol.MarshalIndent(protocol.Failure(pe))
+		fmt.Fprintln(a.env.Stdout, string(b))
+	} else {
+		fmt.Fprintf(a.env.Stderr, "acc: %s\n", pe.Message)
+	}
+	return int(pe.Code())
+}
+
+// emit prints a success: the envelope with --json, else text.
+func (a *app) emit(data any, text func(w io.Writer)) error {
+	if a.jsonMode {
+		b, err := protocol.MarshalIndent(protocol.Success(data))
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(a.env.Stdout, string(b))
+		return nil
+	}
+	if text != nil {
+		text(a.env.Stdout)
+	}
+	return nil
+}
+
+var (
+	requiredFlagPattern = regexp.MustCompile(`Required flags? "([^"]+)" not set`)
+	undefinedFlag       = regexp.MustCompile(`flag provided but not defined: -+(\S+)`)
+)
+
+// usageError turns a urfave/cli parse error into acc's exit-2 usage error
+// with one line naming the fix.
+func usageError(cmd *cli.Command, err error) error {
+	var pe *protocol.Error
+	if errors.As(err, &pe) {
+		return err
+	}
+	name := commandPath(cmd)
+	msg := err.Error()
+	if m := requiredFlagPattern.FindStringSubmatch(msg); m != nil {
+		flags := strings.Split(m[1], ", ")
+		for i := range flags {
+			flags[i] = "--" + flags[i]
+		}
+		return protocol.Errorf(protocol.ReasonMissingFlag, "%s requires %s; see `%s --help`", name, strings.Join(flags, " and "), name)
+	}
+	if m := undefinedFlag.FindStringSubmatch(msg); m != nil {
+		return protocol.Errorf(protocol.ReasonUnknownFlag, "unknown option for %s: --%s; see `%s --help`", name, m[1], name)
+	}
+	return protocol.Errorf(protocol.ReasonUsage, "%s: %s; see `%s --help`", name, msg, name)
+}
+
+func commandPath(cmd *cli.Command) string { return cmd.FullName() }
+
+// checkArgs refuses positional arguments, empty values of set string flags,
+// and a non-repeatable flag given twice (reference/core.md §14.1).
+func (a *app) checkArgs(ctx context.Context, cmd *cli.Command) (context.Context, error) {
+	if cmd.Args().Len() > 0 {
+		return ctx, protocol.Errorf(protocol.ReasonUnexpectedArgument, "unexpected argument %q for %s; flags take the form --name value", cmd.Args().First(), commandPath(cmd))
+	}
+	repeatable := map[string]bool{}
+	for _, f := range cmd.Flags {
+		switch f.(type) {
+		case *cli.StringSliceFlag:
+			for _, n := range f.Names() {
+				repeatable[n] = true
+			}
+		}
+	}
+	counts := map[string]int{}
+	for _, tok := range a.args {
+		if tok == "--" {
+			break
+		}
+		if name, ok := strings.CutPrefix(tok, "--"); ok {
+			name, _, _ = strings.Cut(name, "=")
+			counts[name]++
+		}
+	}
+	var twice []string
+	for name, n := range counts {
+		if n > 1 && !repeatable[name] && cmd.IsSet(name) {
+			twice = append(twice, "--"+name)
+		}
+	}
+	sort.Strings(twice)
+	if len(twice) > 0 {
+		return ctx, protocol.Errorf(protocol.ReasonUsage, "%s was given more than once; it takes one value", strings.Join(twice, ", "))
+	}
+	for _, f := range cmd.Flags {
+		sf, ok := f.(*cli.StringFlag)
+		if !ok {
+			continue
+		}
+		if cmd.IsSet(sf.Name) && cmd.String(sf.Name) == "" {
+			return ctx, protocol.Errorf(protocol.ReasonMissingFlag, "--%s needs a value; see `%s --help`", sf.Name, commandPath(cmd))
+		}
+	}
+	return ctx, nil
+}
+
+// Version returns the module version from the build information
+// (SPEC decision 18), or "(devel)".
+func Version() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+		return bi.Main.Version
+	}
+	return "(devel)"
+}
+
+func (a *app) rootCommand() *cli.Command {
+	root := &cli.Command{
+		Name:  "acc",
+		Usage: "let independently opened AI coding sessions see each other, reserve files and exchange receipted messages",
+		Description: "acc keeps one room per repository (all worktrees share it). Sessions attach, " +
+			"send messages that are recorded before anything delivers them, read their inbox, " +
+			"reply in threads and acknowledge. Exit codes: " + exitCodeLine() + ".",
+		Version:                   Version(),
+		Writer:                    a.env.Stdout,
+		ErrWriter:                 a.env.Stderr,
+		Reader:                    a.env.Stdin,
+		EnableShellCompletion:     true,
+		Suggest:                   true,
+		DisableSliceFlagSeparator: true,
+		HideHelpCommand:           false,
+		ExitErrHandler:            func(context.Context, *cli.Command, error) {},
+		OnUsageError: func(ctx context.Context, cmd *cli.Command, err error, _ bool) error {
+			return usageError(cmd, err)
+		},
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "json", Usage: "print exactly one JSON envelope on stdout, errors included"},
+			&cli.StringFlag{Name: "cwd", Usage: "run as if started in `DIR` (selects the workspace and the checkout)"},
+			&cli.StringFlag{Name: "workspace", Usage: "use the acc.workspace.json at `FILE` instead of searching upwards"},
+		},
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			if cmd.Args().Len() > 0 {
+				return protocol.Errorf(protocol.ReasonUnknownCommand, "unknown command: %s - `acc help` lists them", cmd.Args().First())
+			}
+			return cli.ShowRootCommandHelp(cmd)
+		},
+		Commands: a.commands(),
+	}
+	var walk func(c *cli.Command)
+	walk = func(c *cli.Command) {
+		c.OnUsageError = root.OnUsageError
+		if c != root && c.Action != nil && c.Before == nil {
+			c.Before = a.checkArgs
+		}
+		for _, s := range c.Commands {
+			walk(s)
+		}
+	}
+	walk(root)
+	return root
+}
+
+func exitCodeLine() string {
+	var parts []string
+	for _, e := range protocol.ExitCodes {
+		parts = append(parts, fmt.Sprintf("%d %s", e.Code, e.Name))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func (a *app) commands() []*cli.Command {
+	return []*cli.Command{
+		a.attachCommand(), a.heartbeatCommand(), a.detachCommand(),
+		a.statusCommand(),
+		a.messageCommand(), a.requestCommand(), a.inboxCommand(), a.replyCommand(), a.ackCommand(), a.finishCommand(),
+		a.versionCommand(),
+	}
+}
+
+func (a *app) versionCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "version",
+		Usage: "print acc's version",
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			v := Version()
+			return a.emit(map[string]string{"version": v}, func(w io.Writer) { fmt.Fprintf(w, "acc %s\n", v) })
+		},
+	}
+}

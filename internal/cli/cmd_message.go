@@ -1,0 +1,308 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/acc-go/acc/pkg/core"
+	"github.com/acc-go/acc/pkg/protocol"
+	"github.com/acc-go/acc/pkg/router"
+	"github.com/urfave/cli/v3"
+)
+
+// sendOutput is the JSON shape of every send (reference/core.md §8.10):
+// the recorded message and one delivery outcome per recipient.
+type sendOutput struct {
+	Message  protocol.Message  `json:"message"`
+	Delivery []router.Delivery `json:"delivery"`
+	Created  bool              `json:"created"`
+	// Receipt is the caller's receipt for the original (reply only).
+	Receipt *protocol.Receipt `json:"receipt,omitempty"`
+	// ReleasedClaims and Session are reported by finish.
+	ReleasedClaims []string           `json:"releasedClaims,omitempty"`
+	Session        *core.DetachResult `json:"session,omitempty"`
+}
+
+func newSendOutput(res *core.SendResult) *sendOutput {
+	recipients := res.Recipients
+	if !res.Created {
+		recipients = res.Message.ToParticipantIDs
+	}
+	return &sendOutput{Message: res.Message, Delivery: router.Plan(&res.Message, recipients), Created: res.Created,
+		Receipt: res.Receipt, ReleasedClaims: res.ReleasedClaims, Session: res.Session}
+}
+
+func printSend(w io.Writer, out *sendOutput) {
+	verb := "recorded"
+	if !out.Created {
+		verb = "recorded (already, same clientMessageId)"
+	}
+	fmt.Fprintf(w, "%s %s\n", verb, out.Message.MessageID)
+	if len(out.Delivery) == 0 && out.Message.IsRoom() {
+		fmt.Fprintln(w, "  room record: nobody else has an open session; later sessions read it with history")
+	}
+	for _, d := range out.Delivery {
+		reason := ""
+		if d.ErrorCode != nil {
+			reason = "; " + *d.ErrorCode
+		}
+		fmt.Fprintf(w, "  %s: %s (%s%s)\n", d.RecipientParticipantID, d.Outcome, d.Transport, reason)
+	}
+}
+
+func (a *app) messageCommand() *cli.Command {
+	return &cli.Command{
+		Name:     "message",
+		Category: "coordination",
+		Usage:    "record a note, question, request or decision for participants or the room",
+		Description: "The message and one queued receipt per recipient are recorded in one transaction before anything\n" +
+			"tries to deliver it; `recorded message_…` is the guarantee. --to takes a participant id, or a client\n" +
+			"name (claude, codex, …) when exactly one live session of that client is here. Without --to a note or\n" +
+			"decision goes to the room. Reuse --client-message-id when retrying after an uncertain result.\n\n" +
+			"  acc message --to claude --type question --subject \"receipt wording\" --body \"offered or delivered?\"",
+		Flags: append(ownerFlags(),
+			&cli.StringSliceFlag{Name: "to", Usage: "recipient `PARTICIPANT` or client name (repeatable)"},
+			&cli.StringFlag{Name: "type", Value: protocol.KindNote, Usage: "message `KIND`: note, question, request or decision"},
+			&cli.StringFlag{Name: "obligation", Usage: "`OBLIGATION` owed: none, acknowledge or reply (default from the kind)"},
+			&cli.StringFlag{Name: "subject", Required: true, Usage: "one-line `TEXT` (at most 500 characters)"},
+			&cli.StringFlag{Name: "body", Required: true, Usage: "the message `TEXT` (at most 4000 characters)"},
+			&cli.StringFlag{Name: "client-message-id", Usage: "idempotency `KEY`: the same key and content return the first message"},
+		),
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			return a.withRoom(ctx, cmd, func(ctx context.Context, r *core.Room) error {
+				c, err := a.caller(ctx, cmd, r)
+				if err != nil {
+					return err
+				}
+				kind := cmd.String("type")
+				if err := protocol.CheckOneOf("--type", kind, protocol.KindNote, protocol.KindQuestion, protocol.KindRequest, protocol.KindDecision, protocol.KindAnswer, protocol.KindHandoff); err != nil {
+					return protocol.Errorf(protocol.ReasonInvalidFlagValue, "--type %q is not one of note, question, request, decision", kind)
+				}
+				ob := cmd.String("obligation")
+				if ob != "" {
+					if err := protocol.CheckOneOf("--obligation", ob, protocol.ObligationNone, protocol.ObligationAcknowledge, protocol.ObligationReply); err != nil {
+						return protocol.Errorf(protocol.ReasonInvalidFlagValue, "--obligation %q is not one of none, acknowledge, reply", ob)
+					}
+				}
+				res, err := r.Send(ctx, core.SendInput{Caller: c, To: cmd.StringSlice("to"), Kind: kind, Obligation: ob,
+					Subject: cmd.String("subject"), Body: cmd.String("body"), ClientMessageID: cmd.String("client-message-id")})
+				if err != nil {
+					return err
+				}
+				out := newSendOutput(res)
+				return a.emit(out, func(w io.Writer) { printSend(w, out) })
+			})
+		},
+	}
+}
+
+func (a *app) requestCommand() *cli.Command {
+	return &cli.Command{
+		Name:     "request",
+		Category: "coordination",
+		Usage:    "ask one participant to do something; it owes a reply (not completion)",
+		Flags: append(ownerFlags(),
+			&cli.StringFlag{Name: "to", Required: true, Usage: "the `PARTICIPANT` (or client name) asked"},
+			&cli.StringFlag{Name: "title", Required: true, Usage: "one-line `TEXT`; also the body when --detail is absent"},
+			&cli.StringFlag{Name: "detail", Usage: "the request `TEXT`"},
+			&cli.StringFlag{Name: "client-message-id", Usage: "idempotency `KEY`"},
+		),
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			return a.withRoom(ctx, cmd, func(ctx context.Context, r *core.Room) error {
+				c, err := a.caller(ctx, cmd, r)
+				if err != nil {
+					return err
+				}
+				res, err := r.Request(ctx, core.RequestInput{Caller: c, To: cmd.String("to"), Title: cmd.String("title"),
+					Detail: cmd.String("detail"), ClientMessageID: cmd.String("client-message-id")})
+				if err != nil {
+					return err
+				}
+				out := newSendOutput(res)
+				return a.emit(out, func(w io.Writer) { printSend(w, out) })
+			})
+		},
+	}
+}
+
+func (a *app) replyCommand() *cli.Command {
+	return &cli.Command{
+		Name:     "reply",
+		Category: "coordination",
+		Usage:    "answer a message in its thread and acknowledge it, in one step",
+		Description: "reply records an answer to the message's author in the same thread and moves your receipt for the\n" +
+			"original to acknowledged, atomically. It says nothing about whether requested work is done.",
+		Flags: append(ownerFlags(),
+			&cli.StringFlag{Name: "message", Required: true, Usage: "the `ID` of the message answered"},
+			&cli.StringFlag{Name: "body", Required: true, Usage: "the answer `TEXT`"},
+			&cli.StringFlag{Name: "subject", Usage: "one-line `TEXT` (default \"Re: <original subject>\")"},
+			&cli.StringFlag{Name: "client-message-id", Usage: "idempotency `KEY`"},
+		),
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			return a.withRoom(ctx, cmd, func(ctx context.Context, r *core.Room) error {
+				c, err := a.caller(ctx, cmd, r)
+				if err != nil {
+					return err
+				}
+				res, err := r.Reply(ctx, core.ReplyInput{Caller: c, MessageID: cmd.String("message"), Body: cmd.String("body"),
+					Subject: cmd.String("subject"), ClientMessageID: cmd.String("client-message-id")})
+				if err != nil {
+					return err
+				}
+				out := newSendOutput(res)
+				return a.emit(out, func(w io.Writer) {
+					printSend(w, out)
+					fmt.Fprintf(w, "acknowledged %s\n", res.Receipt.MessageID)
+				})
+			})
+		},
+	}
+}
+
+func (a *app) ackCommand() *cli.Command {
+	return &cli.Command{
+		Name:     "ack",
+		Category: "coordination",
+		Usage:    "acknowledge a message that asks for acknowledgement (questions and requests need a reply)",
+		Flags: append(ownerFlags(),
+			&cli.StringFlag{Name: "message", Required: true, Usage: "the message `ID`"},
+		),
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			return a.withRoom(ctx, cmd, func(ctx context.Context, r *core.Room) error {
+				c, err := a.caller(ctx, cmd, r)
+				if err != nil {
+					return err
+				}
+				rc, err := r.Ack(ctx, c, cmd.String("message"))
+				if err != nil {
+					return err
+				}
+				return a.emit(rc, func(w io.Writer) { fmt.Fprintf(w, "acknowledged %s\n", rc.MessageID) })
+			})
+		},
+	}
+}
+
+func (a *app) finishCommand() *cli.Command {
+	return &cli.Command{
+		Name:     "finish",
+		Category: "coordination",
+		Usage:    "hand off: record what was done and what remains, release this session's claims, and close it",
+		Description: "finish records a structured handoff (to one participant with --to, else to the room), releases every\n" +
+			"claim of this session and closes its presence, in one transaction. It never closes the client itself.\n\n" +
+			"  acc finish --goal \"update receipt rendering\" --status partial --completed \"CLI wording\" --remaining \"MCP docs\"",
+		Flags: append(ownerFlags(),
+			&cli.StringFlag{Name: "goal", Required: true, Usage: "one-line `TEXT`: what this session set out to do"},
+			&cli.StringFlag{Name: "status", Value: "partial", Usage: "`STATUS`: complete, partial or blocked"},
+			&cli.StringSliceFlag{Name: "completed", Usage: "a `LINE` that was done (repeatable)"},
+			&cli.StringSliceFlag{Name: "remaining", Usage: "a `LINE` still to do (repeatable)"},
+			&cli.StringSliceFlag{Name: "blocker", Usage: "a `LINE` that blocks progress (repeatable)"},
+			&cli.StringFlag{Name: "to", Usage: "hand off to this `PARTICIPANT` (it owes an acknowledgement)"},
+			&cli.StringFlag{Name: "client-message-id", Usage: "idempotency `KEY`"},
+		),
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			return a.withRoom(ctx, cmd, func(ctx context.Context, r *core.Room) error {
+				c, err := a.caller(ctx, cmd, r)
+				if err != nil {
+					return err
+				}
+				st := cmd.String("status")
+				if err := protocol.CheckOneOf("--status", st, protocol.HandoffComplete, protocol.HandoffPartial, protocol.HandoffBlocked); err != nil {
+					return protocol.Errorf(protocol.ReasonInvalidFlagValue, "--status %q is not one of complete, partial, blocked", st)
+				}
+				res, err := r.Finish(ctx, core.FinishInput{Caller: c, Goal: cmd.String("goal"), Status: st,
+					Completed: cmd.StringSlice("completed"), Remaining: cmd.StringSlice("remaining"), Blockers: cmd.StringSlice("blocker"),
+					To: cmd.String("to"), ClientMessageID: cmd.String("client-message-id")})
+				if err != nil {
+					return err
+				}
+				out := newSendOutput(res)
+				return a.emit(out, func(w io.Writer) {
+					printSend(w, out)
+					for _, id := range res.ReleasedClaims {
+						fmt.Fprintf(w, "released %s\n", id)
+					}
+					if res.Session != nil {
+						fmt.Fprintf(w, "closed %s\n", res.Session.SessionID)
+					}
+				})
+			})
+		},
+	}
+}
+
+func (a *app) inboxCommand() *cli.Command {
+	return &cli.Command{
+		Name:     "inbox",
+		Category: "coordination",
+		Usage:    "list pending messages (read-only), or read one in full with --message",
+		Description: "Without --message, inbox lists summaries of pending messages, newest first, and changes nothing.\n" +
+			"Pages hold at most --limit items and 12,000 bytes; continue with --cursor from the previous page.\n" +
+			"--message ID prints the whole message and moves your receipt to retrieved.",
+		Flags: append(ownerFlags(),
+			&cli.StringFlag{Name: "message", Usage: "read this message `ID` in full"},
+			&cli.StringFlag{Name: "cursor", Usage: "continue after this message `ID` (a previous page's nextCursor)"},
+			&cli.IntFlag{Name: "limit", Usage: "at most `N` items, 1 to 500 (default 20)"},
+		),
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			if cmd.IsSet("message") && (cmd.IsSet("cursor") || cmd.IsSet("limit")) {
+				return protocol.Errorf(protocol.ReasonUsage, "--message reads one message; it cannot be combined with --cursor or --limit")
+			}
+			if cmd.IsSet("limit") {
+				if _, err := core.CheckLimit(cmd.Int("limit")); err != nil || cmd.Int("limit") == 0 {
+					return protocol.Errorf(protocol.ReasonInvalidLimit, "message list limit must be an integer from 1 to %d", core.MaxPageLimit)
+				}
+			}
+			return a.withRoom(ctx, cmd, func(ctx context.Context, r *core.Room) error {
+				c, err := a.caller(ctx, cmd, r)
+				if err != nil {
+					return err
+				}
+				if id := cmd.String("message"); id != "" {
+					items, err := r.ReadMessage(ctx, c, id)
+					if err != nil {
+						return err
+					}
+					return a.emit(items, func(w io.Writer) { printExact(w, items[0]) })
+				}
+				page, err := r.Inbox(ctx, core.InboxQuery{Caller: c, Cursor: cmd.String("cursor"), Limit: cmd.Int("limit")})
+				if err != nil {
+					return err
+				}
+				return a.emit(page, func(w io.Writer) { printPage(w, page) })
+			})
+		},
+	}
+}
+
+func printPage(w io.Writer, page *core.InboxPage) {
+	if len(page.Items) == 0 {
+		fmt.Fprintln(w, "no pending messages")
+		return
+	}
+	for _, it := range page.Items {
+		m := it.Message
+		fmt.Fprintf(w, "%s  %-9s %s from %s at %s: %s\n", m.MessageID, it.Receipt.State, m.Kind, m.FromParticipantID, m.SentAt, m.Subject)
+	}
+	if page.NextCursor != nil {
+		fmt.Fprintf(w, "more: acc inbox --cursor %s\n", *page.NextCursor)
+	}
+}
+
+func printExact(w io.Writer, it core.ExactItem) {
+	m := it.Message
+	to := "the room"
+	if len(m.ToParticipantIDs) > 0 {
+		to = strings.Join(m.ToParticipantIDs, ", ")
+	}
+	fmt.Fprintf(w, "message %s (%s, owes %s) in thread %s\n", m.MessageID, m.Kind, m.Obligation, m.ThreadID)
+	fmt.Fprintf(w, "from %s (%s) to %s at %s\n", m.FromParticipantID, m.FromSessionID, to, m.SentAt)
+	if m.InReplyTo != nil {
+		fmt.Fprintf(w, "in reply to %s\n", *m.InReplyTo)
+	}
+	fmt.Fprintf(w, "subject: %s\n", m.Subject)
+	fmt.Fprintf(w, "receipt: %s\n", it.Receipt.State)
+	fmt.Fprintf(w, "--- body (%s) ---\n%s\n--- end ---\n", core.TrustLabel, m.Body)
+}

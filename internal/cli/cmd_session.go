@@ -1,0 +1,142 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/acc-go/acc/pkg/core"
+	"github.com/urfave/cli/v3"
+)
+
+func (a *app) attachCommand() *cli.Command {
+	return &cli.Command{
+		Name:     "attach",
+		Category: "session lifecycle",
+		Usage:    "open a session in this workspace and print its session id and generation",
+		Description: "attach opens a session for a participant (the address peers use with --to). Keep the printed pair:\n" +
+			"pass it as --session and --generation (or ACC_SESSION and ACC_GENERATION) to act as this session.\n" +
+			"The generation is a secret; acc never shows it to peers. attach never starts or owns a client process.\n\n" +
+			"  acc attach --participant reviewer --json",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "participant", Required: true, Usage: "the participant `ID` peers address (letters, digits, . _ -)"},
+			&cli.StringFlag{Name: "harness", Value: "cli", Usage: "the client `NAME`: claude, codex, gemini, kimi, grok, mcp or cli"},
+			&cli.Int64Flag{Name: "cadence", Value: core.DefaultCLICadenceMs, Usage: "expected heartbeat interval in `MILLISECONDS`; presence turns stale after three missed beats"},
+			&cli.StringFlag{Name: "parent", Usage: "the `SESSION` that started this one, if any"},
+			&cli.StringFlag{Name: "session", Usage: "reopen this session `ID` (allowed when it is closed or its process has exited)"},
+			&cli.IntFlag{Name: "pid", Usage: "the client's process `ID`; presence then follows that process (default: none, presence rests on heartbeats)"},
+		},
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			return a.withRoom(ctx, cmd, func(ctx context.Context, r *core.Room) error {
+				res, err := r.Attach(ctx, core.AttachInput{
+					ParticipantID: cmd.String("participant"), Harness: cmd.String("harness"),
+					CadenceMs: cmd.Int64("cadence"), ParentSessionID: cmd.String("parent"),
+					SessionID: cmd.String("session"), PID: cmd.Int("pid"),
+				})
+				if err != nil {
+					return err
+				}
+				return a.emit(res, func(w io.Writer) { fmt.Fprintf(w, "%s %s\n", res.SessionID, res.Generation) })
+			})
+		},
+	}
+}
+
+func (a *app) heartbeatCommand() *cli.Command {
+	return &cli.Command{
+		Name:     "heartbeat",
+		Category: "session lifecycle",
+		Usage:    "tell the room this session is still here",
+		Flags:    ownerFlags(),
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			return a.withRoom(ctx, cmd, func(ctx context.Context, r *core.Room) error {
+				c, err := a.caller(ctx, cmd, r)
+				if err != nil {
+					return err
+				}
+				at, err := r.Heartbeat(ctx, c)
+				if err != nil {
+					return err
+				}
+				return a.emit(map[string]string{"heartbeatAt": at}, func(w io.Writer) { fmt.Fprintln(w, at) })
+			})
+		},
+	}
+}
+
+func (a *app) detachCommand() *cli.Command {
+	return &cli.Command{
+		Name:     "detach",
+		Category: "session lifecycle",
+		Usage:    "close this session without a handoff (its claims stay until they expire or are released)",
+		Flags:    ownerFlags(),
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			return a.withRoom(ctx, cmd, func(ctx context.Context, r *core.Room) error {
+				c, err := a.caller(ctx, cmd, r)
+				if err != nil {
+					return err
+				}
+				res, err := r.Detach(ctx, c)
+				if err != nil {
+					return err
+				}
+				return a.emit(res, func(w io.Writer) { fmt.Fprintf(w, "closed %s\n", res.SessionID) })
+			})
+		},
+	}
+}
+
+func (a *app) statusCommand() *cli.Command {
+	return &cli.Command{
+		Name:     "status",
+		Category: "coordination",
+		Usage:    "show who is in the room, live claims, protection and what needs your attention",
+		Description: "status is a public read of the room; it never changes anything. With a session (--session and\n" +
+			"--generation, or one resolved automatically) it adds that session's attention items.\n" +
+			"Offline sessions are hidden unless --all.",
+		Flags: append(ownerFlags(),
+			&cli.BoolFlag{Name: "all", Usage: "include offline and closed sessions"},
+			&cli.StringFlag{Name: "participant", Usage: "show only this participant's sessions"},
+		),
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			return a.withRoom(ctx, cmd, func(ctx context.Context, r *core.Room) error {
+				q := core.StatusQuery{All: cmd.Bool("all"), Participant: cmd.String("participant")}
+				c, err := a.caller(ctx, cmd, r)
+				if err == nil {
+					q.Caller = &c
+				} else if cmd.String("session") != "" || cmd.String("generation") != "" {
+					return err
+				}
+				st, err := r.Status(ctx, q)
+				if err != nil {
+					return err
+				}
+				return a.emit(st, func(w io.Writer) { printStatus(w, st) })
+			})
+		},
+	}
+}
+
+func printStatus(w io.Writer, st *core.Status) {
+	fmt.Fprintf(w, "%d live; %d claim(s); protection %s\n", st.Counts.Live, st.Counts.Claims, st.Protection)
+	for _, p := range st.Participants {
+		line := fmt.Sprintf("  %s (%s) %s", p.ParticipantID, p.Harness, p.Presence)
+		if p.Branch != nil {
+			line += " on " + *p.Branch
+		}
+		if p.CheckoutRoot != nil {
+			line += " in " + *p.CheckoutRoot
+		}
+		line += "  " + p.SessionID
+		if p.Intent != nil {
+			line += "  — " + *p.Intent
+		}
+		fmt.Fprintln(w, line)
+	}
+	for _, c := range st.Claims {
+		fmt.Fprintf(w, "  claim %s %s %s by %s until %s\n", c.Resource, c.Mode, c.Enforcement, c.OwnerParticipantID, c.ExpiresAt)
+	}
+	for _, at := range st.Attention {
+		fmt.Fprintf(w, "  attention: %s\n", at.Summary)
+	}
+}

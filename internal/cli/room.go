@@ -1,0 +1,69 @@
+package cli
+
+import (
+	"context"
+	"path/filepath"
+
+	"github.com/acc-go/acc/pkg/core"
+	"github.com/acc-go/acc/pkg/protocol"
+	"github.com/urfave/cli/v3"
+)
+
+// ownerFlags are --session and --generation, taken by every command that
+// acts as a session (SPEC decision 2).
+func ownerFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "session", Usage: "act as session `ID` (from `acc attach`)"},
+		&cli.StringFlag{Name: "generation", Usage: "the session's current `GENERATION` (from `acc attach`)"},
+	}
+}
+
+// cwd returns the directory the command runs in: --cwd (made absolute) or
+// the process working directory.
+func (a *app) cwd(cmd *cli.Command) (string, error) {
+	if d := cmd.String("cwd"); d != "" {
+		abs, err := filepath.Abs(d)
+		if err != nil {
+			return "", protocol.Errorf(protocol.ReasonWorkspaceUnresolvable, "cannot resolve --cwd %s: %v", d, err)
+		}
+		return abs, nil
+	}
+	d, err := a.env.Getwd()
+	if err != nil {
+		return "", protocol.Errorf(protocol.ReasonWorkspaceUnresolvable, "cannot read the working directory (%v); pass --cwd", err)
+	}
+	return d, nil
+}
+
+// withRoom opens the workspace's room for the command, runs fn, and closes it.
+// The whole command waits at most StoreWait for a busy store (exit 3).
+func (a *app) withRoom(ctx context.Context, cmd *cli.Command, fn func(ctx context.Context, r *core.Room) error) error {
+	dir, err := a.cwd(cmd)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, StoreWait)
+	defer cancel()
+	r, err := core.Open(ctx, core.OpenOptions{Cwd: dir, ConfigPath: cmd.String("workspace"), Getenv: a.env.Getenv})
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	return fn(ctx, r)
+}
+
+// caller resolves the session this command acts as.
+func (a *app) caller(ctx context.Context, cmd *cli.Command, r *core.Room) (core.Caller, error) {
+	return r.ResolveCaller(ctx, core.IdentityInput{
+		FlagSession: cmd.String("session"), FlagGeneration: cmd.String("generation"),
+		EnvSession: a.env.Getenv("ACC_SESSION"), EnvGeneration: a.env.Getenv("ACC_GENERATION"),
+		Environ: a.env.Environ(),
+	})
+}
+
+func deref(s *string, dflt string) string {
+	if s == nil {
+		return dflt
+	}
+	return *s
+}

@@ -1,0 +1,3 @@
+module github.com/acc-go/acc/pkg/adapters/gemini
+
+go 1.26

@@ -1,0 +1,166 @@
+package core
+
+import (
+	"context"
+	"os"
+	"runtime"
+	"time"
+
+	"github.com/acc-go/acc/pkg/protocol"
+	"github.com/acc-go/acc/pkg/storage"
+)
+
+// Room is one workspace opened for one command or one long-lived surface.
+type Room struct {
+	WS       *Workspace
+	Store    storage.Store
+	DataHome string
+	// Now is the clock; tests replace it.
+	Now func() time.Time
+	// Probe answers whether a client process is alive.
+	Probe ProcessProbe
+}
+
+// OpenOptions select the workspace and the data home.
+type OpenOptions struct {
+	// Cwd is the directory discovery starts from (the --cwd flag, or the
+	// process working directory).
+	Cwd string
+	// ConfigPath names an acc.workspace.json explicitly (--workspace).
+	ConfigPath string
+	// Getenv reads the environment; nil means os.Getenv.
+	Getenv func(string) string
+	// GOOS selects the platform data directory rules; "" means runtime.GOOS.
+	GOOS string
+}
+
+// Open discovers the workspace governing o.Cwd (reference/core.md §3.2),
+// resolves the data home (§4.3), refuses a data home inside the workspace
+// (exit 2), and opens the workspace's store (exit 3 when busy, exit 4 when the
+// store is foreign, newer or corrupt).
+func Open(ctx context.Context, o OpenOptions) (*Room, error) {
+	getenv := o.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	goos := o.GOOS
+	if goos == "" {
+		goos = runtime.GOOS
+	}
+	ws, err := Discover(ctx, DiscoverOptions{Cwd: o.Cwd, ConfigPath: o.ConfigPath, Getenv: getenv})
+	if err != nil {
+		return nil, err
+	}
+	home, err := ResolveDataHome(goos, getenv)
+	if err != nil {
+		return nil, err
+	}
+	if err := CheckContainment(home, ws.Roots); err != nil {
+		return nil, err
+	}
+	st, err := storage.OpenSQLite(ctx, StorePath(home, ws.ID), ws.ID)
+	if err != nil {
+		return nil, err
+	}
+	return &Room{WS: ws, Store: st, DataHome: home, Now: time.Now, Probe: SystemProbe()}, nil
+}
+
+// Close releases the store.
+func (r *Room) Close() error { return r.Store.Close() }
+
+func (r *Room) now() time.Time { return r.Now().UTC().Truncate(time.Millisecond) }
+
+// Caller is the session a command acts as (SPEC decision 2).
+type Caller struct {
+	SessionID  string `json:"sessionId"`
+	Generation string `json:"generation"`
+}
+
+// findSession looks a session up in the durable area, then the ephemeral one.
+func findSession(tx storage.ReadTx, id string) (*protocol.Session, storage.Area, error) {
+	s, err := tx.Session(storage.Durable, id)
+	if err != nil || s != nil {
+		return s, storage.Durable, err
+	}
+	s, err = tx.Session(storage.Ephemeral, id)
+	return s, storage.Ephemeral, err
+}
+
+// requireOwner returns the caller's open session, or an exit-5 refusal:
+// session_not_open when it is missing or closed, stale_generation when the
+// generation is not the current one. action completes "cannot … from this
+// session generation".
+func requireOwner(tx storage.ReadTx, c Caller, action string) (*protocol.Session, storage.Area, error) {
+	s, area, err := findSession(tx, c.SessionID)
+	if err != nil {
+		return nil, area, err
+	}
+	if s == nil {
+		return nil, area, protocol.Errorf(protocol.ReasonSessionNotOpen,
+			"session %s is not open in this workspace; attach again with `acc attach` and use the pair it prints", c.SessionID).With("sessionId", c.SessionID)
+	}
+	if s.Generation != c.Generation {
+		return nil, area, protocol.Errorf(protocol.ReasonStaleGeneration,
+			"cannot %s from this session generation: %s has been replaced; use the --generation printed by the latest attach", action, c.SessionID).With("sessionId", c.SessionID)
+	}
+	if s.State != protocol.SessionOpen {
+		return nil, area, protocol.Errorf(protocol.ReasonSessionNotOpen,
+			"cannot %s: session %s is closed; attach a new session with `acc attach`", action, c.SessionID).With("sessionId", c.SessionID)
+	}
+	return s, area, nil
+}
+
+// allSessions lists sessions of both areas (the ephemeral area is empty once
+// the room is materialised).
+func allSessions(tx storage.ReadTx, openOnly bool) ([]protocol.Session, error) {
+	d, err := tx.Sessions(storage.Durable, openOnly)
+	if err != nil {
+		return nil, err
+	}
+	e, err := tx.Sessions(storage.Ephemeral, openOnly)
+	if err != nil {
+		return nil, err
+	}
+	return append(d, e...), nil
+}
+
+// knownParticipant reports whether id was ever a participant of the room.
+func knownParticipant(tx storage.ReadTx, id string) (bool, error) {
+	for _, a := range []storage.Area{storage.Durable, storage.Ephemeral} {
+		p, err := tx.Participant(a, id)
+		if err != nil {
+			return false, err
+		}
+		if p != nil {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+func knownParticipantIDs(tx storage.ReadTx) ([]string, error) {
+	seen := map[string]bool{}
+	var out []string
+	for _, a := range []storage.Area{storage.Durable, storage.Ephemeral} {
+		ps, err := tx.Participants(a)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range ps {
+			if !seen[p.ParticipantID] {
+				seen[p.ParticipantID] = true
+				out = append(out, p.ParticipantID)
+			}
+		}
+	}
+	return out, nil
+}
+
+func newEvent(at, actor, typ string, payload map[string]any) *protocol.Event {
+	if payload == nil {
+		payload = map[string]any{}
+	}
+	return &protocol.Event{ActorSessionID: actor, Type: typ, OccurredAt: at, Payload: payload}
+}
+
+func strPtr(s string) *string { return &s }

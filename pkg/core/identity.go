@@ -1,0 +1,130 @@
+package core
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/acc-go/acc/pkg/protocol"
+	"github.com/acc-go/acc/pkg/storage"
+)
+
+// IdentityInput is everything that can name the calling session
+// (SPEC decision 2).
+type IdentityInput struct {
+	// FlagSession and FlagGeneration are --session and --generation.
+	FlagSession, FlagGeneration string
+	// EnvSession and EnvGeneration are ACC_SESSION and ACC_GENERATION.
+	EnvSession, EnvGeneration string
+	// Environ is the process environment ("KEY=value"), searched for a
+	// client's own session id that matches a hook binding.
+	Environ []string
+}
+
+// ResolveCaller decides which session runs this command, in order:
+// --session with --generation; ACC_SESSION with ACC_GENERATION; --session
+// alone (its current generation, when it is open); then automatically — the
+// client's own session id in the environment matching exactly one live hook
+// binding, else exactly one live session whose checkout is this worktree,
+// else exactly one live session. It never guesses: no candidate is exit 2
+// caller_identity_unresolved, several are exit 2 caller_identity_ambiguous
+// naming them.
+func (r *Room) ResolveCaller(ctx context.Context, in IdentityInput) (Caller, error) {
+	switch {
+	case in.FlagSession != "" && in.FlagGeneration != "":
+		return Caller{SessionID: in.FlagSession, Generation: in.FlagGeneration}, nil
+	case in.FlagGeneration != "":
+		return Caller{}, protocol.Errorf(protocol.ReasonCallerIdentityUnresolved, "--generation needs --session too; pass both from the output of `acc attach`")
+	case in.FlagSession == "" && in.EnvSession != "" && in.EnvGeneration != "":
+		return Caller{SessionID: in.EnvSession, Generation: in.EnvGeneration}, nil
+	}
+	var out Caller
+	err := r.Store.View(ctx, func(tx storage.ReadTx) error {
+		if in.FlagSession != "" {
+			s, _, err := findSession(tx, in.FlagSession)
+			if err != nil {
+				return err
+			}
+			if s == nil || s.State != protocol.SessionOpen {
+				return protocol.Errorf(protocol.ReasonCallerIdentityUnresolved,
+					"no open session %s in this workspace; `acc status` lists the sessions here", in.FlagSession).With("sessionId", in.FlagSession)
+			}
+			out = Caller{SessionID: s.SessionID, Generation: s.Generation}
+			return nil
+		}
+		sessions, err := allSessions(tx, true)
+		if err != nil {
+			return err
+		}
+		now := r.now()
+		var live []protocol.Session
+		for _, s := range sessions {
+			if Presence(&s, now, r.Probe) != PresenceOffline {
+				live = append(live, s)
+			}
+		}
+		pick := func(c []protocol.Session) bool {
+			if len(c) == 1 {
+				out = Caller{SessionID: c[0].SessionID, Generation: c[0].Generation}
+				return true
+			}
+			return false
+		}
+		// 1. The client's own session id, exported by the client, bound by a hook.
+		bindings, err := tx.Bindings()
+		if err != nil {
+			return err
+		}
+		values := map[string]bool{}
+		for _, kv := range in.Environ {
+			if _, v, ok := strings.Cut(kv, "="); ok && v != "" {
+				values[v] = true
+			}
+		}
+		var byEnv []protocol.Session
+		for _, b := range bindings {
+			if !values[b.HarnessSessionID] {
+				continue
+			}
+			for _, s := range live {
+				if s.SessionID == b.SessionID && s.Generation == b.Generation {
+					byEnv = append(byEnv, s)
+				}
+			}
+		}
+		if pick(byEnv) {
+			return nil
+		}
+		// 2. This worktree's checkout.
+		var here []protocol.Session
+		root := r.WS.CheckoutRoot()
+		for _, s := range live {
+			if s.CheckoutRoot != nil && *s.CheckoutRoot == root {
+				here = append(here, s)
+			}
+		}
+		if pick(here) {
+			return nil
+		}
+		// 3. The only live session.
+		if pick(live) {
+			return nil
+		}
+		if len(live) == 0 {
+			return protocol.Errorf(protocol.ReasonCallerIdentityUnresolved,
+				"no live session is attached here; run `acc attach --participant NAME`, then pass --session and --generation")
+		}
+		cands := live
+		if len(here) > 1 {
+			cands = here
+		}
+		names := make([]string, 0, len(cands))
+		for _, s := range cands {
+			names = append(names, fmt.Sprintf("%s (%s) %s", s.ParticipantID, s.Harness, s.SessionID))
+		}
+		return protocol.Errorf(protocol.ReasonCallerIdentityAmbiguous,
+			"could not tell which of %d live sessions is running this: %s; pass --session and --generation", len(cands), strings.Join(names, "; ")).
+			With("candidates", names)
+	})
+	return out, err
+}

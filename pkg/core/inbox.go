@@ -1,0 +1,201 @@
+package core
+
+import (
+	"context"
+
+	"github.com/acc-go/acc/pkg/protocol"
+	"github.com/acc-go/acc/pkg/storage"
+)
+
+// Page limits (reference/core.md §9.2).
+const (
+	DefaultPageLimit    = 20
+	MaxPageLimit        = 500
+	PageBudgetBytes     = 12000
+	SummarySubjectBytes = 160
+	// TrustLabel marks every summary as peer content acc does not vouch for.
+	TrustLabel = "untrusted peer content"
+)
+
+// Summary is the allow-listed view of a message in a page: never its body,
+// artifacts, handoff payload or recipients (§9.2).
+type Summary struct {
+	MessageID         string  `json:"messageId"`
+	ThreadID          string  `json:"threadId"`
+	FromParticipantID string  `json:"fromParticipantId"`
+	FromSessionID     string  `json:"fromSessionId"`
+	Kind              string  `json:"kind"`
+	Obligation        string  `json:"obligation"`
+	Subject           string  `json:"subject"`
+	SentAt            string  `json:"sentAt"`
+	InReplyTo         *string `json:"inReplyTo"`
+	BodyBytes         int     `json:"bodyBytes"`
+	ArtifactCount     int     `json:"artifactCount"`
+	Trust             string  `json:"trust"`
+}
+
+// Summarise builds the summary of m; the subject is cut to 160 UTF-8 bytes
+// including a trailing "…" when shortened.
+func Summarise(m *protocol.Message) Summary {
+	return Summary{MessageID: m.MessageID, ThreadID: m.ThreadID, FromParticipantID: m.FromParticipantID,
+		FromSessionID: m.FromSessionID, Kind: m.Kind, Obligation: m.Obligation,
+		Subject: protocol.TruncateUTF8(m.Subject, SummarySubjectBytes), SentAt: m.SentAt, InReplyTo: m.InReplyTo,
+		BodyBytes: len(m.Body), ArtifactCount: len(m.Artifacts), Trust: TrustLabel}
+}
+
+// InboxItem is one entry of an inbox page.
+type InboxItem struct {
+	Message Summary          `json:"message"`
+	Receipt protocol.Receipt `json:"receipt"`
+}
+
+// InboxPage is a summary page: newest first, at most Limit items and
+// PageBudgetBytes bytes; NextCursor is the last item's id when more remain.
+type InboxPage struct {
+	Items      []InboxItem `json:"items"`
+	NextCursor *string     `json:"nextCursor"`
+}
+
+// InboxQuery selects a page of the caller's pending messages.
+type InboxQuery struct {
+	Caller Caller
+	Cursor string // a message id from a previous page's nextCursor
+	Limit  int    // 0 = DefaultPageLimit; else 1..500
+}
+
+// CheckLimit validates a page limit: 0 means the default; anything outside
+// 1..500 is exit 2 invalid_limit.
+func CheckLimit(limit int) (int, error) {
+	if limit == 0 {
+		return DefaultPageLimit, nil
+	}
+	if limit < 1 || limit > MaxPageLimit {
+		return 0, protocol.Errorf(protocol.ReasonInvalidLimit, "message list limit must be an integer from 1 to %d", MaxPageLimit)
+	}
+	return limit, nil
+}
+
+// Inbox lists the caller's pending messages as summaries (§9.1–9.2). It is
+// read-only: no receipt moves and no event is appended. Errors: exit 2 for a
+// bad limit or a cursor that is not a message of this participant's list;
+// exit 4 when one summary alone exceeds the page budget; exit 5 for a stale
+// generation or closed session.
+func (r *Room) Inbox(ctx context.Context, q InboxQuery) (*InboxPage, error) {
+	limit, err := CheckLimit(q.Limit)
+	if err != nil {
+		return nil, err
+	}
+	if q.Cursor != "" && !protocol.IsPortableID(q.Cursor) {
+		return nil, protocol.Errorf(protocol.ReasonInvalidCursor, "cursor %q is not a message id; pass the nextCursor of a previous page, or start again without --cursor", q.Cursor)
+	}
+	page := &InboxPage{Items: []InboxItem{}}
+	err = r.Store.View(ctx, func(tx storage.ReadTx) error {
+		me, _, err := requireOwner(tx, q.Caller, "read the inbox")
+		if err != nil {
+			return err
+		}
+		sq := storage.InboxQuery{Recipient: me.ParticipantID, ListableOnly: true}
+		if q.Cursor != "" {
+			m, err := tx.Message(q.Cursor)
+			if err != nil {
+				return err
+			}
+			var rc *protocol.Receipt
+			if m != nil {
+				rc, err = tx.Receipt(m.MessageID, me.ParticipantID)
+				if err != nil {
+					return err
+				}
+			}
+			if rc == nil {
+				return protocol.Errorf(protocol.ReasonInvalidCursor, "message cursor %s is not in this message list; start again without a cursor", q.Cursor)
+			}
+			sq.BeforeSentAt, sq.BeforeMessageID = m.SentAt, m.MessageID
+		}
+		var scanErr error
+		full := false
+		err = tx.ScanInbox(sq, func(row storage.InboxRow) bool {
+			item := InboxItem{Message: Summarise(&row.Message), Receipt: row.Receipt}
+			if full || len(page.Items) == limit {
+				full = true
+				id := page.Items[len(page.Items)-1].Message.MessageID
+				page.NextCursor = &id
+				return false
+			}
+			if !fitsBudget(page.Items, item) {
+				if len(page.Items) == 0 {
+					scanErr = protocol.Errorf(protocol.ReasonPageBudgetExceeded, "one message summary exceeds the page budget of %d bytes", PageBudgetBytes).With("messageId", item.Message.MessageID)
+					return false
+				}
+				id := page.Items[len(page.Items)-1].Message.MessageID
+				page.NextCursor = &id
+				return false
+			}
+			page.Items = append(page.Items, item)
+			return true
+		})
+		if err != nil {
+			return err
+		}
+		return scanErr
+	})
+	if err != nil {
+		return nil, err
+	}
+	return page, nil
+}
+
+// fitsBudget reports whether items plus item, with item's id as the next
+// cursor, serialise within PageBudgetBytes (§9.2).
+func fitsBudget(items []InboxItem, item InboxItem) bool {
+	next := item.Message.MessageID
+	b, err := protocol.MarshalIndent(InboxPage{Items: append(items[:len(items):len(items)], item), NextCursor: &next})
+	return err == nil && len(b) <= PageBudgetBytes
+}
+
+// ExactItem is the result of an exact read: the complete message and the
+// caller's receipt.
+type ExactItem struct {
+	Message protocol.Message `json:"message"`
+	Receipt protocol.Receipt `json:"receipt"`
+}
+
+// ReadMessage is the exact read (§9.3): it returns the complete message and
+// advances the caller's receipt to retrieved (one message.retrieved event, on
+// the first read only). An acknowledged receipt is returned unchanged.
+// Errors: exit 5 not_recoverable when the caller's participant holds no
+// receipt for the message; exit 5 for a stale generation.
+func (r *Room) ReadMessage(ctx context.Context, c Caller, messageID string) ([]ExactItem, error) {
+	if !protocol.IsPortableID(messageID) {
+		return nil, protocol.Errorf(protocol.ReasonInvalidInput, "%q is not a message id", messageID)
+	}
+	var out []ExactItem
+	err := r.Store.Update(ctx, func(tx storage.Tx) error {
+		me, _, err := requireOwner(tx, c, "read a message")
+		if err != nil {
+			return err
+		}
+		rc, err := tx.Receipt(messageID, me.ParticipantID)
+		if err != nil {
+			return err
+		}
+		m, err := tx.Message(messageID)
+		if err != nil {
+			return err
+		}
+		if rc == nil || m == nil {
+			return protocol.Errorf(protocol.ReasonNotRecoverable,
+				"message %s is not recoverable by %s: it was not addressed to this participant (history shows room records: `acc sync --scope history`)", messageID, me.ParticipantID).
+				With("messageId", messageID)
+		}
+		if rc.State != protocol.ReceiptAcknowledged {
+			rc, err = r.advance(tx, me.SessionID, rc, protocol.ReceiptRetrieved)
+			if err != nil {
+				return err
+			}
+		}
+		out = []ExactItem{{Message: *m, Receipt: *rc}}
+		return nil
+	})
+	return out, err
+}

@@ -1,0 +1,609 @@
+package core
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/acc-go/acc/pkg/protocol"
+	"github.com/acc-go/acc/pkg/storage"
+)
+
+// SendInput is a message to record (reference/core.md §8). To holds
+// participant ids or client names; empty means a room message.
+type SendInput struct {
+	Caller          Caller
+	To              []string
+	Kind            string // note (default), question, request, decision
+	Obligation      string // "" = the kind's default
+	Subject, Body   string
+	ClientMessageID string // "" = generated client_…
+	Artifacts       []protocol.ArtifactRef
+
+	// set by Reply and Finish only
+	inReplyTo *protocol.Message
+	handoff   *protocol.HandoffPayload
+}
+
+// SendResult is a recorded message and the recipients it was addressed to.
+// Created is false when an idempotent retry returned the original message.
+type SendResult struct {
+	Message    protocol.Message `json:"message"`
+	Recipients []string         `json:"-"`
+	Created    bool             `json:"created"`
+	// Receipt is the caller's receipt for the original message (reply only).
+	Receipt *protocol.Receipt `json:"receipt,omitempty"`
+	// ReleasedClaims and Session are set by Finish.
+	ReleasedClaims []string      `json:"releasedClaims,omitempty"`
+	Session        *DetachResult `json:"session,omitempty"`
+}
+
+// Send records a note, question, request or decision with one queued receipt
+// per recipient, in one transaction, before anything delivers it (§8.10).
+// Errors: exit 2 for a kind this command cannot send (answer, handoff), a
+// duplicate or ambiguous recipient; exit 4 for invalid text or an unknown
+// recipient; exit 5 for a stale generation or a clientMessageId reused with
+// other content.
+func (r *Room) Send(ctx context.Context, in SendInput) (*SendResult, error) {
+	if in.Kind == "" {
+		in.Kind = protocol.KindNote
+	}
+	switch in.Kind {
+	case protocol.KindNote, protocol.KindQuestion, protocol.KindRequest, protocol.KindDecision:
+	case protocol.KindAnswer:
+		return nil, protocol.Errorf(protocol.ReasonKindNotAllowed, "an answer is sent with `acc reply --message ID`, which keeps it in the thread")
+	case protocol.KindHandoff:
+		return nil, protocol.Errorf(protocol.ReasonKindNotAllowed, "a handoff is sent with `acc finish --goal …`, which carries its structured payload")
+	default:
+		return nil, protocol.Errorf(protocol.ReasonKindNotAllowed, "message kind %q is not one of note, question, request, decision", in.Kind)
+	}
+	return r.record(ctx, in, "send a message")
+}
+
+// record validates, resolves recipients, applies idempotency and commits.
+func (r *Room) record(ctx context.Context, in SendInput, action string) (*SendResult, error) {
+	if err := checkMessageText(in); err != nil {
+		return nil, err
+	}
+	var res *SendResult
+	err := r.Store.Update(ctx, func(tx storage.Tx) error {
+		var err error
+		res, err = r.recordTx(tx, in, action)
+		return err
+	})
+	return res, err
+}
+
+func checkMessageText(in SendInput) error {
+	if in.ClientMessageID != "" {
+		if err := protocol.CheckPortableID("clientMessageId", in.ClientMessageID); err != nil {
+			return err
+		}
+	}
+	if err := protocol.CheckLine("subject", in.Subject, protocol.MaxLineText); err != nil {
+		return err
+	}
+	return protocol.CheckProse("body", in.Body, protocol.MaxProseText)
+}
+
+func (r *Room) recordTx(tx storage.Tx, in SendInput, action string) (*SendResult, error) {
+	me, _, err := requireOwner(tx, in.Caller, action)
+	if err != nil {
+		return nil, err
+	}
+	return r.recordAs(tx, me, in)
+}
+
+// recordAs records in as a message from session me (already verified).
+func (r *Room) recordAs(tx storage.Tx, me *protocol.Session, in SendInput) (*SendResult, error) {
+	at := protocol.FormatTime(r.now())
+	var to []string
+	var err error
+	if in.inReplyTo != nil {
+		to = []string{in.inReplyTo.FromParticipantID}
+	} else {
+		to, err = r.resolveRecipients(tx, me, in.To)
+		if err != nil {
+			return nil, err
+		}
+	}
+	room := len(to) == 0
+	obligation := in.Obligation
+	if obligation == "" {
+		obligation = protocol.DefaultObligation(in.Kind, room)
+	}
+	m := protocol.Message{
+		SchemaVersion: protocol.SchemaVersion, MessageID: protocol.NewID(protocol.KindMessage),
+		ClientMessageID: in.ClientMessageID, WorkspaceID: r.WS.ID, FromParticipantID: me.ParticipantID,
+		FromSessionID: me.SessionID, ToParticipantIDs: to, Kind: in.Kind, Obligation: obligation,
+		Subject: in.Subject, Body: in.Body, Artifacts: in.Artifacts, Handoff: in.handoff, SentAt: at,
+	}
+	if m.Artifacts == nil {
+		m.Artifacts = []protocol.ArtifactRef{}
+	}
+	if m.ToParticipantIDs == nil {
+		m.ToParticipantIDs = []string{}
+	}
+	if in.inReplyTo != nil {
+		m.InReplyTo = strPtr(in.inReplyTo.MessageID)
+		m.ThreadID = in.inReplyTo.ThreadID
+	} else {
+		m.ThreadID = m.MessageID
+	}
+	if m.ClientMessageID == "" {
+		m.ClientMessageID = protocol.NewID(protocol.KindClient)
+	} else {
+		prior, err := tx.MessageByClientKey(me.ParticipantID, m.ClientMessageID)
+		if err != nil {
+			return nil, err
+		}
+		if prior != nil {
+			if !sameContent(prior, &m) {
+				return nil, protocol.Errorf(protocol.ReasonClientMessageIDConflict,
+					"clientMessageId %s was already used with different message content (message %s); use a new key for a new message", m.ClientMessageID, prior.MessageID).
+					With("clientMessageId", m.ClientMessageID).With("messageId", prior.MessageID)
+			}
+			return &SendResult{Message: *prior, Recipients: prior.ToParticipantIDs, Created: false}, nil
+		}
+	}
+	if room {
+		if m.Kind == protocol.KindDecision && m.Obligation != protocol.ObligationNone {
+			return nil, protocol.Errorf(protocol.ReasonInvalidInput, "a room decision cannot ask for acknowledgement; address it with --to")
+		}
+		if err := m.Validate(); err != nil {
+			return nil, err
+		}
+	} else if err := m.Validate(); err != nil {
+		return nil, err
+	}
+	if err := r.ensureMaterialised(tx, me.SessionID, at); err != nil {
+		return nil, err
+	}
+	recipients := m.ToParticipantIDs
+	if room {
+		recipients, err = roomRecipients(tx, me.ParticipantID)
+		if err != nil {
+			return nil, err
+		}
+	}
+	if err := tx.InsertMessage(&m); err != nil {
+		return nil, err
+	}
+	for _, p := range recipients {
+		if err := tx.PutReceipt(&protocol.Receipt{SchemaVersion: protocol.SchemaVersion, MessageID: m.MessageID,
+			WorkspaceID: r.WS.ID, RecipientParticipantID: p, State: protocol.ReceiptQueued, UpdatedAt: at}); err != nil {
+			return nil, err
+		}
+	}
+	if err := tx.AppendEvent(newEvent(at, me.SessionID, protocol.EventMessageRecorded, map[string]any{
+		"messageId": m.MessageID, "threadId": m.ThreadID, "recipientParticipantIds": recipients,
+	})); err != nil {
+		return nil, err
+	}
+	return &SendResult{Message: m, Recipients: recipients, Created: true}, nil
+}
+
+// sameContent compares the logical content of two messages for idempotency
+// (§8.5): recipients, kind, obligation, subject, body, inReplyTo, artifacts,
+// handoff and decisionChange.
+func sameContent(a, b *protocol.Message) bool {
+	return reflect.DeepEqual(a.ToParticipantIDs, b.ToParticipantIDs) && a.Kind == b.Kind &&
+		a.Obligation == b.Obligation && a.Subject == b.Subject && a.Body == b.Body &&
+		reflect.DeepEqual(a.InReplyTo, b.InReplyTo) && reflect.DeepEqual(normArtifacts(a.Artifacts), normArtifacts(b.Artifacts)) &&
+		reflect.DeepEqual(a.Handoff, b.Handoff) && reflect.DeepEqual(a.DecisionChange, b.DecisionChange)
+}
+
+func normArtifacts(a []protocol.ArtifactRef) []protocol.ArtifactRef {
+	if len(a) == 0 {
+		return nil
+	}
+	return a
+}
+
+// roomRecipients are the participants, other than the sender's, with an open
+// session at commit (by record state, not presence; §8.3), sorted.
+func roomRecipients(tx storage.ReadTx, sender string) ([]string, error) {
+	ss, err := allSessions(tx, true)
+	if err != nil {
+		return nil, err
+	}
+	set := map[string]bool{}
+	for _, s := range ss {
+		if s.ParticipantID != sender {
+			set[s.ParticipantID] = true
+		}
+	}
+	out := make([]string, 0, len(set))
+	for p := range set {
+		out = append(out, p)
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// resolveRecipients maps each --to value to a participant id (§8.3): an exact
+// participant id wins; otherwise a client name resolves when exactly one
+// non-offline session of that client belongs to another participant.
+func (r *Room) resolveRecipients(tx storage.ReadTx, me *protocol.Session, raw []string) ([]string, error) {
+	if len(raw) == 0 {
+		return []string{}, nil
+	}
+	var out, strangers []string
+	seen := map[string]bool{}
+	var live []protocol.Session
+	liveLoaded := false
+	for _, v := range raw {
+		v = strings.TrimSpace(v)
+		known, err := knownParticipant(tx, v)
+		if err != nil {
+			return nil, err
+		}
+		id := ""
+		if known {
+			id = v
+		} else {
+			if !liveLoaded {
+				ss, err := allSessions(tx, true)
+				if err != nil {
+					return nil, err
+				}
+				now := r.now()
+				for _, s := range ss {
+					if Presence(&s, now, r.Probe) != PresenceOffline {
+						live = append(live, s)
+					}
+				}
+				liveLoaded = true
+			}
+			matches := map[string]bool{}
+			for _, s := range live {
+				if s.Harness == v && s.ParticipantID != me.ParticipantID {
+					matches[s.ParticipantID] = true
+				}
+			}
+			switch len(matches) {
+			case 0:
+				strangers = append(strangers, v)
+				continue
+			case 1:
+				for p := range matches {
+					id = p
+				}
+			default:
+				names := make([]string, 0, len(matches))
+				for p := range matches {
+					names = append(names, p)
+				}
+				sort.Strings(names)
+				return nil, protocol.Errorf(protocol.ReasonAmbiguousRecipient,
+					"--to %s matches %d live %s sessions (%s); address one of them by participant id", v, len(names), v, strings.Join(names, ", ")).
+					With("candidates", names)
+			}
+		}
+		if seen[id] {
+			return nil, protocol.Errorf(protocol.ReasonDuplicateRecipient, "a participant may be addressed only once; %s is named twice", id).With("participantId", id)
+		}
+		seen[id] = true
+		out = append(out, id)
+	}
+	if len(strangers) > 0 {
+		known, err := knownParticipantIDs(tx)
+		if err != nil {
+			return nil, err
+		}
+		sort.Strings(known)
+		list := strings.Join(known, ", ")
+		if list == "" {
+			list = "nobody yet"
+		}
+		return nil, protocol.Errorf(protocol.ReasonUnknownRecipient,
+			"no participant here is called %s. This workspace has: %s (see `acc status`)", strings.Join(strangers, ", "), list).
+			With("strangers", strangers).With("known", known)
+	}
+	return out, nil
+}
+
+// RequestInput is a request: one addressed message of kind request (§8.7).
+type RequestInput struct {
+	Caller          Caller
+	To              string
+	Title, Detail   string
+	ClientMessageID string
+}
+
+// Request records a request; without a detail the title is the body
+// (SPEC decision 18).
+func (r *Room) Request(ctx context.Context, in RequestInput) (*SendResult, error) {
+	body := in.Detail
+	if body == "" {
+		body = in.Title
+	}
+	return r.record(ctx, SendInput{Caller: in.Caller, To: []string{in.To}, Kind: protocol.KindRequest,
+		Subject: in.Title, Body: body, ClientMessageID: in.ClientMessageID}, "send a request")
+}
+
+// ReplyInput answers a message in its thread (§8.8).
+type ReplyInput struct {
+	Caller          Caller
+	MessageID       string
+	Subject, Body   string // Subject "" = "Re: <original subject>"
+	ClientMessageID string
+}
+
+// Reply records an answer to the original's author in the original's thread
+// and acknowledges the caller's receipt for the original, in one
+// transaction. A reply to an already acknowledged message adds an answer
+// (SPEC decision 4). Errors: exit 4 when the message does not exist; exit 5
+// when the caller's participant holds no receipt for it, or the generation is
+// stale.
+func (r *Room) Reply(ctx context.Context, in ReplyInput) (*SendResult, error) {
+	if err := protocol.CheckPortableID("message", in.MessageID); err != nil {
+		return nil, err
+	}
+	if in.ClientMessageID != "" {
+		if err := protocol.CheckPortableID("clientMessageId", in.ClientMessageID); err != nil {
+			return nil, err
+		}
+	}
+	if in.Subject != "" {
+		if err := protocol.CheckLine("subject", in.Subject, protocol.MaxLineText); err != nil {
+			return nil, err
+		}
+	}
+	if err := protocol.CheckProse("body", in.Body, protocol.MaxProseText); err != nil {
+		return nil, err
+	}
+	var res *SendResult
+	err := r.Store.Update(ctx, func(tx storage.Tx) error {
+		me, _, err := requireOwner(tx, in.Caller, "reply")
+		if err != nil {
+			return err
+		}
+		orig, err := tx.Message(in.MessageID)
+		if err != nil {
+			return err
+		}
+		if orig == nil {
+			return protocol.Errorf(protocol.ReasonUnknownMessage, "message %s does not exist in this workspace; check the id with `acc inbox`", in.MessageID).With("messageId", in.MessageID)
+		}
+		rc, err := tx.Receipt(orig.MessageID, me.ParticipantID)
+		if err != nil {
+			return err
+		}
+		if rc == nil {
+			return protocol.Errorf(protocol.ReasonNotAddressed,
+				"message %s is not addressed to %s, so it cannot be replied to from here; send a new message with `acc message --to %s`", orig.MessageID, me.ParticipantID, orig.FromParticipantID).
+				With("messageId", orig.MessageID)
+		}
+		subject := in.Subject
+		if subject == "" {
+			subject = replySubject(orig.Subject)
+		}
+		res, err = r.recordAs(tx, me, SendInput{Caller: in.Caller, Kind: protocol.KindAnswer, Subject: subject, Body: in.Body,
+			ClientMessageID: in.ClientMessageID, inReplyTo: orig})
+		if err != nil {
+			return err
+		}
+		rc, err = r.advance(tx, me.SessionID, rc, protocol.ReceiptAcknowledged)
+		if err != nil {
+			return err
+		}
+		res.Receipt = rc
+		return nil
+	})
+	return res, err
+}
+
+func replySubject(s string) string {
+	if strings.HasPrefix(s, "Re: ") {
+		return s
+	}
+	out := "Re: " + s
+	if utf8.RuneCountInString(out) > protocol.MaxLineText {
+		rs := []rune(out)
+		out = string(rs[:protocol.MaxLineText])
+	}
+	return out
+}
+
+// advance moves a receipt forward to state, appending the matching event
+// only on a real change (§5.4).
+func (r *Room) advance(tx storage.Tx, actor string, rc *protocol.Receipt, state string) (*protocol.Receipt, error) {
+	changed, err := protocol.ReceiptTransition(rc.State, state)
+	if err != nil || !changed {
+		return rc, err
+	}
+	at := protocol.FormatTime(r.now())
+	next := *rc
+	next.State = state
+	next.UpdatedAt = at
+	if err := tx.PutReceipt(&next); err != nil {
+		return nil, err
+	}
+	typ := map[string]string{
+		protocol.ReceiptOffered:      protocol.EventMessageOffered,
+		protocol.ReceiptRetrieved:    protocol.EventMessageRetrieved,
+		protocol.ReceiptAcknowledged: protocol.EventMessageAcknowledged,
+	}[state]
+	if err := tx.AppendEvent(newEvent(at, actor, typ, map[string]any{"messageId": rc.MessageID, "recipientParticipantId": rc.RecipientParticipantID})); err != nil {
+		return nil, err
+	}
+	return &next, nil
+}
+
+// Ack acknowledges the caller's receipt for a message without answering it
+// (§8.8). Acknowledging twice is a no-op. Errors: exit 5 reply_required for a
+// question or request not yet answered (its obligation is a reply), exit 5
+// not_addressed when the caller holds no receipt, exit 5 for a stale
+// generation.
+func (r *Room) Ack(ctx context.Context, c Caller, messageID string) (*protocol.Receipt, error) {
+	if err := protocol.CheckPortableID("message", messageID); err != nil {
+		return nil, err
+	}
+	var out *protocol.Receipt
+	err := r.Store.Update(ctx, func(tx storage.Tx) error {
+		me, _, err := requireOwner(tx, c, "acknowledge")
+		if err != nil {
+			return err
+		}
+		rc, err := tx.Receipt(messageID, me.ParticipantID)
+		if err != nil {
+			return err
+		}
+		if rc == nil {
+			return protocol.Errorf(protocol.ReasonNotAddressed, "message %s is not addressed to %s; only a recipient can acknowledge it", messageID, me.ParticipantID).With("messageId", messageID)
+		}
+		if rc.State == protocol.ReceiptAcknowledged {
+			out = rc
+			return nil
+		}
+		m, err := tx.Message(messageID)
+		if err != nil {
+			return err
+		}
+		if m != nil && m.Obligation == protocol.ObligationReply {
+			return protocol.Errorf(protocol.ReasonReplyRequired,
+				"%s %s asks for a reply, not an acknowledgement; answer it with `acc reply --message %s --body …` (a reply may also decline)", m.Kind, messageID, messageID).
+				With("messageId", messageID)
+		}
+		out, err = r.advance(tx, me.SessionID, rc, protocol.ReceiptAcknowledged)
+		return err
+	})
+	return out, err
+}
+
+// FinishInput is a handoff that ends a session (§8.9).
+type FinishInput struct {
+	Caller          Caller
+	Goal            string
+	Status          string // complete, partial (default), blocked
+	Completed       []string
+	Remaining       []string
+	Blockers        []string
+	To              string // "" = a room (workspace) handoff
+	ClientMessageID string
+}
+
+// Finish records a handoff, releases every claim the session owns and closes
+// the session, in one transaction. A retry with the same clientMessageId from
+// the same session returns the original handoff even though the session is
+// closed. Errors: exit 4 for invalid text or an unknown recipient; exit 5 for
+// a stale generation, a closed session, or a key used by another session.
+func (r *Room) Finish(ctx context.Context, in FinishInput) (*SendResult, error) {
+	if in.Status == "" {
+		in.Status = protocol.HandoffPartial
+	}
+	if err := protocol.CheckOneOf("status", in.Status, protocol.HandoffComplete, protocol.HandoffPartial, protocol.HandoffBlocked); err != nil {
+		return nil, err
+	}
+	h := &protocol.HandoffPayload{Status: in.Status, Completed: orEmpty(in.Completed), Remaining: orEmpty(in.Remaining),
+		Blockers: orEmpty(in.Blockers), Verification: []protocol.ArtifactRef{}}
+	if err := h.Validate(); err != nil {
+		return nil, err
+	}
+	send := SendInput{Caller: in.Caller, Kind: protocol.KindHandoff, Subject: in.Goal, Body: handoffBody(in.Goal, h),
+		ClientMessageID: in.ClientMessageID, handoff: h}
+	if in.To != "" {
+		send.To = []string{in.To}
+	}
+	if err := checkMessageText(send); err != nil {
+		return nil, err
+	}
+	var res *SendResult
+	err := r.Store.Update(ctx, func(tx storage.Tx) error {
+		s, _, err := findSession(tx, in.Caller.SessionID)
+		if err != nil {
+			return err
+		}
+		if s == nil {
+			return protocol.Errorf(protocol.ReasonSessionNotOpen, "session %s is not open in this workspace; attach again with `acc attach`", in.Caller.SessionID)
+		}
+		if s.Generation != in.Caller.Generation {
+			return protocol.Errorf(protocol.ReasonStaleGeneration, "cannot finish from this session generation: %s has been replaced; use the --generation printed by the latest attach", s.SessionID)
+		}
+		if in.ClientMessageID != "" {
+			prior, err := tx.MessageByClientKey(s.ParticipantID, in.ClientMessageID)
+			if err != nil {
+				return err
+			}
+			if prior != nil && prior.Kind == protocol.KindHandoff && prior.FromSessionID != s.SessionID {
+				return protocol.Errorf(protocol.ReasonClientMessageIDConflict, "clientMessageId %s belongs to a different session's finish; use a new key", in.ClientMessageID).
+					With("clientMessageId", in.ClientMessageID).With("messageId", prior.MessageID)
+			}
+			if prior != nil && s.State == protocol.SessionClosed {
+				res, err = r.recordAs(tx, s, send)
+				if err == nil {
+					res.Session = &DetachResult{SessionID: s.SessionID, State: s.State}
+				}
+				return err
+			}
+		}
+		if s.State != protocol.SessionOpen {
+			return protocol.Errorf(protocol.ReasonSessionNotOpen, "cannot finish: session %s is already closed", s.SessionID)
+		}
+		res, err = r.recordAs(tx, s, send)
+		if err != nil || !res.Created {
+			return err
+		}
+		at := protocol.FormatTime(r.now())
+		claims, err := tx.Claims()
+		if err != nil {
+			return err
+		}
+		res.ReleasedClaims = []string{}
+		for _, c := range claims {
+			if c.OwnerSessionID != s.SessionID {
+				continue
+			}
+			if err := tx.DeleteClaim(c.ClaimID); err != nil {
+				return err
+			}
+			if err := tx.AppendEvent(newEvent(at, s.SessionID, protocol.EventClaimReleased, map[string]any{
+				"claimId": c.ClaimID, "authority": nil, "reason": nil, "replacedGeneration": c.Generation})); err != nil {
+				return err
+			}
+			res.ReleasedClaims = append(res.ReleasedClaims, c.ClaimID)
+		}
+		// recordAs materialised the room, so look the session up again.
+		cur, curArea, err := findSession(tx, s.SessionID)
+		if err != nil {
+			return err
+		}
+		if err := r.closeSession(tx, cur, curArea, at); err != nil {
+			return err
+		}
+		res.Session = &DetachResult{SessionID: s.SessionID, State: protocol.SessionClosed}
+		return nil
+	})
+	return res, err
+}
+
+func orEmpty(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// handoffBody renders the handoff's readable body: the goal, the status, and
+// a section per non-empty list.
+func handoffBody(goal string, h *protocol.HandoffPayload) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "goal: %s\nstatus: %s\n", goal, h.Status)
+	for _, sec := range []struct {
+		name  string
+		items []string
+	}{{"completed", h.Completed}, {"remaining", h.Remaining}, {"blockers", h.Blockers}} {
+		if len(sec.items) == 0 {
+			continue
+		}
+		fmt.Fprintf(&b, "%s:\n", sec.name)
+		for _, it := range sec.items {
+			fmt.Fprintf(&b, "- %s\n", it)
+		}
+	}
+	return strings.TrimRight(b.String(), "\n")
+}

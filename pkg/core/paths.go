@@ -1,0 +1,170 @@
+package core
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/acc-go/acc/pkg/protocol"
+)
+
+// Environment variables read by ResolveDataHome (reference/core.md §4.4).
+const (
+	EnvDataHome    = "ACC_DATA_HOME"
+	envXDGDataHome = "XDG_DATA_HOME"
+	envHome        = "HOME"
+)
+
+// ResolveDataHome returns the base directory under which acc keeps its state
+// (reference/core.md §4.3, SPEC decision 15). It is the directory that
+// contains "acc/", not "acc/" itself: callers use AccDir and StorePath.
+//
+// Inputs: goos is a runtime.GOOS value ("linux", "darwin", ...); getenv reads
+// the environment (an empty value counts as unset). The function reads
+// nothing else — no process environment, no filesystem — and creates nothing.
+//
+// Rules, in order:
+//   - ACC_DATA_HOME when non-empty; it must be an absolute path.
+//   - darwin: $HOME/Library/Application Support. XDG variables are ignored
+//     on purpose, so a Linux-style shell setup cannot move a user's rooms.
+//   - every other goos (Linux and other Unix systems): $XDG_DATA_HOME when
+//     non-empty, which must then be absolute (adrg/xdg would silently fall
+//     back on a relative value; acc refuses it), else $HOME/.local/share.
+//
+// The result is filepath.Clean'ed.
+//
+// Errors (all exit 2): path_not_absolute when ACC_DATA_HOME, XDG_DATA_HOME or
+// HOME is set to a relative path; home_missing when HOME is needed but unset.
+func ResolveDataHome(goos string, getenv func(string) string) (string, error) {
+	if v := getenv(EnvDataHome); v != "" {
+		if !filepath.IsAbs(v) {
+			return "", protocol.Errorf(protocol.ReasonPathNotAbsolute,
+				"ACC_DATA_HOME must be an absolute path, got %q; set it to an absolute directory or unset it", v).
+				With("variable", EnvDataHome)
+		}
+		return filepath.Clean(v), nil
+	}
+	if goos != "darwin" {
+		if v := getenv(envXDGDataHome); v != "" {
+			if !filepath.IsAbs(v) {
+				return "", protocol.Errorf(protocol.ReasonPathNotAbsolute,
+					"XDG_DATA_HOME must be an absolute path, got %q; set it to an absolute directory, unset it, or set ACC_DATA_HOME", v).
+					With("variable", envXDGDataHome)
+			}
+			return filepath.Clean(v), nil
+		}
+	}
+	home := getenv(envHome)
+	if home == "" {
+		return "", protocol.Errorf(protocol.ReasonHomeMissing,
+			"HOME is not set, so acc cannot place its data directory; set HOME or ACC_DATA_HOME to an absolute path")
+	}
+	if !filepath.IsAbs(home) {
+		return "", protocol.Errorf(protocol.ReasonPathNotAbsolute,
+			"HOME must be an absolute path, got %q; fix HOME or set ACC_DATA_HOME to an absolute directory", home).
+			With("variable", envHome)
+	}
+	if goos == "darwin" {
+		return filepath.Join(home, "Library", "Application Support"), nil
+	}
+	return filepath.Join(home, ".local", "share"), nil
+}
+
+// AccDir returns <dataHome>/acc, the directory holding everything acc writes
+// (reference/core.md §4.3). It does not create it.
+func AccDir(dataHome string) string { return filepath.Join(dataHome, "acc") }
+
+// StorePath returns the SQLite database of one workspace:
+// <dataHome>/acc/workspaces/<workspaceID>/acc.db (SPEC decision 15). The
+// workspace id must be a portable id (it cannot then name a path outside the
+// workspaces directory). It does not create anything.
+func StorePath(dataHome, workspaceID string) string {
+	return filepath.Join(AccDir(dataHome), "workspaces", workspaceID, "acc.db")
+}
+
+// CheckContainment refuses a data home whose acc directory (AccDir(dataHome))
+// equals or lies inside any of the workspace roots, so acc never writes its
+// store into a repository (reference/core.md §4.3, SPEC decision 1).
+//
+// Inputs are absolute paths; they need not exist. Both sides are compared as
+// canonical paths: the deepest existing ancestor is resolved through its
+// symlinks and the missing rest is appended, then the comparison is
+// segment-wise (/a/bc is not inside /a/b). As a second check, when a root
+// exists, the existing ancestors of the acc directory are compared with it by
+// device and inode, which also catches bind mounts and case-insensitive
+// spellings.
+//
+// Errors: runtime_inside_workspace (exit 2) naming both paths.
+func CheckContainment(dataHome string, roots []string) error {
+	acc := canonicalPath(AccDir(dataHome))
+	for _, root := range roots {
+		r := canonicalPath(root)
+		if pathWithin(acc, r) || sameFileAncestor(acc, r) {
+			return protocol.Errorf(protocol.ReasonRuntimeInsideWorkspace,
+				"runtime state must not live inside the workspace: %s lies inside workspace root %s; set ACC_DATA_HOME to an absolute directory outside it",
+				acc, r).With("dataDir", acc).With("root", r)
+		}
+	}
+	return nil
+}
+
+// pathWithin reports whether child equals parent or lies below it, comparing
+// whole path segments. Both must be clean absolute paths.
+func pathWithin(child, parent string) bool {
+	if child == parent || parent == string(filepath.Separator) {
+		return true
+	}
+	return strings.HasPrefix(child, parent+string(filepath.Separator))
+}
+
+// sameFileAncestor reports whether root (an existing directory) is the same
+// file as p's deepest existing ancestor or any directory above it.
+func sameFileAncestor(p, root string) bool {
+	rootInfo, err := os.Stat(root)
+	if err != nil {
+		return false
+	}
+	for d := p; ; {
+		if info, err := os.Stat(d); err == nil && os.SameFile(info, rootInfo) {
+			return true
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return false
+		}
+		d = parent
+	}
+}
+
+// canonicalPath resolves p (absolute; relative input is made absolute against
+// the working directory) through the symlinks of its existing part, one
+// segment at a time, and appends the part that does not exist yet. A ".."
+// after an existing segment climbs from the resolved directory, as the kernel
+// would.
+func canonicalPath(p string) string {
+	if !filepath.IsAbs(p) {
+		if abs, err := filepath.Abs(p); err == nil {
+			p = abs
+		}
+	}
+	cur := string(filepath.Separator)
+	parts := strings.Split(p, string(filepath.Separator))
+	for i, part := range parts {
+		switch part {
+		case "", ".":
+			continue
+		case "..":
+			cur = filepath.Dir(cur)
+			continue
+		}
+		next := filepath.Join(cur, part)
+		resolved, err := filepath.EvalSymlinks(next)
+		if err != nil {
+			// next does not exist (or cannot be inspected): nothing below it
+			// can be a symlink we could follow, so the rest is lexical.
+			return filepath.Join(append([]string{cur}, parts[i:]...)...)
+		}
+		cur = resolved
+	}
+	return cur
+}

@@ -1,0 +1,186 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"math"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/shirou/gopsutil/v4/process"
+
+	"github.com/acc-go/acc/pkg/protocol"
+)
+
+// Presence values (reference/core.md §5.1).
+const (
+	PresenceOnline  = "online"
+	PresenceStale   = "stale"
+	PresenceOffline = "offline"
+)
+
+// Presence thresholds (reference/core.md §5.1).
+const (
+	// StaleCadenceMultiple: a session is online while its last heartbeat is
+	// at most this many cadences old.
+	StaleCadenceMultiple = 3
+	// UnknownPIDExpiry: a session without a recorded pid is offline once its
+	// last heartbeat is older than this.
+	UnknownPIDExpiry = 30 * time.Minute
+	// HardExpiry: every session is offline once its last heartbeat is older
+	// than this, whatever its process does.
+	HardExpiry = 24 * time.Hour
+	// PIDStartSlack is how far a process's start time may differ from the
+	// recorded pidStartedAt before the pid counts as reused.
+	PIDStartSlack = time.Second
+)
+
+// ProcessInfo is what a ProcessProbe learned about one pid. StartedAt is the
+// zero time when the start time could not be read.
+type ProcessInfo struct {
+	Exists    bool
+	Zombie    bool
+	StartedAt time.Time
+}
+
+// ProcessProbe inspects a process by pid. Implementations never fail: what
+// they cannot tell they leave at the zero value (Exists false means "known
+// not to exist").
+type ProcessProbe interface {
+	Probe(pid int) ProcessInfo
+}
+
+// SystemProbe returns the probe of the running machine (reference/core.md
+// §5.1 with its later refinements). Existence follows signal-0 semantics:
+// kill(pid, 0) succeeding or failing with EPERM means the process exists;
+// only ESRCH means it does not. Zombie status and the start time come from
+// gopsutil (Linux: /proc; macOS: sysctl and ps). The probe is safe for
+// concurrent use.
+func SystemProbe() ProcessProbe { return systemProbe{} }
+
+type systemProbe struct{}
+
+var bootTimeCacheOnce sync.Once
+
+// enableBootTimeCache makes gopsutil compute the boot time once per process,
+// so start times derived from it do not jitter between calls (inside
+// containers it is derived from the uptime clock).
+func enableBootTimeCache() { bootTimeCacheOnce.Do(func() { process.EnableBootTimeCache(true) }) }
+
+func (systemProbe) Probe(pid int) ProcessInfo {
+	if pid <= 0 || pid > math.MaxInt32 {
+		return ProcessInfo{}
+	}
+	if err := syscall.Kill(pid, 0); err != nil && !errors.Is(err, syscall.EPERM) {
+		return ProcessInfo{}
+	}
+	info := ProcessInfo{Exists: true}
+	p := &process.Process{Pid: int32(pid)}
+	ctx := context.Background()
+	if st, err := p.StatusWithContext(ctx); err == nil {
+		for _, s := range st {
+			if s == process.Zombie {
+				info.Zombie = true
+			}
+		}
+	}
+	info.StartedAt = startTimeOf(ctx, p)
+	return info
+}
+
+func startTimeOf(ctx context.Context, p *process.Process) time.Time {
+	enableBootTimeCache()
+	ms, err := p.CreateTimeWithContext(ctx)
+	if err != nil || ms <= 0 {
+		return time.Time{}
+	}
+	return time.UnixMilli(ms).UTC()
+}
+
+// ProcessStart returns the start time of process pid (millisecond precision,
+// UTC) and true, or the zero time and false when the process does not exist
+// or its start time cannot be read. Callers record it as a session's
+// pidStartedAt when they record its pid, so Presence can later tell a reused
+// pid from the client (SPEC §3 "pid plus process start time").
+func ProcessStart(pid int) (time.Time, bool) {
+	info := SystemProbe().Probe(pid)
+	if !info.Exists || info.StartedAt.IsZero() {
+		return time.Time{}, false
+	}
+	return info.StartedAt, true
+}
+
+// RecordedProcessGone reports whether s names a pid and that pid is known not
+// to be the session's client any more: no such process, a zombie, or a
+// process whose start time differs from s.PIDStartedAt by more than
+// PIDStartSlack (a reused pid). A session without a pid is never "gone"; an
+// unreadable start time or an unparsable pidStartedAt decides nothing. A nil
+// probe means SystemProbe().
+func RecordedProcessGone(s *protocol.Session, probe ProcessProbe) bool {
+	if s == nil || s.PID == nil || *s.PID <= 0 {
+		return false
+	}
+	if probe == nil {
+		probe = SystemProbe()
+	}
+	info := probe.Probe(*s.PID)
+	if !info.Exists || info.Zombie {
+		return true
+	}
+	if s.PIDStartedAt != nil && !info.StartedAt.IsZero() {
+		if rec, err := protocol.ParseTime(*s.PIDStartedAt); err == nil {
+			d := info.StartedAt.Sub(rec)
+			if d > PIDStartSlack || d < -PIDStartSlack {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Presence classifies a session at time now (reference/core.md §5.1 and its
+// refinements: pid start time, zombies). It reads the process table through
+// probe and never writes anything. A nil probe means SystemProbe().
+//
+//   - closed, or a nil session: offline;
+//   - heartbeat older than HardExpiry (24 h): offline;
+//   - the band: online while the heartbeat is at most StaleCadenceMultiple
+//     (3) cadences old (heartbeatCadenceMs, in milliseconds), else stale;
+//   - with a pid: offline when RecordedProcessGone, else the band (a live pid
+//     outranks the 30-minute floor);
+//   - without a pid: offline when the heartbeat is older than
+//     UnknownPIDExpiry (30 min), else the band.
+//
+// A heartbeatAt that does not parse gives offline: the record cannot show
+// the session is alive. A heartbeat in the future counts as age zero.
+func Presence(s *protocol.Session, now time.Time, probe ProcessProbe) string {
+	if s == nil || s.State == protocol.SessionClosed {
+		return PresenceOffline
+	}
+	hb, err := protocol.ParseTime(s.HeartbeatAt)
+	if err != nil {
+		return PresenceOffline
+	}
+	age := now.Sub(hb)
+	if age > HardExpiry {
+		return PresenceOffline
+	}
+	// Cap the cadence so the window cannot overflow; a cadence beyond the
+	// hard expiry cannot change the answer.
+	cadence := min(s.HeartbeatCadenceMs, HardExpiry.Milliseconds())
+	band := PresenceStale
+	if age <= StaleCadenceMultiple*time.Duration(cadence)*time.Millisecond {
+		band = PresenceOnline
+	}
+	if s.PID != nil && *s.PID > 0 {
+		if RecordedProcessGone(s, probe) {
+			return PresenceOffline
+		}
+		return band
+	}
+	if age > UnknownPIDExpiry {
+		return PresenceOffline
+	}
+	return band
+}

@@ -1,0 +1,335 @@
+package core
+
+import (
+	"context"
+	"time"
+
+	"github.com/acc-go/acc/pkg/protocol"
+	"github.com/acc-go/acc/pkg/storage"
+)
+
+// Heartbeat cadences in milliseconds (reference/core.md §2.3).
+const (
+	DefaultCLICadenceMs  = 30000
+	DefaultHookCadenceMs = 60000
+)
+
+// AttachInput opens a session (reference/core.md §5.2).
+type AttachInput struct {
+	// ParticipantID is the address peers use with --to (a portable id).
+	ParticipantID string
+	// SessionID reuses a session id; "" generates session_….
+	SessionID string
+	// Harness is the client id (claude, codex, gemini, kimi, grok), cli or mcp.
+	Harness         string
+	ParentSessionID string
+	// PID is the client process, 0 when unknown; its start time is recorded
+	// so a reused pid is never taken for the client.
+	PID         int
+	Enforcement string // default advisory
+	Lifecycle   string // default manual
+	CadenceMs   int64  // default DefaultCLICadenceMs
+}
+
+// AttachResult is what attach returns: the pair that proves ownership.
+type AttachResult struct {
+	SessionID     string  `json:"sessionId"`
+	Generation    string  `json:"generation"`
+	ParticipantID string  `json:"participantId"`
+	Harness       string  `json:"harness"`
+	WorkspaceID   string  `json:"workspaceId"`
+	CheckoutRoot  *string `json:"checkoutRoot"`
+	Branch        *string `json:"branch"`
+	Materialised  bool    `json:"materialised"`
+	// Replaced is the generation this open replaced (a reopened session), or nil.
+	Replaced *string `json:"replaced"`
+}
+
+// Attach opens a session with a fresh generation. Errors: exit 4 for an
+// invalid participant id, harness or session id; exit 5 session_live when the
+// session id is open and its process is not known to be dead (staleness alone
+// never authorises a replacement).
+func (r *Room) Attach(ctx context.Context, in AttachInput) (*AttachResult, error) {
+	if in.Harness == "" {
+		in.Harness = "cli"
+	}
+	if in.Enforcement == "" {
+		in.Enforcement = protocol.EnforcementAdvisory
+	}
+	if in.Lifecycle == "" {
+		in.Lifecycle = protocol.LifecycleManual
+	}
+	if in.CadenceMs == 0 {
+		in.CadenceMs = DefaultCLICadenceMs
+	}
+	if err := firstError(
+		protocol.CheckPortableID("participant", in.ParticipantID),
+		protocol.CheckPortableID("harness", in.Harness),
+		optionalID("session", in.SessionID),
+		optionalID("parent session", in.ParentSessionID),
+	); err != nil {
+		return nil, err
+	}
+	if in.CadenceMs < 0 {
+		return nil, protocol.Errorf(protocol.ReasonInvalidInput, "the heartbeat cadence must be a positive number of milliseconds")
+	}
+	if in.PID < 0 {
+		return nil, protocol.Errorf(protocol.ReasonInvalidInput, "the pid must be a positive integer")
+	}
+	sessionID := in.SessionID
+	if sessionID == "" {
+		sessionID = protocol.NewID(protocol.KindSession)
+	}
+	var pidStart *string
+	var pid *int
+	if in.PID > 0 {
+		p := in.PID
+		pid = &p
+		if t, ok := ProcessStart(in.PID); ok {
+			pidStart = strPtr(protocol.FormatTime(t))
+		}
+	}
+	res := &AttachResult{}
+	err := r.Store.Update(ctx, func(tx storage.Tx) error {
+		now := r.now()
+		at := protocol.FormatTime(now)
+		ws, err := tx.Workspace()
+		if err != nil {
+			return err
+		}
+		area := storage.Ephemeral
+		if ws != nil {
+			area = storage.Durable
+		}
+		var replaced *string
+		old, oldArea, err := findSession(tx, sessionID)
+		if err != nil {
+			return err
+		}
+		if old != nil {
+			if old.State == protocol.SessionOpen && !r.provablyDead(old) {
+				return protocol.Errorf(protocol.ReasonSessionLive,
+					"session %s is already open and its process is not known to have exited; attach without --session to open a new one", sessionID).With("sessionId", sessionID)
+			}
+			replaced = strPtr(old.Generation)
+			if oldArea != area {
+				if err := tx.DeleteSession(oldArea, sessionID); err != nil {
+					return err
+				}
+			}
+		}
+		known, err := knownParticipant(tx, in.ParticipantID)
+		if err != nil {
+			return err
+		}
+		if !known {
+			if err := tx.PutParticipant(area, &protocol.Participant{
+				SchemaVersion: protocol.SchemaVersion, ParticipantID: in.ParticipantID, WorkspaceID: r.WS.ID,
+				DisplayName: in.ParticipantID, Kind: protocol.ParticipantAgent, CreatedAt: at,
+			}); err != nil {
+				return err
+			}
+		}
+		s := &protocol.Session{
+			SchemaVersion: protocol.SchemaVersion, SessionID: sessionID, ParticipantID: in.ParticipantID,
+			WorkspaceID: r.WS.ID, Generation: protocol.NewID(protocol.KindGeneration), Harness: in.Harness,
+			State: protocol.SessionOpen, CheckoutRoot: strPtr(r.WS.CheckoutRoot()), Branch: r.WS.Branch(),
+			PID: pid, PIDStartedAt: pidStart, Enforcement: in.Enforcement, Lifecycle: in.Lifecycle,
+			HeartbeatCadenceMs: in.CadenceMs, StartedAt: at, HeartbeatAt: at,
+		}
+		if in.ParentSessionID != "" {
+			s.ParentSessionID = strPtr(in.ParentSessionID)
+		}
+		if err := tx.PutSession(area, s); err != nil {
+			return err
+		}
+		if area == storage.Durable {
+			if err := tx.AppendEvent(newEvent(at, sessionID, protocol.EventSessionOpened, map[string]any{"replaced": replaced})); err != nil {
+				return err
+			}
+		} else {
+			open, err := tx.Sessions(storage.Ephemeral, true)
+			if err != nil {
+				return err
+			}
+			if len(open) > 1 {
+				if err := r.materialise(tx, "second_live_session", sessionID, at); err != nil {
+					return err
+				}
+			}
+		}
+		w, err := tx.Workspace()
+		if err != nil {
+			return err
+		}
+		*res = AttachResult{SessionID: sessionID, Generation: s.Generation, ParticipantID: in.ParticipantID,
+			Harness: in.Harness, WorkspaceID: r.WS.ID, CheckoutRoot: s.CheckoutRoot, Branch: s.Branch,
+			Materialised: w != nil, Replaced: replaced}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// provablyDead reports whether an open session's recorded process is known
+// to have exited (or the pid now belongs to another process). A session with
+// no pid is never provably dead.
+func (r *Room) provablyDead(s *protocol.Session) bool {
+	if s.PID == nil {
+		return false
+	}
+	info := r.Probe.Probe(*s.PID)
+	if !info.Exists || info.Zombie {
+		return true
+	}
+	if s.PIDStartedAt != nil && !info.StartedAt.IsZero() {
+		rec, err := protocol.ParseTime(*s.PIDStartedAt)
+		if err == nil {
+			d := info.StartedAt.Sub(rec)
+			return d > time.Second || d < -time.Second
+		}
+	}
+	return false
+}
+
+// materialise promotes the ephemeral room to durable state in the caller's
+// transaction: the workspace record, workspace.materialised, then every
+// ephemeral participant, session (session.opened) and intent
+// (intent.published), and removes the ephemeral copies (reference/core.md §6).
+func (r *Room) materialise(tx storage.Tx, reason, actor, at string) error {
+	if err := tx.PutWorkspace(&protocol.Workspace{
+		SchemaVersion: protocol.SchemaVersion, WorkspaceID: r.WS.ID, DisplayName: r.WS.DisplayName,
+		Source: r.WS.Source, Roots: r.WS.Roots, CreatedAt: at,
+	}); err != nil {
+		return err
+	}
+	if err := tx.AppendEvent(newEvent(at, actor, protocol.EventWorkspaceMaterialised, map[string]any{"reason": reason})); err != nil {
+		return err
+	}
+	ps, err := tx.Participants(storage.Ephemeral)
+	if err != nil {
+		return err
+	}
+	for i := range ps {
+		if err := tx.PutParticipant(storage.Durable, &ps[i]); err != nil {
+			return err
+		}
+		if err := tx.DeleteParticipant(storage.Ephemeral, ps[i].ParticipantID); err != nil {
+			return err
+		}
+	}
+	ss, err := tx.Sessions(storage.Ephemeral, false)
+	if err != nil {
+		return err
+	}
+	for i := range ss {
+		if err := tx.PutSession(storage.Durable, &ss[i]); err != nil {
+			return err
+		}
+		if err := tx.DeleteSession(storage.Ephemeral, ss[i].SessionID); err != nil {
+			return err
+		}
+		if err := tx.AppendEvent(newEvent(at, ss[i].SessionID, protocol.EventSessionOpened, map[string]any{"sessionId": ss[i].SessionID, "replaced": nil})); err != nil {
+			return err
+		}
+	}
+	is, err := tx.Intents(storage.Ephemeral)
+	if err != nil {
+		return err
+	}
+	for i := range is {
+		if err := tx.PutIntent(storage.Durable, &is[i]); err != nil {
+			return err
+		}
+		if err := tx.DeleteIntent(storage.Ephemeral, is[i].SessionID); err != nil {
+			return err
+		}
+		if err := tx.AppendEvent(newEvent(at, is[i].SessionID, protocol.EventIntentPublished, map[string]any{"sessionId": is[i].SessionID, "mode": is[i].Mode, "state": is[i].State})); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ensureMaterialised materialises the room before its first durable object
+// (a message or a claim) in the same transaction; reason durable_object.
+func (r *Room) ensureMaterialised(tx storage.Tx, actor, at string) error {
+	w, err := tx.Workspace()
+	if err != nil || w != nil {
+		return err
+	}
+	return r.materialise(tx, "durable_object", actor, at)
+}
+
+// Heartbeat refreshes the caller's heartbeatAt and returns it. It appends no
+// event. Errors: exit 5 when the session is closed, missing or replaced.
+func (r *Room) Heartbeat(ctx context.Context, c Caller) (string, error) {
+	var at string
+	err := r.Store.Update(ctx, func(tx storage.Tx) error {
+		s, area, err := requireOwner(tx, c, "heartbeat")
+		if err != nil {
+			return err
+		}
+		at = protocol.FormatTime(r.now())
+		s.HeartbeatAt = at
+		return tx.PutSession(area, s)
+	})
+	return at, err
+}
+
+// DetachResult reports a closed session.
+type DetachResult struct {
+	SessionID string `json:"sessionId"`
+	State     string `json:"state"`
+}
+
+// Detach closes the caller's session (reference/core.md §5.2). An ephemeral
+// session and its intent are deleted, leaving no trace; a durable one is
+// marked closed with a session.closed event. Claims are not released.
+// Errors: exit 5 when the session is closed, missing or replaced.
+func (r *Room) Detach(ctx context.Context, c Caller) (*DetachResult, error) {
+	err := r.Store.Update(ctx, func(tx storage.Tx) error {
+		s, area, err := requireOwner(tx, c, "detach")
+		if err != nil {
+			return err
+		}
+		return r.closeSession(tx, s, area, protocol.FormatTime(r.now()))
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &DetachResult{SessionID: c.SessionID, State: protocol.SessionClosed}, nil
+}
+
+func (r *Room) closeSession(tx storage.Tx, s *protocol.Session, area storage.Area, at string) error {
+	if area == storage.Ephemeral {
+		if err := tx.DeleteSession(storage.Ephemeral, s.SessionID); err != nil {
+			return err
+		}
+		return tx.DeleteIntent(storage.Ephemeral, s.SessionID)
+	}
+	s.State = protocol.SessionClosed
+	s.HeartbeatAt = at
+	if err := tx.PutSession(storage.Durable, s); err != nil {
+		return err
+	}
+	return tx.AppendEvent(newEvent(at, s.SessionID, protocol.EventSessionClosed, nil))
+}
+
+func optionalID(field, s string) error {
+	if s == "" {
+		return nil
+	}
+	return protocol.CheckPortableID(field, s)
+}
+
+func firstError(errs ...error) error {
+	for _, e := range errs {
+		if e != nil {
+			return e
+		}
+	}
+	return nil
+}

@@ -1,0 +1,237 @@
+package core
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"github.com/acc-go/acc/pkg/protocol"
+	"github.com/acc-go/acc/pkg/storage"
+)
+
+// SessionRow is one session as status shows it: never its generation.
+type SessionRow struct {
+	SessionID       string  `json:"sessionId"`
+	ParticipantID   string  `json:"participantId"`
+	Harness         string  `json:"harness"`
+	ParentSessionID *string `json:"parentSessionId"`
+	CheckoutRoot    *string `json:"checkoutRoot"`
+	Branch          *string `json:"branch"`
+	Enforcement     string  `json:"enforcement"`
+	Lifecycle       string  `json:"lifecycle"`
+	Presence        string  `json:"presence"`
+	HeartbeatAt     string  `json:"heartbeatAt"`
+	Intent          *string `json:"intent"`
+}
+
+// ClaimRow is one live claim with its owner's participant.
+type ClaimRow struct {
+	ClaimID            string `json:"claimId"`
+	Resource           string `json:"resource"`
+	Mode               string `json:"mode"`
+	Enforcement        string `json:"enforcement"`
+	OwnerSessionID     string `json:"ownerSessionId"`
+	OwnerParticipantID string `json:"ownerParticipantId"`
+	ExpiresAt          string `json:"expiresAt"`
+}
+
+// Attention is one thing the caller owes or should know (§10.4).
+type Attention struct {
+	Kind     string `json:"kind"`
+	Priority int    `json:"priority"`
+	SourceID string `json:"sourceId"`
+	Summary  string `json:"summary"`
+}
+
+// StatusCounts are the totals status reports.
+type StatusCounts struct {
+	Live     int   `json:"live"`
+	Stale    int   `json:"stale"`
+	Claims   int   `json:"claims"`
+	Messages int64 `json:"messages"`
+}
+
+// Status is the room as one read sees it (§11).
+type Status struct {
+	WorkspaceID      string       `json:"workspaceId"`
+	DisplayName      string       `json:"displayName"`
+	Source           string       `json:"source"`
+	Materialised     bool         `json:"materialised"`
+	Protection       string       `json:"protection"`
+	Participants     []SessionRow `json:"participants"`
+	Claims           []ClaimRow   `json:"claims"`
+	Attention        []Attention  `json:"attention"`
+	DeliveryBindings []any        `json:"deliveryBindings"`
+	Counts           StatusCounts `json:"counts"`
+	// Caller is the session status was computed for, when one was identified.
+	Caller *string `json:"callerSessionId"`
+}
+
+// StatusQuery selects what status shows.
+type StatusQuery struct {
+	// Caller, when set, adds the caller's personal attention.
+	Caller *Caller
+	// All includes offline sessions (closed ones are kept for attribution).
+	All bool
+	// Participant keeps only that participant's sessions.
+	Participant string
+}
+
+// Status reads the room (§11). It never writes. With a caller it also checks
+// the caller's generation (exit 5 when stale).
+func (r *Room) Status(ctx context.Context, q StatusQuery) (*Status, error) {
+	st := &Status{WorkspaceID: r.WS.ID, DisplayName: r.WS.DisplayName, Source: r.WS.Source,
+		Participants: []SessionRow{}, Claims: []ClaimRow{}, Attention: []Attention{}, DeliveryBindings: []any{}}
+	err := r.Store.View(ctx, func(tx storage.ReadTx) error {
+		now := r.now()
+		var me *protocol.Session
+		if q.Caller != nil {
+			s, _, err := requireOwner(tx, *q.Caller, "read status")
+			if err != nil {
+				return err
+			}
+			me = s
+			st.Caller = &s.SessionID
+		}
+		ws, err := tx.Workspace()
+		if err != nil {
+			return err
+		}
+		st.Materialised = ws != nil
+		sessions, err := allSessions(tx, false)
+		if err != nil {
+			return err
+		}
+		presence := map[string]string{}
+		participantOf := map[string]string{}
+		protection := protocol.EnforcementGuarded
+		anyLive := false
+		for i := range sessions {
+			s := &sessions[i]
+			p := Presence(s, now, r.Probe)
+			presence[s.SessionID] = p
+			participantOf[s.SessionID] = s.ParticipantID
+			if p != PresenceOffline {
+				st.Counts.Live++
+				anyLive = true
+				if p == PresenceStale {
+					st.Counts.Stale++
+				}
+				if s.Enforcement != protocol.EnforcementGuarded {
+					protection = protocol.EnforcementAdvisory
+				}
+			}
+			if (p == PresenceOffline && !q.All) || (q.Participant != "" && s.ParticipantID != q.Participant) {
+				continue
+			}
+			row := SessionRow{SessionID: s.SessionID, ParticipantID: s.ParticipantID, Harness: s.Harness,
+				ParentSessionID: s.ParentSessionID, CheckoutRoot: s.CheckoutRoot, Branch: s.Branch,
+				Enforcement: s.Enforcement, Lifecycle: s.Lifecycle, Presence: p, HeartbeatAt: s.HeartbeatAt}
+			intent, err := sessionIntent(tx, s.SessionID)
+			if err != nil {
+				return err
+			}
+			if intent != nil && intent.State != "done" {
+				row.Intent = &intent.Summary
+			}
+			st.Participants = append(st.Participants, row)
+		}
+		claims, err := tx.Claims()
+		if err != nil {
+			return err
+		}
+		nowStr := protocol.FormatTime(now)
+		for _, c := range claims {
+			if c.ExpiresAt <= nowStr {
+				continue
+			}
+			if c.Enforcement != protocol.EnforcementGuarded {
+				protection = protocol.EnforcementAdvisory
+			}
+			owner := participantOf[c.OwnerSessionID]
+			st.Claims = append(st.Claims, ClaimRow{ClaimID: c.ClaimID, Resource: c.Resource, Mode: c.Mode,
+				Enforcement: c.Enforcement, OwnerSessionID: c.OwnerSessionID, OwnerParticipantID: owner, ExpiresAt: c.ExpiresAt})
+		}
+		st.Counts.Claims = len(st.Claims)
+		switch {
+		case len(st.Claims) == 0:
+			st.Protection = "none"
+		case !anyLive && protection == protocol.EnforcementGuarded:
+			st.Protection = protocol.EnforcementGuarded
+		default:
+			st.Protection = protection
+		}
+		counts, err := tx.Counts()
+		if err != nil {
+			return err
+		}
+		st.Counts.Messages = counts.Messages
+		if me != nil {
+			att, err := r.messageAttention(tx, me, sessions, presence)
+			if err != nil {
+				return err
+			}
+			st.Attention = att
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return st, nil
+}
+
+func sessionIntent(tx storage.ReadTx, sessionID string) (*protocol.Intent, error) {
+	i, err := tx.Intent(storage.Durable, sessionID)
+	if err != nil || i != nil {
+		return i, err
+	}
+	return tx.Intent(storage.Ephemeral, sessionID)
+}
+
+// messageAttention computes the message rules of §10.4: reply_required (1),
+// acknowledgement_required (2) and recipient_unavailable (3), sorted by
+// priority then source id.
+func (r *Room) messageAttention(tx storage.ReadTx, me *protocol.Session, sessions []protocol.Session, presence map[string]string) ([]Attention, error) {
+	out := []Attention{}
+	err := tx.ScanInbox(storage.InboxQuery{Recipient: me.ParticipantID, ListableOnly: true}, func(row storage.InboxRow) bool {
+		m := row.Message
+		switch m.Obligation {
+		case protocol.ObligationReply:
+			out = append(out, Attention{Kind: "reply_required", Priority: 1, SourceID: m.MessageID,
+				Summary: fmt.Sprintf("message %s from %s is a %s requiring a reply", m.MessageID, m.FromParticipantID, m.Kind)})
+		case protocol.ObligationAcknowledge:
+			out = append(out, Attention{Kind: "acknowledgement_required", Priority: 2, SourceID: m.MessageID,
+				Summary: fmt.Sprintf("message %s from %s is a %s requiring an acknowledgement", m.MessageID, m.FromParticipantID, m.Kind)})
+		}
+		return true
+	})
+	if err != nil {
+		return nil, err
+	}
+	online := map[string]bool{}
+	for _, s := range sessions {
+		if presence[s.SessionID] == PresenceOnline {
+			online[s.ParticipantID] = true
+		}
+	}
+	// Messages the caller sent that still owe something to an absent peer.
+	err = tx.ScanOutstanding(me.ParticipantID, func(row storage.InboxRow) bool {
+		if row.Message.IsRoom() || online[row.Receipt.RecipientParticipantID] {
+			return true
+		}
+		out = append(out, Attention{Kind: "recipient_unavailable", Priority: 3, SourceID: row.Message.MessageID,
+			Summary: fmt.Sprintf("%s - %s is unavailable", row.Message.Subject, row.Receipt.RecipientParticipantID)})
+		return true
+	})
+	if err != nil {
+		return nil, err
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Priority != out[j].Priority {
+			return out[i].Priority < out[j].Priority
+		}
+		return out[i].SourceID < out[j].SourceID
+	})
+	return out, nil
+}

@@ -1,0 +1,22 @@
+// Package protocol is acc's contract: the shapes of every durable record, the
+// identifiers and timestamps inside them, the validation rules every record
+// passes on write and on read, the receipt state machine, and the one table of
+// exit codes and reason codes that every surface (CLI, hook runner, MCP server)
+// reports.
+//
+// It imports nothing of acc's own and performs no I/O.
+//
+// # Records
+//
+// Each durable record kind (workspace, participant, session, intent, claim,
+// message, receipt, event) is a closed Go type. Decoding refuses unknown
+// fields; [Validate] methods apply the field rules of reference/core.md §1.1
+// and the semantic message rules of §8.2. Text limits count Unicode code
+// points (SPEC decision 5); byte budgets count UTF-8 bytes of [MarshalIndent].
+//
+// # Errors
+//
+// An [*Error] carries an [ExitCode] and a stable snake_case reason code
+// (SPEC decisions 3 and 17). [Reasons] lists every reason code with its exit
+// code and meaning; it is the single source for help text and docs.
+package protocol

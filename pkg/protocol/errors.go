@@ -1,0 +1,249 @@
+package protocol
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+)
+
+// ExitCode is a process exit status with a stable meaning (SPEC decision 3,
+// reference/core.md §15.2).
+type ExitCode int
+
+// The stable exit codes.
+const (
+	ExitOK       ExitCode = 0 // success, also "recorded, delivery fell back"
+	ExitInternal ExitCode = 1 // an unexpected internal failure: a bug
+	ExitUsage    ExitCode = 2 // bad arguments or an impossible request shape
+	ExitTimeout  ExitCode = 3 // a deadline ran out (store busy, wait)
+	ExitData     ExitCode = 4 // invalid data, unknown recipient, corrupt or foreign store
+	ExitConflict ExitCode = 5 // claim overlap, stale generation, reused key, obligation owed
+	ExitReserved ExitCode = 6 // reserved for "attention required"; no command returns it yet
+)
+
+// ExitCodeInfo describes one exit code for help text and docs.
+type ExitCodeInfo struct {
+	Code    ExitCode
+	Name    string
+	Meaning string
+}
+
+// ExitCodes lists every exit code in ascending order.
+var ExitCodes = []ExitCodeInfo{
+	{ExitOK, "ok", "success, including a message recorded whose delivery fell back to the inbox"},
+	{ExitInternal, "internal", "an unexpected internal failure (a bug; please report it)"},
+	{ExitUsage, "usage", "bad arguments, an impossible request shape, or a caller that cannot be identified"},
+	{ExitTimeout, "timeout", "a deadline ran out: the store stayed busy, or a wait ended"},
+	{ExitData, "data", "invalid data, an unknown recipient, or a corrupt, foreign or newer store"},
+	{ExitConflict, "conflict", "a claim overlap, a stale generation, a reused clientMessageId, or an obligation still owed"},
+	{ExitReserved, "reserved", "reserved for \"attention required\"; no command returns it yet"},
+}
+
+// Name returns the short name of the exit code ("usage", "conflict", ...).
+func (c ExitCode) Name() string {
+	for _, e := range ExitCodes {
+		if e.Code == c {
+			return e.Name
+		}
+	}
+	return "unknown"
+}
+
+// Reason codes: every refusal carries one (SPEC decision 17). Each is listed
+// in Reasons with its exit code and meaning.
+const (
+	ReasonInternal = "internal_error"
+
+	ReasonUsage                    = "usage"
+	ReasonUnknownCommand           = "unknown_command"
+	ReasonUnknownFlag              = "unknown_flag"
+	ReasonMissingFlag              = "missing_flag"
+	ReasonInvalidFlagValue         = "invalid_flag_value"
+	ReasonUnexpectedArgument       = "unexpected_argument"
+	ReasonCallerIdentityUnresolved = "caller_identity_unresolved"
+	ReasonCallerIdentityAmbiguous  = "caller_identity_ambiguous"
+	ReasonDuplicateRecipient       = "duplicate_recipient"
+	ReasonAmbiguousRecipient       = "ambiguous_recipient"
+	ReasonInvalidCursor            = "invalid_cursor"
+	ReasonInvalidLimit             = "invalid_limit"
+	ReasonKindNotAllowed           = "kind_not_allowed"
+	ReasonWorkspaceUnresolvable    = "workspace_unresolvable"
+	ReasonPathNotAbsolute          = "path_not_absolute"
+	ReasonRuntimeInsideWorkspace   = "runtime_inside_workspace"
+	ReasonHomeMissing              = "home_missing"
+	ReasonPathOutsideWorkspace     = "path_outside_workspace"
+	ReasonResourceSpelling         = "resource_spelling"
+
+	ReasonStoreBusy = "store_busy"
+
+	ReasonInvalidInput          = "invalid_input"
+	ReasonInvalidRecord         = "invalid_record"
+	ReasonUnknownRecipient      = "unknown_recipient"
+	ReasonUnknownMessage        = "unknown_message"
+	ReasonStoreForeignWorkspace = "store_foreign_workspace"
+	ReasonStoreVersionUnknown   = "store_version_unknown"
+	ReasonStoreCorrupt          = "store_corrupt"
+	ReasonPageBudgetExceeded    = "page_budget_exceeded"
+	ReasonConfigInvalid         = "config_invalid"
+	ReasonConfigUnknownKey      = "config_unknown_key"
+
+	ReasonStaleGeneration          = "stale_generation"
+	ReasonSessionNotOpen           = "session_not_open"
+	ReasonSessionLive              = "session_live"
+	ReasonCallerWorkspaceMismatch  = "caller_workspace_mismatch"
+	ReasonClaimConflict            = "claim_conflict"
+	ReasonClientMessageIDConflict  = "client_message_id_conflict"
+	ReasonReplyRequired            = "reply_required"
+	ReasonNotAddressed             = "not_addressed"
+	ReasonNotRecoverable           = "not_recoverable"
+	ReasonIllegalReceiptTransition = "illegal_receipt_transition"
+)
+
+// ReasonInfo is one row of the reason table.
+type ReasonInfo struct {
+	Reason  string
+	Code    ExitCode
+	Meaning string
+}
+
+// Reasons is the single table of reason codes: their exit code and meaning.
+// Help output and docs/exit-codes.md are rendered from it.
+var Reasons = []ReasonInfo{
+	{ReasonInternal, ExitInternal, "an unexpected failure inside acc; nothing it reported is wrong, but the command did not finish"},
+
+	{ReasonUsage, ExitUsage, "the command line is malformed"},
+	{ReasonUnknownCommand, ExitUsage, "no such command; `acc help` lists them"},
+	{ReasonUnknownFlag, ExitUsage, "the command has no such flag; `acc <command> --help` lists them"},
+	{ReasonMissingFlag, ExitUsage, "a required flag is missing or empty"},
+	{ReasonInvalidFlagValue, ExitUsage, "a flag value is not one the command accepts"},
+	{ReasonUnexpectedArgument, ExitUsage, "a positional argument the command does not take"},
+	{ReasonCallerIdentityUnresolved, ExitUsage, "acc cannot tell which session is calling; pass --session and --generation"},
+	{ReasonCallerIdentityAmbiguous, ExitUsage, "several live sessions could be the caller; pass --session and --generation"},
+	{ReasonDuplicateRecipient, ExitUsage, "a participant was addressed twice"},
+	{ReasonAmbiguousRecipient, ExitUsage, "a client name matches several live sessions; address a participant id"},
+	{ReasonInvalidCursor, ExitUsage, "the cursor is malformed or not part of this list; start again without it"},
+	{ReasonInvalidLimit, ExitUsage, "a page limit outside 1..500"},
+	{ReasonKindNotAllowed, ExitUsage, "this command cannot send that message kind (answers come from reply, handoffs from finish)"},
+	{ReasonWorkspaceUnresolvable, ExitUsage, "the working directory or workspace root cannot be resolved"},
+	{ReasonPathNotAbsolute, ExitUsage, "an environment path that must be absolute is relative"},
+	{ReasonRuntimeInsideWorkspace, ExitUsage, "the data home lies inside the workspace; acc never writes its store into a repository"},
+	{ReasonHomeMissing, ExitUsage, "neither ACC_DATA_HOME nor HOME is set"},
+	{ReasonPathOutsideWorkspace, ExitUsage, "a path lies outside the workspace"},
+	{ReasonResourceSpelling, ExitUsage, "a resource spelling acc does not understand; the message gives the one to use"},
+
+	{ReasonStoreBusy, ExitTimeout, "the store stayed locked by other writers until the deadline"},
+
+	{ReasonInvalidInput, ExitData, "a field value breaks its rule (length, characters, shape)"},
+	{ReasonInvalidRecord, ExitData, "a stored or submitted record breaks the record rules"},
+	{ReasonUnknownRecipient, ExitData, "no participant of this workspace has that id"},
+	{ReasonUnknownMessage, ExitData, "the message referred to does not exist in this workspace"},
+	{ReasonStoreForeignWorkspace, ExitData, "the store belongs to a different workspace; it was not touched"},
+	{ReasonStoreVersionUnknown, ExitData, "the store has a schema version this acc does not know; it was not touched"},
+	{ReasonStoreCorrupt, ExitData, "the store cannot be read as an acc store"},
+	{ReasonPageBudgetExceeded, ExitData, "one summary alone exceeds the page byte budget"},
+	{ReasonConfigInvalid, ExitData, "acc.workspace.json breaks a rule"},
+	{ReasonConfigUnknownKey, ExitData, "acc.workspace.json has a key acc does not know"},
+
+	{ReasonStaleGeneration, ExitConflict, "the session generation is not the current one; use the pair from the latest attach"},
+	{ReasonSessionNotOpen, ExitConflict, "the session is closed or does not exist"},
+	{ReasonSessionLive, ExitConflict, "the session id is already open in a live process"},
+	{ReasonCallerWorkspaceMismatch, ExitConflict, "the named session belongs to another workspace"},
+	{ReasonClaimConflict, ExitConflict, "an overlapping live claim is held by another session"},
+	{ReasonClientMessageIDConflict, ExitConflict, "the clientMessageId was already used with different content"},
+	{ReasonReplyRequired, ExitConflict, "a question or request is resolved by a reply, not an ack"},
+	{ReasonNotAddressed, ExitConflict, "the message was not addressed to the calling participant"},
+	{ReasonNotRecoverable, ExitConflict, "the calling participant holds no receipt for that message"},
+	{ReasonIllegalReceiptTransition, ExitConflict, "receipts only move forward"},
+}
+
+var reasonIndex = func() map[string]ReasonInfo {
+	m := make(map[string]ReasonInfo, len(Reasons))
+	for _, r := range Reasons {
+		if _, dup := m[r.Reason]; dup {
+			panic("protocol: duplicate reason " + r.Reason)
+		}
+		m[r.Reason] = r
+	}
+	return m
+}()
+
+// LookupReason returns the table row of a reason code.
+func LookupReason(reason string) (ReasonInfo, bool) { r, ok := reasonIndex[reason]; return r, ok }
+
+// ReasonsByCode returns the reason codes of one exit code, sorted.
+func ReasonsByCode(c ExitCode) []string {
+	var out []string
+	for _, r := range Reasons {
+		if r.Code == c {
+			out = append(out, r.Reason)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Error is a refusal: a one-line message naming the fix, a reason code from
+// Reasons (which fixes the exit code), and details safe to show callers.
+type Error struct {
+	Reason  string
+	Message string
+	Details map[string]any
+	Err     error // optional cause, never shown to callers
+}
+
+// Errorf builds an *Error with a formatted message. The reason must be listed
+// in Reasons; an unknown reason is a bug and reports exit 1.
+func Errorf(reason, format string, args ...any) *Error {
+	return &Error{Reason: reason, Message: fmt.Sprintf(format, args...)}
+}
+
+// With returns e with one more detail set.
+func (e *Error) With(key string, value any) *Error {
+	if e.Details == nil {
+		e.Details = map[string]any{}
+	}
+	e.Details[key] = value
+	return e
+}
+
+// Wrap records cause as e's underlying error and returns e.
+func (e *Error) Wrap(cause error) *Error { e.Err = cause; return e }
+
+func (e *Error) Error() string { return e.Message }
+func (e *Error) Unwrap() error { return e.Err }
+
+// Code returns the exit code fixed by the reason.
+func (e *Error) Code() ExitCode {
+	if r, ok := reasonIndex[e.Reason]; ok {
+		return r.Code
+	}
+	return ExitInternal
+}
+
+// AsError returns err as an *Error. Anything that is not one (a bug or an
+// unexpected I/O failure) becomes an internal_error with exit 1 whose message
+// carries err's text.
+func AsError(err error) *Error {
+	if err == nil {
+		return nil
+	}
+	var pe *Error
+	if errors.As(err, &pe) {
+		return pe
+	}
+	return &Error{Reason: ReasonInternal, Message: "internal error: " + err.Error(), Err: err}
+}
+
+// CodeOf returns the exit code for err (0 for nil).
+func CodeOf(err error) ExitCode {
+	if err == nil {
+		return ExitOK
+	}
+	return AsError(err).Code()
+}
+
+// IsReason reports whether err is an *Error with that reason.
+func IsReason(err error, reason string) bool {
+	var pe *Error
+	return errors.As(err, &pe) && pe.Reason == reason
+}

@@ -1,0 +1,798 @@
+package storage
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/acc-go/acc/pkg/protocol"
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+)
+
+// DefaultBusyWait bounds the wait for the write lock when the caller's
+// context has no deadline (SPEC decision 16).
+const DefaultBusyWait = 5 * time.Second
+
+// SQLite is the SQLite implementation of Store: one database file per
+// workspace (SPEC decisions 1 and 15).
+type SQLite struct {
+	db          *sql.DB
+	path        string
+	workspaceID string
+}
+
+var _ Store = (*SQLite)(nil)
+
+// OpenSQLite opens (creating when absent) the database at path for the
+// workspace workspaceID. The parent directory is created 0700 and the file
+// 0600. An existing database must carry this acc's schema version and the same
+// workspace identity, checked before anything is written; otherwise the error
+// is store_version_unknown or store_foreign_workspace (exit 4) and the file is
+// left as it was. A file that is not a database is store_corrupt (exit 4).
+// Waiting for another process that is creating the schema is bounded by ctx
+// (store_busy, exit 3).
+func OpenSQLite(ctx context.Context, path, workspaceID string) (*SQLite, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("create store directory: %w", err)
+	}
+	if f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600); err == nil {
+		f.Close()
+	} else if !errors.Is(err, fs.ErrExist) {
+		return nil, fmt.Errorf("create store file: %w", err)
+	}
+	dsn := "file:" + path + "?_pragma=busy_timeout(5000)&_pragma=synchronous(FULL)&_pragma=foreign_keys(1)"
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("open store: %w", err)
+	}
+	db.SetMaxOpenConns(1)
+	db.SetMaxIdleConns(1)
+	db.SetConnMaxLifetime(0)
+	s := &SQLite{db: db, path: path, workspaceID: workspaceID}
+	if err := s.checkOrInit(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// Path returns the database file path.
+func (s *SQLite) Path() string { return s.path }
+
+// WorkspaceID implements Store.
+func (s *SQLite) WorkspaceID() string { return s.workspaceID }
+
+// Close implements Store.
+func (s *SQLite) Close() error { return s.db.Close() }
+
+func (s *SQLite) checkOrInit(ctx context.Context) error {
+	ctx, cancel := withDefaultDeadline(ctx)
+	defer cancel()
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return mapErr(err, "open the store")
+	}
+	defer conn.Close()
+	version, tables, err := readVersion(ctx, conn)
+	if err != nil {
+		return err
+	}
+	if version == 0 && tables == 0 {
+		if _, err := conn.ExecContext(ctx, "PRAGMA journal_mode=WAL"); err != nil {
+			return mapErr(err, "set WAL mode")
+		}
+		if err := setBusy(ctx, conn); err != nil {
+			return err
+		}
+		if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+			return mapErr(err, "lock the new store")
+		}
+		committed := false
+		defer func() {
+			if !committed {
+				conn.ExecContext(context.Background(), "ROLLBACK")
+			}
+		}()
+		version, tables, err = readVersion(ctx, conn)
+		if err != nil {
+			return err
+		}
+		if version == 0 && tables == 0 {
+			if _, err := conn.ExecContext(ctx, schemaSQL); err != nil {
+				return mapErr(err, "create the schema")
+			}
+			now := protocol.FormatTime(time.Now())
+			if _, err := conn.ExecContext(ctx, "INSERT INTO meta(key, value) VALUES ('workspace_id', ?), ('created_at', ?)", s.workspaceID, now); err != nil {
+				return mapErr(err, "record the workspace identity")
+			}
+			if _, err := conn.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", SchemaVersion)); err != nil {
+				return mapErr(err, "record the schema version")
+			}
+			version = SchemaVersion
+		}
+		if _, err := conn.ExecContext(ctx, "COMMIT"); err != nil {
+			return mapErr(err, "commit the new store")
+		}
+		committed = true
+	}
+	if version != SchemaVersion {
+		return protocol.Errorf(protocol.ReasonStoreVersionUnknown,
+			"the store at %s has schema version %d; this acc reads version %d and left it untouched (upgrade acc, or move the file aside)", s.path, version, SchemaVersion).
+			With("schemaVersion", version)
+	}
+	var id string
+	err = conn.QueryRowContext(ctx, "SELECT value FROM meta WHERE key = 'workspace_id'").Scan(&id)
+	if err != nil {
+		return protocol.Errorf(protocol.ReasonStoreCorrupt, "the store at %s has no workspace identity; move the file aside", s.path).Wrap(err)
+	}
+	if id != s.workspaceID {
+		return protocol.Errorf(protocol.ReasonStoreForeignWorkspace,
+			"the store at %s belongs to workspace %s, not %s; it was left untouched", s.path, id, s.workspaceID).
+			With("storeWorkspaceId", id)
+	}
+	return nil
+}
+
+func readVersion(ctx context.Context, conn *sql.Conn) (version, tables int, err error) {
+	if err := conn.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
+		return 0, 0, mapErr(err, "read the schema version")
+	}
+	if err := conn.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_master").Scan(&tables); err != nil {
+		return 0, 0, mapErr(err, "read the schema")
+	}
+	if version == 0 && tables > 0 {
+		version = -1 // tables of someone else's
+	}
+	return version, tables, nil
+}
+
+func withDefaultDeadline(ctx context.Context) (context.Context, context.CancelFunc) {
+	if _, ok := ctx.Deadline(); ok {
+		return ctx, func() {}
+	}
+	return context.WithTimeout(ctx, DefaultBusyWait)
+}
+
+// setBusy makes SQLite's own busy handler wait until the context deadline.
+func setBusy(ctx context.Context, conn *sql.Conn) error {
+	ms := int64(DefaultBusyWait / time.Millisecond)
+	if d, ok := ctx.Deadline(); ok {
+		ms = time.Until(d).Milliseconds()
+		if ms < 1 {
+			return busyError(context.DeadlineExceeded)
+		}
+	}
+	if _, err := conn.ExecContext(ctx, fmt.Sprintf("PRAGMA busy_timeout = %d", ms)); err != nil {
+		return mapErr(err, "set the busy timeout")
+	}
+	return nil
+}
+
+func busyError(cause error) error {
+	return protocol.Errorf(protocol.ReasonStoreBusy, "the store stayed busy with other writers until the deadline; try again").Wrap(cause)
+}
+
+// mapErr turns driver errors into acc errors: busy and interrupted waits are
+// store_busy (exit 3), "not a database" and corruption are store_corrupt
+// (exit 4); anything else is returned wrapped (exit 1).
+func mapErr(err error, doing string) error {
+	if err == nil {
+		return nil
+	}
+	var pe *protocol.Error
+	if errors.As(err, &pe) {
+		return err
+	}
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		return busyError(err)
+	}
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		switch se.Code() & 0xff {
+		case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED, sqlite3.SQLITE_INTERRUPT:
+			return busyError(err)
+		case sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_CORRUPT:
+			return protocol.Errorf(protocol.ReasonStoreCorrupt, "the store is not a readable acc database (%s); move the file aside", se.Error()).Wrap(err)
+		}
+	}
+	return fmt.Errorf("%s: %w", doing, err)
+}
+
+// Update implements Store.
+func (s *SQLite) Update(ctx context.Context, fn func(Tx) error) (err error) {
+	ctx, cancel := withDefaultDeadline(ctx)
+	defer cancel()
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return mapErr(err, "wait for the store")
+	}
+	defer conn.Close()
+	if err := setBusy(ctx, conn); err != nil {
+		return err
+	}
+	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		return mapErr(err, "begin a write")
+	}
+	done := false
+	defer func() {
+		if !done {
+			conn.ExecContext(context.Background(), "ROLLBACK")
+		}
+	}()
+	tx := &sqliteTx{ctx: ctx, q: conn, ws: s.workspaceID, lastSeq: -1}
+	if err := fn(tx); err != nil {
+		return err
+	}
+	if _, err := conn.ExecContext(ctx, "COMMIT"); err != nil {
+		return mapErr(err, "commit")
+	}
+	done = true
+	return nil
+}
+
+// View implements Store.
+func (s *SQLite) View(ctx context.Context, fn func(ReadTx) error) error {
+	ctx, cancel := withDefaultDeadline(ctx)
+	defer cancel()
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return mapErr(err, "wait for the store")
+	}
+	defer conn.Close()
+	if err := setBusy(ctx, conn); err != nil {
+		return err
+	}
+	if _, err := conn.ExecContext(ctx, "BEGIN"); err != nil {
+		return mapErr(err, "begin a read")
+	}
+	defer conn.ExecContext(context.Background(), "ROLLBACK")
+	return fn(&sqliteTx{ctx: ctx, q: conn, ws: s.workspaceID, lastSeq: -1, readOnly: true})
+}
+
+// Fingerprint returns a SHA-256 over every row of every table, in primary
+// key order. Two equal fingerprints mean the store content is identical; tests
+// use it to prove that a refused command changed nothing.
+func (s *SQLite) Fingerprint(ctx context.Context) (string, error) {
+	h := sha256.New()
+	err := s.View(ctx, func(rt ReadTx) error {
+		tx := rt.(*sqliteTx)
+		for _, t := range allTables {
+			rows, err := tx.q.QueryContext(ctx, "SELECT * FROM "+t+" ORDER BY 1, 2")
+			if err != nil {
+				return err
+			}
+			cols, _ := rows.Columns()
+			vals := make([]any, len(cols))
+			ptrs := make([]any, len(cols))
+			for i := range vals {
+				ptrs[i] = &vals[i]
+			}
+			fmt.Fprintf(h, "table %s\n", t)
+			for rows.Next() {
+				if err := rows.Scan(ptrs...); err != nil {
+					rows.Close()
+					return err
+				}
+				fmt.Fprintf(h, "%v\n", vals)
+			}
+			rows.Close()
+			if err := rows.Err(); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return hex.EncodeToString(h.Sum(nil)), err
+}
+
+// DurableRowCount returns the number of rows in the durable-history tables
+// (workspace, participants, sessions, intents, claims, messages, receipts,
+// events): zero for a room that was never materialised.
+func (s *SQLite) DurableRowCount(ctx context.Context) (int64, error) {
+	var total int64
+	err := s.View(ctx, func(rt ReadTx) error {
+		tx := rt.(*sqliteTx)
+		for _, t := range durableTables {
+			var n int64
+			if err := tx.q.QueryRowContext(ctx, "SELECT count(*) FROM "+t).Scan(&n); err != nil {
+				return err
+			}
+			total += n
+		}
+		return nil
+	})
+	return total, err
+}
+
+// IntegrityCheck runs SQLite's integrity_check and returns its findings
+// ("ok" when healthy).
+func (s *SQLite) IntegrityCheck(ctx context.Context) ([]string, error) {
+	var out []string
+	err := s.View(ctx, func(rt ReadTx) error {
+		rows, err := rt.(*sqliteTx).q.QueryContext(ctx, "PRAGMA integrity_check")
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var line string
+			if err := rows.Scan(&line); err != nil {
+				return err
+			}
+			out = append(out, line)
+		}
+		return rows.Err()
+	})
+	return out, mapErr(err, "check integrity")
+}
+
+type querier interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+type sqliteTx struct {
+	ctx      context.Context
+	q        querier
+	ws       string
+	lastSeq  int64
+	readOnly bool
+}
+
+func table(a Area, name string) string {
+	if a == Ephemeral {
+		return "eph_" + name
+	}
+	return name
+}
+
+type validator interface{ Validate() error }
+
+func decodeRecord[T any](what, data string) (*T, error) {
+	v := new(T)
+	if err := protocol.DecodeStrict(what, []byte(data), v); err != nil {
+		return nil, protocol.Errorf(protocol.ReasonStoreCorrupt, "stored %s record is unreadable: %v", what, err).Wrap(err)
+	}
+	if val, ok := any(v).(validator); ok {
+		if err := val.Validate(); err != nil {
+			return nil, protocol.Errorf(protocol.ReasonStoreCorrupt, "stored %s record is invalid: %v", what, err).Wrap(err)
+		}
+	}
+	return v, nil
+}
+
+func encodeRecord(v validator) (string, error) {
+	if err := v.Validate(); err != nil {
+		return "", err
+	}
+	b, err := protocol.MarshalCompact(v)
+	return string(b), err
+}
+
+func (t *sqliteTx) getOne(what, query string, args ...any) (string, bool, error) {
+	var rec string
+	err := t.q.QueryRowContext(t.ctx, query, args...).Scan(&rec)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, mapErr(err, "read "+what)
+	}
+	return rec, true, nil
+}
+
+func getRecord[T any](t *sqliteTx, what, query string, args ...any) (*T, error) {
+	rec, ok, err := t.getOne(what, query, args...)
+	if err != nil || !ok {
+		return nil, err
+	}
+	return decodeRecord[T](what, rec)
+}
+
+func listRecords[T any](t *sqliteTx, what, query string, args ...any) ([]T, error) {
+	rows, err := t.q.QueryContext(t.ctx, query, args...)
+	if err != nil {
+		return nil, mapErr(err, "list "+what)
+	}
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		var rec string
+		if err := rows.Scan(&rec); err != nil {
+			return nil, mapErr(err, "list "+what)
+		}
+		v, err := decodeRecord[T](what, rec)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, *v)
+	}
+	return out, mapErr(rows.Err(), "list "+what)
+}
+
+func (t *sqliteTx) exec(doing, query string, args ...any) error {
+	if t.readOnly {
+		return errors.New("storage: write inside View")
+	}
+	_, err := t.q.ExecContext(t.ctx, query, args...)
+	return mapErr(err, doing)
+}
+
+func (t *sqliteTx) Workspace() (*protocol.Workspace, error) {
+	return getRecord[protocol.Workspace](t, "workspace", "SELECT record FROM workspace LIMIT 1")
+}
+
+func (t *sqliteTx) Participant(a Area, id string) (*protocol.Participant, error) {
+	return getRecord[protocol.Participant](t, "participant", "SELECT record FROM "+table(a, "participants")+" WHERE participant_id = ?", id)
+}
+
+func (t *sqliteTx) Participants(a Area) ([]protocol.Participant, error) {
+	return listRecords[protocol.Participant](t, "participant", "SELECT record FROM "+table(a, "participants")+" ORDER BY participant_id")
+}
+
+func (t *sqliteTx) Session(a Area, id string) (*protocol.Session, error) {
+	return getRecord[protocol.Session](t, "session", "SELECT record FROM "+table(a, "sessions")+" WHERE session_id = ?", id)
+}
+
+func (t *sqliteTx) Sessions(a Area, openOnly bool) ([]protocol.Session, error) {
+	q := "SELECT record FROM " + table(a, "sessions")
+	if openOnly {
+		q += " WHERE state = 'open'"
+	}
+	return listRecords[protocol.Session](t, "session", q+" ORDER BY started_at, session_id")
+}
+
+func (t *sqliteTx) Intent(a Area, sessionID string) (*protocol.Intent, error) {
+	return getRecord[protocol.Intent](t, "intent", "SELECT record FROM "+table(a, "intents")+" WHERE session_id = ?", sessionID)
+}
+
+func (t *sqliteTx) Intents(a Area) ([]protocol.Intent, error) {
+	return listRecords[protocol.Intent](t, "intent", "SELECT record FROM "+table(a, "intents")+" ORDER BY session_id")
+}
+
+func (t *sqliteTx) Claim(id string) (*protocol.Claim, error) {
+	return getRecord[protocol.Claim](t, "claim", "SELECT record FROM claims WHERE claim_id = ?", id)
+}
+
+func (t *sqliteTx) Claims() ([]protocol.Claim, error) {
+	return listRecords[protocol.Claim](t, "claim", "SELECT record FROM claims ORDER BY claim_id")
+}
+
+func (t *sqliteTx) Message(id string) (*protocol.Message, error) {
+	return getRecord[protocol.Message](t, "message", "SELECT record FROM messages WHERE message_id = ?", id)
+}
+
+func (t *sqliteTx) MessageByClientKey(from, key string) (*protocol.Message, error) {
+	return getRecord[protocol.Message](t, "message", "SELECT record FROM messages WHERE from_participant_id = ? AND client_message_id = ?", from, key)
+}
+
+func (t *sqliteTx) Receipt(messageID, recipient string) (*protocol.Receipt, error) {
+	return getRecord[protocol.Receipt](t, "receipt", "SELECT record FROM receipts WHERE message_id = ? AND recipient_participant_id = ?", messageID, recipient)
+}
+
+func (t *sqliteTx) ReceiptsByMessage(messageID string) ([]protocol.Receipt, error) {
+	return listRecords[protocol.Receipt](t, "receipt", "SELECT record FROM receipts WHERE message_id = ? ORDER BY recipient_participant_id", messageID)
+}
+
+func (t *sqliteTx) ScanInbox(q InboxQuery, fn func(InboxRow) bool) error {
+	var where []string
+	args := []any{q.Recipient}
+	where = append(where, "r.recipient_participant_id = ?")
+	if q.ListableOnly {
+		where = append(where, "r.listable = 1")
+	}
+	if q.Kind != "" {
+		where = append(where, "r.kind = ?")
+		args = append(args, q.Kind)
+	}
+	if q.BeforeMessageID != "" {
+		where = append(where, "(r.sent_at, r.message_id) < (?, ?)")
+		args = append(args, q.BeforeSentAt, q.BeforeMessageID)
+	}
+	query := "SELECT m.record, r.record FROM receipts r JOIN messages m ON m.message_id = r.message_id WHERE " +
+		strings.Join(where, " AND ") + " ORDER BY r.sent_at DESC, r.message_id DESC"
+	rows, err := t.q.QueryContext(t.ctx, query, args...)
+	if err != nil {
+		return mapErr(err, "scan the inbox")
+	}
+	return scanRows(rows, fn)
+}
+
+func (t *sqliteTx) ScanOutstanding(from string, fn func(InboxRow) bool) error {
+	rows, err := t.q.QueryContext(t.ctx, `SELECT m.record, r.record FROM receipts r INDEXED BY receipts_outstanding
+		JOIN messages m ON m.message_id = r.message_id
+		WHERE r.state <> 'acknowledged' AND r.obligation <> 'none' AND m.from_participant_id = ?
+		ORDER BY r.message_id, r.recipient_participant_id`, from)
+	if err != nil {
+		return mapErr(err, "scan outstanding receipts")
+	}
+	return scanRows(rows, fn)
+}
+
+func scanRows(rows *sql.Rows, fn func(InboxRow) bool) error {
+	defer rows.Close()
+	for rows.Next() {
+		var mrec, rrec string
+		if err := rows.Scan(&mrec, &rrec); err != nil {
+			return mapErr(err, "scan")
+		}
+		m, err := decodeRecord[protocol.Message]("message", mrec)
+		if err != nil {
+			return err
+		}
+		r, err := decodeRecord[protocol.Receipt]("receipt", rrec)
+		if err != nil {
+			return err
+		}
+		if !fn(InboxRow{Message: *m, Receipt: *r}) {
+			return nil
+		}
+	}
+	return mapErr(rows.Err(), "scan")
+}
+
+func (t *sqliteTx) ScanMessages(q MessageQuery, fn func(protocol.Message) bool) error {
+	where := []string{"1 = 1"}
+	var args []any
+	if q.Kind != "" {
+		where = append(where, "kind = ?")
+		args = append(args, q.Kind)
+	}
+	if q.HeadsOnly {
+		where = append(where, "decision_head = 1")
+	}
+	if q.BeforeMessageID != "" {
+		where = append(where, "(sent_at, message_id) < (?, ?)")
+		args = append(args, q.BeforeSentAt, q.BeforeMessageID)
+	}
+	rows, err := t.q.QueryContext(t.ctx, "SELECT record FROM messages WHERE "+strings.Join(where, " AND ")+
+		" ORDER BY sent_at DESC, message_id DESC", args...)
+	if err != nil {
+		return mapErr(err, "scan messages")
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var rec string
+		if err := rows.Scan(&rec); err != nil {
+			return mapErr(err, "scan messages")
+		}
+		m, err := decodeRecord[protocol.Message]("message", rec)
+		if err != nil {
+			return err
+		}
+		if !fn(*m) {
+			return nil
+		}
+	}
+	return mapErr(rows.Err(), "scan messages")
+}
+
+func (t *sqliteTx) Events(after int64, limit int) ([]protocol.Event, error) {
+	return listRecords[protocol.Event](t, "event", "SELECT record FROM events WHERE sequence > ? ORDER BY sequence LIMIT ?", after, limit)
+}
+
+func (t *sqliteTx) LastSequence() (int64, error) {
+	if t.lastSeq >= 0 {
+		return t.lastSeq, nil
+	}
+	var n int64
+	if err := t.q.QueryRowContext(t.ctx, "SELECT coalesce(max(sequence), 0) FROM events").Scan(&n); err != nil {
+		return 0, mapErr(err, "read the last sequence")
+	}
+	if !t.readOnly {
+		t.lastSeq = n
+	}
+	return n, nil
+}
+
+func (t *sqliteTx) Counts() (Counts, error) {
+	var c Counts
+	err := t.q.QueryRowContext(t.ctx, "SELECT (SELECT count(*) FROM messages), (SELECT coalesce(max(sequence), 0) FROM events)").Scan(&c.Messages, &c.Events)
+	return c, mapErr(err, "count")
+}
+
+func (t *sqliteTx) Binding(key string) (*SessionBinding, error) {
+	rec, ok, err := t.getOne("binding", "SELECT record FROM session_bindings WHERE binding_key = ?", key)
+	if err != nil || !ok {
+		return nil, err
+	}
+	var b SessionBinding
+	if err := protocol.DecodeStrict("session binding", []byte(rec), &b); err != nil {
+		return nil, protocol.Errorf(protocol.ReasonStoreCorrupt, "stored session binding is unreadable: %v", err)
+	}
+	return &b, nil
+}
+
+func (t *sqliteTx) Bindings() ([]SessionBinding, error) {
+	rows, err := t.q.QueryContext(t.ctx, "SELECT record FROM session_bindings ORDER BY binding_key")
+	if err != nil {
+		return nil, mapErr(err, "list bindings")
+	}
+	defer rows.Close()
+	var out []SessionBinding
+	for rows.Next() {
+		var rec string
+		if err := rows.Scan(&rec); err != nil {
+			return nil, mapErr(err, "list bindings")
+		}
+		var b SessionBinding
+		if err := protocol.DecodeStrict("session binding", []byte(rec), &b); err != nil {
+			return nil, protocol.Errorf(protocol.ReasonStoreCorrupt, "stored session binding is unreadable: %v", err)
+		}
+		out = append(out, b)
+	}
+	return out, mapErr(rows.Err(), "list bindings")
+}
+
+func (t *sqliteTx) checkWorkspace(kind, id string) error {
+	if id != t.ws {
+		return protocol.Errorf(protocol.ReasonInvalidRecord, "%s belongs to workspace %s, not this store's %s", kind, id, t.ws)
+	}
+	return nil
+}
+
+func (t *sqliteTx) PutWorkspace(w *protocol.Workspace) error {
+	if err := t.checkWorkspace("workspace", w.WorkspaceID); err != nil {
+		return err
+	}
+	rec, err := encodeRecord(w)
+	if err != nil {
+		return err
+	}
+	return t.exec("write the workspace", "INSERT OR REPLACE INTO workspace(workspace_id, record) VALUES (?, ?)", w.WorkspaceID, rec)
+}
+
+func (t *sqliteTx) PutParticipant(a Area, p *protocol.Participant) error {
+	if err := t.checkWorkspace("participant", p.WorkspaceID); err != nil {
+		return err
+	}
+	rec, err := encodeRecord(p)
+	if err != nil {
+		return err
+	}
+	return t.exec("write a participant", "INSERT OR REPLACE INTO "+table(a, "participants")+"(participant_id, record) VALUES (?, ?)", p.ParticipantID, rec)
+}
+
+func (t *sqliteTx) DeleteParticipant(a Area, id string) error {
+	return t.exec("delete a participant", "DELETE FROM "+table(a, "participants")+" WHERE participant_id = ?", id)
+}
+
+func (t *sqliteTx) PutSession(a Area, s *protocol.Session) error {
+	if err := t.checkWorkspace("session", s.WorkspaceID); err != nil {
+		return err
+	}
+	rec, err := encodeRecord(s)
+	if err != nil {
+		return err
+	}
+	return t.exec("write a session", "INSERT OR REPLACE INTO "+table(a, "sessions")+"(session_id, participant_id, state, started_at, record) VALUES (?, ?, ?, ?, ?)",
+		s.SessionID, s.ParticipantID, s.State, s.StartedAt, rec)
+}
+
+func (t *sqliteTx) DeleteSession(a Area, id string) error {
+	return t.exec("delete a session", "DELETE FROM "+table(a, "sessions")+" WHERE session_id = ?", id)
+}
+
+func (t *sqliteTx) PutIntent(a Area, i *protocol.Intent) error {
+	if err := t.checkWorkspace("intent", i.WorkspaceID); err != nil {
+		return err
+	}
+	rec, err := encodeRecord(i)
+	if err != nil {
+		return err
+	}
+	return t.exec("write an intent", "INSERT OR REPLACE INTO "+table(a, "intents")+"(session_id, record) VALUES (?, ?)", i.SessionID, rec)
+}
+
+func (t *sqliteTx) DeleteIntent(a Area, sessionID string) error {
+	return t.exec("delete an intent", "DELETE FROM "+table(a, "intents")+" WHERE session_id = ?", sessionID)
+}
+
+func (t *sqliteTx) PutClaim(c *protocol.Claim) error {
+	if err := t.checkWorkspace("claim", c.WorkspaceID); err != nil {
+		return err
+	}
+	rec, err := encodeRecord(c)
+	if err != nil {
+		return err
+	}
+	return t.exec("write a claim", "INSERT OR REPLACE INTO claims(claim_id, owner_session_id, resource, expires_at, record) VALUES (?, ?, ?, ?, ?)",
+		c.ClaimID, c.OwnerSessionID, c.Resource, c.ExpiresAt, rec)
+}
+
+func (t *sqliteTx) DeleteClaim(id string) error {
+	return t.exec("delete a claim", "DELETE FROM claims WHERE claim_id = ?", id)
+}
+
+func (t *sqliteTx) InsertMessage(m *protocol.Message) error {
+	if err := t.checkWorkspace("message", m.WorkspaceID); err != nil {
+		return err
+	}
+	rec, err := encodeRecord(m)
+	if err != nil {
+		return err
+	}
+	return t.exec("record a message", "INSERT INTO messages(message_id, thread_id, from_participant_id, client_message_id, kind, obligation, sent_at, record) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+		m.MessageID, m.ThreadID, m.FromParticipantID, m.ClientMessageID, m.Kind, m.Obligation, m.SentAt, rec)
+}
+
+func (t *sqliteTx) MarkDecisionReplaced(messageID string) error {
+	if err := t.exec("mark a decision replaced", "UPDATE messages SET decision_head = 0 WHERE message_id = ? AND kind = 'decision'", messageID); err != nil {
+		return err
+	}
+	return t.exec("mark a decision replaced", "UPDATE receipts SET decision_head = 0 WHERE message_id = ? AND kind = 'decision'", messageID)
+}
+
+func (t *sqliteTx) PutReceipt(r *protocol.Receipt) error {
+	if err := t.checkWorkspace("receipt", r.WorkspaceID); err != nil {
+		return err
+	}
+	rec, err := encodeRecord(r)
+	if err != nil {
+		return err
+	}
+	res, err := t.q.ExecContext(t.ctx, `INSERT INTO receipts(message_id, recipient_participant_id, state, sent_at, kind, obligation, decision_head, record)
+		SELECT m.message_id, ?, ?, m.sent_at, m.kind, m.obligation, m.decision_head, ? FROM messages m WHERE m.message_id = ?
+		ON CONFLICT (message_id, recipient_participant_id) DO UPDATE SET state = excluded.state, record = excluded.record`,
+		r.RecipientParticipantID, r.State, rec, r.MessageID)
+	if err != nil {
+		return mapErr(err, "write a receipt")
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return protocol.Errorf(protocol.ReasonUnknownMessage, "receipt for unknown message %s", r.MessageID)
+	}
+	return nil
+}
+
+func (t *sqliteTx) AppendEvent(e *protocol.Event) error {
+	last, err := t.LastSequence()
+	if err != nil {
+		return err
+	}
+	next := last + 1
+	e.SchemaVersion = protocol.SchemaVersion
+	e.Sequence = protocol.FormatSequence(next)
+	if e.EventID == "" {
+		e.EventID = protocol.NewID(protocol.KindEvent)
+	}
+	if e.WorkspaceID == "" {
+		e.WorkspaceID = t.ws
+	}
+	if e.Payload == nil {
+		e.Payload = map[string]any{}
+	}
+	if err := t.checkWorkspace("event", e.WorkspaceID); err != nil {
+		return err
+	}
+	rec, err := encodeRecord(e)
+	if err != nil {
+		return err
+	}
+	if err := t.exec("append an event", "INSERT INTO events(sequence, event_id, type, record) VALUES (?, ?, ?, ?)", next, e.EventID, e.Type, rec); err != nil {
+		return err
+	}
+	t.lastSeq = next
+	return nil
+}
+
+func (t *sqliteTx) PutBinding(b *SessionBinding) error {
+	rec, err := protocol.MarshalCompact(b)
+	if err != nil {
+		return err
+	}
+	return t.exec("write a binding", "INSERT OR REPLACE INTO session_bindings(binding_key, session_id, record) VALUES (?, ?, ?)", b.Key, b.SessionID, string(rec))
+}
+
+func (t *sqliteTx) DeleteBinding(key string) error {
+	return t.exec("delete a binding", "DELETE FROM session_bindings WHERE binding_key = ?", key)
+}

@@ -1,0 +1,155 @@
+package storage
+
+import (
+	"context"
+
+	"github.com/acc-go/acc/pkg/protocol"
+)
+
+// SchemaVersion is the database schema version kept in PRAGMA user_version.
+const SchemaVersion = 1
+
+// Area selects where participants, sessions and intents are kept.
+type Area int
+
+const (
+	// Durable records are part of the materialised room and have events.
+	Durable Area = iota
+	// Ephemeral records belong to a room that is not materialised yet; they
+	// have no events and leave no durable history.
+	Ephemeral
+)
+
+// Store is a workspace's durable store. Implementations are safe for use by
+// several goroutines and several processes at once.
+type Store interface {
+	// WorkspaceID is the workspace identity checked when the store was opened.
+	WorkspaceID() string
+	// Update runs fn in one write transaction: it commits when fn returns nil
+	// and rolls back when fn returns an error or panics (the panic is
+	// re-raised). Waiting for other writers is bounded by ctx; running out is
+	// a store_busy *protocol.Error (exit 3).
+	Update(ctx context.Context, fn func(Tx) error) error
+	// View runs fn against one consistent snapshot. It never writes.
+	View(ctx context.Context, fn func(ReadTx) error) error
+	// Close releases the store.
+	Close() error
+}
+
+// InboxQuery selects a participant's receipts, newest message first.
+type InboxQuery struct {
+	Recipient string
+	// ListableOnly keeps receipts that are still pending (reference/core.md
+	// §9.1): queued or offered, or retrieved with an obligation, and not a
+	// replaced decision.
+	ListableOnly bool
+	// Kind, when set, keeps only messages of that kind.
+	Kind string
+	// Before, when set, keeps only messages strictly older, in newest-first
+	// order, than the message with this sentAt and id.
+	BeforeSentAt, BeforeMessageID string
+}
+
+// MessageQuery selects workspace messages (history), newest first.
+type MessageQuery struct {
+	Kind                          string
+	HeadsOnly                     bool
+	BeforeSentAt, BeforeMessageID string
+}
+
+// InboxRow is one message with the recipient's receipt.
+type InboxRow struct {
+	Message protocol.Message
+	Receipt protocol.Receipt
+}
+
+// Counts are cheap totals for status.
+type Counts struct {
+	Messages int64
+	Events   int64
+}
+
+// SessionBinding maps a client's own session id to an acc session
+// (reference/core.md §2.11). Key is derived from the client and its id.
+type SessionBinding struct {
+	Key              string `json:"key"`
+	Harness          string `json:"harness"`
+	HarnessSessionID string `json:"harnessSessionId"`
+	SessionID        string `json:"sessionId"`
+	Generation       string `json:"generation"`
+	UpdatedAt        string `json:"updatedAt"`
+}
+
+// ReadTx reads one consistent snapshot. Lookups of a missing record return
+// (nil, nil).
+type ReadTx interface {
+	Workspace() (*protocol.Workspace, error)
+
+	Participant(a Area, id string) (*protocol.Participant, error)
+	Participants(a Area) ([]protocol.Participant, error)
+	Session(a Area, id string) (*protocol.Session, error)
+	// Sessions lists sessions ordered by startedAt then sessionId; openOnly
+	// keeps those with state open.
+	Sessions(a Area, openOnly bool) ([]protocol.Session, error)
+	Intent(a Area, sessionID string) (*protocol.Intent, error)
+	Intents(a Area) ([]protocol.Intent, error)
+
+	Claim(id string) (*protocol.Claim, error)
+	Claims() ([]protocol.Claim, error)
+
+	Message(id string) (*protocol.Message, error)
+	MessageByClientKey(fromParticipantID, clientMessageID string) (*protocol.Message, error)
+	Receipt(messageID, recipient string) (*protocol.Receipt, error)
+	ReceiptsByMessage(messageID string) ([]protocol.Receipt, error)
+	// ScanInbox calls fn for each matching row, newest first, until fn
+	// returns false. Its cost is proportional to the rows visited.
+	ScanInbox(q InboxQuery, fn func(InboxRow) bool) error
+	// ScanOutstanding calls fn for each receipt not yet acknowledged of a
+	// message from the participant that carries an obligation. Its cost is
+	// proportional to the outstanding receipts of the whole room.
+	ScanOutstanding(from string, fn func(InboxRow) bool) error
+	// ScanMessages calls fn for each matching message, newest first, until fn
+	// returns false.
+	ScanMessages(q MessageQuery, fn func(protocol.Message) bool) error
+
+	// Events returns up to limit events with sequence > after, in order.
+	Events(after int64, limit int) ([]protocol.Event, error)
+	LastSequence() (int64, error)
+	Counts() (Counts, error)
+
+	Binding(key string) (*SessionBinding, error)
+	Bindings() ([]SessionBinding, error)
+}
+
+// Tx is a write transaction. Records are validated before they are written;
+// an invalid record is an exit-4 error and nothing of the transaction is kept.
+type Tx interface {
+	ReadTx
+
+	PutWorkspace(w *protocol.Workspace) error
+	PutParticipant(a Area, p *protocol.Participant) error
+	DeleteParticipant(a Area, id string) error
+	PutSession(a Area, s *protocol.Session) error
+	DeleteSession(a Area, id string) error
+	PutIntent(a Area, i *protocol.Intent) error
+	DeleteIntent(a Area, sessionID string) error
+
+	PutClaim(c *protocol.Claim) error
+	DeleteClaim(id string) error
+
+	// InsertMessage adds a new message; a message id or (sender,
+	// clientMessageId) already present is an error.
+	InsertMessage(m *protocol.Message) error
+	// MarkDecisionReplaced records that a decision has a successor, so it
+	// leaves inbox listings (reference/core.md §8.6).
+	MarkDecisionReplaced(messageID string) error
+	// PutReceipt inserts or replaces a receipt; its message must exist.
+	PutReceipt(r *protocol.Receipt) error
+
+	// AppendEvent assigns e the next sequence (and an event id when empty)
+	// and appends it.
+	AppendEvent(e *protocol.Event) error
+
+	PutBinding(b *SessionBinding) error
+	DeleteBinding(key string) error
+}
