@@ -9,7 +9,10 @@ require (
 	github.com/acc-go/acc/pkg/storage v0.0.0
 )
 
-require github.com/urfave/cli/v3 v3.14.0 // indirect
+require (
+	github.com/rogpeppe/go-internal v1.16.0 // indirect
+	github.com/urfave/cli/v3 v3.14.0 // indirect
+)
 
 replace (
 	github.com/acc-go/acc/pkg/core => ./pkg/core

@@ -86,9 +86,16 @@ func (r *Room) Status(ctx context.Context, q StatusQuery) (*Status, error) {
 		now := r.now()
 		var me *protocol.Session
 		if q.Caller != nil {
-			s, _, err := requireOwner(tx, *q.Caller, "read status")
+			// A closed session may still read status; a stale generation may not.
+			s, _, err := findSession(tx, q.Caller.SessionID)
 			if err != nil {
 				return err
+			}
+			if s == nil {
+				return protocol.Errorf(protocol.ReasonSessionNotOpen, "session %s is not in this workspace; `acc status` without --session shows the room", q.Caller.SessionID)
+			}
+			if s.Generation != q.Caller.Generation {
+				return protocol.Errorf(protocol.ReasonStaleGeneration, "cannot read status from this session generation: %s has been replaced; use the --generation printed by the latest attach", s.SessionID)
 			}
 			me = s
 			st.Caller = &s.SessionID

@@ -1,0 +1,42 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestMainJob plays the README's first command against a freshly built acc
+// and checks the receipt states it observed at each step.
+func TestMainJob(t *testing.T) {
+	bin := t.TempDir()
+	build := exec.Command("go", "build", "-o", bin, "github.com/acc-go/acc/cmd/acc")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		t.Fatalf("go build: %v", err)
+	}
+	var out bytes.Buffer
+	tr, err := Play(Options{BinDir: bin, Out: &out})
+	t.Log(out.String())
+	if err != nil {
+		t.Fatalf("main job failed: %v", err)
+	}
+	want := map[string]string{"listed": "queued", "read": "retrieved", "replied": "acknowledged",
+		"answer read": "retrieved", "handoff": "acknowledged"}
+	for step, st := range want {
+		if tr.States[step] != st {
+			t.Errorf("at %q the receipt was %q, want %q", step, tr.States[step], st)
+		}
+	}
+	for _, id := range []string{tr.Question, tr.Answer, tr.Handoff} {
+		if !strings.HasPrefix(id, "message_") || !strings.Contains(out.String(), id) {
+			t.Errorf("message id %q missing from the narration", id)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(bin, "acc")); err != nil {
+		t.Fatal(err)
+	}
+}
