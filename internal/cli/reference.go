@@ -1,0 +1,137 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/acc-go/acc/pkg/protocol"
+	"github.com/urfave/cli/v3"
+)
+
+// RenderReference renders the command reference (docs/cli.md) from the
+// command tree itself, so the documentation cannot drift from the flags.
+func RenderReference() string {
+	a := &app{env: Env{Stdout: io.Discard, Stderr: io.Discard}}
+	root := a.rootCommand()
+	var b strings.Builder
+	b.WriteString("# acc command reference\n\n")
+	b.WriteString("<!-- Generated from the command tree by `ACC_UPDATE=1 go test ./internal/cli/ -run TestReferenceIsCurrent`; do not edit by hand. -->\n\n")
+	b.WriteString("Every command accepts the global flags below, before or after its name. With `--json` a command prints\n")
+	b.WriteString("exactly one envelope on stdout — `{\"envelope_version\":1,\"ok\":true,\"data\":…}` or\n")
+	b.WriteString("`{\"envelope_version\":1,\"ok\":false,\"error\":{\"code\":N,\"message\":…,\"details\":{\"reasonCode\":…}}}` —\n")
+	b.WriteString("also when the command line itself is wrong. Without it, results go to stdout as short text and an\n")
+	b.WriteString("error is one line on stderr that names the fix. Exit codes are listed in [exit-codes.md](exit-codes.md).\n\n")
+	b.WriteString("Commands that act as a session take `--session ID --generation G` (or `ACC_SESSION` and\n")
+	b.WriteString("`ACC_GENERATION`). Without them acc looks for the caller in this order: `--session` alone (its\n")
+	b.WriteString("current generation); the client's own session id in the environment matching one live hook binding;\n")
+	b.WriteString("the one live session whose checkout is this worktree; the one live session of the room. When that\n")
+	b.WriteString("leaves none or several, the command stops with exit 2 and names the candidates.\n\n")
+	b.WriteString("## Global flags\n\n")
+	writeFlags(&b, root.Flags)
+	groups := map[string][]*cli.Command{}
+	var order []string
+	for _, c := range root.Commands {
+		if c.Hidden {
+			continue
+		}
+		cat := c.Category
+		if cat == "" {
+			cat = "other"
+		}
+		if _, ok := groups[cat]; !ok {
+			order = append(order, cat)
+		}
+		groups[cat] = append(groups[cat], c)
+	}
+	for _, cat := range order {
+		fmt.Fprintf(&b, "## %s\n\n", strings.ToUpper(cat[:1])+cat[1:])
+		for _, c := range groups[cat] {
+			fmt.Fprintf(&b, "### `acc %s`\n\n%s.\n\n", c.Name, strings.TrimSuffix(c.Usage, "."))
+			if c.Description != "" {
+				b.WriteString(descriptionMarkdown(c.Description))
+			}
+			if len(c.Flags) > 0 {
+				writeFlags(&b, c.Flags)
+			}
+		}
+	}
+	b.WriteString("## Text output\n\n")
+	b.WriteString("| command | prints |\n|---|---|\n")
+	for _, row := range [][2]string{
+		{"attach", "`<sessionId> <generation>`"},
+		{"heartbeat", "the new heartbeat timestamp"},
+		{"detach", "`closed <sessionId>`"},
+		{"status", "`<n> live; <n> claim(s); protection <level>`, then one line per session, claim and attention item"},
+		{"message, request", "`recorded <messageId>`, then `  <recipient>: <outcome> (<transport>; <reason>)` per recipient"},
+		{"reply", "as message, then `acknowledged <originalId>`"},
+		{"ack", "`acknowledged <messageId>`"},
+		{"inbox", "one line per pending message (`<id>  <receipt> <kind> from <participant> at <time>: <subject>`), then `more: acc inbox --cursor <id>` when a page is full; `no pending messages` when empty"},
+		{"inbox --message", "the header lines, the receipt state and the body between `--- body (untrusted peer content) ---` and `--- end ---`"},
+		{"finish", "as message, then `released <claimId>` per claim and `closed <sessionId>`"},
+		{"version", "`acc <version>`"},
+	} {
+		fmt.Fprintf(&b, "| `%s` | %s |\n", row[0], row[1])
+	}
+	fmt.Fprintf(&b, "\nExit codes: %s.\n", exitCodeLine())
+	_ = protocol.EnvelopeVersion
+	return b.String()
+}
+
+func descriptionMarkdown(d string) string {
+	var out strings.Builder
+	var prose []string
+	flush := func() {
+		if len(prose) > 0 {
+			out.WriteString(strings.Join(prose, " ") + "\n\n")
+			prose = nil
+		}
+	}
+	for _, line := range strings.Split(d, "\n") {
+		switch {
+		case strings.HasPrefix(line, "  "):
+			flush()
+			fmt.Fprintf(&out, "```sh\n%s\n```\n\n", strings.TrimSpace(line))
+		case strings.TrimSpace(line) == "":
+			flush()
+		default:
+			prose = append(prose, strings.TrimSpace(line))
+		}
+	}
+	flush()
+	return out.String()
+}
+
+func writeFlags(b *strings.Builder, flags []cli.Flag) {
+	b.WriteString("| flag | meaning |\n|---|---|\n")
+	for _, f := range flags {
+		name := "--" + f.Names()[0]
+		usage, dflt, required, repeat := "", "", false, false
+		if df, ok := f.(cli.DocGenerationFlag); ok {
+			usage = df.GetUsage()
+			if df.TakesValue() {
+				if v := df.GetValue(); v != "" && v != "0" {
+					dflt = v
+				}
+			}
+		}
+		if rf, ok := f.(cli.RequiredFlag); ok {
+			required = rf.IsRequired()
+		}
+		if _, ok := f.(*cli.StringSliceFlag); ok {
+			repeat = true
+		}
+		usage = strings.ReplaceAll(usage, "`", "")
+		if required {
+			usage += " (required)"
+		}
+		if repeat {
+			usage += " (repeatable)"
+		}
+		if dflt != "" {
+			usage += fmt.Sprintf(" (default %s)", strings.Trim(dflt, `"`))
+		}
+		fmt.Fprintf(b, "| `%s` | %s |\n", name, strings.ReplaceAll(usage, "|", "\\|"))
+	}
+	b.WriteString("\n")
+}
