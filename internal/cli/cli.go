@@ -49,6 +49,11 @@ func Main(args []string, env Env) (code int) {
 		}
 	}()
 	root := a.rootCommand()
+	if a.jsonMode {
+		saved := cli.HelpPrinter
+		cli.HelpPrinter = a.jsonHelpPrinter
+		defer func() { cli.HelpPrinter = saved }()
+	}
 	err := root.Run(context.Background(), append([]string{"acc"}, args...))
 	if err != nil {
 		return a.fail(err)
