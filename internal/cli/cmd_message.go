@@ -26,11 +26,7 @@ type sendOutput struct {
 }
 
 func newSendOutput(res *core.SendResult) *sendOutput {
-	recipients := res.Recipients
-	if !res.Created {
-		recipients = res.Message.ToParticipantIDs
-	}
-	return &sendOutput{Message: res.Message, Delivery: router.Plan(&res.Message, recipients), Created: res.Created,
+	return &sendOutput{Message: res.Message, Delivery: router.Plan(&res.Message, res.Recipients), Created: res.Created,
 		Receipt: res.Receipt, ReleasedClaims: res.ReleasedClaims, Session: res.Session}
 }
 

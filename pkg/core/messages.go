@@ -146,7 +146,15 @@ func (r *Room) recordAs(tx storage.Tx, me *protocol.Session, in SendInput) (*Sen
 					"clientMessageId %s was already used with different message content (message %s); use a new key for a new message", m.ClientMessageID, prior.MessageID).
 					With("clientMessageId", m.ClientMessageID).With("messageId", prior.MessageID)
 			}
-			return &SendResult{Message: *prior, Recipients: prior.ToParticipantIDs, Created: false}, nil
+			rcs, err := tx.ReceiptsByMessage(prior.MessageID)
+			if err != nil {
+				return nil, err
+			}
+			recipients := make([]string, 0, len(rcs))
+			for _, rc := range rcs {
+				recipients = append(recipients, rc.RecipientParticipantID)
+			}
+			return &SendResult{Message: *prior, Recipients: recipients, Created: false}, nil
 		}
 	}
 	if room {
