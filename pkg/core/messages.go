@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -114,6 +115,10 @@ func (r *Room) recordAs(tx storage.Tx, me *protocol.Session, in SendInput) (*Sen
 	obligation := in.Obligation
 	if obligation == "" {
 		obligation = protocol.DefaultObligation(in.Kind, room)
+	} else if valid := protocol.ValidObligations[in.Kind]; !slices.Contains(valid, obligation) {
+		return nil, protocol.Errorf(protocol.ReasonInvalidInput,
+			"a %s cannot carry obligation %s; it takes %s (leave the obligation out to get the kind's default)",
+			in.Kind, obligation, strings.Join(valid, " or ")).With("kind", in.Kind).With("obligation", obligation)
 	}
 	m := protocol.Message{
 		SchemaVersion: protocol.SchemaVersion, MessageID: protocol.NewID(protocol.KindMessage),

@@ -32,8 +32,11 @@ const (
 	// than this, whatever its process does.
 	HardExpiry = 24 * time.Hour
 	// PIDStartSlack is how far a process's start time may differ from the
-	// recorded pidStartedAt before the pid counts as reused.
-	PIDStartSlack = time.Second
+	// one recorded at attach and still be the same process. Start times are
+	// derived from the boot time in whole seconds and can drift with clock
+	// corrections, so the allowance is generous; a reused pid would have to
+	// cycle through the whole pid space within it.
+	PIDStartSlack = 5 * time.Second
 )
 
 // ProcessInfo is what a ProcessProbe learned about one pid. StartedAt is the

@@ -2,7 +2,6 @@ package core
 
 import (
 	"context"
-	"time"
 
 	"github.com/acc-go/acc/pkg/protocol"
 	"github.com/acc-go/acc/pkg/storage"
@@ -107,7 +106,7 @@ func (r *Room) Attach(ctx context.Context, in AttachInput) (*AttachResult, error
 			return err
 		}
 		if old != nil {
-			if old.State == protocol.SessionOpen && !r.provablyDead(old) {
+			if old.State == protocol.SessionOpen && !RecordedProcessGone(old, r.Probe) {
 				return protocol.Errorf(protocol.ReasonSessionLive,
 					"session %s is already open and its process is not known to have exited; attach without --session to open a new one", sessionID).With("sessionId", sessionID)
 			}
@@ -171,27 +170,6 @@ func (r *Room) Attach(ctx context.Context, in AttachInput) (*AttachResult, error
 		return nil, err
 	}
 	return res, nil
-}
-
-// provablyDead reports whether an open session's recorded process is known
-// to have exited (or the pid now belongs to another process). A session with
-// no pid is never provably dead.
-func (r *Room) provablyDead(s *protocol.Session) bool {
-	if s.PID == nil {
-		return false
-	}
-	info := r.Probe.Probe(*s.PID)
-	if !info.Exists || info.Zombie {
-		return true
-	}
-	if s.PIDStartedAt != nil && !info.StartedAt.IsZero() {
-		rec, err := protocol.ParseTime(*s.PIDStartedAt)
-		if err == nil {
-			d := info.StartedAt.Sub(rec)
-			return d > time.Second || d < -time.Second
-		}
-	}
-	return false
 }
 
 // materialise promotes the ephemeral room to durable state in the caller's

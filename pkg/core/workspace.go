@@ -269,7 +269,8 @@ func Discover(ctx context.Context, o DiscoverOptions) (*Workspace, error) {
 
 // applyConfig makes w a config workspace: id, display name, canonical roots,
 // policy and required adapters from cfg, which was read from path (whose
-// directory is canonical).
+// directory is canonical). A backslash in a root is read as a separator, as
+// the segment walk of ValidateConfig reads it.
 func (w *Workspace) applyConfig(cfg *Config, path string) error {
 	base := filepath.Dir(path)
 	seen := map[string]bool{}

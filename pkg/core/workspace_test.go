@@ -281,10 +281,10 @@ func TestDiscoverWorkspaceConfigFromSubdirectory(t *testing.T) {
 	ws := discover(t, start, nil)
 	want := &Workspace{
 		ID: "workspace_pinned", Source: protocol.SourceConfig, DisplayName: "Pinned room",
-		Roots:      []string{repo, filepath.Join(repo, "docs"), filepath.Join(repo, "packages")},
-		Start:      start,
-		ConfigPath: filepath.Join(repo, ConfigFileName),
-		Policy:     Policy{ClaimMode: "guarded", ContextBudgetBytes: 9000},
+		Roots:            []string{repo, filepath.Join(repo, "docs"), filepath.Join(repo, "packages")},
+		Start:            start,
+		ConfigPath:       filepath.Join(repo, ConfigFileName),
+		Policy:           Policy{ClaimMode: "guarded", ContextBudgetBytes: 9000},
 		RequiredAdapters: []string{"claude", "codex"},
 		Git:              ws.Git,
 	}
