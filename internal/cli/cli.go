@@ -13,6 +13,7 @@ import (
 	"os"
 	"regexp"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -56,9 +57,26 @@ func Main(args []string, env Env) (code int) {
 	}
 	err := root.Run(context.Background(), append([]string{"acc"}, args...))
 	if err != nil {
-		return a.fail(err)
+		return a.fail(libraryError(err))
 	}
 	return 0
+}
+
+// helpTopicPattern matches urfave/cli's refusal of `acc help <unknown>`,
+// which it returns as an exit-3 error of its own.
+var helpTopicPattern = regexp.MustCompile(`^No help topic for '([^']*)'`)
+
+// libraryError turns the errors urfave/cli raises outside its usage-error
+// hook into acc's refusals, so they exit 2 instead of 1 (or the library's 3).
+func libraryError(err error) error {
+	var pe *protocol.Error
+	if errors.As(err, &pe) {
+		return err
+	}
+	if m := helpTopicPattern.FindStringSubmatch(err.Error()); m != nil {
+		return protocol.Errorf(protocol.ReasonUnknownCommand, "unknown command: %s - `acc help` lists them", m[1])
+	}
+	return err
 }
 
 // jsonRequested reads --json from raw arguments, so that even a parse failure
@@ -114,6 +132,7 @@ func (a *app) emit(data any, text func(w io.Writer)) error {
 var (
 	requiredFlagPattern = regexp.MustCompile(`Required flags? "([^"]+)" not set`)
 	undefinedFlag       = regexp.MustCompile(`flag provided but not defined: -+(\S+)`)
+	invalidValue        = regexp.MustCompile(`invalid value "(.*)" for flag -+([^:\s]+):`)
 )
 
 // usageError turns a urfave/cli parse error into acc's exit-2 usage error
@@ -135,14 +154,37 @@ func usageError(cmd *cli.Command, err error) error {
 	if m := undefinedFlag.FindStringSubmatch(msg); m != nil {
 		return protocol.Errorf(protocol.ReasonUnknownFlag, "unknown option for %s: --%s; see `%s --help`", name, m[1], name)
 	}
+	if m := invalidValue.FindStringSubmatch(msg); m != nil {
+		if m[1] == "" {
+			return protocol.Errorf(protocol.ReasonMissingFlag, "--%s needs a value; see `%s --help`", m[2], name)
+		}
+		want := "a valid value"
+		for _, f := range append(slices.Clone(cmd.Flags), cmd.Root().Flags...) {
+			if !slices.Contains(f.Names(), m[2]) {
+				continue
+			}
+			switch f.(type) {
+			case *cli.IntFlag, *cli.Int64Flag, *cli.UintFlag, *cli.Uint64Flag:
+				want = "a whole number"
+			case *cli.BoolFlag:
+				want = "no value (or =true, =false)"
+			}
+			break
+		}
+		return protocol.Errorf(protocol.ReasonInvalidFlagValue, "--%s takes %s, not %q; see `%s --help`", m[2], want, m[1], name)
+	}
 	return protocol.Errorf(protocol.ReasonUsage, "%s: %s; see `%s --help`", name, msg, name)
 }
 
 func commandPath(cmd *cli.Command) string { return cmd.FullName() }
 
-// checkArgs refuses positional arguments, empty values of set string flags,
-// and a non-repeatable flag given twice (reference/core.md §14.1).
+// checkArgs refuses a flag whose value is missing, positional arguments,
+// empty values of set string flags, and a non-repeatable flag given twice
+// (reference/core.md §14.1).
 func (a *app) checkArgs(ctx context.Context, cmd *cli.Command) (context.Context, error) {
+	if err := a.checkMissingValues(cmd); err != nil {
+		return ctx, err
+	}
 	if cmd.Args().Len() > 0 {
 		return ctx, protocol.Errorf(protocol.ReasonUnexpectedArgument, "unexpected argument %q for %s; flags take the form --name value", cmd.Args().First(), commandPath(cmd))
 	}
@@ -175,16 +217,56 @@ func (a *app) checkArgs(ctx context.Context, cmd *cli.Command) (context.Context,
 	if len(twice) > 0 {
 		return ctx, protocol.Errorf(protocol.ReasonUsage, "%s was given more than once; it takes one value", strings.Join(twice, ", "))
 	}
-	for _, f := range cmd.Flags {
-		sf, ok := f.(*cli.StringFlag)
-		if !ok {
-			continue
+	for _, f := range append(slices.Clone(cmd.Flags), cmd.Root().Flags...) {
+		empty := false
+		switch sf := f.(type) {
+		case *cli.StringFlag:
+			empty = cmd.IsSet(sf.Name) && cmd.String(sf.Name) == ""
+		case *cli.StringSliceFlag:
+			// A blank entry would otherwise reach core as a participant or
+			// handoff line called "".
+			empty = cmd.IsSet(sf.Name) && slices.ContainsFunc(cmd.StringSlice(sf.Name), func(v string) bool { return strings.TrimSpace(v) == "" })
 		}
-		if cmd.IsSet(sf.Name) && cmd.String(sf.Name) == "" {
-			return ctx, protocol.Errorf(protocol.ReasonMissingFlag, "--%s needs a value; see `%s --help`", sf.Name, commandPath(cmd))
+		if empty {
+			return ctx, protocol.Errorf(protocol.ReasonMissingFlag, "--%s needs a value; see `%s --help`", f.Names()[0], commandPath(cmd))
 		}
 	}
 	return ctx, nil
+}
+
+// checkMissingValues refuses `--subject --body b`: a flag that takes a value
+// followed by another of the command's options, which urfave/cli would take
+// as the value (reference/core.md §14.1). `--subject=--body` stays the
+// literal text, and so does a value like `--help` that is no option here.
+func (a *app) checkMissingValues(cmd *cli.Command) error {
+	known := map[string]bool{}
+	takesValue := map[string]bool{}
+	for _, f := range append(slices.Clone(cmd.Flags), cmd.Root().Flags...) {
+		df, ok := f.(cli.DocGenerationFlag)
+		for _, n := range f.Names() {
+			known[n] = true
+			takesValue[n] = ok && df.TakesValue()
+		}
+	}
+	delete(known, "help")
+	delete(known, "h")
+	for i := 0; i+1 < len(a.args); i++ {
+		tok := a.args[i]
+		if tok == "--" {
+			break
+		}
+		name, ok := strings.CutPrefix(tok, "--")
+		if !ok || strings.Contains(name, "=") || !takesValue[name] {
+			continue
+		}
+		next, ok := strings.CutPrefix(a.args[i+1], "--")
+		if next, _, _ = strings.Cut(next, "="); ok && known[next] {
+			return protocol.Errorf(protocol.ReasonMissingFlag,
+				"--%s needs a value before --%s (for that literal text write --%s=--%s); see `%s --help`", name, next, name, next, commandPath(cmd))
+		}
+		i++ // the next token is this flag's value
+	}
+	return nil
 }
 
 // Version returns the module version from the build information

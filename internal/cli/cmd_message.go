@@ -20,14 +20,16 @@ type sendOutput struct {
 	Created  bool              `json:"created"`
 	// Receipt is the caller's receipt for the original (reply only).
 	Receipt *protocol.Receipt `json:"receipt,omitempty"`
-	// ReleasedClaims and Session are reported by finish.
-	ReleasedClaims []string           `json:"releasedClaims,omitempty"`
+	// ReleasedClaims and Session are reported by finish, always: a list
+	// (empty when the session held no claims), or null on a retry that
+	// returned the first handoff, whose released claims are not known here.
+	ReleasedClaims *[]string          `json:"releasedClaims,omitempty"`
 	Session        *core.DetachResult `json:"session,omitempty"`
 }
 
 func newSendOutput(res *core.SendResult) *sendOutput {
 	return &sendOutput{Message: res.Message, Delivery: router.Plan(&res.Message, res.Recipients), Created: res.Created,
-		Receipt: res.Receipt, ReleasedClaims: res.ReleasedClaims, Session: res.Session}
+		Receipt: res.Receipt, Session: res.Session}
 }
 
 func printSend(w io.Writer, out *sendOutput) {
@@ -215,6 +217,8 @@ func (a *app) finishCommand() *cli.Command {
 					return err
 				}
 				out := newSendOutput(res)
+				released := res.ReleasedClaims
+				out.ReleasedClaims = &released
 				return a.emit(out, func(w io.Writer) {
 					printSend(w, out)
 					for _, id := range res.ReleasedClaims {

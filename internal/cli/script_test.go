@@ -1,0 +1,665 @@
+package cli_test
+
+// The CLI contract tests: one short txtar script per behaviour under
+// testdata/script, run by testscript with `acc` registered as a command that
+// re-executes this test binary and calls cli.Main (STYLE.md items 4 and 12).
+//
+// Every script starts in $WORK/repo, a real Git repository with one commit,
+// with HOME=$WORK/home and ACC_DATA_HOME=$WORK/data (outside the repository).
+// testscript gives each script a fresh environment, so no ACC_SESSION,
+// ACC_GENERATION, XDG_* or client session id of the developer's shell reaches
+// acc.
+//
+// Custom commands (see scriptCmds) assert what `exec` cannot: exact exit
+// codes, JSON envelopes and key sets, and that a refused command left the
+// store untouched.
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/acc-go/acc/internal/cli"
+	"github.com/acc-go/acc/pkg/core"
+	"github.com/acc-go/acc/pkg/protocol"
+	"github.com/acc-go/acc/pkg/storage"
+	"github.com/rogpeppe/go-internal/testscript"
+	_ "modernc.org/sqlite"
+)
+
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"acc": func() { os.Exit(cli.Main(os.Args[1:], cli.DefaultEnv())) },
+	})
+}
+
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir:                 "testdata/script",
+		Setup:               setupScript,
+		Cmds:                scriptCmds,
+		RequireExplicitExec: true,
+		RequireUniqueNames:  true,
+	})
+}
+
+// setupScript gives every script a home, a data home outside the workspace,
+// a Git identity, and a real repository at $WORK/repo as its directory.
+func setupScript(env *testscript.Env) error {
+	work := env.WorkDir
+	home := filepath.Join(work, "home")
+	if err := os.MkdirAll(home, 0o755); err != nil {
+		return err
+	}
+	env.Setenv("HOME", home)
+	env.Setenv("ACC_DATA_HOME", filepath.Join(work, "data"))
+	env.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	env.Setenv("GIT_AUTHOR_NAME", "acc test")
+	env.Setenv("GIT_AUTHOR_EMAIL", "acc@example.invalid")
+	env.Setenv("GIT_COMMITTER_NAME", "acc test")
+	env.Setenv("GIT_COMMITTER_EMAIL", "acc@example.invalid")
+	repo := filepath.Join(work, "repo")
+	if err := makeRepo(repo, env.Vars); err != nil {
+		return err
+	}
+	env.Cd = repo
+	env.Values[stateKey{}] = &scriptState{}
+	return nil
+}
+
+type stateKey struct{}
+
+// scriptState is what custom commands keep between lines of one script.
+type scriptState struct {
+	lockDB   *sql.DB
+	lockConn *sql.Conn
+}
+
+func state(ts *testscript.TestScript) *scriptState { return ts.Value(stateKey{}).(*scriptState) }
+
+// makeRepo creates a Git repository with one empty commit at dir.
+func makeRepo(dir string, vars []string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for _, args := range [][]string{
+		{"init", "-q", "-b", "main"},
+		{"commit", "-q", "--allow-empty", "-m", "init"},
+	} {
+		c := exec.Command("git", append([]string{"-C", dir}, args...)...)
+		c.Env = vars
+		if out, err := c.CombinedOutput(); err != nil {
+			return fmt.Errorf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+	return nil
+}
+
+var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []string){
+	"exitcode":    cmdExitcode,
+	"attach":      cmdAttach,
+	"envelope":    cmdEnvelope,
+	"oneline":     cmdOneline,
+	"jsonget":     cmdJSONGet,
+	"jsonis":      cmdJSONIs,
+	"jsonkeys":    cmdJSONKeys,
+	"jsonlen":     cmdJSONLen,
+	"storefp":     cmdStoreFP,
+	"storesame":   cmdStoreSame,
+	"events":      cmdEvents,
+	"receipt":     cmdReceipt,
+	"filehash":    cmdFileHash,
+	"filesame":    cmdFileSame,
+	"userver":     cmdUserVersion,
+	"wsid":        cmdWorkspaceID,
+	"mkrepo":      cmdMkrepo,
+	"envq":        cmdEnvq,
+	"repeat":      cmdRepeat,
+	"nostorefile": cmdNoStoreFile,
+	"lockstore":   cmdLockStore,
+	"unlockstore": cmdUnlockStore,
+}
+
+func noNeg(ts *testscript.TestScript, neg bool, name string) {
+	if neg {
+		ts.Fatalf("%s does not support !", name)
+	}
+}
+
+// exitcode N prog args... runs prog like exec and asserts its exit status is
+// exactly N; stdout and stderr are kept for the following commands.
+func cmdExitcode(ts *testscript.TestScript, neg bool, args []string) {
+	noNeg(ts, neg, "exitcode")
+	if len(args) < 2 {
+		ts.Fatalf("usage: exitcode N prog [args...]")
+	}
+	want, err := strconv.Atoi(args[0])
+	ts.Check(err)
+	got := 0
+	if err := ts.Exec(args[1], args[2:]...); err != nil {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
+			ts.Fatalf("%s: %v", args[1], err)
+		}
+		got = ee.ExitCode()
+	}
+	if got != want {
+		ts.Fatalf("%s exited %d, want %d", args[1], got, want)
+	}
+}
+
+// attach NAME PARTICIPANT [HARNESS [DIR]] runs `acc attach --json` (in DIR
+// via --cwd when given) and sets $NAME_S and $NAME_G to the session id and
+// generation it printed.
+func cmdAttach(ts *testscript.TestScript, neg bool, args []string) {
+	noNeg(ts, neg, "attach")
+	if len(args) < 2 || len(args) > 4 {
+		ts.Fatalf("usage: attach NAME PARTICIPANT [HARNESS [DIR]]")
+	}
+	argv := []string{"attach", "--json", "--participant", args[1]}
+	if len(args) > 2 {
+		argv = append(argv, "--harness", args[2])
+	}
+	if len(args) > 3 {
+		argv = append(argv, "--cwd", args[3])
+	}
+	if err := ts.Exec("acc", argv...); err != nil {
+		ts.Fatalf("acc attach: %v", err)
+	}
+	env := readEnvelope(ts)
+	if !env.OK {
+		ts.Fatalf("acc attach failed")
+	}
+	data, _ := env.Data.(map[string]any)
+	s, _ := data["sessionId"].(string)
+	g, _ := data["generation"].(string)
+	if s == "" || g == "" {
+		ts.Fatalf("acc attach printed no sessionId/generation")
+	}
+	ts.Setenv(args[0]+"_S", s)
+	ts.Setenv(args[0]+"_G", g)
+}
+
+type envelope struct {
+	EnvelopeVersion int             `json:"envelope_version"`
+	OK              bool            `json:"ok"`
+	Data            any             `json:"data"`
+	Error           json.RawMessage `json:"error"`
+	raw             map[string]any
+}
+
+// readEnvelope decodes stdout as exactly one JSON object and nothing else.
+func readEnvelope(ts *testscript.TestScript) envelope {
+	out := ts.ReadFile("stdout")
+	dec := json.NewDecoder(strings.NewReader(out))
+	dec.UseNumber()
+	var raw map[string]any
+	if err := dec.Decode(&raw); err != nil {
+		ts.Fatalf("stdout is not one JSON object: %v", err)
+	}
+	if rest := strings.TrimSpace(out[dec.InputOffset():]); rest != "" {
+		ts.Fatalf("stdout holds more than one JSON value; after it: %q", clip(rest))
+	}
+	var env envelope
+	ts.Check(json.Unmarshal([]byte(out), &env))
+	env.raw = raw
+	return env
+}
+
+func clip(s string) string {
+	if len(s) > 200 {
+		return s[:200] + "…"
+	}
+	return s
+}
+
+// envelope ok
+// envelope fail CODE REASON
+//
+// asserts that stdout is exactly one --json envelope: version 1, the ok flag,
+// exactly the keys of its kind; a failure has code CODE, details.reasonCode
+// REASON and a one-line message. stderr must be empty: with --json every
+// word acc says is in the envelope.
+func cmdEnvelope(ts *testscript.TestScript, neg bool, args []string) {
+	noNeg(ts, neg, "envelope")
+	if !(len(args) == 1 && args[0] == "ok") && !(len(args) == 3 && args[0] == "fail") {
+		ts.Fatalf("usage: envelope ok | envelope fail CODE REASON")
+	}
+	env := readEnvelope(ts)
+	if env.EnvelopeVersion != 1 {
+		ts.Fatalf("envelope_version = %d, want 1", env.EnvelopeVersion)
+	}
+	if s := ts.ReadFile("stderr"); s != "" {
+		ts.Fatalf("--json run wrote to stderr: %q", clip(s))
+	}
+	if args[0] == "ok" {
+		if !env.OK {
+			ts.Fatalf("ok = false, want true")
+		}
+		assertKeys(ts, "envelope", env.raw, "envelope_version", "ok", "data")
+		return
+	}
+	if env.OK {
+		ts.Fatalf("ok = true, want false")
+	}
+	assertKeys(ts, "envelope", env.raw, "envelope_version", "ok", "error")
+	e, _ := env.raw["error"].(map[string]any)
+	assertKeys(ts, "error", e, "code", "message", "details")
+	if got := fmt.Sprint(e["code"]); got != args[1] {
+		ts.Fatalf("error.code = %s, want %s", got, args[1])
+	}
+	msg, _ := e["message"].(string)
+	if msg == "" || strings.ContainsAny(msg, "\r\n") {
+		ts.Fatalf("error.message must be one non-empty line, got %q", msg)
+	}
+	d, _ := e["details"].(map[string]any)
+	if got := fmt.Sprint(d["reasonCode"]); got != args[2] {
+		ts.Fatalf("error.details.reasonCode = %s, want %s", got, args[2])
+	}
+	info, ok := protocol.LookupReason(args[2])
+	if !ok {
+		ts.Fatalf("reason %s is not in protocol.Reasons", args[2])
+	}
+	if strconv.Itoa(int(info.Code)) != args[1] {
+		ts.Fatalf("reason %s has exit %d in protocol.Reasons, script expects %s", args[2], info.Code, args[1])
+	}
+}
+
+// oneline asserts the text-mode refusal shape: nothing on stdout and exactly
+// one line on stderr, starting "acc: ".
+func cmdOneline(ts *testscript.TestScript, neg bool, args []string) {
+	noNeg(ts, neg, "oneline")
+	if out := ts.ReadFile("stdout"); out != "" {
+		ts.Fatalf("refusal wrote to stdout: %q", clip(out))
+	}
+	errText := ts.ReadFile("stderr")
+	if !strings.HasPrefix(errText, "acc: ") || !strings.HasSuffix(errText, "\n") || strings.Count(errText, "\n") != 1 {
+		ts.Fatalf("stderr is not one line starting \"acc: \": %q", clip(errText))
+	}
+}
+
+// lookup walks a dotted path (object keys, array indexes) from the decoded
+// stdout; "." is the whole document.
+func lookup(ts *testscript.TestScript, path string) any {
+	dec := json.NewDecoder(strings.NewReader(ts.ReadFile("stdout")))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		ts.Fatalf("stdout is not JSON: %v", err)
+	}
+	if path == "." {
+		return v
+	}
+	for _, seg := range strings.Split(path, ".") {
+		switch c := v.(type) {
+		case map[string]any:
+			next, ok := c[seg]
+			if !ok {
+				ts.Fatalf("%s: no key %q", path, seg)
+			}
+			v = next
+		case []any:
+			i, err := strconv.Atoi(seg)
+			if err != nil || i < 0 || i >= len(c) {
+				ts.Fatalf("%s: no index %q in an array of %d", path, seg, len(c))
+			}
+			v = c[i]
+		default:
+			ts.Fatalf("%s: %q is below a scalar", path, seg)
+		}
+	}
+	return v
+}
+
+// render prints a scalar the way scripts write it: strings bare, null as
+// null, numbers and booleans as JSON.
+func render(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case nil:
+		return "null"
+	default:
+		b, _ := json.Marshal(x)
+		return string(b)
+	}
+}
+
+// jsonget VAR PATH sets $VAR to the scalar at PATH of stdout.
+func cmdJSONGet(ts *testscript.TestScript, neg bool, args []string) {
+	noNeg(ts, neg, "jsonget")
+	if len(args) != 2 {
+		ts.Fatalf("usage: jsonget VAR PATH")
+	}
+	ts.Setenv(args[0], render(lookup(ts, args[1])))
+}
+
+// [!] jsonis PATH VALUE asserts the scalar at PATH of stdout renders as VALUE.
+func cmdJSONIs(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: jsonis PATH VALUE")
+	}
+	got := render(lookup(ts, args[0]))
+	if (got == args[1]) == neg {
+		if neg {
+			ts.Fatalf("%s = %q, want anything else", args[0], got)
+		}
+		ts.Fatalf("%s = %q, want %q", args[0], got, args[1])
+	}
+}
+
+// jsonkeys PATH KEY... asserts the object at PATH of stdout has exactly these
+// keys: the --json field set is a contract (STYLE.md item 9).
+func cmdJSONKeys(ts *testscript.TestScript, neg bool, args []string) {
+	noNeg(ts, neg, "jsonkeys")
+	if len(args) < 1 {
+		ts.Fatalf("usage: jsonkeys PATH KEY...")
+	}
+	obj, ok := lookup(ts, args[0]).(map[string]any)
+	if !ok {
+		ts.Fatalf("%s is not an object", args[0])
+	}
+	assertKeys(ts, args[0], obj, args[1:]...)
+}
+
+func assertKeys(ts *testscript.TestScript, what string, obj map[string]any, want ...string) {
+	var got []string
+	for k := range obj {
+		got = append(got, k)
+	}
+	sort.Strings(got)
+	want = slices.Clone(want)
+	sort.Strings(want)
+	if !slices.Equal(got, want) {
+		ts.Fatalf("%s has keys %v, want %v", what, got, want)
+	}
+}
+
+// jsonlen PATH N asserts the array at PATH of stdout has N elements.
+func cmdJSONLen(ts *testscript.TestScript, neg bool, args []string) {
+	noNeg(ts, neg, "jsonlen")
+	if len(args) != 2 {
+		ts.Fatalf("usage: jsonlen PATH N")
+	}
+	arr, ok := lookup(ts, args[0]).([]any)
+	if !ok {
+		ts.Fatalf("%s is not an array", args[0])
+	}
+	if strconv.Itoa(len(arr)) != args[1] {
+		ts.Fatalf("%s has %d elements, want %s", args[0], len(arr), args[1])
+	}
+}
+
+// storePath returns the database named by args (one optional path) or the
+// only acc.db under $ACC_DATA_HOME/acc/workspaces/*/.
+func storePath(ts *testscript.TestScript, args []string) string {
+	if len(args) > 0 {
+		return ts.MkAbs(args[0])
+	}
+	home := ts.Getenv("ACC_DATA_HOME")
+	matches, err := filepath.Glob(filepath.Join(home, "acc", "workspaces", "*", "acc.db"))
+	ts.Check(err)
+	if len(matches) != 1 {
+		ts.Fatalf("want exactly one store under %s, found %d", home, len(matches))
+	}
+	return matches[0]
+}
+
+// openStore opens a store through pkg/storage; the workspace id is the name
+// of the directory holding it (core.StorePath).
+func openStore(ts *testscript.TestScript, path string) *storage.SQLite {
+	if _, err := os.Stat(path); err != nil {
+		ts.Fatalf("no store: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	st, err := storage.OpenSQLite(ctx, path, filepath.Base(filepath.Dir(path)))
+	if err != nil {
+		ts.Fatalf("open store %s: %v", path, err)
+	}
+	return st
+}
+
+func fingerprint(ts *testscript.TestScript, path string) string {
+	st := openStore(ts, path)
+	defer st.Close()
+	fp, err := st.Fingerprint(context.Background())
+	ts.Check(err)
+	return fp
+}
+
+// storefp NAME [DB] saves the store's fingerprint (every row of every table)
+// in $NAME.
+func cmdStoreFP(ts *testscript.TestScript, neg bool, args []string) {
+	noNeg(ts, neg, "storefp")
+	if len(args) < 1 || len(args) > 2 {
+		ts.Fatalf("usage: storefp NAME [DB]")
+	}
+	ts.Setenv(args[0], fingerprint(ts, storePath(ts, args[1:])))
+}
+
+// storesame NAME [DB] asserts the store's fingerprint still equals $NAME.
+func cmdStoreSame(ts *testscript.TestScript, neg bool, args []string) {
+	noNeg(ts, neg, "storesame")
+	if len(args) < 1 || len(args) > 2 {
+		ts.Fatalf("usage: storesame NAME [DB]")
+	}
+	want := ts.Getenv(args[0])
+	if want == "" {
+		ts.Fatalf("$%s is not set; run storefp %s first", args[0], args[0])
+	}
+	if got := fingerprint(ts, storePath(ts, args[1:])); got != want {
+		ts.Fatalf("the store changed (fingerprint %s, was %s)", got[:12], want[:12])
+	}
+}
+
+// events N [TYPE] asserts the event log holds N events (of TYPE when given).
+func cmdEvents(ts *testscript.TestScript, neg bool, args []string) {
+	noNeg(ts, neg, "events")
+	if len(args) < 1 || len(args) > 2 {
+		ts.Fatalf("usage: events N [TYPE]")
+	}
+	st := openStore(ts, storePath(ts, nil))
+	defer st.Close()
+	n := 0
+	var types []string
+	ts.Check(st.View(context.Background(), func(tx storage.ReadTx) error {
+		evs, err := tx.Events(0, 1_000_000)
+		for _, e := range evs {
+			types = append(types, e.Type)
+			if len(args) == 1 || e.Type == args[1] {
+				n++
+			}
+		}
+		return err
+	}))
+	if strconv.Itoa(n) != args[0] {
+		ts.Fatalf("%d matching events, want %s (log: %v)", n, args[0], types)
+	}
+}
+
+// receipt MESSAGE PARTICIPANT STATE asserts the stored receipt's state, read
+// without going through acc (an exact read would move it).
+func cmdReceipt(ts *testscript.TestScript, neg bool, args []string) {
+	noNeg(ts, neg, "receipt")
+	if len(args) != 3 {
+		ts.Fatalf("usage: receipt MESSAGE PARTICIPANT STATE")
+	}
+	st := openStore(ts, storePath(ts, nil))
+	defer st.Close()
+	var got string
+	ts.Check(st.View(context.Background(), func(tx storage.ReadTx) error {
+		rc, err := tx.Receipt(args[0], args[1])
+		if rc != nil {
+			got = rc.State
+		}
+		return err
+	}))
+	if got != args[2] {
+		ts.Fatalf("receipt of %s for %s is %q, want %q", args[0], args[1], got, args[2])
+	}
+}
+
+func fileHash(ts *testscript.TestScript, path string) string {
+	b, err := os.ReadFile(ts.MkAbs(path))
+	ts.Check(err)
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// filehash NAME FILE saves the SHA-256 of FILE's bytes in $NAME.
+func cmdFileHash(ts *testscript.TestScript, neg bool, args []string) {
+	noNeg(ts, neg, "filehash")
+	if len(args) != 2 {
+		ts.Fatalf("usage: filehash NAME FILE")
+	}
+	ts.Setenv(args[0], fileHash(ts, args[1]))
+}
+
+// filesame NAME FILE asserts FILE's bytes still hash to $NAME.
+func cmdFileSame(ts *testscript.TestScript, neg bool, args []string) {
+	noNeg(ts, neg, "filesame")
+	if len(args) != 2 {
+		ts.Fatalf("usage: filesame NAME FILE")
+	}
+	if got := fileHash(ts, args[1]); got != ts.Getenv(args[0]) {
+		ts.Fatalf("%s changed", args[1])
+	}
+}
+
+// userver DB N sets PRAGMA user_version of DB to N with plain SQLite, not
+// pkg/storage (which would refuse the result).
+func cmdUserVersion(ts *testscript.TestScript, neg bool, args []string) {
+	noNeg(ts, neg, "userver")
+	if len(args) != 2 {
+		ts.Fatalf("usage: userver DB N")
+	}
+	n, err := strconv.Atoi(args[1])
+	ts.Check(err)
+	db, err := sql.Open("sqlite", "file:"+ts.MkAbs(args[0]))
+	ts.Check(err)
+	defer db.Close()
+	_, err = db.Exec(fmt.Sprintf("PRAGMA user_version = %d", n))
+	ts.Check(err)
+	// Fold the WAL back into the main file so the file's bytes are final.
+	_, err = db.Exec("PRAGMA wal_checkpoint(TRUNCATE)")
+	ts.Check(err)
+}
+
+// wsid VAR DIR sets $VAR to the id of the workspace governing DIR, found by
+// pkg/core's discovery.
+func cmdWorkspaceID(ts *testscript.TestScript, neg bool, args []string) {
+	noNeg(ts, neg, "wsid")
+	if len(args) != 2 {
+		ts.Fatalf("usage: wsid VAR DIR")
+	}
+	ws, err := core.Discover(context.Background(), core.DiscoverOptions{Cwd: ts.MkAbs(args[1]), Getenv: ts.Getenv})
+	ts.Check(err)
+	ts.Setenv(args[0], ws.ID)
+}
+
+// mkrepo DIR creates another Git repository with one commit.
+func cmdMkrepo(ts *testscript.TestScript, neg bool, args []string) {
+	noNeg(ts, neg, "mkrepo")
+	if len(args) != 1 {
+		ts.Fatalf("usage: mkrepo DIR")
+	}
+	var vars []string
+	for _, k := range []string{"HOME", "PATH", "GIT_CONFIG_NOSYSTEM", "GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL"} {
+		vars = append(vars, k+"="+ts.Getenv(k))
+	}
+	ts.Check(makeRepo(ts.MkAbs(args[0]), vars))
+}
+
+// envq VAR 'TEXT' sets $VAR to TEXT with Go escapes (\t, \x01, \u00e9)
+// interpreted, for values a script cannot spell literally.
+func cmdEnvq(ts *testscript.TestScript, neg bool, args []string) {
+	noNeg(ts, neg, "envq")
+	if len(args) != 2 {
+		ts.Fatalf("usage: envq VAR 'TEXT'")
+	}
+	s, err := strconv.Unquote(`"` + strings.ReplaceAll(args[1], `"`, `\"`) + `"`)
+	ts.Check(err)
+	ts.Setenv(args[0], s)
+}
+
+// repeat VAR TEXT N sets $VAR to TEXT repeated N times.
+func cmdRepeat(ts *testscript.TestScript, neg bool, args []string) {
+	noNeg(ts, neg, "repeat")
+	if len(args) != 3 {
+		ts.Fatalf("usage: repeat VAR TEXT N")
+	}
+	n, err := strconv.Atoi(args[2])
+	ts.Check(err)
+	ts.Setenv(args[0], strings.Repeat(args[1], n))
+}
+
+// [!] nostorefile asserts that no file at all exists under $ACC_DATA_HOME/acc
+// (with !, that some does).
+func cmdNoStoreFile(ts *testscript.TestScript, neg bool, args []string) {
+	var files []string
+	root := filepath.Join(ts.Getenv("ACC_DATA_HOME"), "acc")
+	filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			files = append(files, p)
+		}
+		return nil
+	})
+	if (len(files) == 0) == neg {
+		ts.Fatalf("files under %s: %v", root, files)
+	}
+}
+
+// lockstore [DB] holds the store's write lock (an open BEGIN IMMEDIATE), as a
+// writer in another process would, until unlockstore or the script ends.
+func cmdLockStore(ts *testscript.TestScript, neg bool, args []string) {
+	noNeg(ts, neg, "lockstore")
+	st := state(ts)
+	if st.lockConn != nil {
+		ts.Fatalf("the store is already locked")
+	}
+	db, err := sql.Open("sqlite", "file:"+storePath(ts, args))
+	ts.Check(err)
+	conn, err := db.Conn(context.Background())
+	ts.Check(err)
+	if _, err := conn.ExecContext(context.Background(), "BEGIN IMMEDIATE"); err != nil {
+		conn.Close()
+		db.Close()
+		ts.Fatalf("lock the store: %v", err)
+	}
+	st.lockDB, st.lockConn = db, conn
+	ts.Defer(func() { releaseLock(st) })
+}
+
+// unlockstore releases the lock taken by lockstore.
+func cmdUnlockStore(ts *testscript.TestScript, neg bool, args []string) {
+	noNeg(ts, neg, "unlockstore")
+	if state(ts).lockConn == nil {
+		ts.Fatalf("the store is not locked")
+	}
+	ts.Check(releaseLock(state(ts)))
+}
+
+func releaseLock(st *scriptState) error {
+	if st.lockConn == nil {
+		return nil
+	}
+	_, err := st.lockConn.ExecContext(context.Background(), "ROLLBACK")
+	st.lockConn.Close()
+	st.lockDB.Close()
+	st.lockConn, st.lockDB = nil, nil
+	return err
+}
