@@ -44,7 +44,8 @@ func (a *app) withRoom(ctx context.Context, cmd *cli.Command, fn func(ctx contex
 	}
 	ctx, cancel := context.WithTimeout(ctx, StoreWait)
 	defer cancel()
-	r, err := core.Open(ctx, core.OpenOptions{Cwd: dir, ConfigPath: cmd.String("workspace"), Getenv: a.env.Getenv})
+	r, err := core.Open(ctx, core.OpenOptions{Cwd: dir, ConfigPath: cmd.String("workspace"), Getenv: a.env.Getenv,
+		NoCreate: cmd.Name != "attach"})
 	if err != nil {
 		return err
 	}

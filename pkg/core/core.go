@@ -2,6 +2,8 @@ package core
 
 import (
 	"context"
+	"errors"
+	"io/fs"
 	"os"
 	"runtime"
 	"time"
@@ -32,6 +34,10 @@ type OpenOptions struct {
 	Getenv func(string) string
 	// GOOS selects the platform data directory rules; "" means runtime.GOOS.
 	GOOS string
+	// NoCreate opens an empty, in-memory store when the workspace has no
+	// store file yet, so commands that cannot create anything (everything but
+	// attach) leave no file behind.
+	NoCreate bool
 }
 
 // Open discovers the workspace governing o.Cwd (reference/core.md §3.2),
@@ -58,7 +64,13 @@ func Open(ctx context.Context, o OpenOptions) (*Room, error) {
 	if err := CheckContainment(home, ws.Roots); err != nil {
 		return nil, err
 	}
-	st, err := storage.OpenSQLite(ctx, StorePath(home, ws.ID), ws.ID)
+	path := StorePath(home, ws.ID)
+	var st *storage.SQLite
+	if _, statErr := os.Stat(path); o.NoCreate && errors.Is(statErr, fs.ErrNotExist) {
+		st, err = storage.OpenSQLiteEmpty(ctx, ws.ID)
+	} else {
+		st, err = storage.OpenSQLite(ctx, path, ws.ID)
+	}
 	if err != nil {
 		return nil, err
 	}

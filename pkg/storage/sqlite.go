@@ -65,7 +65,26 @@ func OpenSQLite(ctx context.Context, path, workspaceID string) (*SQLite, error) 
 	return s, nil
 }
 
-// Path returns the database file path.
+// OpenSQLiteEmpty returns an empty store for workspaceID that lives in
+// memory and vanishes on Close. Readers use it when a workspace has no store
+// file yet, so a command that only reads (or is refused) never creates one.
+func OpenSQLiteEmpty(ctx context.Context, workspaceID string) (*SQLite, error) {
+	db, err := sql.Open("sqlite", "file::memory:?_pragma=foreign_keys(1)")
+	if err != nil {
+		return nil, fmt.Errorf("open an empty store: %w", err)
+	}
+	db.SetMaxOpenConns(1)
+	db.SetMaxIdleConns(1)
+	db.SetConnMaxLifetime(0)
+	s := &SQLite{db: db, workspaceID: workspaceID}
+	if err := s.checkOrInit(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// Path returns the database file path ("" for an in-memory store).
 func (s *SQLite) Path() string { return s.path }
 
 // WorkspaceID implements Store.
