@@ -1,0 +1,27 @@
+// Package e2e holds acc's end-to-end tests and benchmarks. It has no
+// non-test code: everything here drives the built binaries (acc, acc-hook,
+// acc-mcp) as real processes against real Git repositories and worktrees,
+// then inspects the resulting store through pkg/storage.
+//
+// # Isolation
+//
+// TestMain builds the three binaries once into a temporary directory. Every
+// test gets its own data home (ACC_DATA_HOME) and HOME under t.TempDir, and
+// every child process runs with an environment built from scratch (PATH,
+// HOME, ACC_DATA_HOME, TMPDIR, LANG and GIT_CONFIG_NOSYSTEM=1): no ACC_*
+// credentials, no client session variables and no GIT_* or XDG_* settings
+// of the developer's shell can reach it.
+//
+// # Sizes
+//
+// The heavy loads (concurrent senders, crash trials) run at a reduced size
+// by default and at the size the issue names when ACC_STRESS=1
+// (`make stress`). Measured times are logged, never asserted.
+//
+// # Benchmarks
+//
+// bench_test.go measures whole `acc message` and `acc inbox` processes and
+// core's inbox page over 10,000 and 100,000 messages. The seeded rooms are
+// cached under os.TempDir (acc-e2e-bench-<version>-<n>) and rebuilt when
+// they no longer open.
+package e2e
