@@ -4,6 +4,7 @@
 #   make build   the three binaries into ./bin
 #   make stress  the heavy loads at the sizes the issues name
 #   make bench   the benchmarks (numbers for the closing notes; never asserted)
+#   make fuzz    each fuzz target for FUZZTIME (default 30s)
 
 GO ?= go
 BIN := $(CURDIR)/bin
@@ -27,3 +28,11 @@ stress:
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem work
+
+# fuzz runs each parser's fuzz target for FUZZTIME (their seed corpora run in `make test`).
+FUZZTIME ?= 30s
+fuzz:
+	$(GO) test -run '^$$' -fuzz '^FuzzDecodeMessage$$' -fuzztime $(FUZZTIME) ./pkg/protocol/
+	$(GO) test -run '^$$' -fuzz '^FuzzCheckLine$$' -fuzztime $(FUZZTIME) ./pkg/protocol/
+	$(GO) test -run '^$$' -fuzz '^FuzzTruncateUTF8$$' -fuzztime $(FUZZTIME) ./pkg/protocol/
+	$(GO) test -run '^$$' -fuzz '^FuzzValidateConfig$$' -fuzztime $(FUZZTIME) ./pkg/core/

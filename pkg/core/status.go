@@ -201,7 +201,7 @@ func sessionIntent(tx storage.ReadTx, sessionID string) (*protocol.Intent, error
 // priority then source id.
 func (r *Room) messageAttention(tx storage.ReadTx, me *protocol.Session, sessions []protocol.Session, presence map[string]string) ([]Attention, error) {
 	out := []Attention{}
-	err := tx.ScanInbox(storage.InboxQuery{Recipient: me.ParticipantID, ListableOnly: true}, func(row storage.InboxRow) bool {
+	err := tx.ScanOwed(me.ParticipantID, func(row storage.InboxRow) bool {
 		m := row.Message
 		switch m.Obligation {
 		case protocol.ObligationReply:

@@ -3,6 +3,11 @@ package protocol
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"io"
+	"reflect"
+	"slices"
+	"strings"
 )
 
 // EnvelopeVersion is the version of the --json output envelope.
@@ -32,9 +37,13 @@ func Success(data any) Envelope {
 }
 
 // Failure wraps err in a failure envelope; any error that is not an *Error
-// reports exit 1 with reason internal_error.
+// reports exit 1 with reason internal_error. A nil err (a caller's bug) is
+// reported the same way rather than crashing the one output a run has.
 func Failure(err error) Envelope {
 	pe := AsError(err)
+	if pe == nil {
+		pe = &Error{Reason: ReasonInternal, Message: "internal error: a failure was reported without an error"}
+	}
 	details := map[string]any{}
 	for k, v := range pe.Details {
 		details[k] = v
@@ -67,16 +76,151 @@ func MarshalCompact(v any) ([]byte, error) {
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
-// DecodeStrict decodes one JSON value into v refusing unknown fields and
-// trailing data. A failure is an exit-4 invalid_record error naming what.
+// DecodeStrict decodes one JSON value into v as a closed object
+// (reference/core.md §1.1): unknown fields and trailing data are refused,
+// field names must match exactly (encoding/json alone would take "MessageId"
+// for "messageId"), and every struct field not tagged omitempty or omitzero
+// must be present (a nullable one as null). Maps, interfaces and types with
+// their own UnmarshalJSON stay open. A failure is an exit-4 invalid_record
+// error naming what.
 func DecodeStrict(what string, data []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		return Errorf(ReasonInvalidRecord, "%s: %v", what, err).Wrap(err)
 	}
-	if dec.More() {
+	// More() reports false for a stray ']' or '}', so ask for the next
+	// token instead: only the end of the input is acceptable.
+	if _, err := dec.Token(); err != io.EOF {
 		return Errorf(ReasonInvalidRecord, "%s: trailing data after the JSON value", what)
 	}
-	return nil
+	keys := json.NewDecoder(bytes.NewReader(data))
+	keys.UseNumber()
+	return checkExactKeys(keys, reflect.TypeOf(v), what)
+}
+
+var unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
+
+// checkExactKeys walks one JSON value (already known to be well formed) next
+// to the Go type it was decoded into. It refuses an object key that matched a
+// struct field only case-insensitively, and a missing key of a field without
+// omitempty: records are closed objects whose listed keys are all required
+// unless optional (reference/core.md §1.1); a nullable field is present as
+// null. Maps, interfaces and types with their own UnmarshalJSON are open and
+// not inspected.
+func checkExactKeys(dec *json.Decoder, t reflect.Type, path string) error {
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t != nil && (t.Implements(unmarshalerType) || reflect.PointerTo(t).Implements(unmarshalerType)) {
+		t = nil
+	}
+	tok, err := dec.Token()
+	if err != nil {
+		return Errorf(ReasonInvalidRecord, "%s: %v", path, err).Wrap(err)
+	}
+	delim, ok := tok.(json.Delim)
+	if !ok {
+		return nil
+	}
+	switch delim {
+	case '[':
+		var elem reflect.Type
+		if t != nil && (t.Kind() == reflect.Slice || t.Kind() == reflect.Array) {
+			elem = t.Elem()
+		}
+		for i := 0; dec.More(); i++ {
+			if err := checkExactKeys(dec, elem, fmt.Sprintf("%s[%d]", path, i)); err != nil {
+				return err
+			}
+		}
+	case '{':
+		var fields []jsonField
+		var elem reflect.Type
+		if t != nil && t.Kind() == reflect.Struct {
+			fields = jsonFields(t)
+		} else if t != nil && t.Kind() == reflect.Map {
+			elem = t.Elem()
+		}
+		seen := map[string]bool{}
+		for dec.More() {
+			tok, err := dec.Token()
+			if err != nil {
+				return Errorf(ReasonInvalidRecord, "%s: %v", path, err).Wrap(err)
+			}
+			key, _ := tok.(string)
+			ft := elem
+			if t != nil && t.Kind() == reflect.Struct {
+				i := slices.IndexFunc(fields, func(f jsonField) bool { return f.name == key })
+				if i < 0 {
+					return Errorf(ReasonInvalidRecord, "%s.%s is not a known field", path, key)
+				}
+				ft = fields[i].typ
+				seen[key] = true
+			}
+			if err := checkExactKeys(dec, ft, path+"."+key); err != nil {
+				return err
+			}
+		}
+		for _, f := range fields {
+			if !f.optional && !seen[f.name] {
+				return Errorf(ReasonInvalidRecord, "%s.%s is required", path, f.name)
+			}
+		}
+	}
+	_, err = dec.Token() // the closing delimiter
+	return err
+}
+
+// jsonField is one JSON member of a struct: its name, its Go type, and
+// whether it may be absent (tagged omitempty or omitzero).
+type jsonField struct {
+	name     string
+	typ      reflect.Type
+	optional bool
+}
+
+// jsonFields lists the JSON members of t in field order, following the
+// encoding/json rules for names, "-" and embedded structs.
+func jsonFields(t reflect.Type) []jsonField {
+	var out []jsonField
+	has := func(name string) bool {
+		return slices.ContainsFunc(out, func(f jsonField) bool { return f.name == name })
+	}
+	for f := range t.Fields() {
+		if !f.IsExported() && !f.Anonymous {
+			continue
+		}
+		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "-" && opts == "" {
+			continue
+		}
+		if ft := f.Type; f.Anonymous && name == "" {
+			for ft.Kind() == reflect.Pointer {
+				ft = ft.Elem()
+			}
+			if ft.Kind() == reflect.Struct {
+				for _, inner := range jsonFields(ft) {
+					if !has(inner.name) {
+						out = append(out, inner)
+					}
+				}
+				continue
+			}
+		}
+		if !f.IsExported() {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		optional := false
+		for o := range strings.SplitSeq(opts, ",") {
+			optional = optional || o == "omitempty" || o == "omitzero"
+		}
+		// An outer field shadows an embedded one of the same name.
+		out = slices.DeleteFunc(out, func(g jsonField) bool { return g.name == name })
+		out = append(out, jsonField{name: name, typ: f.Type, optional: optional})
+	}
+	return out
 }

@@ -229,6 +229,9 @@ func AsError(err error) *Error {
 	}
 	var pe *Error
 	if errors.As(err, &pe) {
+		if pe == nil { // a typed nil *Error: a caller's bug
+			return &Error{Reason: ReasonInternal, Message: "internal error: a nil *protocol.Error was returned"}
+		}
 		return pe
 	}
 	return &Error{Reason: ReasonInternal, Message: "internal error: " + err.Error(), Err: err}

@@ -39,7 +39,9 @@ func IsGeneratedID(kind, s string) bool {
 	if !ok || len(rest) != 22 {
 		return false
 	}
-	_, err := base64.RawURLEncoding.DecodeString(rest)
+	// Strict decoding also refuses a last character whose four padding bits
+	// are set: NewID never produces one.
+	_, err := base64.RawURLEncoding.Strict().DecodeString(rest)
 	return err == nil
 }
 

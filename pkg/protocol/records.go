@@ -555,6 +555,7 @@ type Event struct {
 	Type           string         `json:"type"`
 	OccurredAt     string         `json:"occurredAt"`
 	Payload        map[string]any `json:"payload"`
+	Extensions     Extensions     `json:"extensions,omitempty"`
 }
 
 var sequencePattern = regexp.MustCompile(`^[0-9]{16}$`)

@@ -3,6 +3,7 @@ package protocol
 import (
 	"regexp"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -84,7 +85,12 @@ var resourcePattern = regexp.MustCompile(`^[a-z][a-z0-9+.-]*:[^\s]+$`)
 // most 1024 code points; for file: resources the path may be up to
 // MaxPathBytes bytes.
 func CheckResource(field, s string) error {
-	if !resourcePattern.MatchString(s) {
+	if !utf8.ValidString(s) {
+		return Errorf(ReasonInvalidInput, "%s must be valid UTF-8", field)
+	}
+	// The reference pattern's \s is JavaScript's, which also matches Unicode
+	// spaces; Go's RE2 \s is ASCII only, so those are refused here.
+	if !resourcePattern.MatchString(s) || strings.IndexFunc(s, isJSSpace) >= 0 {
 		return Errorf(ReasonInvalidInput, "%s %q is not a resource like file:src/a.go", field, s)
 	}
 	limit := MaxResourceText
@@ -105,6 +111,9 @@ func CheckResource(field, s string) error {
 	return nil
 }
 
+// isJSSpace reports whether JavaScript's \s matches r.
+func isJSSpace(r rune) bool { return r == '\uFEFF' || r != '\u0085' && unicode.IsSpace(r) }
+
 // CheckOneOf validates an enum field.
 func CheckOneOf(field, s string, allowed ...string) error {
 	for _, a := range allowed {
@@ -116,15 +125,23 @@ func CheckOneOf(field, s string, allowed ...string) error {
 }
 
 // TruncateUTF8 cuts s to at most max UTF-8 bytes on a character boundary,
-// ending with "…" when shortened (the inbox subject rule, §9.2).
+// ending with "…" when shortened (the inbox subject rule, §9.2). When max is
+// too small to hold "…" (3 bytes), the cut has no ellipsis; max <= 0 gives "".
 func TruncateUTF8(s string, max int) string {
 	if len(s) <= max {
 		return s
 	}
+	if max <= 0 {
+		return ""
+	}
 	const ell = "…"
+	suffix := ell
 	cut := max - len(ell)
+	if cut < 0 {
+		suffix, cut = "", max
+	}
 	for cut > 0 && !utf8.RuneStart(s[cut]) {
 		cut--
 	}
-	return s[:cut] + ell
+	return s[:cut] + suffix
 }

@@ -49,7 +49,7 @@ func OpenSQLite(ctx context.Context, path, workspaceID string) (*SQLite, error) 
 	} else if !errors.Is(err, fs.ErrExist) {
 		return nil, fmt.Errorf("create store file: %w", err)
 	}
-	dsn := "file:" + path + "?_pragma=busy_timeout(5000)&_pragma=synchronous(FULL)&_pragma=foreign_keys(1)"
+	dsn := "file:" + uriPath(path) + "?_pragma=busy_timeout(5000)&_pragma=synchronous(FULL)&_pragma=foreign_keys(1)"
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("open store: %w", err)
@@ -84,6 +84,13 @@ func OpenSQLiteEmpty(ctx context.Context, workspaceID string) (*SQLite, error) {
 	return s, nil
 }
 
+// uriPath escapes path for a SQLite "file:" URI, where '?' starts the query,
+// '#' the fragment and '%' an escape: unescaped, a data home such as
+// /home/u/my#data would open the file /home/u/my instead.
+func uriPath(path string) string {
+	return strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(path)
+}
+
 // Path returns the database file path ("" for an in-memory store).
 func (s *SQLite) Path() string { return s.path }
 
@@ -106,8 +113,8 @@ func (s *SQLite) checkOrInit(ctx context.Context) error {
 		return err
 	}
 	if version == 0 && tables == 0 {
-		if _, err := conn.ExecContext(ctx, "PRAGMA journal_mode=WAL"); err != nil {
-			return mapErr(err, "set WAL mode")
+		if err := setWAL(ctx, conn); err != nil {
+			return err
 		}
 		if err := setBusy(ctx, conn); err != nil {
 			return err
@@ -143,6 +150,10 @@ func (s *SQLite) checkOrInit(ctx context.Context) error {
 		}
 		committed = true
 	}
+	if version == foreignTables {
+		return protocol.Errorf(protocol.ReasonStoreCorrupt,
+			"the file at %s is a SQLite database with tables that are not acc's; acc left it untouched (move it aside)", s.path)
+	}
 	if version != SchemaVersion {
 		return protocol.Errorf(protocol.ReasonStoreVersionUnknown,
 			"the store at %s has schema version %d; this acc reads version %d and left it untouched (upgrade acc, or move the file aside)", s.path, version, SchemaVersion).
@@ -161,18 +172,49 @@ func (s *SQLite) checkOrInit(ctx context.Context) error {
 	return nil
 }
 
+// setWAL switches a new database to WAL mode. SQLite answers SQLITE_BUSY at
+// once, without waiting in the busy handler, while another connection is
+// switching the same new file; so retry until ctx runs out.
+func setWAL(ctx context.Context, conn *sql.Conn) error {
+	for {
+		var mode string
+		err := conn.QueryRowContext(ctx, "PRAGMA journal_mode=WAL").Scan(&mode)
+		if err == nil && (mode == "wal" || mode == "memory") {
+			return nil
+		}
+		var se *sqlite.Error
+		busy := err == nil || errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_BUSY
+		if !busy {
+			return mapErr(err, "set WAL mode")
+		}
+		select {
+		case <-ctx.Done():
+			if err == nil {
+				err = fmt.Errorf("journal mode stayed %q", mode)
+			}
+			return busyError(fmt.Errorf("set WAL mode: %w", err))
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+}
+
 func readVersion(ctx context.Context, conn *sql.Conn) (version, tables int, err error) {
-	if err := conn.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
+	// One statement, so one snapshot: read separately, a store another
+	// process creates in between would show version 0 next to its tables
+	// and be taken for someone else's database.
+	err = conn.QueryRowContext(ctx, "SELECT (SELECT user_version FROM pragma_user_version), (SELECT count(*) FROM sqlite_master)").Scan(&version, &tables)
+	if err != nil {
 		return 0, 0, mapErr(err, "read the schema version")
 	}
-	if err := conn.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_master").Scan(&tables); err != nil {
-		return 0, 0, mapErr(err, "read the schema")
-	}
 	if version == 0 && tables > 0 {
-		version = -1 // tables of someone else's
+		version = foreignTables
 	}
 	return version, tables, nil
 }
+
+// foreignTables is the version readVersion reports for a database that has
+// tables but no schema version: someone else's database, not an acc store.
+const foreignTables = -1
 
 func withDefaultDeadline(ctx context.Context) (context.Context, context.CancelFunc) {
 	if _, ok := ctx.Deadline(); ok {
@@ -527,11 +569,31 @@ func (t *sqliteTx) ScanInbox(q InboxQuery, fn func(InboxRow) bool) error {
 	return scanRows(rows, fn)
 }
 
-func (t *sqliteTx) ScanOutstanding(from string, fn func(InboxRow) bool) error {
-	rows, err := t.q.QueryContext(t.ctx, `SELECT m.record, r.record FROM receipts r INDEXED BY receipts_outstanding
+// queryOwed lists what a recipient owes; it walks the partial index
+// receipts_owed (see TestQueriesUseTheirIndexes).
+const queryOwed = `SELECT m.record, r.record FROM receipts r
 		JOIN messages m ON m.message_id = r.message_id
+		WHERE r.recipient_participant_id = ? AND r.state <> 'acknowledged' AND r.obligation <> 'none' AND r.decision_head = 1
+		ORDER BY r.sent_at DESC, r.message_id DESC`
+
+// queryOutstanding lists what a sender is still owed. CROSS JOIN keeps
+// receipts as the outer loop, so the partial index receipts_outstanding
+// drives the query rather than the sender's history.
+const queryOutstanding = `SELECT m.record, r.record FROM receipts r
+		CROSS JOIN messages m ON m.message_id = r.message_id
 		WHERE r.state <> 'acknowledged' AND r.obligation <> 'none' AND m.from_participant_id = ?
-		ORDER BY r.message_id, r.recipient_participant_id`, from)
+		ORDER BY r.message_id, r.recipient_participant_id`
+
+func (t *sqliteTx) ScanOwed(recipient string, fn func(InboxRow) bool) error {
+	rows, err := t.q.QueryContext(t.ctx, queryOwed, recipient)
+	if err != nil {
+		return mapErr(err, "scan owed receipts")
+	}
+	return scanRows(rows, fn)
+}
+
+func (t *sqliteTx) ScanOutstanding(from string, fn func(InboxRow) bool) error {
+	rows, err := t.q.QueryContext(t.ctx, queryOutstanding, from)
 	if err != nil {
 		return mapErr(err, "scan outstanding receipts")
 	}
@@ -759,6 +821,9 @@ func (t *sqliteTx) PutReceipt(r *protocol.Receipt) error {
 	rec, err := encodeRecord(r)
 	if err != nil {
 		return err
+	}
+	if t.readOnly {
+		return errors.New("storage: write inside View")
 	}
 	res, err := t.q.ExecContext(t.ctx, `INSERT INTO receipts(message_id, recipient_participant_id, state, sent_at, kind, obligation, decision_head, record)
 		SELECT m.message_id, ?, ?, m.sent_at, m.kind, m.obligation, m.decision_head, ? FROM messages m WHERE m.message_id = ?

@@ -104,6 +104,11 @@ type ReadTx interface {
 	// ScanInbox calls fn for each matching row, newest first, until fn
 	// returns false. Its cost is proportional to the rows visited.
 	ScanInbox(q InboxQuery, fn func(InboxRow) bool) error
+	// ScanOwed calls fn, newest first, for each receipt of recipient that is
+	// not yet acknowledged and whose message carries an obligation (reply or
+	// acknowledge), replaced decisions excluded. Its cost is proportional to
+	// what the recipient owes, not to its history.
+	ScanOwed(recipient string, fn func(InboxRow) bool) error
 	// ScanOutstanding calls fn for each receipt not yet acknowledged of a
 	// message from the participant that carries an obligation. Its cost is
 	// proportional to the outstanding receipts of the whole room.

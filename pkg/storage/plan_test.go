@@ -1,0 +1,51 @@
+package storage
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestQueriesUseTheirIndexes checks SQLite's plan for the reads that must not
+// scan history: an inbox page, what a participant owes, and what a sender
+// is still owed.
+func TestQueriesUseTheirIndexes(t *testing.T) {
+	ctx := context.Background()
+	s, err := OpenSQLite(ctx, filepath.Join(t.TempDir(), "acc.db"), "workspace_plan")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for _, c := range []struct{ query, index string }{
+		{`SELECT m.record, r.record FROM receipts r JOIN messages m ON m.message_id = r.message_id
+			WHERE r.recipient_participant_id = 'p' AND r.listable = 1 AND (r.sent_at, r.message_id) < ('t', 'm')
+			ORDER BY r.sent_at DESC, r.message_id DESC`, "receipts_inbox"},
+		{strings.ReplaceAll(queryOwed, "?", "'p'"), "receipts_owed"},
+		{strings.ReplaceAll(queryOutstanding, "?", "'p'"), "receipts_outstanding"},
+	} {
+		var plan []string
+		err := s.View(ctx, func(rt ReadTx) error {
+			rows, err := rt.(*sqliteTx).q.QueryContext(ctx, "EXPLAIN QUERY PLAN "+c.query)
+			if err != nil {
+				return err
+			}
+			defer rows.Close()
+			for rows.Next() {
+				var id, parent, notused int
+				var detail string
+				if err := rows.Scan(&id, &parent, &notused, &detail); err != nil {
+					return err
+				}
+				plan = append(plan, detail)
+			}
+			return rows.Err()
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(strings.Join(plan, "\n"), c.index) {
+			t.Errorf("plan does not use %s:\n%s", c.index, strings.Join(plan, "\n"))
+		}
+	}
+}
