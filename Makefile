@@ -8,11 +8,13 @@
 
 GO ?= go
 BIN := $(CURDIR)/bin
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
+LDFLAGS := -X github.com/acc-go/acc/internal/cli.buildVersion=$(VERSION)
 
 .PHONY: build demo test vet stress bench fuzz
 
 build:
-	$(GO) build -o $(BIN)/ ./cmd/acc ./cmd/acc-hook ./cmd/acc-mcp
+	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN)/ ./cmd/acc ./cmd/acc-hook ./cmd/acc-mcp
 
 demo: build
 	$(GO) run ./internal/demo -bin $(BIN)

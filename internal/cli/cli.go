@@ -51,9 +51,10 @@ func Main(args []string, env Env) (code int) {
 	}()
 	root := a.rootCommand()
 	if a.jsonMode {
-		saved := cli.HelpPrinter
+		savedHelp, savedVersion := cli.HelpPrinter, cli.VersionPrinter
 		cli.HelpPrinter = a.jsonHelpPrinter
-		defer func() { cli.HelpPrinter = saved }()
+		cli.VersionPrinter = func(*cli.Command) { _ = a.emit(map[string]string{"version": Version()}, nil) }
+		defer func() { cli.HelpPrinter, cli.VersionPrinter = savedHelp, savedVersion }()
 	}
 	err := root.Run(context.Background(), append([]string{"acc"}, args...))
 	if err != nil {
@@ -132,12 +133,13 @@ func (a *app) emit(data any, text func(w io.Writer)) error {
 var (
 	requiredFlagPattern = regexp.MustCompile(`Required flags? "([^"]+)" not set`)
 	undefinedFlag       = regexp.MustCompile(`flag provided but not defined: -+(\S+)`)
+	needsArgument       = regexp.MustCompile(`flag needs an argument: -+(\S+)`)
 	invalidValue        = regexp.MustCompile(`invalid value "(.*)" for flag -+([^:\s]+):`)
 )
 
 // usageError turns a urfave/cli parse error into acc's exit-2 usage error
 // with one line naming the fix.
-func usageError(cmd *cli.Command, err error) error {
+func (a *app) usageError(cmd *cli.Command, err error) error {
 	var pe *protocol.Error
 	if errors.As(err, &pe) {
 		return err
@@ -151,7 +153,15 @@ func usageError(cmd *cli.Command, err error) error {
 		}
 		return protocol.Errorf(protocol.ReasonMissingFlag, "%s requires %s; see `%s --help`", name, strings.Join(flags, " and "), name)
 	}
+	if m := needsArgument.FindStringSubmatch(msg); m != nil {
+		return protocol.Errorf(protocol.ReasonMissingFlag, "--%s needs a value; see `%s --help`", m[1], name)
+	}
 	if m := undefinedFlag.FindStringSubmatch(msg); m != nil {
+		if cmd.Root() == cmd {
+			if word := firstWord(a.args); word != "" && cmd.Command(word) == nil {
+				return unknownCommand(cmd, word)
+			}
+		}
 		return protocol.Errorf(protocol.ReasonUnknownFlag, "unknown option for %s: --%s; see `%s --help`", name, m[1], name)
 	}
 	if m := invalidValue.FindStringSubmatch(msg); m != nil {
@@ -182,6 +192,9 @@ func commandPath(cmd *cli.Command) string { return cmd.FullName() }
 // empty values of set string flags, and a non-repeatable flag given twice
 // (reference/core.md §14.1).
 func (a *app) checkArgs(ctx context.Context, cmd *cli.Command) (context.Context, error) {
+	if slices.Contains(a.args, "--generate-shell-completion") {
+		return ctx, nil // completion asks for candidates; nothing runs
+	}
 	if err := a.checkMissingValues(cmd); err != nil {
 		return ctx, err
 	}
@@ -269,11 +282,19 @@ func (a *app) checkMissingValues(cmd *cli.Command) error {
 	return nil
 }
 
+// buildVersion is set by `make build` (-ldflags -X) from `git describe`
+// when the module version is not in the build information.
+var buildVersion string
+
 // Version returns the module version from the build information
-// (SPEC decision 18), or "(devel)".
+// (SPEC decision 18); for a build from a checkout, the version `make build`
+// stamped from git; else "(devel)".
 func Version() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
 		return bi.Main.Version
+	}
+	if buildVersion != "" {
+		return buildVersion
 	}
 	return "(devel)"
 }
@@ -295,7 +316,7 @@ func (a *app) rootCommand() *cli.Command {
 		HideHelpCommand:           false,
 		ExitErrHandler:            func(context.Context, *cli.Command, error) {},
 		OnUsageError: func(ctx context.Context, cmd *cli.Command, err error, _ bool) error {
-			return usageError(cmd, err)
+			return a.usageError(cmd, err)
 		},
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "json", Usage: "print exactly one JSON envelope on stdout, errors included"},
@@ -304,7 +325,7 @@ func (a *app) rootCommand() *cli.Command {
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			if cmd.Args().Len() > 0 {
-				return protocol.Errorf(protocol.ReasonUnknownCommand, "unknown command: %s - `acc help` lists them", cmd.Args().First())
+				return unknownCommand(cmd, cmd.Args().First())
 			}
 			return cli.ShowRootCommandHelp(cmd)
 		},
@@ -350,4 +371,61 @@ func (a *app) versionCommand() *cli.Command {
 			return a.emit(map[string]string{"version": v}, func(w io.Writer) { fmt.Fprintf(w, "acc %s\n", v) })
 		},
 	}
+}
+
+// firstWord returns the first argument that is neither a flag nor a flag's
+// value, or "".
+func firstWord(args []string) string {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			return ""
+		}
+		if strings.HasPrefix(a, "-") {
+			if (a == "--cwd" || a == "--workspace") && i+1 < len(args) {
+				i++
+			}
+			continue
+		}
+		return a
+	}
+	return ""
+}
+
+// unknownCommand refuses an unknown command name, suggesting the closest
+// known one.
+func unknownCommand(root *cli.Command, word string) error {
+	best, bestDist := "", 3
+	for _, c := range root.Commands {
+		for _, n := range c.Names() {
+			if d := editDistance(word, n); d < bestDist {
+				best, bestDist = c.Name, d
+			}
+		}
+	}
+	if best != "" {
+		return protocol.Errorf(protocol.ReasonUnknownCommand, "unknown command: %s - did you mean `acc %s`? `acc help` lists them", word, best)
+	}
+	return protocol.Errorf(protocol.ReasonUnknownCommand, "unknown command: %s - `acc help` lists them", word)
+}
+
+// editDistance is the Levenshtein distance between a and b, in bytes.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
 }

@@ -33,20 +33,16 @@ func newSendOutput(res *core.SendResult) *sendOutput {
 }
 
 func printSend(w io.Writer, out *sendOutput) {
-	verb := "recorded"
+	fmt.Fprintf(w, "recorded %s\n", out.Message.MessageID)
 	if !out.Created {
-		verb = "recorded (already, same clientMessageId)"
+		fmt.Fprintln(w, "  already recorded earlier with this clientMessageId and content; nothing new was sent")
 	}
-	fmt.Fprintf(w, "%s %s\n", verb, out.Message.MessageID)
+	fmt.Fprintf(w, "  sent as %s (%s)\n", out.Message.FromParticipantID, out.Message.FromSessionID)
 	if len(out.Delivery) == 0 && out.Message.IsRoom() {
-		fmt.Fprintln(w, "  room record: nobody else has an open session; later sessions read it with history")
+		fmt.Fprintln(w, "  room record: nobody else has an open session, so nobody holds a receipt for it")
 	}
 	for _, d := range out.Delivery {
-		reason := ""
-		if d.ErrorCode != nil {
-			reason = "; " + *d.ErrorCode
-		}
-		fmt.Fprintf(w, "  %s: %s (%s%s)\n", d.RecipientParticipantID, d.Outcome, d.Transport, reason)
+		fmt.Fprintf(w, "  %s: %s\n", d.RecipientParticipantID, deliveryText(d))
 	}
 }
 
@@ -61,7 +57,7 @@ func (a *app) messageCommand() *cli.Command {
 			"decision goes to the room. Reuse --client-message-id when retrying after an uncertain result.\n\n" +
 			"  acc message --to claude --type question --subject \"receipt wording\" --body \"offered or delivered?\"",
 		Flags: append(ownerFlags(),
-			&cli.StringSliceFlag{Name: "to", Usage: "recipient `PARTICIPANT` or client name (repeatable)"},
+			&cli.StringSliceFlag{Name: "to", Usage: "recipient `PARTICIPANT` or client name"},
 			&cli.StringFlag{Name: "type", Value: protocol.KindNote, Usage: "message `KIND`: note, question, request or decision"},
 			&cli.StringFlag{Name: "obligation", Usage: "`OBLIGATION` owed: none, acknowledge or reply (default from the kind)"},
 			&cli.StringFlag{Name: "subject", Required: true, Usage: "one-line `TEXT` (at most 500 characters)"},
@@ -194,9 +190,9 @@ func (a *app) finishCommand() *cli.Command {
 		Flags: append(ownerFlags(),
 			&cli.StringFlag{Name: "goal", Required: true, Usage: "one-line `TEXT`: what this session set out to do"},
 			&cli.StringFlag{Name: "status", Value: "partial", Usage: "`STATUS`: complete, partial or blocked"},
-			&cli.StringSliceFlag{Name: "completed", Usage: "a `LINE` that was done (repeatable)"},
-			&cli.StringSliceFlag{Name: "remaining", Usage: "a `LINE` still to do (repeatable)"},
-			&cli.StringSliceFlag{Name: "blocker", Usage: "a `LINE` that blocks progress (repeatable)"},
+			&cli.StringSliceFlag{Name: "completed", Usage: "a `LINE` that was done"},
+			&cli.StringSliceFlag{Name: "remaining", Usage: "a `LINE` still to do"},
+			&cli.StringSliceFlag{Name: "blocker", Usage: "a `LINE` that blocks progress"},
 			&cli.StringFlag{Name: "to", Usage: "hand off to this `PARTICIPANT` (it owes an acknowledgement)"},
 			&cli.StringFlag{Name: "client-message-id", Usage: "idempotency `KEY`"},
 		),
@@ -305,4 +301,21 @@ func printExact(w io.Writer, it core.ExactItem) {
 	fmt.Fprintf(w, "subject: %s\n", m.Subject)
 	fmt.Fprintf(w, "receipt: %s\n", it.Receipt.State)
 	fmt.Fprintf(w, "--- body (%s) ---\n%s\n--- end ---\n", core.TrustLabel, m.Body)
+}
+
+// deliveryText says in words how a recipient's copy travels.
+func deliveryText(d router.Delivery) string {
+	where := d.Outcome + " via " + d.Transport
+	if d.Outcome == router.OutcomeQueued && d.Transport == router.TransportInbox {
+		where = "queued in the inbox"
+	}
+	if d.ErrorCode == nil {
+		return where
+	}
+	switch *d.ErrorCode {
+	case router.ErrDeliveryDisabled:
+		return where + " (live delivery is off; they read it with `acc inbox`)"
+	default:
+		return where + " (" + *d.ErrorCode + ")"
+	}
 }

@@ -16,11 +16,11 @@ func (a *app) attachCommand() *cli.Command {
 		Usage:    "open a session in this workspace and print its session id and generation",
 		Description: "attach opens a session for a participant (the address peers use with --to). Keep the printed pair:\n" +
 			"pass it as --session and --generation (or ACC_SESSION and ACC_GENERATION) to act as this session.\n" +
-			"The generation is a secret; acc never shows it to peers. attach never starts or owns a client process.\n\n" +
+			"acc never shows the generation to peers or in status. attach never starts or owns a client process.\n\n" +
 			"  acc attach --participant reviewer --json",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "participant", Required: true, Usage: "the participant `ID` peers address (letters, digits, . _ -)"},
-			&cli.StringFlag{Name: "harness", Value: "cli", Usage: "the client `NAME`: claude, codex, gemini, kimi, grok, mcp or cli"},
+			&cli.StringFlag{Name: "harness", Usage: "the client `NAME`: claude, codex, gemini, kimi, grok, mcp or cli (default cli; a reattached session keeps its own)"},
 			&cli.Int64Flag{Name: "cadence", Value: core.DefaultCLICadenceMs, Usage: "expected heartbeat interval in `MILLISECONDS`; presence turns stale after three missed beats"},
 			&cli.StringFlag{Name: "parent", Usage: "the `SESSION` that started this one, if any"},
 			&cli.StringFlag{Name: "session", Usage: "reopen this session `ID` (allowed when it is closed or its process has exited)"},
@@ -118,9 +118,17 @@ func (a *app) statusCommand() *cli.Command {
 }
 
 func printStatus(w io.Writer, st *core.Status) {
-	fmt.Fprintf(w, "%d live; %d claim(s); protection %s\n", st.Counts.Live, st.Counts.Claims, st.Protection)
+	live := fmt.Sprintf("%d live", st.Counts.Live)
+	if st.Counts.Stale > 0 {
+		live += fmt.Sprintf(" (%d stale)", st.Counts.Stale)
+	}
+	fmt.Fprintf(w, "%s; %d claim(s); protection %s\n", live, st.Counts.Claims, st.Protection)
 	for _, p := range st.Participants {
-		line := fmt.Sprintf("  %s (%s) %s", p.ParticipantID, p.Harness, p.Presence)
+		presence := p.Presence
+		if p.State == "closed" {
+			presence = "closed"
+		}
+		line := fmt.Sprintf("  %s (%s) %s", p.ParticipantID, p.Harness, presence)
 		if p.Branch != nil {
 			line += " on " + *p.Branch
 		}
@@ -128,6 +136,9 @@ func printStatus(w io.Writer, st *core.Status) {
 			line += " in " + *p.CheckoutRoot
 		}
 		line += "  " + p.SessionID
+		if st.Caller != nil && *st.Caller == p.SessionID {
+			line += " (you)"
+		}
 		if p.Intent != nil {
 			line += "  — " + *p.Intent
 		}

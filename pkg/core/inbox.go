@@ -175,17 +175,20 @@ func (r *Room) ReadMessage(ctx context.Context, c Caller, messageID string) ([]E
 		if err != nil {
 			return err
 		}
-		rc, err := tx.Receipt(messageID, me.ParticipantID)
-		if err != nil {
-			return err
-		}
 		m, err := tx.Message(messageID)
 		if err != nil {
 			return err
 		}
-		if rc == nil || m == nil {
+		if m == nil {
+			return unknownMessage(messageID)
+		}
+		rc, err := tx.Receipt(messageID, me.ParticipantID)
+		if err != nil {
+			return err
+		}
+		if rc == nil {
 			return protocol.Errorf(protocol.ReasonNotRecoverable,
-				"message %s is not recoverable by %s: it was not addressed to this participant (history shows room records: `acc sync --scope history`)", messageID, me.ParticipantID).
+				"message %s is not recoverable by %s: it was not addressed to this participant; `acc inbox` lists what was", messageID, me.ParticipantID).
 				With("messageId", messageID)
 		}
 		if rc.State != protocol.ReceiptAcknowledged {

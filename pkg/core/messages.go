@@ -196,7 +196,21 @@ func (r *Room) recordAs(tx storage.Tx, me *protocol.Session, in SendInput) (*Sen
 	})); err != nil {
 		return nil, err
 	}
+	if err := r.touch(tx, me.SessionID, at); err != nil {
+		return nil, err
+	}
 	return &SendResult{Message: m, Recipients: recipients, Created: true}, nil
+}
+
+// touch refreshes an open session's heartbeat: a session that just wrote
+// something is evidently there. It appends no event.
+func (r *Room) touch(tx storage.Tx, sessionID, at string) error {
+	s, area, err := findSession(tx, sessionID)
+	if err != nil || s == nil || s.State != protocol.SessionOpen {
+		return err
+	}
+	s.HeartbeatAt = at
+	return tx.PutSession(area, s)
 }
 
 // sameContent compares the logical content of two messages for idempotency
@@ -380,15 +394,19 @@ func (r *Room) Reply(ctx context.Context, in ReplyInput) (*SendResult, error) {
 			return err
 		}
 		if orig == nil {
-			return protocol.Errorf(protocol.ReasonUnknownMessage, "message %s does not exist in this workspace; check the id with `acc inbox`", in.MessageID).With("messageId", in.MessageID)
+			return unknownMessage(in.MessageID)
 		}
 		rc, err := tx.Receipt(orig.MessageID, me.ParticipantID)
 		if err != nil {
 			return err
 		}
 		if rc == nil {
+			hint := fmt.Sprintf("send a new message with `acc message --to %s`", orig.FromParticipantID)
+			if orig.FromParticipantID == me.ParticipantID {
+				hint = "you sent it; to add to the conversation send a new message to its recipients"
+			}
 			return protocol.Errorf(protocol.ReasonNotAddressed,
-				"message %s is not addressed to %s, so it cannot be replied to from here; send a new message with `acc message --to %s`", orig.MessageID, me.ParticipantID, orig.FromParticipantID).
+				"message %s is not addressed to %s, so it cannot be replied to from here; %s", orig.MessageID, me.ParticipantID, hint).
 				With("messageId", orig.MessageID)
 		}
 		subject := in.Subject
@@ -444,6 +462,9 @@ func (r *Room) advance(tx storage.Tx, actor string, rc *protocol.Receipt, state 
 	if err := tx.AppendEvent(newEvent(at, actor, typ, map[string]any{"messageId": rc.MessageID, "recipientParticipantId": rc.RecipientParticipantID})); err != nil {
 		return nil, err
 	}
+	if err := r.touch(tx, actor, at); err != nil {
+		return nil, err
+	}
 	return &next, nil
 }
 
@@ -462,6 +483,13 @@ func (r *Room) Ack(ctx context.Context, c Caller, messageID string) (*protocol.R
 		if err != nil {
 			return err
 		}
+		m, err := tx.Message(messageID)
+		if err != nil {
+			return err
+		}
+		if m == nil {
+			return unknownMessage(messageID)
+		}
 		rc, err := tx.Receipt(messageID, me.ParticipantID)
 		if err != nil {
 			return err
@@ -473,11 +501,7 @@ func (r *Room) Ack(ctx context.Context, c Caller, messageID string) (*protocol.R
 			out = rc
 			return nil
 		}
-		m, err := tx.Message(messageID)
-		if err != nil {
-			return err
-		}
-		if m != nil && m.Obligation == protocol.ObligationReply {
+		if m.Obligation == protocol.ObligationReply {
 			return protocol.Errorf(protocol.ReasonReplyRequired,
 				"%s %s asks for a reply, not an acknowledgement; answer it with `acc reply --message %s --body …` (a reply may also decline)", m.Kind, messageID, messageID).
 				With("messageId", messageID)
@@ -619,4 +643,10 @@ func handoffBody(goal string, h *protocol.HandoffPayload) string {
 		}
 	}
 	return strings.TrimRight(b.String(), "\n")
+}
+
+// unknownMessage is the exit-4 refusal for a message id this workspace has
+// never recorded.
+func unknownMessage(id string) error {
+	return protocol.Errorf(protocol.ReasonUnknownMessage, "message %s does not exist in this workspace; `acc inbox` lists your pending messages with their ids", id).With("messageId", id)
 }

@@ -101,7 +101,7 @@ func CheckContainment(dataHome string, roots []string) error {
 		r := canonicalPath(root)
 		if pathWithin(acc, r) || sameFileAncestor(acc, r) {
 			return protocol.Errorf(protocol.ReasonRuntimeInsideWorkspace,
-				"runtime state must not live inside the workspace: %s lies inside workspace root %s; set ACC_DATA_HOME to an absolute directory outside it",
+				"runtime state must not live inside the workspace: acc's data home %s lies inside workspace root %s; run acc inside a repository or project directory, or set ACC_DATA_HOME to an absolute directory outside it",
 				acc, r).With("dataDir", acc).With("root", r)
 		}
 	}

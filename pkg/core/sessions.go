@@ -19,7 +19,8 @@ type AttachInput struct {
 	ParticipantID string
 	// SessionID reuses a session id; "" generates session_….
 	SessionID string
-	// Harness is the client id (claude, codex, gemini, kimi, grok), cli or mcp.
+	// Harness is the client id (claude, codex, gemini, kimi, grok), cli or
+	// mcp; "" keeps a reopened session's harness, else means cli.
 	Harness         string
 	ParentSessionID string
 	// PID is the client process, 0 when unknown; its start time is recorded
@@ -47,11 +48,9 @@ type AttachResult struct {
 // Attach opens a session with a fresh generation. Errors: exit 4 for an
 // invalid participant id, harness or session id; exit 5 session_live when the
 // session id is open and its process is not known to be dead (staleness alone
-// never authorises a replacement).
+// never authorises a replacement); exit 5 session_participant_mismatch when
+// the session id belongs to another participant.
 func (r *Room) Attach(ctx context.Context, in AttachInput) (*AttachResult, error) {
-	if in.Harness == "" {
-		in.Harness = "cli"
-	}
 	if in.Enforcement == "" {
 		in.Enforcement = protocol.EnforcementAdvisory
 	}
@@ -63,7 +62,7 @@ func (r *Room) Attach(ctx context.Context, in AttachInput) (*AttachResult, error
 	}
 	if err := firstError(
 		protocol.CheckPortableID("participant", in.ParticipantID),
-		protocol.CheckPortableID("harness", in.Harness),
+		optionalID("harness", in.Harness),
 		optionalID("session", in.SessionID),
 		optionalID("parent session", in.ParentSessionID),
 	); err != nil {
@@ -106,6 +105,14 @@ func (r *Room) Attach(ctx context.Context, in AttachInput) (*AttachResult, error
 			return err
 		}
 		if old != nil {
+			if old.ParticipantID != in.ParticipantID {
+				return protocol.Errorf(protocol.ReasonSessionParticipantMismatch,
+					"session %s belongs to participant %s, not %s; reattach it with --participant %s, or attach without --session to open a new session", sessionID, old.ParticipantID, in.ParticipantID, old.ParticipantID).
+					With("sessionId", sessionID).With("participantId", old.ParticipantID)
+			}
+			if in.Harness == "" {
+				in.Harness = old.Harness
+			}
 			if old.State == protocol.SessionOpen && !RecordedProcessGone(old, r.Probe) {
 				return protocol.Errorf(protocol.ReasonSessionLive,
 					"session %s is already open and its process is not known to have exited; attach without --session to open a new one", sessionID).With("sessionId", sessionID)
@@ -116,6 +123,9 @@ func (r *Room) Attach(ctx context.Context, in AttachInput) (*AttachResult, error
 					return err
 				}
 			}
+		}
+		if in.Harness == "" {
+			in.Harness = "cli"
 		}
 		known, err := knownParticipant(tx, in.ParticipantID)
 		if err != nil {

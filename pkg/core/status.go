@@ -19,7 +19,9 @@ type SessionRow struct {
 	Branch          *string `json:"branch"`
 	Enforcement     string  `json:"enforcement"`
 	Lifecycle       string  `json:"lifecycle"`
-	Presence        string  `json:"presence"`
+	// State is the record's state (open or closed); Presence is computed.
+	State    string `json:"state"`
+	Presence string `json:"presence"`
 	HeartbeatAt     string  `json:"heartbeatAt"`
 	Intent          *string `json:"intent"`
 }
@@ -133,7 +135,7 @@ func (r *Room) Status(ctx context.Context, q StatusQuery) (*Status, error) {
 			}
 			row := SessionRow{SessionID: s.SessionID, ParticipantID: s.ParticipantID, Harness: s.Harness,
 				ParentSessionID: s.ParentSessionID, CheckoutRoot: s.CheckoutRoot, Branch: s.Branch,
-				Enforcement: s.Enforcement, Lifecycle: s.Lifecycle, Presence: p, HeartbeatAt: s.HeartbeatAt}
+				Enforcement: s.Enforcement, Lifecycle: s.Lifecycle, State: s.State, Presence: p, HeartbeatAt: s.HeartbeatAt}
 			intent, err := sessionIntent(tx, s.SessionID)
 			if err != nil {
 				return err

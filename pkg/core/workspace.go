@@ -344,7 +344,7 @@ func LoadConfig(path string) (*Config, error) {
 				With("file", path).Wrap(err)
 		case errors.Is(err, os.ErrNotExist):
 			return nil, protocol.Errorf(protocol.ReasonConfigInvalid,
-				"cannot read the workspace config %s: it does not exist; create it with `acc config init` or name an existing file", path).
+				"cannot read the workspace config %s: it does not exist; name an existing acc.workspace.json, or leave --workspace out to search upwards", path).
 				With("file", path).Wrap(err)
 		default:
 			return nil, protocol.Errorf(protocol.ReasonConfigInvalid,
@@ -372,7 +372,7 @@ func LoadConfig(path string) (*Config, error) {
 	}
 	if len(raw) > maxConfigBytes {
 		return nil, protocol.Errorf(protocol.ReasonConfigInvalid,
-			"%s is larger than 1 MiB; a workspace config holds a few settings, so rewrite it with `acc config init`", path).
+			"%s is larger than 1 MiB; a workspace config holds a few settings, so rewrite it by hand", path).
 			With("file", path)
 	}
 	cfg, err := validateConfig(raw, path)
@@ -474,7 +474,7 @@ func validateConfig(raw []byte, name string) (*Config, error) {
 	// workspaceId.
 	idRaw, ok := top["workspaceId"]
 	if !ok {
-		return nil, bad("workspaceId", "workspaceId is missing; add one such as %q (acc config init writes a fresh one)", "workspace_myproject")
+		return nil, bad("workspaceId", "workspaceId is missing; add one such as %q (any portable id that no other room on this machine uses)", "workspace_myproject")
 	}
 	if json.Unmarshal(idRaw, &cfg.WorkspaceID) != nil || !protocol.IsPortableID(cfg.WorkspaceID) {
 		return nil, bad("workspaceId", "workspaceId %s is not a portable id (1-200 characters of A-Z a-z 0-9 . _ -, starting with a letter or digit); pick one that is", clip(string(idRaw)))

@@ -90,6 +90,7 @@ const (
 	ReasonStaleGeneration          = "stale_generation"
 	ReasonSessionNotOpen           = "session_not_open"
 	ReasonSessionLive              = "session_live"
+	ReasonSessionParticipantMismatch = "session_participant_mismatch"
 	ReasonCallerWorkspaceMismatch  = "caller_workspace_mismatch"
 	ReasonClaimConflict            = "claim_conflict"
 	ReasonClientMessageIDConflict  = "client_message_id_conflict"
@@ -147,6 +148,7 @@ var Reasons = []ReasonInfo{
 	{ReasonStaleGeneration, ExitConflict, "the session generation is not the current one; use the pair from the latest attach"},
 	{ReasonSessionNotOpen, ExitConflict, "the session is closed or does not exist"},
 	{ReasonSessionLive, ExitConflict, "the session id is already open in a live process"},
+	{ReasonSessionParticipantMismatch, ExitConflict, "the session id belongs to another participant; reattach it as that participant or open a new session"},
 	{ReasonCallerWorkspaceMismatch, ExitConflict, "the named session belongs to another workspace"},
 	{ReasonClaimConflict, ExitConflict, "an overlapping live claim is held by another session"},
 	{ReasonClientMessageIDConflict, ExitConflict, "the clientMessageId was already used with different content"},
