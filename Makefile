@@ -20,6 +20,7 @@ demo: build
 	$(GO) run ./internal/demo -bin $(BIN)
 
 vet:
+	@unformatted=$$(gofmt -l cmd internal pkg); if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted"; exit 1; fi
 	$(GO) vet work
 
 test: vet

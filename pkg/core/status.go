@@ -20,10 +20,10 @@ type SessionRow struct {
 	Enforcement     string  `json:"enforcement"`
 	Lifecycle       string  `json:"lifecycle"`
 	// State is the record's state (open or closed); Presence is computed.
-	State    string `json:"state"`
-	Presence string `json:"presence"`
-	HeartbeatAt     string  `json:"heartbeatAt"`
-	Intent          *string `json:"intent"`
+	State       string  `json:"state"`
+	Presence    string  `json:"presence"`
+	HeartbeatAt string  `json:"heartbeatAt"`
+	Intent      *string `json:"intent"`
 }
 
 // ClaimRow is one live claim with its owner's participant.

@@ -87,17 +87,17 @@ const (
 	ReasonConfigInvalid         = "config_invalid"
 	ReasonConfigUnknownKey      = "config_unknown_key"
 
-	ReasonStaleGeneration          = "stale_generation"
-	ReasonSessionNotOpen           = "session_not_open"
-	ReasonSessionLive              = "session_live"
+	ReasonStaleGeneration            = "stale_generation"
+	ReasonSessionNotOpen             = "session_not_open"
+	ReasonSessionLive                = "session_live"
 	ReasonSessionParticipantMismatch = "session_participant_mismatch"
-	ReasonCallerWorkspaceMismatch  = "caller_workspace_mismatch"
-	ReasonClaimConflict            = "claim_conflict"
-	ReasonClientMessageIDConflict  = "client_message_id_conflict"
-	ReasonReplyRequired            = "reply_required"
-	ReasonNotAddressed             = "not_addressed"
-	ReasonNotRecoverable           = "not_recoverable"
-	ReasonIllegalReceiptTransition = "illegal_receipt_transition"
+	ReasonCallerWorkspaceMismatch    = "caller_workspace_mismatch"
+	ReasonClaimConflict              = "claim_conflict"
+	ReasonClientMessageIDConflict    = "client_message_id_conflict"
+	ReasonReplyRequired              = "reply_required"
+	ReasonNotAddressed               = "not_addressed"
+	ReasonNotRecoverable             = "not_recoverable"
+	ReasonIllegalReceiptTransition   = "illegal_receipt_transition"
 )
 
 // ReasonInfo is one row of the reason table.
