@@ -137,7 +137,7 @@ func (s *SQLite) checkOrInit(ctx context.Context) error {
 				return mapErr(err, "create the schema")
 			}
 			now := protocol.FormatTime(time.Now())
-			if _, err := conn.ExecContext(ctx, "INSERT INTO meta(key, value) VALUES ('workspace_id', ?), ('created_at', ?)", s.workspaceID, now); err != nil {
+			if _, err := conn.ExecContext(ctx, "INSERT INTO meta(key, value) VALUES ('workspace_id', ?), ('created_at', ?), ('message_count', '0')", s.workspaceID, now); err != nil {
 				return mapErr(err, "record the workspace identity")
 			}
 			if _, err := conn.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", SchemaVersion)); err != nil {
@@ -678,7 +678,9 @@ func (t *sqliteTx) LastSequence() (int64, error) {
 
 func (t *sqliteTx) Counts() (Counts, error) {
 	var c Counts
-	err := t.q.QueryRowContext(t.ctx, "SELECT (SELECT count(*) FROM messages), (SELECT coalesce(max(sequence), 0) FROM events)").Scan(&c.Messages, &c.Events)
+	// Both are O(1): the message count is kept in meta by InsertMessage, and
+	// the last sequence is the events table's largest key.
+	err := t.q.QueryRowContext(t.ctx, "SELECT (SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'message_count'), (SELECT coalesce(max(sequence), 0) FROM events)").Scan(&c.Messages, &c.Events)
 	return c, mapErr(err, "count")
 }
 
@@ -803,8 +805,11 @@ func (t *sqliteTx) InsertMessage(m *protocol.Message) error {
 	if err != nil {
 		return err
 	}
-	return t.exec("record a message", "INSERT INTO messages(message_id, thread_id, from_participant_id, client_message_id, kind, obligation, sent_at, record) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-		m.MessageID, m.ThreadID, m.FromParticipantID, m.ClientMessageID, m.Kind, m.Obligation, m.SentAt, rec)
+	if err := t.exec("record a message", "INSERT INTO messages(message_id, thread_id, from_participant_id, client_message_id, kind, obligation, sent_at, record) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+		m.MessageID, m.ThreadID, m.FromParticipantID, m.ClientMessageID, m.Kind, m.Obligation, m.SentAt, rec); err != nil {
+		return err
+	}
+	return t.exec("count a message", "UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'message_count'")
 }
 
 func (t *sqliteTx) MarkDecisionReplaced(messageID string) error {
