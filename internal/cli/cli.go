@@ -15,6 +15,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -81,17 +82,30 @@ func libraryError(err error) error {
 }
 
 // jsonRequested reads --json from raw arguments, so that even a parse failure
-// prints its error as an envelope.
+// prints its error as an envelope. It accepts every spelling urfave/cli
+// parses as the flag (-json, --json, and either with =VALUE for any
+// strconv.ParseBool value; the last one wins); after a successful parse
+// checkArgs replaces the guess with the parsed value.
 func jsonRequested(args []string) bool {
+	on := false
 	for _, a := range args {
 		if a == "--" {
-			return false
+			break
 		}
-		if a == "--json" || a == "--json=true" {
-			return true
+		if !strings.HasPrefix(a, "-") {
+			continue
+		}
+		name, val, hasVal := strings.Cut(strings.TrimPrefix(strings.TrimPrefix(a, "-"), "-"), "=")
+		if name != "json" {
+			continue
+		}
+		if !hasVal {
+			on = true
+		} else if b, err := strconv.ParseBool(val); err == nil {
+			on = b
 		}
 	}
-	return false
+	return on
 }
 
 type app struct {
@@ -192,6 +206,9 @@ func commandPath(cmd *cli.Command) string { return cmd.FullName() }
 // empty values of set string flags, and a non-repeatable flag given twice
 // (reference/core.md §14.1).
 func (a *app) checkArgs(ctx context.Context, cmd *cli.Command) (context.Context, error) {
+	// The parsed flag is the truth (in `--body -json` it is text, not the
+	// flag).
+	a.jsonMode = cmd.Bool("json")
 	if slices.Contains(a.args, "--generate-shell-completion") {
 		return ctx, nil // completion asks for candidates; nothing runs
 	}
@@ -210,14 +227,22 @@ func (a *app) checkArgs(ctx context.Context, cmd *cli.Command) (context.Context,
 			}
 		}
 	}
+	// Count every spelling urfave/cli parses as a flag (-name and --name),
+	// skipping the token that is a value-taking flag's value.
+	takesValue := valueFlags(cmd)
 	counts := map[string]int{}
-	for _, tok := range a.args {
+	for i := 0; i < len(a.args); i++ {
+		tok := a.args[i]
 		if tok == "--" {
 			break
 		}
-		if name, ok := strings.CutPrefix(tok, "--"); ok {
-			name, _, _ = strings.Cut(name, "=")
-			counts[name]++
+		name, inline, ok := flagToken(tok)
+		if !ok {
+			continue
+		}
+		counts[name]++
+		if takesValue[name] && !inline {
+			i++
 		}
 	}
 	var twice []string
@@ -245,6 +270,31 @@ func (a *app) checkArgs(ctx context.Context, cmd *cli.Command) (context.Context,
 		}
 	}
 	return ctx, nil
+}
+
+// flagToken returns the flag name a raw argument spells, and whether it
+// carries its value inline (=value): urfave/cli parses both -name and --name.
+// "-" alone and "--" are not flags.
+func flagToken(tok string) (name string, inline, ok bool) {
+	rest, ok := strings.CutPrefix(tok, "-")
+	if !ok || rest == "" || rest == "-" {
+		return "", false, false
+	}
+	name, _, inline = strings.Cut(strings.TrimPrefix(rest, "-"), "=")
+	return name, inline, name != ""
+}
+
+// valueFlags maps every flag name of cmd and the root to whether it takes a
+// value.
+func valueFlags(cmd *cli.Command) map[string]bool {
+	takesValue := map[string]bool{}
+	for _, f := range append(slices.Clone(cmd.Flags), cmd.Root().Flags...) {
+		df, ok := f.(cli.DocGenerationFlag)
+		for _, n := range f.Names() {
+			takesValue[n] = ok && df.TakesValue()
+		}
+	}
+	return takesValue
 }
 
 // checkMissingValues refuses `--subject --body b`: a flag that takes a value

@@ -300,7 +300,10 @@ func printExact(w io.Writer, it core.ExactItem) {
 	}
 	fmt.Fprintf(w, "subject: %s\n", m.Subject)
 	fmt.Fprintf(w, "receipt: %s\n", it.Receipt.State)
-	fmt.Fprintf(w, "--- body (%s) ---\n%s\n--- end ---\n", core.TrustLabel, m.Body)
+	// The markers name the message id, which is assigned when the message
+	// is recorded: a body cannot contain its own closing marker, so it
+	// cannot end the untrusted frame early and forge lines after it.
+	fmt.Fprintf(w, "--- body of %s (%s) ---\n%s\n--- end of %s ---\n", m.MessageID, core.TrustLabel, m.Body, m.MessageID)
 }
 
 // deliveryText says in words how a recipient's copy travels.

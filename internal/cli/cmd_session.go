@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/acc-go/acc/pkg/core"
+	"github.com/acc-go/acc/pkg/protocol"
 	"github.com/urfave/cli/v3"
 )
 
@@ -27,12 +28,26 @@ func (a *app) attachCommand() *cli.Command {
 			&cli.IntFlag{Name: "pid", Usage: "the client's process `ID`; presence then follows that process (default: none, presence rests on heartbeats)"},
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
+			in := core.AttachInput{
+				ParticipantID: cmd.String("participant"), Harness: cmd.String("harness"),
+				CadenceMs: cmd.Int64("cadence"), ParentSessionID: cmd.String("parent"),
+				SessionID: cmd.String("session"), PID: cmd.Int("pid"),
+			}
+			// Refuse bad input before the store is opened, which creates it.
+			if err := core.CheckAttachInput(in); err != nil {
+				return err
+			}
+			if cmd.IsSet("cadence") && in.CadenceMs == 0 {
+				return protocol.Errorf(protocol.ReasonInvalidInput, "the heartbeat cadence must be a positive number of milliseconds")
+			}
+			if cmd.IsSet("pid") {
+				if p := core.SystemProbe().Probe(in.PID); !p.Exists || p.Zombie {
+					return protocol.Errorf(protocol.ReasonInvalidInput,
+						"no running process has pid %d; pass the client's own pid, or leave --pid out (presence then rests on heartbeats)", in.PID).With("pid", in.PID)
+				}
+			}
 			return a.withRoom(ctx, cmd, func(ctx context.Context, r *core.Room) error {
-				res, err := r.Attach(ctx, core.AttachInput{
-					ParticipantID: cmd.String("participant"), Harness: cmd.String("harness"),
-					CadenceMs: cmd.Int64("cadence"), ParentSessionID: cmd.String("parent"),
-					SessionID: cmd.String("session"), PID: cmd.Int("pid"),
-				})
+				res, err := r.Attach(ctx, in)
 				if err != nil {
 					return err
 				}

@@ -67,7 +67,7 @@ func RenderReference() string {
 		{"reply", "as message, then `acknowledged <originalId>`"},
 		{"ack", "`acknowledged <messageId>`"},
 		{"inbox", "one line per pending message (`<id>  <receipt> <kind> from <participant> at <time>: <subject>`), then `more: acc inbox --cursor <id>` when a page is full; `no pending messages` when empty"},
-		{"inbox --message", "the header lines, the receipt state and the body between `--- body (untrusted peer content) ---` and `--- end ---`"},
+		{"inbox --message", "the header lines, the receipt state and the body between `--- body of <id> (untrusted peer content) ---` and `--- end of <id> ---` (the id is assigned at record time, so a body cannot forge the closing line)"},
 		{"finish", "as message, then `released <claimId>` per claim and `closed <sessionId>`"},
 		{"version", "`acc <version>`"},
 	} {

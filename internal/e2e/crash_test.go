@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strconv"
 	"sync"
 	"syscall"
@@ -15,13 +16,19 @@ import (
 )
 
 // Crash-injection sizes: the issue's count under ACC_STRESS=1, a reduced
-// one in the default test command. maxKillDelay bounds the random moment of
-// the kill after the process starts.
+// one in the default test command. The kill lands at a random moment in the
+// second half of the measured run time of an uninterrupted send
+// (calibrationSends of them; the first half is process start and workspace
+// discovery, which touch no store), so most kills hit a process that is
+// opening the store, writing or printing rather than one that already
+// exited; the window ends at most at maxKillDelay.
 const (
 	crashTrialsStress    = 200
 	crashTrialsByDefault = 60
 	crashWorkers         = 2
-	maxKillDelay         = 30 * time.Millisecond
+	calibrationSends     = 5
+	minKillWindow        = 2 * time.Millisecond
+	maxKillDelay         = 200 * time.Millisecond
 )
 
 // crashTrial is one `acc message` process that received SIGKILL at a random
@@ -57,18 +64,36 @@ func TestCrashKilledSendsLeaveNoPartialMessage(t *testing.T) {
 		}
 		seed = s
 	}
-	t.Logf("crash trials: %d (ACC_STRESS=%q), %d workers, kill delay uniform in [0, %v], seed %d (replay with ACC_CRASH_SEED=%d)",
-		trials, os.Getenv("ACC_STRESS"), crashWorkers, maxKillDelay, seed, seed)
-	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
-	all := make([]*crashTrial, trials)
-	for i := range all {
-		all[i] = &crashTrial{n: i, delay: time.Duration(rng.Int64N(int64(maxKillDelay) + 1)), subject: fmt.Sprintf("crash-%04d", i)}
-	}
-
 	sb := newSandbox(t)
 	repo := sb.newRepo("repo")
 	recv := sb.attach(repo, "recv", "cli")
+	recv2 := sb.attach(repo, "recv2", "cli")
 	sender := sb.attach(repo, "sender", "cli")
+	// Two recipients, so "present with all its receipts" can fail.
+	to := []string{recv.ParticipantID, recv2.ParticipantID}
+
+	// Calibrate the kill window on uninterrupted sends of the same shape.
+	var runs []time.Duration
+	for i := range calibrationSends {
+		c := &crashTrial{n: -1, delay: time.Hour, subject: fmt.Sprintf("calibrate-%d", i)}
+		began := time.Now()
+		runCrashTrial(sb, sender, to, c)
+		runs = append(runs, time.Since(began))
+		if c.res.code != 0 || c.messageID == "" {
+			t.Fatalf("calibration send %d: expected exit 0 and `recorded message_…`:\n%s", i, c.res)
+		}
+	}
+	slices.Sort(runs)
+	window := min(max(runs[len(runs)/2]*11/10, minKillWindow), maxKillDelay)
+	earliest := runs[0] / 2
+
+	t.Logf("crash trials: %d (ACC_STRESS=%q), %d workers, to %d recipients; uninterrupted sends took %v, kill delay uniform in [%v, %v]; seed %d (replay with ACC_CRASH_SEED=%d)",
+		trials, os.Getenv("ACC_STRESS"), crashWorkers, len(to), runs, earliest, window, seed, seed)
+	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	all := make([]*crashTrial, trials)
+	for i := range all {
+		all[i] = &crashTrial{n: i, delay: earliest + time.Duration(rng.Int64N(int64(window-earliest)+1)), subject: fmt.Sprintf("crash-%04d", i)}
+	}
 
 	began := time.Now()
 	var wg sync.WaitGroup
@@ -77,7 +102,7 @@ func TestCrashKilledSendsLeaveNoPartialMessage(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := w; i < trials; i += crashWorkers {
-				runCrashTrial(sb, sender, recv.ParticipantID, all[i])
+				runCrashTrial(sb, sender, to, all[i])
 			}
 		}()
 	}
@@ -136,7 +161,7 @@ func TestCrashKilledSendsLeaveNoPartialMessage(t *testing.T) {
 			t.Errorf("subject %q: expected at most one stored message per trial, saw %d", subject, n)
 		}
 	}
-	committedUnprinted := len(snap.messages) - len(printed)
+	committedUnprinted := len(snap.messages) - len(printed) - calibrationSends
 	t.Logf("store: %d messages (%d printed, %d committed but killed before printing); %d events",
 		len(snap.messages), len(printed), committedUnprinted, len(snap.events))
 
@@ -164,20 +189,29 @@ func TestCrashKilledSendsLeaveNoPartialMessage(t *testing.T) {
 
 // runCrashTrial starts one send, kills it after c.delay and records what it
 // printed and how it ended.
-func runCrashTrial(sb *sandbox, sender session, to string, c *crashTrial) {
+func runCrashTrial(sb *sandbox, sender session, to []string, c *crashTrial) {
 	ctx, cancel := withTimeout()
 	defer cancel()
-	cmd := sb.command(ctx, sender.dir, "message", "--to", to, "--subject", c.subject, "--body", "crash trial "+c.subject,
-		"--session", sender.SessionID, "--generation", sender.Generation)
+	args := []string{"message", "--subject", c.subject, "--body", "crash trial " + c.subject,
+		"--session", sender.SessionID, "--generation", sender.Generation}
+	for _, p := range to {
+		args = append(args, "--to", p)
+	}
+	cmd := sb.command(ctx, sender.dir, args...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Start(); err != nil {
 		c.res = result{args: cmd.Args[1:], code: -1, stderr: "start: " + err.Error()}
 		return
 	}
-	time.Sleep(c.delay)
-	_ = cmd.Process.Signal(syscall.SIGKILL) // fails harmlessly when it already exited
-	err := cmd.Wait()
+	var err error
+	if c.delay >= time.Hour { // calibration: let it finish
+		err = cmd.Wait()
+	} else {
+		time.Sleep(c.delay)
+		_ = cmd.Process.Signal(syscall.SIGKILL) // fails harmlessly when it already exited
+		err = cmd.Wait()
+	}
 	c.res = result{args: cmd.Args[1:], stdout: out.String(), stderr: errb.String(), code: exitCode(cmd, err)}
 	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() && ws.Signal() == syscall.SIGKILL {
 		c.killed = true

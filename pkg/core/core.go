@@ -42,8 +42,9 @@ type OpenOptions struct {
 
 // Open discovers the workspace governing o.Cwd (reference/core.md §3.2),
 // resolves the data home (§4.3), refuses a data home inside the workspace
-// (exit 2), and opens the workspace's store (exit 3 when busy, exit 4 when the
-// store is foreign, newer or corrupt).
+// (for a Git workspace: any of its worktrees, or its .git; exit 2), and
+// opens the workspace's store (exit 3 when busy, exit 4 when the store is
+// foreign, newer or corrupt).
 func Open(ctx context.Context, o OpenOptions) (*Room, error) {
 	getenv := o.Getenv
 	if getenv == nil {
@@ -61,7 +62,7 @@ func Open(ctx context.Context, o OpenOptions) (*Room, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := CheckContainment(home, ws.Roots); err != nil {
+	if err := CheckContainment(home, containmentRoots(ws)); err != nil {
 		return nil, err
 	}
 	path := StorePath(home, ws.ID)

@@ -23,13 +23,17 @@ type IdentityInput struct {
 
 // ResolveCaller decides which session runs this command, in order:
 // --session with --generation; ACC_SESSION with ACC_GENERATION; --session
-// alone (its current generation, when it is open); then automatically — the
-// client's own session id in the environment matching exactly one live hook
-// binding, else exactly one live session whose checkout is this worktree,
-// else exactly one live session. It never guesses: no candidate is exit 2
+// alone, or ACC_SESSION alone (its current generation, when it is open; the
+// seed's "with only a session id the CLI resolves the current generation");
+// then automatically — the client's own session id in the environment
+// matching exactly one live hook binding, else exactly one live session
+// whose checkout is this worktree, else exactly one live session. A
+// generation without a session (--generation or ACC_GENERATION alone) is
+// refused, never ignored. It never guesses: no candidate is exit 2
 // caller_identity_unresolved, several are exit 2 caller_identity_ambiguous
 // naming them.
 func (r *Room) ResolveCaller(ctx context.Context, in IdentityInput) (Caller, error) {
+	named, source := in.FlagSession, ""
 	switch {
 	case in.FlagSession != "" && in.FlagGeneration != "":
 		return Caller{SessionID: in.FlagSession, Generation: in.FlagGeneration}, nil
@@ -37,17 +41,25 @@ func (r *Room) ResolveCaller(ctx context.Context, in IdentityInput) (Caller, err
 		return Caller{}, protocol.Errorf(protocol.ReasonCallerIdentityUnresolved, "--generation needs --session too; pass both from the output of `acc attach`")
 	case in.FlagSession == "" && in.EnvSession != "" && in.EnvGeneration != "":
 		return Caller{SessionID: in.EnvSession, Generation: in.EnvGeneration}, nil
+	case in.FlagSession == "" && in.EnvSession != "":
+		// Half a pair still names the session: falling through to automatic
+		// resolution could act as a different one.
+		named, source = in.EnvSession, " (named by ACC_SESSION)"
+	case in.FlagSession == "" && in.EnvGeneration != "":
+		return Caller{}, protocol.Errorf(protocol.ReasonCallerIdentityUnresolved,
+			"ACC_GENERATION is set but ACC_SESSION is not; set both from the output of `acc attach`, or pass --session and --generation").
+			With("variable", "ACC_SESSION")
 	}
 	var out Caller
 	err := r.Store.View(ctx, func(tx storage.ReadTx) error {
-		if in.FlagSession != "" {
-			s, _, err := findSession(tx, in.FlagSession)
+		if named != "" {
+			s, _, err := findSession(tx, named)
 			if err != nil {
 				return err
 			}
 			if s == nil || s.State != protocol.SessionOpen {
 				return protocol.Errorf(protocol.ReasonCallerIdentityUnresolved,
-					"no open session %s in this workspace; `acc status` lists the sessions here", in.FlagSession).With("sessionId", in.FlagSession)
+					"no open session %s%s in this workspace; `acc status` lists the sessions here", named, source).With("sessionId", named)
 			}
 			out = Caller{SessionID: s.SessionID, Generation: s.Generation}
 			return nil

@@ -579,7 +579,7 @@ func (r *Room) Finish(ctx context.Context, in FinishInput) (*SendResult, error) 
 			}
 		}
 		if s.State != protocol.SessionOpen {
-			return protocol.Errorf(protocol.ReasonSessionNotOpen, "cannot finish: session %s is already closed", s.SessionID)
+			return protocol.Errorf(protocol.ReasonSessionNotOpen, "cannot finish: session %s is already closed; repeat the first finish with its --client-message-id to get its handoff back, or open a new session with `acc attach`", s.SessionID).With("sessionId", s.SessionID)
 		}
 		res, err = r.recordAs(tx, s, send)
 		if err != nil || !res.Created {

@@ -60,19 +60,8 @@ func (r *Room) Attach(ctx context.Context, in AttachInput) (*AttachResult, error
 	if in.CadenceMs == 0 {
 		in.CadenceMs = DefaultCLICadenceMs
 	}
-	if err := firstError(
-		protocol.CheckPortableID("participant", in.ParticipantID),
-		optionalID("harness", in.Harness),
-		optionalID("session", in.SessionID),
-		optionalID("parent session", in.ParentSessionID),
-	); err != nil {
+	if err := CheckAttachInput(in); err != nil {
 		return nil, err
-	}
-	if in.CadenceMs < 0 {
-		return nil, protocol.Errorf(protocol.ReasonInvalidInput, "the heartbeat cadence must be a positive number of milliseconds")
-	}
-	if in.PID < 0 {
-		return nil, protocol.Errorf(protocol.ReasonInvalidInput, "the pid must be a positive integer")
 	}
 	sessionID := in.SessionID
 	if sessionID == "" {

@@ -680,7 +680,8 @@ func (t *sqliteTx) Counts() (Counts, error) {
 	var c Counts
 	// Both are O(1): the message count is kept in meta by InsertMessage, and
 	// the last sequence is the events table's largest key.
-	err := t.q.QueryRowContext(t.ctx, "SELECT (SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'message_count'), (SELECT coalesce(max(sequence), 0) FROM events)").Scan(&c.Messages, &c.Events)
+	// A store written before the count was kept has no row: count instead.
+	err := t.q.QueryRowContext(t.ctx, "SELECT coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'message_count'), (SELECT count(*) FROM messages)), (SELECT coalesce(max(sequence), 0) FROM events)").Scan(&c.Messages, &c.Events)
 	return c, mapErr(err, "count")
 }
 
@@ -809,7 +810,15 @@ func (t *sqliteTx) InsertMessage(m *protocol.Message) error {
 		m.MessageID, m.ThreadID, m.FromParticipantID, m.ClientMessageID, m.Kind, m.Obligation, m.SentAt, rec); err != nil {
 		return err
 	}
-	return t.exec("count a message", "UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'message_count'")
+	res, err := t.q.ExecContext(t.ctx, "UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'message_count'")
+	if err != nil {
+		return mapErr(err, "count a message")
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		// A store written before the count was kept: start it, once.
+		return t.exec("count a message", "INSERT INTO meta(key, value) SELECT 'message_count', count(*) FROM messages")
+	}
+	return nil
 }
 
 func (t *sqliteTx) MarkDecisionReplaced(messageID string) error {
