@@ -185,6 +185,7 @@ func (r *Room) recordAs(tx storage.Tx, me *protocol.Session, in SendInput) (*Sen
 	if err := tx.InsertMessage(&m); err != nil {
 		return nil, err
 	}
+	storage.Failpoint(storage.FailAfterMessage)
 	for _, p := range recipients {
 		if err := tx.PutReceipt(&protocol.Receipt{SchemaVersion: protocol.SchemaVersion, MessageID: m.MessageID,
 			WorkspaceID: r.WS.ID, RecipientParticipantID: p, State: protocol.ReceiptQueued, UpdatedAt: at}); err != nil {

@@ -293,10 +293,12 @@ func (s *SQLite) Update(ctx context.Context, fn func(Tx) error) (err error) {
 	if err := fn(tx); err != nil {
 		return err
 	}
+	Failpoint(FailBeforeCommit)
 	if _, err := conn.ExecContext(ctx, "COMMIT"); err != nil {
 		return mapErr(err, "commit")
 	}
 	done = true
+	Failpoint(FailAfterCommit)
 	return nil
 }
 
