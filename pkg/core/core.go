@@ -113,8 +113,7 @@ func requireOwner(tx storage.ReadTx, c Caller, action string) (*protocol.Session
 			"session %s is not open in this workspace; attach again with `acc attach` and use the pair it prints", c.SessionID).With("sessionId", c.SessionID)
 	}
 	if s.Generation != c.Generation {
-		return nil, area, protocol.Errorf(protocol.ReasonStaleGeneration,
-			"cannot %s from this session generation: it is not the current generation of %s (the session was reattached, or the value is mistyped); use the --generation printed by the latest attach", action, c.SessionID).With("sessionId", c.SessionID)
+		return nil, area, staleGeneration(action, c.SessionID)
 	}
 	if s.State != protocol.SessionOpen {
 		return nil, area, protocol.Errorf(protocol.ReasonSessionNotOpen,

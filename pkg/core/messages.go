@@ -26,7 +26,8 @@ type SendInput struct {
 
 	// set by Reply and Finish only
 	inReplyTo *protocol.Message
-	handoff   *protocol.HandoffPayload
+	handoff    *protocol.HandoffPayload
+	extensions protocol.Extensions
 }
 
 // SendResult is a recorded message and the recipients it was addressed to.
@@ -125,6 +126,7 @@ func (r *Room) recordAs(tx storage.Tx, me *protocol.Session, in SendInput) (*Sen
 		ClientMessageID: in.ClientMessageID, WorkspaceID: r.WS.ID, FromParticipantID: me.ParticipantID,
 		FromSessionID: me.SessionID, ToParticipantIDs: to, Kind: in.Kind, Obligation: obligation,
 		Subject: in.Subject, Body: in.Body, Artifacts: in.Artifacts, Handoff: in.handoff, SentAt: at,
+		Extensions: in.extensions,
 	}
 	if m.Artifacts == nil {
 		m.Artifacts = []protocol.ArtifactRef{}
@@ -560,7 +562,7 @@ func (r *Room) Finish(ctx context.Context, in FinishInput) (*SendResult, error) 
 			return protocol.Errorf(protocol.ReasonSessionNotOpen, "session %s is not open in this workspace; attach again with `acc attach`", in.Caller.SessionID)
 		}
 		if s.Generation != in.Caller.Generation {
-			return protocol.Errorf(protocol.ReasonStaleGeneration, "cannot finish from this session generation: %s has been replaced; use the --generation printed by the latest attach", s.SessionID)
+			return staleGeneration("finish", s.SessionID)
 		}
 		if in.ClientMessageID != "" {
 			prior, err := tx.MessageByClientKey(s.ParticipantID, in.ClientMessageID)
@@ -572,9 +574,13 @@ func (r *Room) Finish(ctx context.Context, in FinishInput) (*SendResult, error) 
 					With("clientMessageId", in.ClientMessageID).With("messageId", prior.MessageID)
 			}
 			if prior != nil && s.State == protocol.SessionClosed {
+				if prior.Kind == protocol.KindHandoff {
+					send.extensions = prior.Extensions // what the first finish released
+				}
 				res, err = r.recordAs(tx, s, send)
 				if err == nil {
 					res.Session = &DetachResult{SessionID: s.SessionID, State: s.State}
+					res.ReleasedClaims = releasedClaimsOf(&res.Message)
 				}
 				return err
 			}
@@ -582,20 +588,27 @@ func (r *Room) Finish(ctx context.Context, in FinishInput) (*SendResult, error) 
 		if s.State != protocol.SessionOpen {
 			return protocol.Errorf(protocol.ReasonSessionNotOpen, "cannot finish: session %s is already closed; repeat the first finish with its --client-message-id to get its handoff back, or open a new session with `acc attach`", s.SessionID).With("sessionId", s.SessionID)
 		}
+		claims, err := tx.Claims()
+		if err != nil {
+			return err
+		}
+		var owned []protocol.Claim
+		released := []any{}
+		for _, c := range claims {
+			if c.OwnerSessionID == s.SessionID {
+				owned = append(owned, c)
+				released = append(released, c.ClaimID)
+			}
+		}
+		// The handoff records which claims it released, so a retry can say so.
+		send.extensions = protocol.Extensions{"releasedClaims": released}
 		res, err = r.recordAs(tx, s, send)
 		if err != nil || !res.Created {
 			return err
 		}
 		at := protocol.FormatTime(r.now())
-		claims, err := tx.Claims()
-		if err != nil {
-			return err
-		}
 		res.ReleasedClaims = []string{}
-		for _, c := range claims {
-			if c.OwnerSessionID != s.SessionID {
-				continue
-			}
+		for _, c := range owned {
 			if err := tx.DeleteClaim(c.ClaimID); err != nil {
 				return err
 			}
@@ -650,4 +663,24 @@ func handoffBody(goal string, h *protocol.HandoffPayload) string {
 // never recorded.
 func unknownMessage(id string) error {
 	return protocol.Errorf(protocol.ReasonUnknownMessage, "message %s does not exist in this workspace; `acc inbox` lists your pending messages with their ids", id).With("messageId", id)
+}
+
+// releasedClaimsOf reads the claim ids a handoff recorded as released.
+func releasedClaimsOf(m *protocol.Message) []string {
+	out := []string{}
+	list, _ := m.Extensions["releasedClaims"].([]any)
+	for _, v := range list {
+		if id, ok := v.(string); ok {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// staleGeneration is the exit-5 refusal of a generation that is not the
+// session's current one.
+func staleGeneration(action, sessionID string) error {
+	return protocol.Errorf(protocol.ReasonStaleGeneration,
+		"cannot %s from this session generation: it is not the current generation of %s (the session was reattached, or the value is mistyped); use the --generation printed by the latest attach", action, sessionID).
+		With("sessionId", sessionID)
 }

@@ -427,6 +427,9 @@ func TestFinishReleasesClaimsClosesAndIsRetryable(t *testing.T) {
 	if err != nil || again.Message.MessageID != res.Message.MessageID {
 		t.Fatalf("finish retry with the same key must return the first handoff: %v", err)
 	}
+	if len(again.ReleasedClaims) != 1 || again.ReleasedClaims[0] != claim.ClaimID {
+		t.Fatalf("a finish retry must report the claims the first finish released, got %v", again.ReleasedClaims)
+	}
 	if tr.fingerprint() != before {
 		t.Fatal("finish retry changed the store")
 	}

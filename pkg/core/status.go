@@ -97,7 +97,7 @@ func (r *Room) Status(ctx context.Context, q StatusQuery) (*Status, error) {
 				return protocol.Errorf(protocol.ReasonSessionNotOpen, "session %s is not in this workspace; `acc status` without --session shows the room", q.Caller.SessionID)
 			}
 			if s.Generation != q.Caller.Generation {
-				return protocol.Errorf(protocol.ReasonStaleGeneration, "cannot read status from this session generation: %s has been replaced; use the --generation printed by the latest attach", s.SessionID)
+				return staleGeneration("read status", s.SessionID)
 			}
 			me = s
 			st.Caller = &s.SessionID
