@@ -25,7 +25,7 @@ type SendInput struct {
 	Artifacts       []protocol.ArtifactRef
 
 	// set by Reply and Finish only
-	inReplyTo *protocol.Message
+	inReplyTo  *protocol.Message
 	handoff    *protocol.HandoffPayload
 	extensions protocol.Extensions
 }
