@@ -2,7 +2,7 @@
 #   make demo    the main job: a real two-session conversation in a throwaway repository
 #   make test    every test of every module in go.work (what CI runs)
 #   make build   the three binaries into ./bin
-#   make stress  the heavy loads at the sizes the issues name
+#   make stress  the heavy loads as a soak, four times the sizes the issues name
 #   make bench   the benchmarks (numbers for the closing notes; never asserted)
 #   make fuzz    each fuzz target for FUZZTIME (default 30s)
 

@@ -15,16 +15,16 @@ import (
 	"github.com/acc-go/acc/pkg/protocol"
 )
 
-// Crash-injection sizes: the count under ACC_STRESS=1, a reduced
-// one in the default test command. The kill lands at a random moment in the
+// Crash-injection sizes: the count (200 trials) in the default test
+// command, four times that as a soak under ACC_STRESS=1. The kill lands at a random moment in the
 // second half of the measured run time of an uninterrupted send
 // (calibrationSends of them; the first half is process start and workspace
 // discovery, which touch no store), so most kills hit a process that is
 // opening the store, writing or printing rather than one that already
 // exited; the window ends at most at maxKillDelay.
 const (
-	crashTrialsStress    = 200
-	crashTrialsByDefault = 60
+	crashTrialsStress    = 800
+	crashTrialsByDefault = 200
 	crashWorkers         = 2
 	calibrationSends     = 5
 	minKillWindow        = 2 * time.Millisecond

@@ -14,9 +14,10 @@
 //
 // # Sizes
 //
-// The heavy loads (concurrent senders, crash trials) run at a reduced size
-// by default and at the size the issue names when ACC_STRESS=1
-// (`make stress`). Measured times are logged, never asserted.
+// The heavy loads (concurrent senders, crash trials) run at the size the
+// issue names in the default test command, and four times larger as a soak
+// when ACC_STRESS=1 (`make stress`). Measured times are logged, never
+// asserted.
 //
 // # Benchmarks
 //
