@@ -2,8 +2,6 @@ package core
 
 import (
 	"context"
-	"fmt"
-	"sort"
 
 	"github.com/acc-go/acc/pkg/protocol"
 	"github.com/acc-go/acc/pkg/storage"
@@ -176,7 +174,7 @@ func (r *Room) Status(ctx context.Context, q StatusQuery) (*Status, error) {
 		}
 		st.Counts.Messages = counts.Messages
 		if me != nil {
-			att, err := r.messageAttention(tx, me, sessions, presence)
+			att, err := r.attentionFor(tx, me, now, sessions, presence)
 			if err != nil {
 				return err
 			}
@@ -196,51 +194,4 @@ func sessionIntent(tx storage.ReadTx, sessionID string) (*protocol.Intent, error
 		return i, err
 	}
 	return tx.Intent(storage.Ephemeral, sessionID)
-}
-
-// messageAttention computes the message rules of §10.4: reply_required (1),
-// acknowledgement_required (2) and recipient_unavailable (3), sorted by
-// priority then source id.
-func (r *Room) messageAttention(tx storage.ReadTx, me *protocol.Session, sessions []protocol.Session, presence map[string]string) ([]Attention, error) {
-	out := []Attention{}
-	err := tx.ScanOwed(me.ParticipantID, func(row storage.InboxRow) bool {
-		m := row.Message
-		switch m.Obligation {
-		case protocol.ObligationReply:
-			out = append(out, Attention{Kind: "reply_required", Priority: 1, SourceID: m.MessageID,
-				Summary: fmt.Sprintf("message %s from %s is a %s requiring a reply", m.MessageID, m.FromParticipantID, m.Kind)})
-		case protocol.ObligationAcknowledge:
-			out = append(out, Attention{Kind: "acknowledgement_required", Priority: 2, SourceID: m.MessageID,
-				Summary: fmt.Sprintf("message %s from %s is a %s requiring an acknowledgement", m.MessageID, m.FromParticipantID, m.Kind)})
-		}
-		return true
-	})
-	if err != nil {
-		return nil, err
-	}
-	online := map[string]bool{}
-	for _, s := range sessions {
-		if presence[s.SessionID] == PresenceOnline {
-			online[s.ParticipantID] = true
-		}
-	}
-	// Messages the caller sent that still owe something to an absent peer.
-	err = tx.ScanOutstanding(me.ParticipantID, func(row storage.InboxRow) bool {
-		if row.Message.IsRoom() || online[row.Receipt.RecipientParticipantID] {
-			return true
-		}
-		out = append(out, Attention{Kind: "recipient_unavailable", Priority: 3, SourceID: row.Message.MessageID,
-			Summary: fmt.Sprintf("%s - %s is unavailable", row.Message.Subject, row.Receipt.RecipientParticipantID)})
-		return true
-	})
-	if err != nil {
-		return nil, err
-	}
-	sort.SliceStable(out, func(i, j int) bool {
-		if out[i].Priority != out[j].Priority {
-			return out[i].Priority < out[j].Priority
-		}
-		return out[i].SourceID < out[j].SourceID
-	})
-	return out, nil
 }
