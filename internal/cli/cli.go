@@ -406,7 +406,7 @@ func exitCodeLine() string {
 func (a *app) commands() []*cli.Command {
 	return []*cli.Command{
 		a.attachCommand(), a.heartbeatCommand(), a.detachCommand(),
-		a.statusCommand(),
+		a.statusCommand(), a.workCommand(), a.claimCommand(), a.releaseCommand(),
 		a.messageCommand(), a.requestCommand(), a.inboxCommand(), a.replyCommand(), a.ackCommand(), a.finishCommand(),
 		a.versionCommand(),
 	}

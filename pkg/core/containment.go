@@ -21,8 +21,19 @@ func containmentRoots(ws *Workspace) []string {
 	if ws.Source != protocol.SourceGit || ws.Git == nil || ws.Git.CommonDir == "" {
 		return roots
 	}
-	common := ws.Git.CommonDir
-	roots = append(roots, common)
+	return append(append(roots, ws.Git.CommonDir), gitWorktreeRoots(ws.Git)...)
+}
+
+// gitWorktreeRoots lists the roots of every worktree of the repository: the
+// main worktree (when the common directory is a ".git" inside it) and each
+// linked worktree, read from <common>/worktrees/*/gitdir without running
+// Git.
+func gitWorktreeRoots(g *GitInfo) []string {
+	if g == nil || g.CommonDir == "" {
+		return nil
+	}
+	common := g.CommonDir
+	var roots []string
 	if filepath.Base(common) == ".git" {
 		roots = append(roots, filepath.Dir(common))
 	}

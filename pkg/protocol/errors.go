@@ -73,6 +73,11 @@ const (
 	ReasonHomeMissing              = "home_missing"
 	ReasonPathOutsideWorkspace     = "path_outside_workspace"
 	ReasonResourceSpelling         = "resource_spelling"
+	ReasonConfirmationRequired     = "confirmation_required"
+	ReasonEnvInvalid               = "env_invalid"
+	ReasonDirectoryUnwritable      = "directory_unwritable"
+	ReasonDecisionChangeUsage      = "decision_change_usage"
+	ReasonSyncUsage                = "sync_usage"
 
 	ReasonStoreBusy = "store_busy"
 
@@ -84,8 +89,10 @@ const (
 	ReasonStoreVersionUnknown   = "store_version_unknown"
 	ReasonStoreCorrupt          = "store_corrupt"
 	ReasonPageBudgetExceeded    = "page_budget_exceeded"
+	ReasonDecisionTargets       = "decision_targets_invalid"
 	ReasonConfigInvalid         = "config_invalid"
 	ReasonConfigUnknownKey      = "config_unknown_key"
+	ReasonStoreUnhealthy        = "store_unhealthy"
 
 	ReasonStaleGeneration            = "stale_generation"
 	ReasonSessionNotOpen             = "session_not_open"
@@ -93,11 +100,16 @@ const (
 	ReasonSessionParticipantMismatch = "session_participant_mismatch"
 	ReasonCallerWorkspaceMismatch    = "caller_workspace_mismatch"
 	ReasonClaimConflict              = "claim_conflict"
+	ReasonClaimNotFound              = "claim_not_found"
+	ReasonClaimNotOwner              = "claim_not_owner"
+	ReasonForceReleaseAuthority      = "force_release_authority"
 	ReasonClientMessageIDConflict    = "client_message_id_conflict"
 	ReasonReplyRequired              = "reply_required"
 	ReasonNotAddressed               = "not_addressed"
 	ReasonNotRecoverable             = "not_recoverable"
 	ReasonIllegalReceiptTransition   = "illegal_receipt_transition"
+	ReasonConfigExists               = "config_exists"
+	ReasonConfigSessionsAttached     = "config_sessions_attached"
 )
 
 // ReasonInfo is one row of the reason table.
@@ -131,6 +143,11 @@ var Reasons = []ReasonInfo{
 	{ReasonHomeMissing, ExitUsage, "neither ACC_DATA_HOME nor HOME is set"},
 	{ReasonPathOutsideWorkspace, ExitUsage, "a path lies outside the workspace"},
 	{ReasonResourceSpelling, ExitUsage, "a resource spelling acc does not understand; the message gives the one to use"},
+	{ReasonConfirmationRequired, ExitUsage, "a command that writes a file needs --yes when stdin or stdout is not a terminal"},
+	{ReasonEnvInvalid, ExitUsage, "an environment variable holds a value acc cannot use; the message names it"},
+	{ReasonDirectoryUnwritable, ExitUsage, "the selected directory does not accept a new file"},
+	{ReasonDecisionChangeUsage, ExitUsage, "supersedes and withdraws belong to decisions only, and one change uses one of them, never both"},
+	{ReasonSyncUsage, ExitUsage, "a sync flag that does not apply to the chosen scope, or an unknown scope"},
 
 	{ReasonStoreBusy, ExitTimeout, "the store stayed locked by other writers until the deadline"},
 
@@ -142,8 +159,10 @@ var Reasons = []ReasonInfo{
 	{ReasonStoreVersionUnknown, ExitData, "the store has a schema version this acc does not know; it was not touched"},
 	{ReasonStoreCorrupt, ExitData, "the store cannot be read as an acc store"},
 	{ReasonPageBudgetExceeded, ExitData, "one summary alone exceeds the page byte budget"},
+	{ReasonDecisionTargets, ExitData, "a decision change must name 1 to 16 distinct, existing decisions of this workspace"},
 	{ReasonConfigInvalid, ExitData, "acc.workspace.json breaks a rule"},
 	{ReasonConfigUnknownKey, ExitData, "acc.workspace.json has a key acc does not know"},
+	{ReasonStoreUnhealthy, ExitData, "acc doctor found the store corrupt, foreign, of an unknown version or failing its integrity check; the report is in details"},
 
 	{ReasonStaleGeneration, ExitConflict, "the session generation is not the current one; use the pair from the latest attach"},
 	{ReasonSessionNotOpen, ExitConflict, "the session is closed or does not exist"},
@@ -151,11 +170,16 @@ var Reasons = []ReasonInfo{
 	{ReasonSessionParticipantMismatch, ExitConflict, "the session id belongs to another participant; reattach it as that participant or open a new session"},
 	{ReasonCallerWorkspaceMismatch, ExitConflict, "the named session belongs to another workspace"},
 	{ReasonClaimConflict, ExitConflict, "an overlapping live claim is held by another session"},
+	{ReasonClaimNotFound, ExitConflict, "the claim does not exist (released, or never made)"},
+	{ReasonClaimNotOwner, ExitConflict, "only the owning session generation may renew a claim"},
+	{ReasonForceReleaseAuthority, ExitConflict, "releasing another session's claim needs --authority human or policy and a reason"},
 	{ReasonClientMessageIDConflict, ExitConflict, "the clientMessageId was already used with different content"},
 	{ReasonReplyRequired, ExitConflict, "a question or request is resolved by a reply, not an ack"},
 	{ReasonNotAddressed, ExitConflict, "the message was not addressed to the calling participant"},
 	{ReasonNotRecoverable, ExitConflict, "the calling participant holds no receipt for that message"},
 	{ReasonIllegalReceiptTransition, ExitConflict, "receipts only move forward"},
+	{ReasonConfigExists, ExitConflict, "acc.workspace.json already exists in the selected directory; acc never overwrites it"},
+	{ReasonConfigSessionsAttached, ExitConflict, "sessions are attached to the current workspace and would lose it; close them or pass --force"},
 }
 
 var reasonIndex = func() map[string]ReasonInfo {

@@ -1,0 +1,171 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/acc-go/acc/pkg/core"
+	"github.com/acc-go/acc/pkg/protocol"
+	"github.com/urfave/cli/v3"
+)
+
+func (a *app) claimCommand() *cli.Command {
+	return &cli.Command{
+		Name:     "claim",
+		Category: "coordination",
+		Usage:    "reserve a file or a directory tree for this session; an overlapping claim of another session is refused",
+		Description: "A file resource is named relative to the repository root, the same in every worktree; relative\n" +
+			"input is read from where you run the command (--cwd). A directory is claimed as file:DIR/** — the only\n" +
+			"glob understood; file:DIR/, file:DIR/* and an existing directory without /** are refused with the\n" +
+			"spelling to use. A file that does not exist yet can be claimed. Claiming the same resource again\n" +
+			"renews it. Exit 5 means someone else holds an overlapping claim: ask them, narrow yours, or wait.\n\n" +
+			"  acc claim --resource file:src/render.go --reason \"receipt rendering\"",
+		Flags: append(ownerFlags(),
+			&cli.StringFlag{Name: "resource", Required: true, Usage: "what to claim: `file:PATH`, file:DIR/**, or another scheme such as doc:…"},
+			&cli.StringFlag{Name: "mode", Usage: "`MODE`: exclusive (default) or shared (shared claims may overlap each other)"},
+			&cli.StringFlag{Name: "enforcement", Usage: "`LEVEL`: advisory, or guarded (write guards of proven clients deny others' writes); default from the workspace policy, else advisory"},
+			&cli.StringFlag{Name: "reason", Usage: "one-line `TEXT` saying why (default unspecified)"},
+			&cli.IntFlag{Name: "lease", Usage: "lease length in `SECONDS` (default 1800); renew by claiming again"},
+		),
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			cwd, err := a.cwd(cmd)
+			if err != nil {
+				return err
+			}
+			if cmd.IsSet("lease") && cmd.Int("lease") <= 0 {
+				return protocol.Errorf(protocol.ReasonInvalidFlagValue, "--lease takes a positive number of seconds, not %d", cmd.Int("lease"))
+			}
+			for flag, allowed := range map[string][]string{"mode": {"exclusive", "shared"}, "enforcement": {"advisory", "guarded"}} {
+				if v := cmd.String(flag); v != "" {
+					if err := protocol.CheckOneOf("--"+flag, v, allowed...); err != nil {
+						return protocol.Errorf(protocol.ReasonInvalidFlagValue, "--%s %q is not one of %s", flag, v, strings.Join(allowed, ", "))
+					}
+				}
+			}
+			return a.withRoom(ctx, cmd, func(ctx context.Context, r *core.Room) error {
+				c, err := a.caller(ctx, cmd, r)
+				if err != nil {
+					return err
+				}
+				res, err := r.Claim(ctx, core.ClaimInput{Caller: c, Resource: cmd.String("resource"), Cwd: cwd,
+					Mode: cmd.String("mode"), Enforcement: cmd.String("enforcement"), Reason: cmd.String("reason"),
+					LeaseSeconds: cmd.Int("lease")})
+				if err != nil {
+					return err
+				}
+				return a.emit(res, func(w io.Writer) {
+					verb := "claimed"
+					if res.Renewed {
+						verb = "renewed"
+					}
+					fmt.Fprintf(w, "%s %s\n  %s %s %s until %s\n", verb, res.Resource, res.ClaimID, res.Mode, res.Enforcement, res.ExpiresAt)
+				})
+			})
+		},
+	}
+}
+
+func (a *app) releaseCommand() *cli.Command {
+	return &cli.Command{
+		Name:     "release",
+		Category: "coordination",
+		Usage:    "give up a claim (another session's only with --authority human|policy and a --reason)",
+		Flags: append(ownerFlags(),
+			&cli.StringFlag{Name: "claim", Usage: "the claim `ID` to release"},
+			&cli.StringFlag{Name: "resource", Usage: "release your claim on this `RESOURCE` (spelled like acc claim)"},
+			&cli.StringFlag{Name: "authority", Usage: "`WHO` decided a forced release: human or policy (a peer's request is not authority)"},
+			&cli.StringFlag{Name: "reason", Usage: "one-line `TEXT`: the decision or policy behind a forced release"},
+		),
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			if cmd.IsSet("claim") == cmd.IsSet("resource") {
+				return protocol.Errorf(protocol.ReasonMissingFlag, "acc release takes exactly one of --claim ID or --resource RESOURCE; see `acc release --help`")
+			}
+			if v := cmd.String("authority"); v != "" && v != "human" && v != "policy" {
+				return protocol.Errorf(protocol.ReasonInvalidFlagValue, "--authority %q is not one of human, policy", v)
+			}
+			cwd, err := a.cwd(cmd)
+			if err != nil {
+				return err
+			}
+			return a.withRoom(ctx, cmd, func(ctx context.Context, r *core.Room) error {
+				c, err := a.caller(ctx, cmd, r)
+				if err != nil {
+					return err
+				}
+				res, err := r.Release(ctx, core.ReleaseInput{Caller: c, ClaimID: cmd.String("claim"), Resource: cmd.String("resource"),
+					Cwd: cwd, Authority: cmd.String("authority"), Reason: cmd.String("reason")})
+				if err != nil {
+					return err
+				}
+				return a.emit(res, func(w io.Writer) {
+					fmt.Fprintf(w, "released %s (%s)\n", res.ClaimID, res.Resource)
+					if res.Forced {
+						fmt.Fprintf(w, "  forced on %s authority\n", *res.Authority)
+					}
+				})
+			})
+		},
+	}
+}
+
+func (a *app) workCommand() *cli.Command {
+	return &cli.Command{
+		Name:     "work",
+		Category: "coordination",
+		Usage:    "publish what this session is doing (intent): cheap awareness for peers, no protection",
+		Description: "Intent tells peers what you are about to do; --hint names resources you expect to touch (spelled like\n" +
+			"acc claim). A peer holding a claim on a hinted resource shows up in your attention, and you in theirs.\n" +
+			"Intent protects nothing: claim what you are about to change.\n\n" +
+			"  acc work --summary \"updating receipt rendering\" --hint file:src/render.go",
+		Flags: append(ownerFlags(),
+			&cli.StringFlag{Name: "summary", Usage: "one-line `TEXT` (at most 280 characters)"},
+			&cli.StringFlag{Name: "mode", Usage: "`MODE`: observe, explore, edit (default), review, coordinate or wait"},
+			&cli.StringFlag{Name: "state", Usage: "`STATE`: active (default), blocked, waiting or done"},
+			&cli.StringSliceFlag{Name: "hint", Usage: "a `RESOURCE` you expect to touch"},
+			&cli.BoolFlag{Name: "clear", Usage: "clear the intent (marks it done)"},
+		),
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			clear := cmd.Bool("clear")
+			if clear && (cmd.IsSet("summary") || cmd.IsSet("mode") || cmd.IsSet("state") || cmd.IsSet("hint")) {
+				return protocol.Errorf(protocol.ReasonUsage, "--clear takes no other intent flags")
+			}
+			if !clear && !cmd.IsSet("summary") {
+				return protocol.Errorf(protocol.ReasonMissingFlag, "acc work requires --summary (or --clear); see `acc work --help`")
+			}
+			for flag, allowed := range map[string][]string{"mode": protocol.IntentModes, "state": protocol.IntentStates} {
+				if v := cmd.String(flag); v != "" {
+					if err := protocol.CheckOneOf("--"+flag, v, allowed...); err != nil {
+						return protocol.Errorf(protocol.ReasonInvalidFlagValue, "--%s %q is not one of %s", flag, v, strings.Join(allowed, ", "))
+					}
+				}
+			}
+			cwd, err := a.cwd(cmd)
+			if err != nil {
+				return err
+			}
+			return a.withRoom(ctx, cmd, func(ctx context.Context, r *core.Room) error {
+				c, err := a.caller(ctx, cmd, r)
+				if err != nil {
+					return err
+				}
+				in, err := r.Work(ctx, core.IntentInput{Caller: c, Summary: cmd.String("summary"), Mode: cmd.String("mode"),
+					State: cmd.String("state"), Hints: cmd.StringSlice("hint"), Cwd: cwd, Clear: clear})
+				if err != nil {
+					return err
+				}
+				return a.emit(in, func(w io.Writer) {
+					if clear {
+						fmt.Fprintln(w, "intent cleared")
+						return
+					}
+					fmt.Fprintf(w, "intent: %s\n", in.Summary)
+					for _, h := range in.ResourceHints {
+						fmt.Fprintf(w, "  hint %s\n", h)
+					}
+				})
+			})
+		},
+	}
+}

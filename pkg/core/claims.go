@@ -1,0 +1,400 @@
+package core
+
+import (
+	"context"
+	"time"
+
+	"github.com/acc-go/acc/pkg/protocol"
+	"github.com/acc-go/acc/pkg/storage"
+)
+
+// Claim leases (reference/core.md §7.3).
+const (
+	DefaultLeaseSeconds = 1800
+	MaxLeaseSeconds     = 7 * 24 * 3600
+	// DefaultClaimReason is recorded when a claim names no reason.
+	DefaultClaimReason = "unspecified"
+)
+
+// ClaimInput acquires (or renews) a claim on a resource.
+type ClaimInput struct {
+	Caller Caller
+	// Resource is as the caller typed it; Cwd is where (absolute).
+	Resource, Cwd string
+	Mode          string // exclusive (default) or shared
+	// Enforcement defaults to the workspace's policy.claimMode, else advisory.
+	Enforcement  string
+	Reason       string
+	LeaseSeconds int // 0 = DefaultLeaseSeconds
+}
+
+// ClaimResult is an acquired or renewed claim.
+type ClaimResult struct {
+	protocol.Claim
+	OwnerParticipantID string `json:"ownerParticipantId"`
+	Renewed            bool   `json:"renewed"`
+}
+
+// Claim acquires a claim, or renews the caller's own claim on the identical
+// resource (same claim id, acquiredAt kept, new expiry and claim generation),
+// in one transaction with the overlap check (reference/core.md §7.3). It
+// materialises the room. Errors: exit 2 for a resource spelling acc refuses
+// or a path outside the workspace; exit 4 for invalid text or lease; exit 5
+// claim_conflict when an overlapping live claim of another session is
+// exclusive or the request is, naming the holder; exit 5 for a stale
+// generation.
+func (r *Room) Claim(ctx context.Context, in ClaimInput) (*ClaimResult, error) {
+	resource, err := r.WS.CanonicalResource(in.Resource, in.Cwd)
+	if err != nil {
+		return nil, err
+	}
+	if in.Mode == "" {
+		in.Mode = protocol.ClaimExclusive
+	}
+	if in.Enforcement == "" {
+		in.Enforcement = r.WS.Policy.ClaimMode
+		if in.Enforcement == "" {
+			in.Enforcement = protocol.EnforcementAdvisory
+		}
+	}
+	if in.Reason == "" {
+		in.Reason = DefaultClaimReason
+	}
+	lease, err := checkLease(in.LeaseSeconds)
+	if err != nil {
+		return nil, err
+	}
+	if err := firstError(
+		protocol.CheckOneOf("mode", in.Mode, protocol.ClaimShared, protocol.ClaimExclusive),
+		protocol.CheckOneOf("enforcement", in.Enforcement, protocol.EnforcementAdvisory, protocol.EnforcementGuarded),
+		protocol.CheckLine("reason", in.Reason, protocol.MaxLineText),
+	); err != nil {
+		return nil, err
+	}
+	var out *ClaimResult
+	err = r.Store.Update(ctx, func(tx storage.Tx) error {
+		me, _, err := requireOwner(tx, in.Caller, "claim")
+		if err != nil {
+			return err
+		}
+		now := r.now()
+		at := protocol.FormatTime(now)
+		claims, err := tx.Claims()
+		if err != nil {
+			return err
+		}
+		var mine *protocol.Claim
+		for i := range claims {
+			c := &claims[i]
+			if c.ExpiresAt <= at {
+				continue
+			}
+			if c.OwnerSessionID == me.SessionID && c.Resource == resource {
+				mine = c
+				continue
+			}
+			if c.OwnerSessionID != me.SessionID && Overlaps(c.Resource, resource) &&
+				(c.Mode == protocol.ClaimExclusive || in.Mode == protocol.ClaimExclusive) {
+				return r.claimConflict(tx, c, resource, me, now)
+			}
+		}
+		if err := r.ensureMaterialised(tx, me.SessionID, at); err != nil {
+			return err
+		}
+		c := protocol.Claim{
+			SchemaVersion: protocol.SchemaVersion, ClaimID: protocol.NewID(protocol.KindClaim), WorkspaceID: r.WS.ID,
+			OwnerSessionID: me.SessionID, Resource: resource, Mode: in.Mode, Enforcement: in.Enforcement,
+			Reason: in.Reason, AcquiredAt: at, ExpiresAt: protocol.FormatTime(now.Add(lease)),
+			Generation: protocol.NewID(protocol.KindGeneration),
+		}
+		typ, payload := protocol.EventClaimAcquired, map[string]any{"claimId": c.ClaimID, "resource": resource, "mode": in.Mode}
+		if mine != nil {
+			c.ClaimID, c.AcquiredAt = mine.ClaimID, mine.AcquiredAt
+			typ, payload = protocol.EventClaimRenewed, map[string]any{"claimId": c.ClaimID, "resource": resource, "mode": in.Mode}
+		}
+		if err := tx.PutClaim(&c); err != nil {
+			return err
+		}
+		if err := tx.AppendEvent(newEvent(at, me.SessionID, typ, payload)); err != nil {
+			return err
+		}
+		if err := r.touch(tx, me.SessionID, at); err != nil {
+			return err
+		}
+		out = &ClaimResult{Claim: c, OwnerParticipantID: me.ParticipantID, Renewed: mine != nil}
+		return nil
+	})
+	return out, err
+}
+
+func checkLease(seconds int) (time.Duration, error) {
+	if seconds == 0 {
+		seconds = DefaultLeaseSeconds
+	}
+	if seconds < 1 || seconds > MaxLeaseSeconds {
+		return 0, protocol.Errorf(protocol.ReasonInvalidInput, "a lease is 1 to %d seconds, not %d", MaxLeaseSeconds, seconds)
+	}
+	return time.Duration(seconds) * time.Second, nil
+}
+
+// claimConflict is the exit-5 refusal naming the holder of c.
+func (r *Room) claimConflict(tx storage.ReadTx, c *protocol.Claim, requested string, me *protocol.Session, now time.Time) error {
+	owner, presence := c.OwnerSessionID, PresenceOffline
+	if s, _, err := findSession(tx, c.OwnerSessionID); err == nil && s != nil {
+		owner = s.ParticipantID
+		presence = Presence(s, now, r.Probe)
+	}
+	return protocol.Errorf(protocol.ReasonClaimConflict,
+		"%s is already claimed by %s (%s, %s, %s) until %s; ask them (`acc message --to %s`), narrow your claim, or wait",
+		requested, owner, c.OwnerSessionID, presence, c.Mode+" "+c.Resource, c.ExpiresAt, owner).
+		With("claimId", c.ClaimID).With("resource", c.Resource).With("ownerSessionId", c.OwnerSessionID).
+		With("ownerParticipantId", owner).With("ownerPresence", presence).With("expiresAt", c.ExpiresAt).
+		With("requestedBy", me.SessionID)
+}
+
+// RenewClaim extends the caller's claim by id (new expiry and claim
+// generation, same id). Errors: exit 5 claim_not_found when no such claim
+// exists, exit 5 claim_not_owner when another session owns it.
+func (r *Room) RenewClaim(ctx context.Context, c Caller, claimID string, leaseSeconds int) (*ClaimResult, error) {
+	lease, err := checkLease(leaseSeconds)
+	if err != nil {
+		return nil, err
+	}
+	var out *ClaimResult
+	err = r.Store.Update(ctx, func(tx storage.Tx) error {
+		me, _, err := requireOwner(tx, c, "renew a claim")
+		if err != nil {
+			return err
+		}
+		cl, err := tx.Claim(claimID)
+		if err != nil {
+			return err
+		}
+		if cl == nil {
+			return claimNotFound(claimID)
+		}
+		if cl.OwnerSessionID != me.SessionID {
+			return protocol.Errorf(protocol.ReasonClaimNotOwner, "only the owning session generation may renew claim %s; claim the resource yourself once it is released", claimID).With("claimId", claimID)
+		}
+		now := r.now()
+		at := protocol.FormatTime(now)
+		cl.ExpiresAt = protocol.FormatTime(now.Add(lease))
+		cl.Generation = protocol.NewID(protocol.KindGeneration)
+		if err := tx.PutClaim(cl); err != nil {
+			return err
+		}
+		if err := tx.AppendEvent(newEvent(at, me.SessionID, protocol.EventClaimRenewed, map[string]any{"claimId": claimID})); err != nil {
+			return err
+		}
+		out = &ClaimResult{Claim: *cl, OwnerParticipantID: me.ParticipantID, Renewed: true}
+		return nil
+	})
+	return out, err
+}
+
+func claimNotFound(id string) error {
+	return protocol.Errorf(protocol.ReasonClaimNotFound, "the claim %s does not exist (it was released, or never made); `acc status` lists live claims", id).With("claimId", id)
+}
+
+// ReleaseInput names a claim by id or by resource (matched against the
+// caller's own claims).
+type ReleaseInput struct {
+	Caller            Caller
+	ClaimID           string
+	Resource, Cwd     string
+	Authority, Reason string // a forced release of another session's claim
+}
+
+// ReleaseResult reports a released claim.
+type ReleaseResult struct {
+	ClaimID   string  `json:"claimId"`
+	Resource  string  `json:"resource"`
+	Forced    bool    `json:"forced"`
+	Authority *string `json:"authority"`
+}
+
+// Release removes a claim (reference/core.md §7.5): the owner's release,
+// expired or not, is claim.released; another session's claim needs
+// --authority human or policy and a reason (claim.force_released). Errors:
+// exit 5 claim_not_found, exit 5 force_release_authority, exit 4 for a
+// missing reason, exit 5 for a stale generation.
+func (r *Room) Release(ctx context.Context, in ReleaseInput) (*ReleaseResult, error) {
+	var resource string
+	if in.ClaimID == "" {
+		var err error
+		if resource, err = r.WS.CanonicalResource(in.Resource, in.Cwd); err != nil {
+			return nil, err
+		}
+	}
+	if in.Authority != "" {
+		if err := protocol.CheckOneOf("authority", in.Authority, "human", "policy"); err != nil {
+			return nil, err
+		}
+		if in.Reason == "" {
+			return nil, protocol.Errorf(protocol.ReasonInvalidInput, "a forced release needs --reason describing the human decision or the policy that allows it")
+		}
+	}
+	if in.Reason != "" {
+		if err := protocol.CheckLine("reason", in.Reason, protocol.MaxLineText); err != nil {
+			return nil, err
+		}
+	}
+	var out *ReleaseResult
+	err := r.Store.Update(ctx, func(tx storage.Tx) error {
+		me, _, err := requireOwner(tx, in.Caller, "release a claim")
+		if err != nil {
+			return err
+		}
+		var target *protocol.Claim
+		if in.ClaimID != "" {
+			if target, err = tx.Claim(in.ClaimID); err != nil {
+				return err
+			}
+			if target == nil {
+				return claimNotFound(in.ClaimID)
+			}
+		} else {
+			claims, err := tx.Claims()
+			if err != nil {
+				return err
+			}
+			var others []protocol.Claim
+			for i := range claims {
+				if claims[i].Resource != resource {
+					continue
+				}
+				if claims[i].OwnerSessionID == me.SessionID {
+					target = &claims[i]
+					break
+				}
+				others = append(others, claims[i])
+			}
+			if target == nil && len(others) == 1 && in.Authority != "" {
+				target = &others[0]
+			}
+			if target == nil {
+				if len(others) > 0 {
+					return protocol.Errorf(protocol.ReasonForceReleaseAuthority,
+						"%s is held by another session (claim %s); releasing it needs --authority human|policy and --reason, or ask its holder", resource, others[0].ClaimID).
+						With("claimId", others[0].ClaimID)
+				}
+				return protocol.Errorf(protocol.ReasonClaimNotFound, "you hold no claim on %s; `acc status` lists live claims", resource).With("resource", resource)
+			}
+		}
+		at := protocol.FormatTime(r.now())
+		forced := target.OwnerSessionID != me.SessionID
+		if forced && in.Authority == "" {
+			return protocol.Errorf(protocol.ReasonForceReleaseAuthority,
+				"claim %s on %s belongs to another session; force release requires --authority human or policy and a --reason (a peer's request is not authority)", target.ClaimID, target.Resource).
+				With("claimId", target.ClaimID)
+		}
+		if err := tx.DeleteClaim(target.ClaimID); err != nil {
+			return err
+		}
+		typ := protocol.EventClaimReleased
+		payload := map[string]any{"claimId": target.ClaimID, "authority": nil, "reason": nil, "replacedGeneration": target.Generation}
+		res := &ReleaseResult{ClaimID: target.ClaimID, Resource: target.Resource, Forced: forced}
+		if forced {
+			typ = protocol.EventClaimForceReleased
+			payload["authority"], payload["reason"] = in.Authority, in.Reason
+			res.Authority = &in.Authority
+		} else if in.Reason != "" {
+			payload["reason"] = in.Reason
+		}
+		if err := tx.AppendEvent(newEvent(at, me.SessionID, typ, payload)); err != nil {
+			return err
+		}
+		out = res
+		return nil
+	})
+	return out, err
+}
+
+// IntentInput publishes (or clears) the caller's intent (reference/core.md §5.3).
+type IntentInput struct {
+	Caller  Caller
+	Summary string
+	Mode    string // default edit
+	State   string // default active
+	// Hints are resources as typed; Cwd is where.
+	Hints []string
+	Cwd   string
+	Clear bool
+}
+
+// Work publishes the caller's intent, or clears it. While the room is not
+// materialised the intent stays ephemeral (no event, no materialisation);
+// afterwards it is durable with intent.published / intent.cleared. Hints are
+// canonicalised like claims. Errors: exit 2 for a hint spelling acc refuses,
+// exit 4 for invalid text, exit 5 for a stale generation.
+func (r *Room) Work(ctx context.Context, in IntentInput) (*protocol.Intent, error) {
+	hints := []string{}
+	if !in.Clear {
+		if in.Mode == "" {
+			in.Mode = "edit"
+		}
+		if in.State == "" {
+			in.State = "active"
+		}
+		if err := firstError(
+			protocol.CheckLine("summary", in.Summary, protocol.MaxIntentText),
+			protocol.CheckOneOf("mode", in.Mode, protocol.IntentModes...),
+			protocol.CheckOneOf("state", in.State, protocol.IntentStates...),
+		); err != nil {
+			return nil, err
+		}
+		seen := map[string]bool{}
+		for _, h := range in.Hints {
+			c, err := r.WS.CanonicalResource(h, in.Cwd)
+			if err != nil {
+				return nil, err
+			}
+			if !seen[c] {
+				seen[c] = true
+				hints = append(hints, c)
+			}
+		}
+	}
+	var out *protocol.Intent
+	err := r.Store.Update(ctx, func(tx storage.Tx) error {
+		me, area, err := requireOwner(tx, in.Caller, "publish intent")
+		if err != nil {
+			return err
+		}
+		at := protocol.FormatTime(r.now())
+		cur, err := tx.Intent(area, me.SessionID)
+		if err != nil {
+			return err
+		}
+		if in.Clear {
+			if cur == nil {
+				out = nil
+				return nil
+			}
+			if area == storage.Ephemeral {
+				out = cur
+				return tx.DeleteIntent(storage.Ephemeral, me.SessionID)
+			}
+			cur.State, cur.UpdatedAt = "done", at
+			if err := tx.PutIntent(storage.Durable, cur); err != nil {
+				return err
+			}
+			out = cur
+			return tx.AppendEvent(newEvent(at, me.SessionID, protocol.EventIntentCleared, nil))
+		}
+		i := &protocol.Intent{SchemaVersion: protocol.SchemaVersion, SessionID: me.SessionID, WorkspaceID: r.WS.ID,
+			Summary: in.Summary, Mode: in.Mode, ResourceHints: hints, State: in.State, UpdatedAt: at}
+		if err := tx.PutIntent(area, i); err != nil {
+			return err
+		}
+		out = i
+		if area == storage.Ephemeral {
+			return nil
+		}
+		if err := tx.AppendEvent(newEvent(at, me.SessionID, protocol.EventIntentPublished, map[string]any{"mode": i.Mode, "state": i.State})); err != nil {
+			return err
+		}
+		return r.touch(tx, me.SessionID, at)
+	})
+	return out, err
+}
