@@ -81,10 +81,11 @@ func (r *Room) attentionFor(tx storage.ReadTx, me *protocol.Session, now time.Ti
 	}
 	if len(claims) > 0 {
 		nowStr := protocol.FormatTime(now)
-		mine, err := sessionIntent(tx, me.SessionID)
+		intents, err := allIntents(tx)
 		if err != nil {
 			return nil, err
 		}
+		mine := intents[me.SessionID]
 		var myHints []string
 		if mine != nil && mine.State != "done" {
 			myHints = mine.ResourceHints
@@ -95,10 +96,7 @@ func (r *Room) attentionFor(tx storage.ReadTx, me *protocol.Session, now time.Ti
 			if s.SessionID == me.SessionID || presence[s.SessionID] == PresenceOffline {
 				continue
 			}
-			in, err := sessionIntent(tx, s.SessionID)
-			if err != nil {
-				return nil, err
-			}
+			in := intents[s.SessionID]
 			if in == nil || in.State == "done" {
 				continue
 			}

@@ -27,13 +27,13 @@ func (f mapProbe) Probe(pid int) ProcessInfo {
 
 type testRoom struct {
 	*Room
-	t    *testing.T
+	t    testing.TB
 	dir  string
 	home string
 }
 
 // newTestRoom opens a room on a fresh git repository with a private data home.
-func newTestRoom(t *testing.T) *testRoom {
+func newTestRoom(t testing.TB) *testRoom {
 	t.Helper()
 	base := t.TempDir()
 	repo := filepath.Join(base, "repo")
@@ -104,7 +104,7 @@ func (tr *testRoom) events() []protocol.Event {
 	return out
 }
 
-func wantReason(t *testing.T, err error, reason string, code protocol.ExitCode) {
+func wantReason(t testing.TB, err error, reason string, code protocol.ExitCode) {
 	t.Helper()
 	if err == nil {
 		t.Fatalf("want %s (exit %d), got success", reason, code)

@@ -109,6 +109,10 @@ func (r *Room) Status(ctx context.Context, q StatusQuery) (*Status, error) {
 		if err != nil {
 			return err
 		}
+		intents, err := allIntents(tx)
+		if err != nil {
+			return err
+		}
 		presence := map[string]string{}
 		participantOf := map[string]string{}
 		protection := protocol.EnforcementGuarded
@@ -134,10 +138,7 @@ func (r *Room) Status(ctx context.Context, q StatusQuery) (*Status, error) {
 			row := SessionRow{SessionID: s.SessionID, ParticipantID: s.ParticipantID, Harness: s.Harness,
 				ParentSessionID: s.ParentSessionID, CheckoutRoot: s.CheckoutRoot, Branch: s.Branch,
 				Enforcement: s.Enforcement, Lifecycle: s.Lifecycle, State: s.State, Presence: p, HeartbeatAt: s.HeartbeatAt}
-			intent, err := sessionIntent(tx, s.SessionID)
-			if err != nil {
-				return err
-			}
+			intent := intents[s.SessionID]
 			if intent != nil && intent.State != "done" {
 				row.Intent = &intent.Summary
 			}
@@ -186,6 +187,21 @@ func (r *Room) Status(ctx context.Context, q StatusQuery) (*Status, error) {
 		return nil, err
 	}
 	return st, nil
+}
+
+// allIntents maps session id to intent, over both areas, in two queries.
+func allIntents(tx storage.ReadTx) (map[string]*protocol.Intent, error) {
+	out := map[string]*protocol.Intent{}
+	for _, a := range []storage.Area{storage.Durable, storage.Ephemeral} {
+		is, err := tx.Intents(a)
+		if err != nil {
+			return nil, err
+		}
+		for i := range is {
+			out[is[i].SessionID] = &is[i]
+		}
+	}
+	return out, nil
 }
 
 func sessionIntent(tx storage.ReadTx, sessionID string) (*protocol.Intent, error) {

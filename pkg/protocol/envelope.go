@@ -224,3 +224,20 @@ func jsonFields(t reflect.Type) []jsonField {
 	}
 	return out
 }
+
+// DecodeRecord decodes a record acc wrote itself (a store row): unknown
+// fields and trailing data are refused like DecodeStrict, but required keys
+// are not walked token by token; the record's Validate, which callers run
+// next, refuses the zero values a missing key leaves. It is the fast path
+// for reads that may touch thousands of rows.
+func DecodeRecord(what string, data []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return Errorf(ReasonInvalidRecord, "%s: %v", what, err).Wrap(err)
+	}
+	if dec.More() {
+		return Errorf(ReasonInvalidRecord, "%s: trailing data after the JSON value", what)
+	}
+	return nil
+}

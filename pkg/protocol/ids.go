@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
-	"regexp"
 	"strings"
 )
 
@@ -52,8 +51,6 @@ func DerivedWorkspaceID(canonicalPath string) string {
 	return "workspace_" + hex.EncodeToString(sum[:])[:32]
 }
 
-var portableIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$`)
-
 var windowsDeviceNames = map[string]bool{"con": true, "prn": true, "aux": true, "nul": true}
 
 func init() {
@@ -68,8 +65,15 @@ func init() {
 // [A-Za-z0-9._-], starting alphanumeric, not ending with '.', and not a
 // Windows device name alone or followed by '.' (reference/core.md §1.1).
 func IsPortableID(s string) bool {
-	if !portableIDPattern.MatchString(s) || strings.HasSuffix(s, ".") {
+	if len(s) == 0 || len(s) > 200 || s[len(s)-1] == '.' {
 		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		alnum := c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+		if !alnum && (i == 0 || c != '.' && c != '_' && c != '-') {
+			return false
+		}
 	}
 	head, _, _ := strings.Cut(s, ".")
 	return !windowsDeviceNames[strings.ToLower(head)]

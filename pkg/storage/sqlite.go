@@ -423,7 +423,7 @@ type validator interface{ Validate() error }
 
 func decodeRecord[T any](what, data string) (*T, error) {
 	v := new(T)
-	if err := protocol.DecodeStrict(what, []byte(data), v); err != nil {
+	if err := protocol.DecodeRecord(what, []byte(data), v); err != nil {
 		return nil, protocol.Errorf(protocol.ReasonStoreCorrupt, "stored %s record is unreadable: %v", what, err).Wrap(err)
 	}
 	if val, ok := any(v).(validator); ok {
