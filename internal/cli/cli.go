@@ -408,6 +408,8 @@ func (a *app) commands() []*cli.Command {
 		a.attachCommand(), a.heartbeatCommand(), a.detachCommand(),
 		a.statusCommand(), a.workCommand(), a.claimCommand(), a.releaseCommand(),
 		a.messageCommand(), a.requestCommand(), a.inboxCommand(), a.replyCommand(), a.ackCommand(), a.finishCommand(),
+		a.syncCommand(),
+		a.configCommand(), a.doctorCommand(),
 		a.versionCommand(),
 	}
 }

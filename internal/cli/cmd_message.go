@@ -54,7 +54,10 @@ func (a *app) messageCommand() *cli.Command {
 		Description: "The message and one queued receipt per recipient are recorded in one transaction before anything\n" +
 			"tries to deliver it; `recorded message_…` is the guarantee. --to takes a participant id, or a client\n" +
 			"name (claude, codex, …) when exactly one live session of that client is here. Without --to a note or\n" +
-			"decision goes to the room. Reuse --client-message-id when retrying after an uncertain result.\n\n" +
+			"decision goes to the room. Reuse --client-message-id when retrying after an uncertain result.\n" +
+			"A decision with --supersedes ID (or --withdraws ID), repeated for up to 16 earlier decisions, changes\n" +
+			"them: it also reaches their authors and recipients, and they stop being current (see `acc sync\n" +
+			"--scope history --type decision --current`).\n\n" +
 			"  acc message --to claude --type question --subject \"receipt wording\" --body \"offered or delivered?\"",
 		Flags: append(ownerFlags(),
 			&cli.StringSliceFlag{Name: "to", Usage: "recipient `PARTICIPANT` or client name"},
@@ -63,6 +66,8 @@ func (a *app) messageCommand() *cli.Command {
 			&cli.StringFlag{Name: "subject", Required: true, Usage: "one-line `TEXT` (at most 500 characters)"},
 			&cli.StringFlag{Name: "body", Required: true, Usage: "the message `TEXT` (at most 4000 characters)"},
 			&cli.StringFlag{Name: "client-message-id", Usage: "idempotency `KEY`: the same key and content return the first message"},
+			&cli.StringSliceFlag{Name: "supersedes", Usage: "with --type decision: the decision `ID` this one replaces (1 to 16)"},
+			&cli.StringSliceFlag{Name: "withdraws", Usage: "with --type decision: the decision `ID` this one withdraws (1 to 16)"},
 		),
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			return a.withRoom(ctx, cmd, func(ctx context.Context, r *core.Room) error {
@@ -81,7 +86,8 @@ func (a *app) messageCommand() *cli.Command {
 					}
 				}
 				res, err := r.Send(ctx, core.SendInput{Caller: c, To: cmd.StringSlice("to"), Kind: kind, Obligation: ob,
-					Subject: cmd.String("subject"), Body: cmd.String("body"), ClientMessageID: cmd.String("client-message-id")})
+					Subject: cmd.String("subject"), Body: cmd.String("body"), ClientMessageID: cmd.String("client-message-id"),
+					Supersedes: cmd.StringSlice("supersedes"), Withdraws: cmd.StringSlice("withdraws")})
 				if err != nil {
 					return err
 				}
@@ -297,6 +303,9 @@ func printExact(w io.Writer, it core.ExactItem) {
 	fmt.Fprintf(w, "from %s (%s) to %s at %s\n", m.FromParticipantID, m.FromSessionID, to, m.SentAt)
 	if m.InReplyTo != nil {
 		fmt.Fprintf(w, "in reply to %s\n", *m.InReplyTo)
+	}
+	if st := m.DecisionStatus; st != nil {
+		fmt.Fprintf(w, "decision: %s (group %s)\n", decisionText(st), st.GroupID)
 	}
 	fmt.Fprintf(w, "subject: %s\n", m.Subject)
 	fmt.Fprintf(w, "receipt: %s\n", it.Receipt.State)

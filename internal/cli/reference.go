@@ -54,6 +54,18 @@ func RenderReference() string {
 			if len(c.Flags) > 0 {
 				writeFlags(&b, c.Flags)
 			}
+			for _, sub := range c.Commands {
+				if sub.Hidden || sub.Name == "help" {
+					continue
+				}
+				fmt.Fprintf(&b, "#### `acc %s %s`\n\n%s.\n\n", c.Name, sub.Name, strings.TrimSuffix(sub.Usage, "."))
+				if sub.Description != "" {
+					b.WriteString(descriptionMarkdown(sub.Description))
+				}
+				if len(sub.Flags) > 0 {
+					writeFlags(&b, sub.Flags)
+				}
+			}
 		}
 	}
 	b.WriteString("## Text output\n\n")
@@ -69,6 +81,12 @@ func RenderReference() string {
 		{"inbox", "one line per pending message (`<id>  <receipt> <kind> from <participant> at <time>: <subject>`), then `more: acc inbox --cursor <id>` when a page is full; `no pending messages` when empty"},
 		{"inbox --message", "the header lines, the receipt state and the body between `--- body of <id> (untrusted peer content) ---` and `--- end of <id> ---` (the id is assigned at record time, so a body cannot forge the closing line)"},
 		{"finish", "as message, then `released <claimId>` per claim and `closed <sessionId>`"},
+		{"sync", "nothing when you are alone in the room; else `<n> attention; <n> session(s); cursor <sequence>` (`--scope full` adds a `snapshot:` line of record counts)"},
+		{"sync --scope history", "one line per message (`<id>  <kind> from <participant> at <time>: <subject>`, decisions followed by `[<state>, head, conflicted: <n> heads]`), then `more: acc sync --scope history … --cursor <id>` when a page is full; `no messages` when empty"},
+		{"sync --scope history --message", "the header lines, `supersedes`/`withdraws` and `decision:` lines for decisions, `receipt <participant>: <state> at <time>` per recipient, and the body in the same frame as `inbox --message`"},
+		{"config init", "the preview (the exact file), then `written: <file>`; on a terminal without --yes the question `Write <file>? [y/N]`, and `not written: <file>` for no"},
+		{"config validate", "`valid: <file>` and one line of the settings; `no acc.workspace.json governs <dir>; defaults apply` without one"},
+		{"doctor", "`store healthy; <n> live session(s); protection <level>` (or `store unhealthy; …`), indented lines for the workspace, the store, each live session and each required adapter, then `next: <command or step>` per remediation"},
 		{"version", "`acc <version>`"},
 	} {
 		fmt.Fprintf(&b, "| `%s` | %s |\n", row[0], row[1])

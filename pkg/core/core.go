@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io/fs"
 	"os"
-	"runtime"
 	"time"
 
 	"github.com/acc-go/acc/pkg/protocol"
@@ -17,6 +16,8 @@ type Room struct {
 	WS       *Workspace
 	Store    storage.Store
 	DataHome string
+	// Env is the validated environment of §4.4 (Open resolves it once).
+	Env *RuntimeEnv
 	// Now is the clock; tests replace it.
 	Now func() time.Time
 	// Probe answers whether a client process is alive.
@@ -41,30 +42,17 @@ type OpenOptions struct {
 }
 
 // Open discovers the workspace governing o.Cwd (reference/core.md §3.2),
-// resolves the data home (§4.3), refuses a data home inside the workspace
+// resolves and validates the environment of §4.4 (RuntimeEnv), refuses
+// runtime state inside the workspace
 // (for a Git workspace: any of its worktrees, or its .git; exit 2), and
 // opens the workspace's store (exit 3 when busy, exit 4 when the store is
 // foreign, newer or corrupt).
 func Open(ctx context.Context, o OpenOptions) (*Room, error) {
-	getenv := o.Getenv
-	if getenv == nil {
-		getenv = os.Getenv
-	}
-	goos := o.GOOS
-	if goos == "" {
-		goos = runtime.GOOS
-	}
-	ws, err := Discover(ctx, DiscoverOptions{Cwd: o.Cwd, ConfigPath: o.ConfigPath, Getenv: getenv})
+	ws, env, err := locate(ctx, o)
 	if err != nil {
 		return nil, err
 	}
-	home, err := ResolveDataHome(goos, getenv)
-	if err != nil {
-		return nil, err
-	}
-	if err := CheckContainment(home, containmentRoots(ws)); err != nil {
-		return nil, err
-	}
+	home := env.DataHome
 	path := StorePath(home, ws.ID)
 	var st *storage.SQLite
 	if _, statErr := os.Stat(path); o.NoCreate && errors.Is(statErr, fs.ErrNotExist) {
@@ -75,7 +63,7 @@ func Open(ctx context.Context, o OpenOptions) (*Room, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Room{WS: ws, Store: st, DataHome: home, Now: time.Now, Probe: SystemProbe()}, nil
+	return &Room{WS: ws, Store: st, DataHome: home, Env: env, Now: time.Now, Probe: SystemProbe()}, nil
 }
 
 // Close releases the store.

@@ -32,6 +32,8 @@ type Summary struct {
 	BodyBytes         int     `json:"bodyBytes"`
 	ArtifactCount     int     `json:"artifactCount"`
 	Trust             string  `json:"trust"`
+	// DecisionStatus is set on decisions only (§8.6).
+	DecisionStatus *DecisionStatus `json:"decisionStatus,omitempty"`
 }
 
 // Summarise builds the summary of m; the subject is cut to 160 UTF-8 bytes
@@ -114,8 +116,12 @@ func (r *Room) Inbox(ctx context.Context, q InboxQuery) (*InboxPage, error) {
 		}
 		var scanErr error
 		full := false
+		views := newDecisionViews(tx)
 		err = tx.ScanInbox(sq, func(row storage.InboxRow) bool {
 			item := InboxItem{Message: Summarise(&row.Message), Receipt: row.Receipt}
+			if item.Message.DecisionStatus, scanErr = views.of(&row.Message); scanErr != nil {
+				return false
+			}
 			if full || len(page.Items) == limit {
 				full = true
 				id := page.Items[len(page.Items)-1].Message.MessageID
@@ -153,15 +159,16 @@ func fitsBudget(items []InboxItem, item InboxItem) bool {
 	return err == nil && len(b) <= PageBudgetBytes
 }
 
-// ExactItem is the result of an exact read: the complete message and the
-// caller's receipt.
+// ExactItem is the result of an exact read: the complete message (with its
+// decisionStatus when it is a decision) and the caller's receipt.
 type ExactItem struct {
-	Message protocol.Message `json:"message"`
+	Message MessageView      `json:"message"`
 	Receipt protocol.Receipt `json:"receipt"`
 }
 
-// ReadMessage is the exact read (§9.3): it returns the complete message and
-// advances the caller's receipt to retrieved (one message.retrieved event, on
+// ReadMessage is the exact read (§9.3): it returns the complete message (a
+// replaced decision too, with its decisionStatus) and advances the caller's
+// receipt to retrieved (one message.retrieved event, on
 // the first read only). An acknowledged receipt is returned unchanged.
 // Errors: exit 5 not_recoverable when the caller's participant holds no
 // receipt for the message; exit 5 for a stale generation.
@@ -197,7 +204,11 @@ func (r *Room) ReadMessage(ctx context.Context, c Caller, messageID string) ([]E
 				return err
 			}
 		}
-		out = []ExactItem{{Message: *m, Receipt: *rc}}
+		mv, err := newDecisionViews(tx).view(m)
+		if err != nil {
+			return err
+		}
+		out = []ExactItem{{Message: mv, Receipt: *rc}}
 		return nil
 	})
 	return out, err

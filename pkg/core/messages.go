@@ -23,7 +23,12 @@ type SendInput struct {
 	Subject, Body   string
 	ClientMessageID string // "" = generated client_…
 	Artifacts       []protocol.ArtifactRef
+	// Supersedes or Withdraws (never both, decisions only) make the
+	// decision a change of 1..16 earlier decisions (§8.6).
+	Supersedes, Withdraws []string
 
+	// set by Send from Supersedes or Withdraws
+	change *protocol.DecisionChange
 	// set by Reply and Finish only
 	inReplyTo  *protocol.Message
 	handoff    *protocol.HandoffPayload
@@ -45,10 +50,13 @@ type SendResult struct {
 
 // Send records a note, question, request or decision with one queued receipt
 // per recipient, in one transaction, before anything delivers it (§8.10).
-// Errors: exit 2 for a kind this command cannot send (answer, handoff), a
-// duplicate or ambiguous recipient; exit 4 for invalid text or an unknown
-// recipient; exit 5 for a stale generation or a clientMessageId reused with
-// other content.
+// A decision with Supersedes or Withdraws is a decision change (§8.6): it
+// also reaches every target's author and recipients, and its targets stop
+// being heads. Errors: exit 2 for a kind this command cannot send (answer,
+// handoff), a duplicate or ambiguous recipient, or supersedes/withdraws
+// misused; exit 4 for invalid text, an unknown recipient, or change targets
+// that are not 1..16 existing decisions; exit 5 for a stale generation or a
+// clientMessageId reused with other content.
 func (r *Room) Send(ctx context.Context, in SendInput) (*SendResult, error) {
 	if in.Kind == "" {
 		in.Kind = protocol.KindNote
@@ -61,6 +69,9 @@ func (r *Room) Send(ctx context.Context, in SendInput) (*SendResult, error) {
 		return nil, protocol.Errorf(protocol.ReasonKindNotAllowed, "a handoff is sent with `acc finish --goal …`, which carries its structured payload")
 	default:
 		return nil, protocol.Errorf(protocol.ReasonKindNotAllowed, "message kind %q is not one of note, question, request, decision", in.Kind)
+	}
+	if err := prepareDecisionChange(&in); err != nil {
+		return nil, err
 	}
 	return r.record(ctx, in, "send a message")
 }
@@ -111,6 +122,12 @@ func (r *Room) recordAs(tx storage.Tx, me *protocol.Session, in SendInput) (*Sen
 		if err != nil {
 			return nil, err
 		}
+		if in.change != nil {
+			// Inherited before the idempotency comparison (§8.5).
+			if to, err = inheritRecipients(tx, me, in.change, to); err != nil {
+				return nil, err
+			}
+		}
 	}
 	room := len(to) == 0
 	obligation := in.Obligation
@@ -126,7 +143,7 @@ func (r *Room) recordAs(tx storage.Tx, me *protocol.Session, in SendInput) (*Sen
 		ClientMessageID: in.ClientMessageID, WorkspaceID: r.WS.ID, FromParticipantID: me.ParticipantID,
 		FromSessionID: me.SessionID, ToParticipantIDs: to, Kind: in.Kind, Obligation: obligation,
 		Subject: in.Subject, Body: in.Body, Artifacts: in.Artifacts, Handoff: in.handoff, SentAt: at,
-		Extensions: in.extensions,
+		DecisionChange: in.change, Extensions: in.extensions,
 	}
 	if m.Artifacts == nil {
 		m.Artifacts = []protocol.ArtifactRef{}

@@ -73,6 +73,17 @@ CREATE INDEX receipts_all ON receipts(recipient_participant_id, sent_at DESC, me
 CREATE INDEX receipts_outstanding ON receipts(message_id) WHERE state <> 'acknowledged' AND obligation <> 'none';
 CREATE INDEX receipts_owed ON receipts(recipient_participant_id, sent_at DESC, message_id DESC) WHERE state <> 'acknowledged' AND obligation <> 'none';
 
+-- decision_links holds one row per target of a decision change (from the
+-- change to the decision it replaces or withdraws), so the connected group of
+-- any decision is found from the links alone, walking them either way.
+CREATE TABLE decision_links (
+  from_id TEXT NOT NULL REFERENCES messages(message_id),
+  to_id TEXT NOT NULL REFERENCES messages(message_id),
+  action TEXT NOT NULL,
+  PRIMARY KEY (from_id, to_id)
+) WITHOUT ROWID;
+CREATE INDEX decision_links_by_target ON decision_links(to_id, from_id);
+
 CREATE TABLE events (
   sequence INTEGER PRIMARY KEY,
   event_id TEXT NOT NULL UNIQUE,
@@ -89,8 +100,8 @@ CREATE TABLE session_bindings (
 
 // durableTables lists the tables whose rows are durable history; a lone
 // session must leave every one of them empty (reference/core.md §6).
-var durableTables = []string{"workspace", "participants", "sessions", "intents", "claims", "messages", "receipts", "events"}
+var durableTables = []string{"workspace", "participants", "sessions", "intents", "claims", "messages", "receipts", "decision_links", "events"}
 
 // allTables lists every table in a stable order, for fingerprints.
 var allTables = []string{"meta", "workspace", "participants", "sessions", "intents", "eph_participants",
-	"eph_sessions", "eph_intents", "claims", "messages", "receipts", "events", "session_bindings"}
+	"eph_sessions", "eph_intents", "claims", "messages", "receipts", "decision_links", "events", "session_bindings"}

@@ -578,12 +578,13 @@ const queryOwed = `SELECT m.record, r.record FROM receipts r
 		WHERE r.recipient_participant_id = ? AND r.state <> 'acknowledged' AND r.obligation <> 'none' AND r.decision_head = 1
 		ORDER BY r.sent_at DESC, r.message_id DESC`
 
-// queryOutstanding lists what a sender is still owed. CROSS JOIN keeps
+// queryOutstanding lists what a sender is still owed (replaced decisions
+// excluded: they leave attention, §8.6). CROSS JOIN keeps
 // receipts as the outer loop, so the partial index receipts_outstanding
 // drives the query rather than the sender's history.
 const queryOutstanding = `SELECT m.record, r.record FROM receipts r
 		CROSS JOIN messages m ON m.message_id = r.message_id
-		WHERE r.state <> 'acknowledged' AND r.obligation <> 'none' AND m.from_participant_id = ?
+		WHERE r.state <> 'acknowledged' AND r.obligation <> 'none' AND r.decision_head = 1 AND m.from_participant_id = ?
 		ORDER BY r.message_id, r.recipient_participant_id`
 
 func (t *sqliteTx) ScanOwed(recipient string, fn func(InboxRow) bool) error {
@@ -658,6 +659,55 @@ func (t *sqliteTx) ScanMessages(q MessageQuery, fn func(protocol.Message) bool) 
 		}
 	}
 	return mapErr(rows.Err(), "scan messages")
+}
+
+func (t *sqliteTx) ScanReceipts(fn func(protocol.Receipt) bool) error {
+	rows, err := t.q.QueryContext(t.ctx, "SELECT record FROM receipts ORDER BY message_id, recipient_participant_id")
+	if err != nil {
+		return mapErr(err, "scan receipts")
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var rec string
+		if err := rows.Scan(&rec); err != nil {
+			return mapErr(err, "scan receipts")
+		}
+		r, err := decodeRecord[protocol.Receipt]("receipt", rec)
+		if err != nil {
+			return err
+		}
+		if !fn(*r) {
+			return nil
+		}
+	}
+	return mapErr(rows.Err(), "scan receipts")
+}
+
+// queryDecisionGroup walks decision_links both ways from one decision (the
+// primary key serves from → to, decision_links_by_target to → from); UNION
+// keeps each member once, so the walk ends.
+const queryDecisionGroup = `WITH RECURSIVE grp(id) AS (
+		SELECT ?
+		UNION SELECT l.to_id FROM decision_links l JOIN grp ON l.from_id = grp.id
+		UNION SELECT l.from_id FROM decision_links l JOIN grp ON l.to_id = grp.id
+	)
+	SELECT from_id, to_id, action FROM decision_links WHERE from_id IN (SELECT id FROM grp) ORDER BY from_id, to_id`
+
+func (t *sqliteTx) DecisionGroup(messageID string) ([]DecisionLink, error) {
+	rows, err := t.q.QueryContext(t.ctx, queryDecisionGroup, messageID)
+	if err != nil {
+		return nil, mapErr(err, "read a decision group")
+	}
+	defer rows.Close()
+	var out []DecisionLink
+	for rows.Next() {
+		var l DecisionLink
+		if err := rows.Scan(&l.From, &l.To, &l.Action); err != nil {
+			return nil, mapErr(err, "read a decision group")
+		}
+		out = append(out, l)
+	}
+	return out, mapErr(rows.Err(), "read a decision group")
 }
 
 func (t *sqliteTx) Events(after int64, limit int) ([]protocol.Event, error) {
@@ -811,6 +861,16 @@ func (t *sqliteTx) InsertMessage(m *protocol.Message) error {
 	if err := t.exec("record a message", "INSERT INTO messages(message_id, thread_id, from_participant_id, client_message_id, kind, obligation, sent_at, record) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
 		m.MessageID, m.ThreadID, m.FromParticipantID, m.ClientMessageID, m.Kind, m.Obligation, m.SentAt, rec); err != nil {
 		return err
+	}
+	if dc := m.DecisionChange; dc != nil {
+		for _, target := range dc.MessageIDs {
+			if err := t.exec("link a decision change", "INSERT INTO decision_links(from_id, to_id, action) VALUES (?, ?, ?)", m.MessageID, target, dc.Action); err != nil {
+				return err
+			}
+			if err := t.MarkDecisionReplaced(target); err != nil {
+				return err
+			}
+		}
 	}
 	res, err := t.q.ExecContext(t.ctx, "UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'message_count'")
 	if err != nil {

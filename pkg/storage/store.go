@@ -7,7 +7,8 @@ import (
 )
 
 // SchemaVersion is the database schema version kept in PRAGMA user_version.
-const SchemaVersion = 1
+// Version 2 added the decision_links table.
+const SchemaVersion = 2
 
 // Area selects where participants, sessions and intents are kept.
 type Area int
@@ -55,6 +56,12 @@ type MessageQuery struct {
 	Kind                          string
 	HeadsOnly                     bool
 	BeforeSentAt, BeforeMessageID string
+}
+
+// DecisionLink is one target of a decision change: the change From replaces
+// or withdraws (Action) the decision To.
+type DecisionLink struct {
+	From, To, Action string
 }
 
 // InboxRow is one message with the recipient's receipt.
@@ -116,6 +123,14 @@ type ReadTx interface {
 	// ScanMessages calls fn for each matching message, newest first, until fn
 	// returns false.
 	ScanMessages(q MessageQuery, fn func(protocol.Message) bool) error
+	// ScanReceipts calls fn for every receipt of the workspace, ordered by
+	// message id then recipient, until fn returns false.
+	ScanReceipts(fn func(protocol.Receipt) bool) error
+	// DecisionGroup returns every decision link of the connected group that
+	// holds the decision messageID (links followed in both directions),
+	// ordered by From then To; none when the decision was never changed nor
+	// is a change. Its cost is proportional to the group, not the history.
+	DecisionGroup(messageID string) ([]DecisionLink, error)
 
 	// Events returns up to limit events with sequence > after, in order.
 	Events(after int64, limit int) ([]protocol.Event, error)
@@ -143,7 +158,10 @@ type Tx interface {
 	DeleteClaim(id string) error
 
 	// InsertMessage adds a new message; a message id or (sender,
-	// clientMessageId) already present is an error.
+	// clientMessageId) already present is an error. A message carrying a
+	// decisionChange also records one decision link per target and marks
+	// each target replaced (MarkDecisionReplaced), in the same transaction;
+	// the targets must already be stored.
 	InsertMessage(m *protocol.Message) error
 	// MarkDecisionReplaced records that a decision has a successor, so it
 	// leaves inbox listings (reference/core.md §8.6).

@@ -1,0 +1,185 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/acc-go/acc/pkg/core"
+	"github.com/acc-go/acc/pkg/protocol"
+	"github.com/urfave/cli/v3"
+	"golang.org/x/term"
+)
+
+// configCommand is `acc config init|validate` (reference/core.md §4.2; SPEC
+// decision 19).
+func (a *app) configCommand() *cli.Command {
+	return &cli.Command{
+		Name:     "config",
+		Category: "setup",
+		Usage:    "create or check the workspace config, acc.workspace.json",
+		Description: "acc.workspace.json pins a workspace's id, roots and policy so that the room survives a move and can\n" +
+			"span several directories. It is optional: without it a Git repository (all of its worktrees) or the\n" +
+			"directory is the workspace. docs/configuration.md describes every field.",
+		// The subcommand checks the command line; the parent only dispatches.
+		Before: func(ctx context.Context, _ *cli.Command) (context.Context, error) { return ctx, nil },
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			if cmd.Args().Len() > 0 {
+				return protocol.Errorf(protocol.ReasonUnknownCommand,
+					"unknown command: config %s - `acc config init` or `acc config validate`", cmd.Args().First())
+			}
+			return cli.ShowSubcommandHelp(cmd)
+		},
+		Commands: []*cli.Command{a.configInitCommand(), a.configValidateCommand()},
+	}
+}
+
+func (a *app) configInitCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "init",
+		Usage: "write a new acc.workspace.json into the selected directory, after showing it",
+		Description: "init writes acc.workspace.json directly into --cwd (default: the working directory; no upward\n" +
+			"search) with a new random workspace id, roots [\".\"] and the default policy. It shows the file first.\n" +
+			"It never overwrites an existing file. A new config gives the workspace a new id, so init refuses while\n" +
+			"sessions are attached to the current workspace, naming them, unless --force. Without --yes it asks\n" +
+			"for confirmation when stdin and stdout are terminals, and refuses otherwise.\n\n" +
+			"  acc config init --yes",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "yes", Usage: "write without asking (needed when stdin or stdout is not a terminal)"},
+			&cli.BoolFlag{Name: "force", Usage: "write even though sessions are attached to the current workspace"},
+		},
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			if cmd.String("workspace") != "" {
+				return protocol.Errorf(protocol.ReasonUsage,
+					"acc config init writes acc.workspace.json into --cwd; --workspace names an existing config, so leave it out")
+			}
+			dir, err := a.configDir(cmd)
+			if err != nil {
+				return err
+			}
+			plan, err := core.PlanConfigInit(dir)
+			if err != nil {
+				return err
+			}
+			if !cmd.Bool("force") {
+				ctx, cancel := context.WithTimeout(ctx, StoreWait)
+				defer cancel()
+				sessions, err := core.AttachedSessions(ctx, core.OpenOptions{Cwd: plan.Dir, Getenv: a.getenvWithoutRoot})
+				if err != nil {
+					return err
+				}
+				if len(sessions) > 0 {
+					return core.SessionsAttachedError(plan.File, sessions)
+				}
+			}
+			preview := string(plan.Preview)
+			result := map[string]any{"subcommand": "init", "written": false, "file": plan.File, "preview": preview}
+			previewShown := false
+			if !cmd.Bool("yes") {
+				if !a.interactive() {
+					if !a.jsonMode {
+						fmt.Fprint(a.env.Stdout, preview)
+					}
+					return protocol.Errorf(protocol.ReasonConfirmationRequired,
+						"refusing to write without confirmation; pass --yes in a non-interactive run").
+						With("file", plan.File).With("preview", preview)
+				}
+				// Questions never go to stdout in --json mode: it holds the envelope.
+				w := a.env.Stdout
+				if a.jsonMode {
+					w = a.env.Stderr
+				}
+				fmt.Fprint(w, preview)
+				fmt.Fprintf(w, "Write %s? [y/N] ", plan.File)
+				previewShown = !a.jsonMode
+				line, _ := bufio.NewReader(a.env.Stdin).ReadString('\n')
+				if ans := strings.ToLower(strings.TrimSpace(line)); ans != "y" && ans != "yes" {
+					return a.emit(result, func(w io.Writer) { fmt.Fprintf(w, "not written: %s\n", plan.File) })
+				}
+			}
+			if err := plan.Write(); err != nil {
+				return err
+			}
+			result["written"] = true
+			return a.emit(result, func(w io.Writer) {
+				if !previewShown {
+					fmt.Fprint(w, preview)
+				}
+				fmt.Fprintf(w, "written: %s\n", plan.File)
+			})
+		},
+	}
+}
+
+func (a *app) configValidateCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "validate",
+		Usage: "check the acc.workspace.json that governs the selected directory, and name it",
+		Description: "validate finds the config that governs --cwd (default: the working directory) by walking up, as\n" +
+			"every command does, or reads exactly --workspace FILE, and checks every rule. It only reads: it\n" +
+			"needs no store and works when the workspace cannot be opened. Without a config it reports the\n" +
+			"defaults. A broken config exits 4 naming the file and the field or key.\n\n" +
+			"  acc config validate --json",
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			dir, err := a.configDir(cmd)
+			if err != nil {
+				return err
+			}
+			res, err := core.ValidateConfigAt(dir, cmd.String("workspace"))
+			if err != nil {
+				return err
+			}
+			return a.emit(res, func(w io.Writer) { printValidation(w, res) })
+		},
+	}
+}
+
+func printValidation(w io.Writer, res *core.ConfigValidation) {
+	if !res.Present {
+		fmt.Fprintf(w, "no acc.workspace.json governs %s; defaults apply\n", res.Dir)
+		return
+	}
+	fmt.Fprintf(w, "valid: %s\n", *res.File)
+	cfg := res.Config.(*core.Config)
+	adapters := "none"
+	if len(cfg.RequiredAdapters) > 0 {
+		adapters = strings.Join(cfg.RequiredAdapters, ", ")
+	}
+	fmt.Fprintf(w, "  workspaceId %s; roots %s; claimMode %s; contextBudgetBytes %d; requiredAdapters %s\n",
+		cfg.WorkspaceID, strings.Join(cfg.Roots, ", "), cfg.Policy.ClaimMode, cfg.Policy.ContextBudgetBytes, adapters)
+}
+
+// configDir is the directory the config commands act on: --cwd, else
+// ACC_WORKSPACE_ROOT (which must be absolute), else the working directory.
+func (a *app) configDir(cmd *cli.Command) (string, error) {
+	if cmd.String("cwd") != "" {
+		return a.cwd(cmd)
+	}
+	root, err := core.WorkspaceRootEnv(a.env.Getenv)
+	if err != nil || root != "" {
+		return root, err
+	}
+	return a.cwd(cmd)
+}
+
+// getenvWithoutRoot hides ACC_WORKSPACE_ROOT: configDir has already chosen
+// the directory, and discovery must start there.
+func (a *app) getenvWithoutRoot(k string) string {
+	if k == core.EnvWorkspaceRoot {
+		return ""
+	}
+	return a.env.Getenv(k)
+}
+
+// interactive reports whether a question can be asked: stdin and stdout are
+// both terminals.
+func (a *app) interactive() bool {
+	return isTerminal(a.env.Stdin) && isTerminal(a.env.Stdout)
+}
+
+func isTerminal(v any) bool {
+	f, ok := v.(interface{ Fd() uintptr })
+	return ok && term.IsTerminal(int(f.Fd()))
+}

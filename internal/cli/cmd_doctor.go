@@ -1,0 +1,82 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/acc-go/acc/pkg/core"
+	"github.com/urfave/cli/v3"
+)
+
+// doctorCommand is `acc doctor` (reference/core.md §13.10, §14.4).
+func (a *app) doctorCommand() *cli.Command {
+	return &cli.Command{
+		Name:     "doctor",
+		Category: "setup",
+		Usage:    "check the store's health, the workspace, live sessions and required adapters, and name the next commands",
+		Description: "doctor reads the workspace's store without changing it: schema version, workspace identity,\n" +
+			"SQLite's integrity check, file sizes and row counts; then protection, live sessions and the adapters\n" +
+			"acc.workspace.json requires. Each finding comes with the next command to run. A workspace without a\n" +
+			"store yet is healthy (the first attach creates it; doctor never does). A corrupt, foreign or\n" +
+			"unknown-version store exits 4 after printing the report (with --json, the report is in error.details).\n\n" +
+			"  acc doctor --json",
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			dir, err := a.cwd(cmd)
+			if err != nil {
+				return err
+			}
+			ctx, cancel := context.WithTimeout(ctx, StoreWait)
+			defer cancel()
+			rep, err := core.Doctor(ctx, core.OpenOptions{Cwd: dir, ConfigPath: cmd.String("workspace"), Getenv: a.env.Getenv})
+			if rep == nil {
+				return err
+			}
+			if err != nil {
+				// Unhealthy: the report still prints; the refusal follows.
+				if !a.jsonMode {
+					printDoctor(a.env.Stdout, rep)
+				}
+				return err
+			}
+			return a.emit(rep, func(w io.Writer) { printDoctor(w, rep) })
+		},
+	}
+}
+
+func printDoctor(w io.Writer, rep *core.DoctorReport) {
+	s := rep.Store
+	if s.Healthy {
+		fmt.Fprintf(w, "store healthy; %d live session(s); protection %s\n", rep.LiveSessions, rep.Protection)
+	} else {
+		fmt.Fprintf(w, "store unhealthy; live sessions unknown; protection %s\n", rep.Protection)
+	}
+	config := "no acc.workspace.json"
+	if rep.Workspace.ConfigPath != nil {
+		config = "config " + *rep.Workspace.ConfigPath
+	}
+	fmt.Fprintf(w, "  workspace %s from %s; %s\n", rep.WorkspaceID, rep.Source, config)
+	switch {
+	case !s.Exists:
+		fmt.Fprintf(w, "  %s (%s)\n", core.NoStoreNote, s.Path)
+	case s.Healthy && s.Note != "":
+		fmt.Fprintf(w, "  store %s: %s\n", s.Path, s.Note)
+	case s.Healthy:
+		fmt.Fprintf(w, "  store %s: schema %d, identity ok, integrity ok; %d message(s), %d event(s), %d session(s); db %d B, wal %d B, shm %d B\n",
+			s.Path, *s.SchemaVersion, s.Counts.Messages, s.Counts.Events, s.Counts.Sessions, s.Sizes.DB, s.Sizes.WAL, s.Sizes.SHM)
+	default:
+		fmt.Fprintf(w, "  store %s: db %d B, wal %d B, shm %d B\n", s.Path, s.Sizes.DB, s.Sizes.WAL, s.Sizes.SHM)
+		for _, p := range s.Problems {
+			fmt.Fprintf(w, "  problem %s: %s\n", p.ReasonCode, p.Message)
+		}
+	}
+	for _, p := range rep.Sessions {
+		fmt.Fprintf(w, "  session %s (%s) %s  %s\n", p.ParticipantID, p.Harness, p.Presence, p.SessionID)
+	}
+	for _, ad := range rep.Adapters {
+		fmt.Fprintf(w, "  adapter %s: required, %s\n", ad.Adapter, ad.Status)
+	}
+	for _, r := range rep.Remediation {
+		fmt.Fprintf(w, "next: %s\n", r)
+	}
+}

@@ -1,0 +1,305 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/acc-go/acc/pkg/protocol"
+)
+
+// ConfigValidation is the result of `acc config validate` (reference/core.md
+// §4.2; SPEC decision 19). File is nil and Config holds the defaults when no
+// acc.workspace.json governs the directory.
+type ConfigValidation struct {
+	Subcommand string  `json:"subcommand"`
+	Valid      bool    `json:"valid"`
+	Present    bool    `json:"present"`
+	File       *string `json:"file"`
+	Config     any     `json:"config"`
+	// Dir is the canonical selected directory (text output only).
+	Dir string `json:"-"`
+}
+
+// DefaultConfigView is what applies when no acc.workspace.json governs a
+// directory: the schema defaults, with no workspace id (the id is then
+// derived from Git or the directory).
+type DefaultConfigView struct {
+	SchemaVersion    int      `json:"schemaVersion"`
+	WorkspaceID      *string  `json:"workspaceId"`
+	Roots            []string `json:"roots"`
+	Policy           Policy   `json:"policy"`
+	RequiredAdapters []string `json:"requiredAdapters"`
+}
+
+// ValidateConfigAt validates the acc.workspace.json that governs dir: the
+// first one found walking up from dir (SPEC decision 19), or exactly
+// explicit when that is set (--workspace; relative to dir). It reads nothing
+// but the directories walked and that one file; it needs no data home and no
+// store, and writes nothing.
+//
+// A config that governs is checked as Discover would use it: every rule of
+// §4.1 (LoadConfig), and each root must name an existing directory.
+//
+// Errors: workspace_unresolvable (exit 2) when dir cannot be resolved;
+// config_invalid or config_unknown_key (exit 4) naming the file and the
+// field or keys.
+func ValidateConfigAt(dir, explicit string) (*ConfigValidation, error) {
+	start, err := canonicalDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	res := &ConfigValidation{Subcommand: "validate", Valid: true, Dir: start}
+	var path string
+	if explicit != "" {
+		if !filepath.IsAbs(explicit) {
+			explicit = filepath.Join(start, explicit)
+		}
+		d, err := filepath.EvalSymlinks(filepath.Dir(explicit))
+		if err != nil {
+			return nil, protocol.Errorf(protocol.ReasonWorkspaceUnresolvable,
+				"cannot resolve the directory of workspace config %s: %s; pass the path of an existing acc.workspace.json", explicit, errText(err)).
+				With("file", explicit).Wrap(err)
+		}
+		path = filepath.Join(d, filepath.Base(explicit))
+	} else if path, err = FindConfig(start); err != nil {
+		return nil, err
+	}
+	if path == "" {
+		res.Config = DefaultConfigView{SchemaVersion: ConfigSchemaVersion, Roots: []string{"."},
+			Policy: DefaultPolicy(), RequiredAdapters: []string{}}
+		return res, nil
+	}
+	cfg, err := LoadConfig(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := (&Workspace{}).applyConfig(cfg, path); err != nil {
+		return nil, err
+	}
+	res.Present, res.File, res.Config = true, &path, cfg
+	return res, nil
+}
+
+// canonicalDir resolves dir (absolute) through its symlinks and requires a
+// directory.
+func canonicalDir(dir string) (string, error) {
+	real, err := filepath.EvalSymlinks(dir)
+	if err == nil {
+		var info os.FileInfo
+		if info, err = os.Stat(real); err == nil && !info.IsDir() {
+			err = syscall.ENOTDIR
+		}
+	}
+	if err != nil {
+		return "", protocol.Errorf(protocol.ReasonWorkspaceUnresolvable,
+			"cannot resolve the directory %s: %s; pass --cwd an existing directory", dir, errText(err)).
+			With("path", dir).Wrap(err)
+	}
+	return real, nil
+}
+
+// ConfigInitPlan is what `acc config init` would write (reference/core.md
+// §4.2): the file directly inside the selected directory and its exact
+// bytes. The same bytes are previewed and written.
+type ConfigInitPlan struct {
+	Dir     string
+	File    string
+	Preview []byte
+	Config  *Config
+}
+
+// PlanConfigInit renders the config `acc config init` writes into dir (no
+// upward walk): schemaVersion 1, a new random workspace id
+// (workspace_ + 22 base64url characters), displayName the directory's base
+// name (left out when that is not a valid one-line name), roots ["."], the
+// default policy and no required adapters, as two-space JSON with a final
+// newline. It writes nothing.
+//
+// Errors: workspace_unresolvable (exit 2) when dir is not an existing
+// directory; config_exists (exit 5) when anything already has the config's
+// name there (acc never overwrites it).
+func PlanConfigInit(dir string) (*ConfigInitPlan, error) {
+	d, err := canonicalDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	file := filepath.Join(d, ConfigFileName)
+	if _, err := os.Lstat(file); err == nil || !errors.Is(err, fs.ErrNotExist) {
+		return nil, configExists(file)
+	}
+	name := baseName(d)
+	if protocol.CheckLine("displayName", name, protocol.MaxLineText) != nil {
+		name = ""
+	}
+	cfg := NewConfig(protocol.NewID(protocol.KindWorkspace), name)
+	b, err := protocol.MarshalIndent(cfg)
+	if err != nil {
+		return nil, err
+	}
+	b = append(b, '\n')
+	// The file must pass the rules it will be read with.
+	if _, err := ValidateConfig(b); err != nil {
+		return nil, fmt.Errorf("config init rendered a config that does not validate: %w", err)
+	}
+	return &ConfigInitPlan{Dir: d, File: file, Preview: b, Config: cfg}, nil
+}
+
+func configExists(file string) error {
+	return protocol.Errorf(protocol.ReasonConfigExists,
+		"%s already exists; acc never overwrites it: edit it by hand, or remove it first to start over", file).
+		With("file", file)
+}
+
+// Write creates p.File with exactly p.Preview, mode 0644 (before the umask):
+// the bytes go to a new temporary file beside it, are synced, and are then
+// linked to the final name, which fails if the name exists by then — so a
+// concurrent init or editor is never overwritten and no reader ever sees a
+// half-written config. Where the file system has no hard links it falls back
+// to O_CREAT|O_EXCL on the final name.
+//
+// Errors: config_exists (exit 5) when the name was taken meanwhile;
+// directory_unwritable (exit 2) when the directory refuses the file.
+func (p *ConfigInitPlan) Write() error {
+	tmp, f, err := createExclusive(p.Dir, "."+ConfigFileName+".tmp-")
+	if err != nil {
+		return p.unwritable(err)
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			os.Remove(tmp)
+		}
+	}()
+	if err := writeSync(f, p.Preview); err != nil {
+		return p.unwritable(err)
+	}
+	if err := os.Link(tmp, p.File); err != nil {
+		switch {
+		case errors.Is(err, fs.ErrExist):
+			return configExists(p.File)
+		case errors.Is(err, syscall.EPERM), errors.Is(err, syscall.ENOTSUP), errors.Is(err, syscall.EXDEV), errors.Is(err, syscall.EMLINK):
+			os.Remove(tmp)
+			ok = true
+			return p.writeExclusive()
+		default:
+			return p.unwritable(err)
+		}
+	}
+	os.Remove(tmp)
+	ok = true
+	syncDir(p.Dir)
+	return nil
+}
+
+// writeExclusive is the fallback of Write: O_CREAT|O_EXCL on the final name.
+func (p *ConfigInitPlan) writeExclusive() error {
+	f, err := os.OpenFile(p.File, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_CLOEXEC, 0o644)
+	if err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return configExists(p.File)
+		}
+		return p.unwritable(err)
+	}
+	if err := writeSync(f, p.Preview); err != nil {
+		os.Remove(p.File)
+		return p.unwritable(err)
+	}
+	syncDir(p.Dir)
+	return nil
+}
+
+func (p *ConfigInitPlan) unwritable(err error) error {
+	return protocol.Errorf(protocol.ReasonDirectoryUnwritable,
+		"cannot write %s: %s; pass --cwd a directory you can write to", p.File, errText(err)).
+		With("file", p.File).Wrap(err)
+}
+
+// createExclusive creates a new file named prefix+random in dir with mode
+// 0644 (before the umask).
+func createExclusive(dir, prefix string) (string, *os.File, error) {
+	for i := 0; ; i++ {
+		name := filepath.Join(dir, prefix+strings.TrimPrefix(protocol.NewID("t"), "t_"))
+		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_CLOEXEC, 0o644)
+		if err == nil || !errors.Is(err, fs.ErrExist) || i == 9 {
+			return name, f, err
+		}
+	}
+}
+
+func writeSync(f *os.File, b []byte) error {
+	_, err := f.Write(b)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// syncDir makes a new directory entry durable; failure only weakens
+// durability, so it is ignored.
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		d.Sync()
+		d.Close()
+	}
+}
+
+// AttachedSession names one session that a new config would orphan.
+type AttachedSession struct {
+	SessionID     string `json:"sessionId"`
+	ParticipantID string `json:"participantId"`
+	Harness       string `json:"harness"`
+	Presence      string `json:"presence"`
+}
+
+// AttachedSessions lists the live (online or stale) sessions of the
+// workspace that dir currently belongs to, for `acc config init`: writing a
+// config changes the workspace id, and running sessions would stop seeing
+// each other (reference/core.md §4.2 step 2). It never creates a store.
+// When the workspace or its store cannot be opened it returns no sessions
+// and no error, as the reference asks ("if the workspace cannot even be
+// opened, no warning"); a store that stays busy is store_busy (exit 3).
+func AttachedSessions(ctx context.Context, o OpenOptions) ([]AttachedSession, error) {
+	o.NoCreate = true
+	r, err := Open(ctx, o)
+	if err != nil {
+		if protocol.IsReason(err, protocol.ReasonStoreBusy) {
+			return nil, err
+		}
+		return nil, nil
+	}
+	defer r.Close()
+	st, err := r.Status(ctx, StatusQuery{})
+	if err != nil {
+		return nil, err
+	}
+	out := []AttachedSession{}
+	for _, p := range st.Participants {
+		if p.Presence != PresenceOffline && p.State == protocol.SessionOpen {
+			out = append(out, AttachedSession{SessionID: p.SessionID, ParticipantID: p.ParticipantID, Harness: p.Harness, Presence: p.Presence})
+		}
+	}
+	return out, nil
+}
+
+// SessionsAttachedError is the refusal of `acc config init` while sessions
+// are attached (exit 5 config_sessions_attached), naming each as
+// "<participantId> (<harness>)".
+func SessionsAttachedError(file string, sessions []AttachedSession) error {
+	names := make([]string, len(sessions))
+	for i, s := range sessions {
+		names[i] = fmt.Sprintf("%s (%s)", s.ParticipantID, s.Harness)
+	}
+	return protocol.Errorf(protocol.ReasonConfigSessionsAttached,
+		"%d session(s) are attached here and would stop seeing each other once %s gives the workspace a new id: %s; close them (acc detach or acc finish) or pass --force",
+		len(sessions), file, strings.Join(names, ", ")).
+		With("file", file).With("sessions", names)
+}

@@ -1,0 +1,338 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/acc-go/acc/pkg/protocol"
+	"github.com/acc-go/acc/pkg/storage"
+)
+
+// AdapterIDs are the client ids of SPEC decision 14, the only values an
+// adapter can have.
+var AdapterIDs = []string{"claude", "codex", "gemini", "grok", "kimi"}
+
+// DoctorReport is what `acc doctor` reports (reference/core.md §13.10,
+// §14.4; issue 3 item 6).
+type DoctorReport struct {
+	// Healthy is false when the store is corrupt, foreign, of an unknown
+	// schema version or fails its integrity check.
+	Healthy     bool            `json:"healthy"`
+	WorkspaceID string          `json:"workspaceId"`
+	Source      string          `json:"source"`
+	Workspace   DoctorWorkspace `json:"workspace"`
+	// RuntimeRoot is the directory holding this workspace's store.
+	RuntimeRoot  string `json:"runtimeRoot"`
+	Materialised bool   `json:"materialised"`
+	// Protection and LiveSessions are those of `acc status`; they are
+	// "unknown" and 0 when the store cannot be read.
+	Protection   string            `json:"protection"`
+	LiveSessions int               `json:"liveSessions"`
+	Sessions     []AttachedSession `json:"sessions"`
+	Store        DoctorStore       `json:"store"`
+	Adapters     []DoctorAdapter   `json:"adapters"`
+	// Remediation lists the next commands, one line each.
+	Remediation []string `json:"remediation"`
+}
+
+// DoctorWorkspace is the discovered workspace.
+type DoctorWorkspace struct {
+	DisplayName string   `json:"displayName"`
+	Roots       []string `json:"roots"`
+	// ConfigPath is the acc.workspace.json that governs, or nil.
+	ConfigPath       *string  `json:"configPath"`
+	Policy           Policy   `json:"policy"`
+	RequiredAdapters []string `json:"requiredAdapters"`
+}
+
+// DoctorStore is the health of the workspace's SQLite store.
+type DoctorStore struct {
+	Path string `json:"path"`
+	// Exists is false before the first `acc attach` created the store.
+	Exists  bool `json:"exists"`
+	Healthy bool `json:"healthy"`
+	// SchemaVersion is the store's PRAGMA user_version when it could be
+	// read; ExpectedSchemaVersion is the one this acc reads.
+	SchemaVersion         *int `json:"schemaVersion"`
+	ExpectedSchemaVersion int  `json:"expectedSchemaVersion"`
+	// StoreWorkspaceID is the identity recorded in the store when known;
+	// IdentityMatch tells whether it is this workspace's (nil: unknown).
+	StoreWorkspaceID *string `json:"storeWorkspaceId"`
+	IdentityMatch    *bool   `json:"identityMatch"`
+	// Integrity is PRAGMA integrity_check's output (["ok"] when healthy),
+	// or nil when it could not run.
+	Integrity []string `json:"integrity"`
+	// Sizes are the bytes of acc.db, acc.db-wal and acc.db-shm (0 when
+	// absent), measured before the store was opened.
+	Sizes  DoctorSizes  `json:"sizes"`
+	Counts DoctorCounts `json:"counts"`
+	// Problems are the findings that make the store unhealthy, each with its
+	// reason code.
+	Problems []DoctorProblem `json:"problems"`
+	// Note says something worth knowing that is not a problem.
+	Note string `json:"note,omitempty"`
+}
+
+// DoctorSizes are file sizes in bytes.
+type DoctorSizes struct {
+	DB  int64 `json:"db"`
+	WAL int64 `json:"wal"`
+	SHM int64 `json:"shm"`
+}
+
+// DoctorCounts are row totals of the store.
+type DoctorCounts struct {
+	Messages int64 `json:"messages"`
+	Events   int64 `json:"events"`
+	Sessions int   `json:"sessions"`
+}
+
+// DoctorProblem is one finding.
+type DoctorProblem struct {
+	ReasonCode string `json:"reasonCode"`
+	Message    string `json:"message"`
+}
+
+// DoctorAdapter is one adapter the workspace config requires.
+type DoctorAdapter struct {
+	Adapter  string `json:"adapter"`
+	Required bool   `json:"required"`
+	// Known is false for an id that is not one of AdapterIDs.
+	Known     bool `json:"known"`
+	Installed bool `json:"installed"`
+	// Status is "missing" or "unknown_adapter".
+	Status string `json:"status"`
+}
+
+// NoStoreNote is the note of a workspace whose store does not exist yet.
+const NoStoreNote = "no store yet; it is created by the first `acc attach`"
+
+// Doctor inspects the workspace that o selects and its store, without
+// creating or changing anything (reference/core.md §13.10, §14.4).
+//
+// Locating the workspace fails as Open does (exit 2 for the environment and
+// containment, exit 4 for a broken config); there is then nothing to
+// report. Once the workspace is known Doctor always returns a report: a
+// store that is corrupt, foreign, of an unknown schema version or fails
+// PRAGMA integrity_check is reported, with Healthy false, together with a
+// store_unhealthy error (exit 4) whose details carry the report. A missing
+// store is healthy (NoStoreNote) and is not created; an empty file (a first
+// attach that never finished) is reported healthy and left alone. A store
+// that stays busy is store_busy (exit 3).
+func Doctor(ctx context.Context, o OpenOptions) (*DoctorReport, error) {
+	ws, env, err := locate(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	path := StorePath(env.DataHome, ws.ID)
+	rep := &DoctorReport{
+		Healthy: true, WorkspaceID: ws.ID, Source: ws.Source,
+		Workspace: DoctorWorkspace{DisplayName: ws.DisplayName, Roots: ws.Roots, Policy: ws.Policy,
+			RequiredAdapters: append([]string{}, ws.RequiredAdapters...)},
+		RuntimeRoot: filepath.Dir(path), Protection: "none", Sessions: []AttachedSession{},
+		Store:    DoctorStore{Path: path, Healthy: true, ExpectedSchemaVersion: storage.SchemaVersion, Problems: []DoctorProblem{}},
+		Adapters: []DoctorAdapter{}, Remediation: []string{},
+	}
+	if ws.ConfigPath != "" {
+		p := ws.ConfigPath
+		rep.Workspace.ConfigPath = &p
+	}
+
+	if err := inspectStore(ctx, rep, ws, env); err != nil {
+		return nil, err
+	}
+	rep.Healthy = rep.Store.Healthy
+
+	for _, id := range ws.RequiredAdapters {
+		a := DoctorAdapter{Adapter: id, Required: true, Known: slices.Contains(AdapterIDs, id), Status: "missing"}
+		if !a.Known {
+			a.Status = "unknown_adapter"
+			where := "acc.workspace.json"
+			if ws.ConfigPath != "" {
+				where = ws.ConfigPath
+			}
+			rep.Remediation = append(rep.Remediation, fmt.Sprintf(
+				"requiredAdapters names %q, which is no acc adapter (%s); fix requiredAdapters in %s", id, joinComma(AdapterIDs), where))
+		} else {
+			rep.Remediation = append(rep.Remediation, fmt.Sprintf(
+				"adapter %s is required by the workspace config but not installed; `acc install --adapter %s` will install it once acc install exists (this acc cannot install adapters yet)", id, id))
+		}
+		rep.Adapters = append(rep.Adapters, a)
+	}
+	if !rep.Healthy {
+		first := rep.Store.Problems[0]
+		return rep, protocol.Errorf(protocol.ReasonStoreUnhealthy,
+			"the store at %s is unhealthy (%s); %s", path, first.ReasonCode, rep.Remediation[0]).
+			With("report", rep)
+	}
+	return rep, nil
+}
+
+func joinComma(ids []string) string {
+	out := ""
+	for i, id := range ids {
+		if i > 0 {
+			out += ", "
+		}
+		out += id
+	}
+	return out
+}
+
+// inspectStore fills rep.Store, the presence fields and the store's
+// remediation lines.
+func inspectStore(ctx context.Context, rep *DoctorReport, ws *Workspace, env *RuntimeEnv) error {
+	s := &rep.Store
+	size := func(p string) int64 {
+		if info, err := os.Lstat(p); err == nil {
+			return info.Size()
+		}
+		return 0
+	}
+	info, err := os.Lstat(s.Path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		s.Note = NoStoreNote
+		rep.Remediation = append(rep.Remediation, "run `acc attach --participant NAME` to open the first session; it creates the store")
+		return nil
+	case err != nil:
+		s.unhealthy(protocol.ReasonStoreCorrupt, fmt.Sprintf("cannot inspect %s: %s", s.Path, errText(err)))
+		rep.Remediation = append(rep.Remediation, "make "+s.Path+" readable by this user, then run `acc doctor` again")
+		rep.Protection = "unknown"
+		return nil
+	}
+	s.Exists = true
+	s.Sizes = DoctorSizes{DB: info.Size(), WAL: size(s.Path + "-wal"), SHM: size(s.Path + "-shm")}
+	if !info.Mode().IsRegular() {
+		s.unhealthy(protocol.ReasonStoreCorrupt, fmt.Sprintf("%s is not a regular file", s.Path))
+		rep.Remediation = append(rep.Remediation, aside(s.Path))
+		rep.Protection = "unknown"
+		return nil
+	}
+	if info.Size() == 0 {
+		// Created by an attach that stopped before it wrote the schema;
+		// opening it here would create the schema, and doctor writes nothing.
+		s.Note = "the store file is empty (a first attach stopped before creating it); the next `acc attach` completes it"
+		rep.Remediation = append(rep.Remediation, "run `acc attach --participant NAME`; it completes the empty store")
+		return nil
+	}
+
+	st, err := storage.OpenSQLite(ctx, s.Path, ws.ID)
+	if err != nil {
+		pe := protocol.AsError(err)
+		switch pe.Reason {
+		case protocol.ReasonStoreBusy:
+			return err
+		case protocol.ReasonStoreVersionUnknown:
+			if v, ok := pe.Details["schemaVersion"].(int); ok {
+				s.SchemaVersion = &v
+			}
+			rep.Remediation = append(rep.Remediation, fmt.Sprintf(
+				"this acc reads schema version %d: upgrade acc, or %s", storage.SchemaVersion, aside(s.Path)))
+		case protocol.ReasonStoreForeignWorkspace:
+			if id, ok := pe.Details["storeWorkspaceId"].(string); ok {
+				s.StoreWorkspaceID = &id
+				f := false
+				s.IdentityMatch = &f
+			}
+			v := storage.SchemaVersion
+			s.SchemaVersion = &v
+			rep.Remediation = append(rep.Remediation, fmt.Sprintf(
+				"the store belongs to another workspace: if acc.workspace.json's workspaceId was changed, restore it; otherwise %s", aside(s.Path)))
+		case protocol.ReasonStoreCorrupt:
+			rep.Remediation = append(rep.Remediation, aside(s.Path))
+		default:
+			if pe.Reason == protocol.ReasonInternal {
+				return err
+			}
+			rep.Remediation = append(rep.Remediation, aside(s.Path))
+		}
+		reason := pe.Reason
+		if reason == protocol.ReasonInternal {
+			reason = protocol.ReasonStoreCorrupt
+		}
+		s.unhealthy(reason, pe.Message)
+		rep.Protection = "unknown"
+		return nil
+	}
+	defer st.Close()
+	v := storage.SchemaVersion
+	id := ws.ID
+	match := true
+	s.SchemaVersion, s.StoreWorkspaceID, s.IdentityMatch = &v, &id, &match
+
+	lines, err := st.IntegrityCheck(ctx)
+	if err != nil {
+		if protocol.IsReason(err, protocol.ReasonStoreBusy) {
+			return err
+		}
+		s.unhealthy(protocol.ReasonStoreCorrupt, "PRAGMA integrity_check could not run: "+protocol.AsError(err).Message)
+	} else {
+		s.Integrity = lines
+		if !(len(lines) == 1 && lines[0] == "ok") {
+			first := ""
+			if len(lines) > 0 {
+				first = lines[0]
+			}
+			s.unhealthy(protocol.ReasonStoreCorrupt, fmt.Sprintf("PRAGMA integrity_check found %d problem(s), first: %s", len(lines), first))
+		}
+	}
+	if !s.Healthy {
+		rep.Remediation = append(rep.Remediation, "restore "+s.Path+" from a backup, or "+aside(s.Path))
+		rep.Protection = "unknown"
+		return nil
+	}
+
+	err = st.View(ctx, func(tx storage.ReadTx) error {
+		c, err := tx.Counts()
+		if err != nil {
+			return err
+		}
+		s.Counts.Messages, s.Counts.Events = c.Messages, c.Events
+		sessions, err := allSessions(tx, false)
+		s.Counts.Sessions = len(sessions)
+		return err
+	})
+	if err == nil {
+		r := &Room{WS: ws, Store: st, DataHome: env.DataHome, Env: env, Now: time.Now, Probe: SystemProbe()}
+		var status *Status
+		if status, err = r.Status(ctx, StatusQuery{}); err == nil {
+			rep.Materialised = status.Materialised
+			rep.Protection = status.Protection
+			rep.LiveSessions = status.Counts.Live
+			for _, p := range status.Participants {
+				if p.Presence != PresenceOffline && p.State == protocol.SessionOpen {
+					rep.Sessions = append(rep.Sessions, AttachedSession{SessionID: p.SessionID, ParticipantID: p.ParticipantID, Harness: p.Harness, Presence: p.Presence})
+				}
+			}
+		}
+	}
+	if err != nil {
+		pe := protocol.AsError(err)
+		if pe.Reason == protocol.ReasonStoreBusy || pe.Reason == protocol.ReasonInternal {
+			return err
+		}
+		// A record that cannot be decoded is a store problem to report.
+		s.unhealthy(pe.Reason, pe.Message)
+		rep.Remediation = append(rep.Remediation, "restore "+s.Path+" from a backup, or "+aside(s.Path))
+		rep.Protection = "unknown"
+	}
+	return nil
+}
+
+func (s *DoctorStore) unhealthy(reason, msg string) {
+	s.Healthy = false
+	s.Problems = append(s.Problems, DoctorProblem{ReasonCode: reason, Message: msg})
+}
+
+// aside is the remediation that moves a bad store out of the way; the next
+// attach starts a new, empty one.
+func aside(path string) string {
+	return fmt.Sprintf("move it aside (mv %s %s.bad) and run `acc attach` to start a new, empty store; acc never edits or deletes a store it cannot trust", path, path)
+}

@@ -1,0 +1,207 @@
+package core
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"runtime"
+
+	"github.com/acc-go/acc/pkg/protocol"
+)
+
+// Environment variables of reference/core.md §4.4 read by RuntimeEnv (the
+// data home and the workspace root have their constants beside their first
+// readers: EnvDataHome, EnvWorkspaceRoot).
+const (
+	EnvConfigHome  = "ACC_CONFIG_HOME"
+	EnvCacheHome   = "ACC_CACHE_HOME"
+	EnvParticipant = "ACC_PARTICIPANT"
+	EnvSession     = "ACC_SESSION"
+	EnvGeneration  = "ACC_GENERATION"
+)
+
+// RuntimeEnv is acc's environment, read and validated once per command
+// (reference/core.md §4.3–4.4). Open resolves it and keeps it on the Room.
+type RuntimeEnv struct {
+	// DataHome is the base directory holding acc/ (ResolveDataHome).
+	DataHome string `json:"dataHome"`
+	// ConfigHome and CacheHome are the bases of acc's user configuration and
+	// cache: ACC_CONFIG_HOME / ACC_CACHE_HOME when set, else the platform
+	// directories. Nothing reads or writes them yet; they are "" when the
+	// platform default cannot be resolved (no HOME).
+	ConfigHome string `json:"configHome"`
+	CacheHome  string `json:"cacheHome"`
+	// WorkspaceRoot is ACC_WORKSPACE_ROOT (absolute), or "".
+	WorkspaceRoot string `json:"workspaceRoot,omitempty"`
+	// Participant is ACC_PARTICIPANT sanitised into a participant id
+	// (protocol.SanitiseParticipantID), or "" when the variable is unset.
+	Participant string `json:"participant,omitempty"`
+
+	// explicit records which bases came from an ACC_* variable.
+	explicitConfig, explicitCache bool
+}
+
+// ResolveRuntimeEnv reads and validates every path and name variable of
+// reference/core.md §4.4. It reads only getenv (empty means unset) and
+// creates nothing.
+//
+//   - ACC_DATA_HOME: see ResolveDataHome (absolute; platform default).
+//   - ACC_CONFIG_HOME, ACC_CACHE_HOME: absolute when set. Unset, the platform
+//     default applies: darwin ~/Library/Application Support and
+//     ~/Library/Caches; elsewhere $XDG_CONFIG_HOME or ~/.config and
+//     $XDG_CACHE_HOME or ~/.cache. A default that cannot be resolved (no
+//     HOME, a relative XDG value) is left "" rather than refused, because
+//     nothing uses these directories yet.
+//   - ACC_WORKSPACE_ROOT: absolute when set.
+//   - ACC_PARTICIPANT: when set, must keep at least one character after
+//     sanitising.
+//
+// ACC_SESSION and ACC_GENERATION are checked by ResolveCaller, where the
+// pair is used. Containment (no base inside the workspace) is checked by
+// CheckContainment once the workspace is known.
+//
+// Errors (exit 2): path_not_absolute naming the variable, home_missing,
+// env_invalid for an unusable ACC_PARTICIPANT.
+func ResolveRuntimeEnv(goos string, getenv func(string) string) (*RuntimeEnv, error) {
+	home, err := ResolveDataHome(goos, getenv)
+	if err != nil {
+		return nil, err
+	}
+	e := &RuntimeEnv{DataHome: home}
+	if e.ConfigHome, e.explicitConfig, err = resolveUserBase(goos, getenv, EnvConfigHome, "XDG_CONFIG_HOME", ".config", "Application Support"); err != nil {
+		return nil, err
+	}
+	if e.CacheHome, e.explicitCache, err = resolveUserBase(goos, getenv, EnvCacheHome, "XDG_CACHE_HOME", ".cache", "Caches"); err != nil {
+		return nil, err
+	}
+	if e.WorkspaceRoot, err = WorkspaceRootEnv(getenv); err != nil {
+		return nil, err
+	}
+	if v := getenv(EnvParticipant); v != "" {
+		e.Participant = protocol.SanitiseParticipantID(v)
+		if e.Participant == "" {
+			return nil, protocol.Errorf(protocol.ReasonEnvInvalid,
+				"ACC_PARTICIPANT %q leaves no usable participant id (letters, digits, . _ -); set it to a name such as reviewer, or unset it", clip(v)).
+				With("variable", EnvParticipant)
+		}
+	}
+	return e, nil
+}
+
+// WorkspaceRootEnv returns ACC_WORKSPACE_ROOT cleaned, or "" when it is
+// unset. A relative value is path_not_absolute (exit 2).
+func WorkspaceRootEnv(getenv func(string) string) (string, error) {
+	v := getenv(EnvWorkspaceRoot)
+	if v == "" {
+		return "", nil
+	}
+	if !filepath.IsAbs(v) {
+		return "", protocol.Errorf(protocol.ReasonPathNotAbsolute,
+			"ACC_WORKSPACE_ROOT must be an absolute path, got %q; set it to an absolute directory or unset it", v).
+			With("variable", EnvWorkspaceRoot)
+	}
+	return filepath.Clean(v), nil
+}
+
+// resolveUserBase resolves ACC_CONFIG_HOME or ACC_CACHE_HOME (variable),
+// falling back to the platform directory.
+func resolveUserBase(goos string, getenv func(string) string, variable, xdg, linuxDir, darwinDir string) (string, bool, error) {
+	if v := getenv(variable); v != "" {
+		if !filepath.IsAbs(v) {
+			return "", false, protocol.Errorf(protocol.ReasonPathNotAbsolute,
+				"%s must be an absolute path, got %q; set it to an absolute directory or unset it", variable, v).
+				With("variable", variable)
+		}
+		return filepath.Clean(v), true, nil
+	}
+	if goos != "darwin" {
+		if v := getenv(xdg); v != "" && filepath.IsAbs(v) {
+			return filepath.Clean(v), false, nil
+		}
+	}
+	home := getenv(envHome)
+	if home == "" || !filepath.IsAbs(home) {
+		return "", false, nil
+	}
+	if goos == "darwin" {
+		return filepath.Join(home, "Library", darwinDir), false, nil
+	}
+	return filepath.Join(home, linuxDir), false, nil
+}
+
+// CheckContainment refuses runtime state inside the workspace
+// (reference/core.md §4.3; SPEC decision 1): the data home's acc directory,
+// and the acc directories of ACC_CONFIG_HOME and ACC_CACHE_HOME when they
+// are set, must not equal or lie inside any workspace root (for a Git
+// workspace, any of its worktrees or its .git). Unset config and cache
+// homes are not checked: nothing is written there yet.
+//
+// Errors: runtime_inside_workspace (exit 2) naming the variable and both
+// paths.
+func (e *RuntimeEnv) CheckContainment(ws *Workspace) error {
+	roots := containmentRoots(ws)
+	if err := CheckContainment(e.DataHome, roots); err != nil {
+		return err
+	}
+	for _, area := range []struct {
+		base, variable, what string
+		explicit             bool
+	}{
+		{e.ConfigHome, EnvConfigHome, "config", e.explicitConfig},
+		{e.CacheHome, EnvCacheHome, "cache", e.explicitCache},
+	} {
+		if !area.explicit {
+			continue
+		}
+		if root, inside := withinAny(AccDir(area.base), roots); inside {
+			return protocol.Errorf(protocol.ReasonRuntimeInsideWorkspace,
+				"%s state must not live inside the workspace: %s puts %s inside workspace root %s; set %s to an absolute directory outside it, or unset it",
+				area.what, area.variable, canonicalPath(AccDir(area.base)), root, area.variable).
+				With("variable", area.variable).With("root", root)
+		}
+	}
+	return nil
+}
+
+// withinAny reports the first root that p (absolute) equals or lies inside,
+// compared as CheckContainment compares the data home.
+func withinAny(p string, roots []string) (string, bool) {
+	c := canonicalPath(p)
+	for _, root := range roots {
+		r := canonicalPath(root)
+		if pathWithin(c, r) || sameFileAncestor(c, r) {
+			return r, true
+		}
+	}
+	return "", false
+}
+
+// locate is the part of Open that needs no store: the runtime environment,
+// the workspace, and containment.
+func locate(ctx context.Context, o OpenOptions) (*Workspace, *RuntimeEnv, error) {
+	getenv := o.Getenv
+	if getenv == nil {
+		getenv = getenvOS
+	}
+	ws, err := Discover(ctx, DiscoverOptions{Cwd: o.Cwd, ConfigPath: o.ConfigPath, Getenv: getenv})
+	if err != nil {
+		return nil, nil, err
+	}
+	env, err := ResolveRuntimeEnv(goosOr(o.GOOS), getenv)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := env.CheckContainment(ws); err != nil {
+		return nil, nil, err
+	}
+	return ws, env, nil
+}
+
+func getenvOS(k string) string { return os.Getenv(k) }
+
+func goosOr(goos string) string {
+	if goos == "" {
+		return runtime.GOOS
+	}
+	return goos
+}
