@@ -49,3 +49,17 @@ func BenchmarkStatusProcess(b *testing.B) {
 	s.measureChildRSS(b, sb, repo, append([]string{"status"}, me.creds()...)...)
 	s.report(b)
 }
+
+// BenchmarkSyncHistoryProcess measures one whole `acc sync --scope history`
+// process (the first summary page, public) with 100,000 messages.
+func BenchmarkSyncHistoryProcess(b *testing.B) {
+	room := cachedRoom(b, 100000)
+	var s samples
+	b.ResetTimer()
+	for range b.N {
+		s.timeProcess(b, room.sb, room.recv.dir, "sync", "--scope", "history")
+	}
+	b.StopTimer()
+	s.measureChildRSS(b, room.sb, room.recv.dir, "sync", "--scope", "history")
+	s.report(b)
+}

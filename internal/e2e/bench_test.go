@@ -25,7 +25,7 @@ import (
 // benchCacheVersion names the cached seeded rooms under os.TempDir; bump it
 // whenever the seeding or the store layout changes, so a stale cache is
 // never measured.
-const benchCacheVersion = "v5"
+const benchCacheVersion = "v6"
 
 // benchSeedBatch is how many messages one seeding transaction writes.
 const benchSeedBatch = 10000

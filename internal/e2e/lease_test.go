@@ -1,0 +1,41 @@
+package e2e
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestShortLeaseExpiresForRealProcesses claims with a one-second lease from
+// one process, sees another process refused while it runs, and lets a third
+// take the resource once the lease has run out; the first owner then finds
+// claim_expired in its attention until it claims again.
+func TestShortLeaseExpiresForRealProcesses(t *testing.T) {
+	sb := newSandbox(t)
+	repo := sb.newRepo("repo")
+	a := sb.attach(repo, "alice", "cli")
+	b := sb.attach(repo, "bob", "cli")
+	sb.ok(repo, append([]string{"claim", "--resource", "file:lease.txt", "--lease", "1"}, a.creds()...)...)
+	began := time.Now()
+	if res := sb.as(b, "claim", "--resource", "file:lease.txt"); res.code != 5 {
+		t.Fatalf("a live claim must block: %s", res)
+	}
+	time.Sleep(time.Until(began.Add(1100 * time.Millisecond)))
+	var res result
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		res = sb.as(b, "claim", "--resource", "file:lease.txt")
+		if res.code == 0 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if res.code != 0 {
+		t.Fatalf("after the lease ran out the resource must be free: %s", res)
+	}
+	t.Logf("taken over %v after the one-second lease began", time.Since(began).Round(time.Millisecond))
+	st := sb.as(a, "status", "--json")
+	if st.code != 0 || !strings.Contains(st.stdout, `"kind": "claim_expired"`) {
+		t.Fatalf("the first owner must see claim_expired: %s", st)
+	}
+}
