@@ -1,0 +1,210 @@
+// Package adapter is the contract every native-client adapter implements
+// (claude, codex, gemini, kimi, grok) and the pieces they share: the closed
+// normalised hook event, the hook's output, capabilities proven by evidence,
+// and the readers of write targets (shell commands, patches).
+//
+// # The contract
+//
+// An adapter turns one client's hook payload into an [Event]
+// (reference/adapters.md §1.3) and renders acc's answers in the shape that
+// client expects (§2.1): context to inject before a turn, a denial before a
+// tool call, or nothing. It never performs I/O beyond parsing its input and
+// never decides coordination rules; pkg/core does. Unknown events and
+// payloads without a session id or cwd are refused, never guessed.
+//
+// # Capabilities
+//
+// A capability is true for a client version when a real capture proved it
+// at that version or a lower one (SPEC decision 6); unknown or older
+// versions inherit nothing. Evidence lives in each adapter module.
+package adapter
+
+// Kind is a normalised event kind (reference/adapters.md §1.3).
+type Kind string
+
+// The event kinds acc handles; every other client event is Other.
+const (
+	SessionStart Kind = "sessionStart"
+	SessionEnd   Kind = "sessionEnd"
+	Heartbeat    Kind = "heartbeat"
+	BeforeTurn   Kind = "beforeTurn"
+	BeforeTool   Kind = "beforeTool"
+	AfterTool    Kind = "afterTool"
+	TurnEnd      Kind = "turnEnd"
+	Other        Kind = "other"
+)
+
+// Event is one client hook call, normalised. Only these fields leave an
+// adapter: never the transcript path, the prompt, tool output or file
+// contents.
+type Event struct {
+	// Adapter is the client id (claude, codex, gemini, kimi, grok).
+	Adapter string `json:"adapter"`
+	// Name is the client's own event name (PreToolUse, BeforeTool, …).
+	Name string `json:"name"`
+	Kind Kind   `json:"kind"`
+	// SessionID is the client's own session id; never empty.
+	SessionID string `json:"sessionId"`
+	// Cwd is the directory the payload states (not the hook process's).
+	Cwd string `json:"cwd"`
+	// Source says why a session started (startup, resume, compact, clear)
+	// where the client reports it; "" otherwise.
+	Source string `json:"source,omitempty"`
+	// Model is the model name where the payload carries one.
+	Model string `json:"model,omitempty"`
+	// Tool is the client's tool name on tool events.
+	Tool string `json:"tool,omitempty"`
+	// Write is true when Tool is one of the client's file-writing tools;
+	// Targets then holds the paths it writes, as given (relative to Cwd or
+	// absolute).
+	Write   bool     `json:"write,omitempty"`
+	Targets []string `json:"targets,omitempty"`
+	// Shell is the command text when Tool is the client's shell tool. It
+	// stays in memory for the guard and is never stored or echoed.
+	Shell string `json:"-"`
+	// EndReason is why a session ended, where reported.
+	EndReason string `json:"endReason,omitempty"`
+}
+
+// Output is what acc-hook prints and how it exits for one event.
+type Output struct {
+	Stdout   []byte
+	Stderr   []byte
+	ExitCode int
+}
+
+// Capabilities are the hook capabilities proven for one client version
+// (SPEC decision 6). Transport capabilities (live push) are separate and
+// per platform.
+type Capabilities struct {
+	// Attach: SessionStart fires and acc can bind the client's session.
+	Attach bool `json:"attach"`
+	// NextTurn: context printed before a turn reaches the model's next request.
+	NextTurn bool `json:"nextTurn"`
+	// GuardFiles: a pre-tool denial stops the client's file-writing tools.
+	GuardFiles bool `json:"guardFiles"`
+	// GuardShell: a pre-tool denial stops the client's shell tool.
+	GuardShell bool `json:"guardShell"`
+	// SessionEnd: a session-end event fires when the client exits.
+	SessionEnd bool `json:"sessionEnd"`
+}
+
+// Guarded reports whether both file and shell writes are denied by the
+// guard: only then may a session of this client count as guarded.
+func (c Capabilities) Guarded() bool { return c.GuardFiles && c.GuardShell }
+
+// Evidence is one recorded proof: which capabilities a real client of
+// Version showed, by which test, when.
+type Evidence struct {
+	Version  string       `json:"version"`
+	Proven   Capabilities `json:"proven"`
+	Test     string       `json:"test"`
+	Recorded string       `json:"recorded"`
+	Note     string       `json:"note,omitempty"`
+}
+
+// Adapter is one native client.
+type Adapter interface {
+	// ID is the client id (SPEC decision 14).
+	ID() string
+	// DisplayName is the product name.
+	DisplayName() string
+	// ClientCommand is the basename of the client's process, used to find
+	// its pid among the hook's ancestors; "" when the client runs under
+	// another name (node).
+	ClientCommand() string
+	// SessionEnvVars names environment variables in which the client exports
+	// its own session id to child processes, if any.
+	SessionEnvVars() []string
+	// Events lists the client event names the adapter understands.
+	Events() []string
+	// Normalize reads one hook payload for the client event name. It refuses
+	// (error) an unknown event, a payload that is not a JSON object, or one
+	// without a session id or cwd.
+	Normalize(event string, payload []byte) (*Event, error)
+	// Inject renders context for the model on SessionStart or BeforeTurn
+	// (an empty context renders as Allow).
+	Inject(ev *Event, context string) Output
+	// Deny renders a refusal of a tool call, with the reason the model sees.
+	Deny(ev *Event, reason string) Output
+	// Allow renders "proceed, nothing to add".
+	Allow(ev *Event) Output
+	// Evidence lists the recorded proofs, lowest version first.
+	Evidence() []Evidence
+}
+
+// CapabilitiesFor returns what a's evidence proves for version: the proof
+// recorded at the highest version not above version (versions compare
+// numerically, dot by dot); nothing for an unknown, unparsable or older
+// version (SPEC decision 6).
+func CapabilitiesFor(a Adapter, version string) (Capabilities, *Evidence) {
+	if _, ok := parseVersion(version); !ok {
+		return Capabilities{}, nil
+	}
+	var best *Evidence
+	for i, e := range a.Evidence() {
+		if compareVersions(e.Version, version) <= 0 && (best == nil || compareVersions(e.Version, best.Version) > 0) {
+			best = &a.Evidence()[i]
+		}
+	}
+	if best == nil {
+		return Capabilities{}, nil
+	}
+	return best.Proven, best
+}
+
+// compareVersions compares dotted numeric versions ("2.1.332"); a version
+// that does not parse sorts above every one that does.
+func compareVersions(a, b string) int {
+	pa, okA := parseVersion(a)
+	pb, okB := parseVersion(b)
+	switch {
+	case !okA && !okB:
+		return 0
+	case !okA:
+		return 1
+	case !okB:
+		return -1
+	}
+	for i := 0; i < len(pa) || i < len(pb); i++ {
+		var x, y int
+		if i < len(pa) {
+			x = pa[i]
+		}
+		if i < len(pb) {
+			y = pb[i]
+		}
+		if x != y {
+			if x < y {
+				return -1
+			}
+			return 1
+		}
+	}
+	return 0
+}
+
+func parseVersion(v string) ([]int, bool) {
+	if v == "" {
+		return nil, false
+	}
+	var out []int
+	n, digits := 0, 0
+	for i := 0; i <= len(v); i++ {
+		if i == len(v) || v[i] == '.' {
+			if digits == 0 {
+				return nil, false
+			}
+			out = append(out, n)
+			n, digits = 0, 0
+			continue
+		}
+		c := v[i]
+		if c < '0' || c > '9' || digits > 9 {
+			return nil, false
+		}
+		n = n*10 + int(c-'0')
+		digits++
+	}
+	return out, true
+}

@@ -1,0 +1,3 @@
+module github.com/acc-go/acc/pkg/adapters/adapter
+
+go 1.26
