@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"math"
+	"os"
+	"path/filepath"
 	"sync"
 	"syscall"
 	"time"
@@ -186,4 +188,33 @@ func Presence(s *protocol.Session, now time.Time, probe ProcessProbe) string {
 		return PresenceOffline
 	}
 	return band
+}
+
+// ClientPID walks the calling process's ancestry (parent, grandparent, …, at
+// most 16 levels) and returns the pid of the nearest ancestor whose process
+// name is command, or 0 when there is none or command is "". Hooks record
+// it so presence follows the client rather than the short-lived hook.
+func ClientPID(command string) int {
+	if command == "" {
+		return 0
+	}
+	pid := int32(os.Getppid())
+	for range 16 {
+		if pid <= 1 {
+			return 0
+		}
+		p, err := process.NewProcess(pid)
+		if err != nil {
+			return 0
+		}
+		if name, err := p.Name(); err == nil && filepath.Base(name) == command {
+			return int(pid)
+		}
+		parent, err := p.Ppid()
+		if err != nil || parent == pid {
+			return 0
+		}
+		pid = parent
+	}
+	return 0
 }
