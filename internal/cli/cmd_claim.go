@@ -34,8 +34,8 @@ func (a *app) claimCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			if cmd.IsSet("lease") && cmd.Int("lease") <= 0 {
-				return protocol.Errorf(protocol.ReasonInvalidFlagValue, "--lease takes a positive number of seconds, not %d", cmd.Int("lease"))
+			if cmd.IsSet("lease") && (cmd.Int("lease") <= 0 || cmd.Int("lease") > core.MaxLeaseSeconds) {
+				return protocol.Errorf(protocol.ReasonInvalidFlagValue, "--lease takes 1 to %d seconds (7 days), not %d; renew a claim by claiming it again", core.MaxLeaseSeconds, cmd.Int("lease"))
 			}
 			for flag, allowed := range map[string][]string{"mode": {"exclusive", "shared"}, "enforcement": {"advisory", "guarded"}} {
 				if v := cmd.String(flag); v != "" {

@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/acc-go/acc/pkg/protocol"
@@ -83,14 +84,19 @@ func (r *Room) Claim(ctx context.Context, in ClaimInput) (*ClaimResult, error) {
 		if err != nil {
 			return err
 		}
+		// mine is the caller's own claim on the identical resource, live or
+		// expired: claiming again renews it, so one session never holds two
+		// records of one resource (release --resource would pick one).
 		var mine *protocol.Claim
 		for i := range claims {
 			c := &claims[i]
-			if c.ExpiresAt <= at {
+			if c.OwnerSessionID == me.SessionID && c.Resource == resource {
+				if mine == nil || c.ExpiresAt > mine.ExpiresAt {
+					mine = c
+				}
 				continue
 			}
-			if c.OwnerSessionID == me.SessionID && c.Resource == resource {
-				mine = c
+			if c.ExpiresAt <= at {
 				continue
 			}
 			if c.OwnerSessionID != me.SessionID && Overlaps(c.Resource, resource) &&
@@ -178,6 +184,19 @@ func (r *Room) RenewClaim(ctx context.Context, c Caller, claimID string, leaseSe
 		}
 		now := r.now()
 		at := protocol.FormatTime(now)
+		// An expired claim may have been overtaken meanwhile: renewing it
+		// must not make a second holder (reference/core.md §7.3).
+		claims, err := tx.Claims()
+		if err != nil {
+			return err
+		}
+		for i := range claims {
+			c := &claims[i]
+			if c.OwnerSessionID != me.SessionID && c.ExpiresAt > at && Overlaps(c.Resource, cl.Resource) &&
+				(c.Mode == protocol.ClaimExclusive || cl.Mode == protocol.ClaimExclusive) {
+				return r.claimConflict(tx, c, cl.Resource, me, now)
+			}
+		}
 		cl.ExpiresAt = protocol.FormatTime(now.Add(lease))
 		cl.Generation = protocol.NewID(protocol.KindGeneration)
 		if err := tx.PutClaim(cl); err != nil {
@@ -264,8 +283,12 @@ func (r *Room) Release(ctx context.Context, in ReleaseInput) (*ReleaseResult, er
 					continue
 				}
 				if claims[i].OwnerSessionID == me.SessionID {
-					target = &claims[i]
-					break
+					// The caller's own claim, the live one when there are
+					// several.
+					if target == nil || claims[i].ExpiresAt > target.ExpiresAt {
+						target = &claims[i]
+					}
+					continue
 				}
 				others = append(others, claims[i])
 			}
@@ -273,6 +296,19 @@ func (r *Room) Release(ctx context.Context, in ReleaseInput) (*ReleaseResult, er
 				target = &others[0]
 			}
 			if target == nil {
+				if len(others) > 1 {
+					ids := make([]string, len(others))
+					for i := range others {
+						ids[i] = others[i].ClaimID
+					}
+					reason := protocol.ReasonForceReleaseAuthority
+					if in.Authority != "" {
+						reason = protocol.ReasonUsage
+					}
+					return protocol.Errorf(reason,
+						"%s is held by %d other sessions (claims %s); name the one to release with --claim ID (with --authority human|policy and --reason), or ask its holder", resource, len(others), strings.Join(ids, ", ")).
+						With("claimIds", ids)
+				}
 				if len(others) > 0 {
 					return protocol.Errorf(protocol.ReasonForceReleaseAuthority,
 						"%s is held by another session (claim %s); releasing it needs --authority human|policy and --reason, or ask its holder", resource, others[0].ClaimID).

@@ -287,3 +287,46 @@ func setUserVersion(t *testing.T, path string, v int) {
 		}
 	}
 }
+
+// TestDoctorLeavesAHeaderOnlyStoreAlone checks the state a first attach
+// leaves when it stops after switching the new file to WAL and before
+// creating the schema: a 4096-byte SQLite header with no tables. Doctor
+// reads only: it must report it, not create the schema in it.
+func TestDoctorLeavesAHeaderOnlyStoreAlone(t *testing.T) {
+	w := newDoctorWorld(t)
+	path := w.storePath()
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	db, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mode string
+	if err := db.QueryRow("PRAGMA journal_mode=WAL").Scan(&mode); err != nil || mode != "wal" {
+		t.Fatalf("journal mode %q: %v", mode, err)
+	}
+	db.Close()
+	if info, err := os.Stat(path); err != nil || info.Size() == 0 {
+		t.Fatalf("want a header-only database: %v", err)
+	}
+	before := dirState(t, w.data)
+	rep, err := w.doctor()
+	if err != nil {
+		t.Fatalf("a store without a schema yet is not unhealthy: %v", err)
+	}
+	if !rep.Healthy || rep.Store.Note == "" {
+		t.Errorf("report: healthy %v, note %q", rep.Healthy, rep.Store.Note)
+	}
+	sameState(t, before, dirState(t, w.data))
+	// Nor does a reading command create the schema in it.
+	r, err := Open(context.Background(), OpenOptions{Cwd: w.repo, Getenv: envMap(w.env), GOOS: "linux", NoCreate: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Status(context.Background(), StatusQuery{}); err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
+	sameState(t, before, dirState(t, w.data))
+}

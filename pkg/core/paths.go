@@ -137,34 +137,14 @@ func sameFileAncestor(p, root string) bool {
 }
 
 // canonicalPath resolves p (absolute; relative input is made absolute against
-// the working directory) through the symlinks of its existing part, one
-// segment at a time, and appends the part that does not exist yet. A ".."
-// after an existing segment climbs from the resolved directory, as the kernel
-// would.
+// the working directory) as physicalPath does: through every symbolic link
+// of its existing part, one segment at a time, with ".." taken from where a
+// link led, and the part that does not exist yet appended.
 func canonicalPath(p string) string {
 	if !filepath.IsAbs(p) {
 		if abs, err := filepath.Abs(p); err == nil {
 			p = abs
 		}
 	}
-	cur := string(filepath.Separator)
-	parts := strings.Split(p, string(filepath.Separator))
-	for i, part := range parts {
-		switch part {
-		case "", ".":
-			continue
-		case "..":
-			cur = filepath.Dir(cur)
-			continue
-		}
-		next := filepath.Join(cur, part)
-		resolved, err := filepath.EvalSymlinks(next)
-		if err != nil {
-			// next does not exist (or cannot be inspected): nothing below it
-			// can be a symlink we could follow, so the rest is lexical.
-			return filepath.Join(append([]string{cur}, parts[i:]...)...)
-		}
-		cur = resolved
-	}
-	return cur
+	return physicalPath(p)
 }

@@ -1,7 +1,6 @@
 package core
 
 import (
-	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -43,7 +42,7 @@ func (w *Workspace) CanonicalResource(raw, cwd string) (string, error) {
 	}
 	if strings.Contains(base, "*") {
 		return "", protocol.Errorf(protocol.ReasonResourceSpelling,
-			"%s matches nothing: only a trailing /** is understood, so a directory is claimed as file:%s/**", raw, strings.TrimRight(beforeStar(p), "/")).
+			"%s matches nothing: only a trailing /** is understood, so a directory is claimed as %s", raw, globHint(p)).
 			With("resource", raw)
 	}
 	if !glob && strings.HasSuffix(p, "/") && p != "/" {
@@ -64,14 +63,26 @@ func (w *Workspace) CanonicalPath(path, cwd string) (string, error) {
 	return name, err
 }
 
-func beforeStar(p string) string {
+// globHint is the spelling that claims the directory holding the first
+// "*" of p: file:DIR/**, or file:** when the star is in the first segment of
+// a relative path.
+func globHint(p string) string {
+	prefix := p
 	if i := strings.Index(p, "*"); i >= 0 {
-		p = p[:i]
+		prefix = p[:i]
 	}
-	if i := strings.LastIndex(p, "/"); i >= 0 {
-		return p[:i]
+	i := strings.LastIndex(prefix, "/")
+	if i < 0 {
+		return "file:**"
 	}
-	return ""
+	dir := strings.TrimRight(prefix[:i], "/")
+	if dir == "" && strings.HasPrefix(p, "/") {
+		return "file:/**"
+	}
+	if dir == "" {
+		return "file:**"
+	}
+	return "file:" + dir + "/**"
 }
 
 func (w *Workspace) canonicalFile(raw, base string, glob bool, cwd string) (string, error) {
@@ -80,19 +91,22 @@ func (w *Workspace) canonicalFile(raw, base string, glob bool, cwd string) (stri
 		if !filepath.IsAbs(cwd) {
 			return "", protocol.Errorf(protocol.ReasonWorkspaceUnresolvable, "cannot resolve %s: the working directory %q is not absolute", raw, cwd)
 		}
-		abs = filepath.Join(cwd, base)
+		// Not filepath.Join: it would clean "link/.." lexically, and the
+		// kernel climbs from where the link leads.
+		abs = cwd + string(filepath.Separator) + base
 	}
-	resolved := resolveExisting(filepath.Clean(abs))
-	// The deepest anchor containing the path names it, so a worktree nested
+	resolved := physicalPath(abs)
+	// The deepest base containing the path names it, so a worktree nested
 	// inside another still maps to its own root.
-	best, rel := "", ""
-	for _, anchor := range w.anchors() {
-		if r, ok := within(resolved, anchor); ok && len(anchor) > len(best) {
-			best, rel = anchor, r
+	var best nameBase
+	rel, found := "", false
+	for _, b := range w.nameBases() {
+		if r, ok := within(resolved, b.dir); ok && (!found || len(b.dir) > len(best.dir)) {
+			best, rel, found = b, r, true
 		}
 	}
-	if best != "" {
-		name := filepath.ToSlash(rel)
+	if found {
+		name := filepath.ToSlash(filepath.Join(best.prefix, rel))
 		if glob {
 			if name == "." {
 				return "file:**", nil
@@ -109,25 +123,79 @@ func (w *Workspace) canonicalFile(raw, base string, glob bool, cwd string) (stri
 		return "file:" + name, nil
 	}
 	return "", protocol.Errorf(protocol.ReasonPathOutsideWorkspace,
-		"%s lies outside the workspace (%s); resources name files inside it", raw, w.CheckoutRoot()).With("resource", raw)
+		"%s lies outside the workspace (%s); resources name files inside it", raw, strings.Join(w.Roots, ", ")).With("resource", raw)
 }
 
-// anchors are the directories a file name is relative to: the checkout
-// root (a Git worktree's root, so names agree across worktrees), every other
-// worktree of the repository (a path into a sibling worktree names the same
-// file there), then the workspace's other roots; each as a real path.
-func (w *Workspace) anchors() []string {
-	seen := map[string]bool{}
-	var out []string
-	cands := append([]string{w.CheckoutRoot()}, gitWorktreeRoots(w.Git)...)
-	for _, a := range append(cands, w.Roots...) {
-		if a == "" {
+// nameBase is a directory whose contents are named prefix/<path relative to
+// dir>.
+type nameBase struct{ dir, prefix string }
+
+// nameBases are the directories a file name is relative to, each a real path
+// with the prefix its names carry. Names are relative to one base directory
+// for the whole workspace — the config's directory for a config workspace,
+// else the checkout root — so two different files never share a name and the
+// name never depends on where the caller started: every root is a base whose
+// prefix is its place under that directory. In Git, every other worktree of
+// the repository mirrors the caller's, so a path into a sibling worktree
+// names the same file there (SPEC decision 8). A path outside every base is
+// outside the workspace.
+func (w *Workspace) nameBases() []nameBase {
+	top := w.CheckoutRoot()
+	if w.Source == protocol.SourceConfig && w.ConfigPath != "" {
+		top = filepath.Dir(w.ConfigPath)
+	}
+	top = physicalPath(top)
+	roots := w.Roots
+	if len(roots) == 0 {
+		roots = []string{w.CheckoutRoot()}
+	}
+	seen := map[nameBase]bool{}
+	var out []nameBase
+	add := func(dir, prefix string) {
+		b := nameBase{dir: physicalPath(dir), prefix: filepath.Clean(prefix)}
+		if b.prefix == "." {
+			b.prefix = ""
+		}
+		if !seen[b] {
+			seen[b] = true
+			out = append(out, b)
+		}
+	}
+	var wt string
+	var others []string
+	if w.Git != nil {
+		wt = physicalPath(w.Git.WorktreeRoot)
+		for _, o := range gitWorktreeRoots(w.Git) {
+			if o = physicalPath(o); o != wt {
+				others = append(others, o)
+			}
+		}
+	}
+	for _, r := range roots {
+		if r == "" {
 			continue
 		}
-		r := resolveExisting(filepath.Clean(a))
-		if !seen[r] {
-			seen[r] = true
-			out = append(out, r)
+		r = physicalPath(r)
+		prefix, err := filepath.Rel(top, r)
+		if err != nil {
+			continue
+		}
+		add(r, prefix)
+		if wt == "" {
+			continue
+		}
+		if q, ok := within(r, wt); ok {
+			// The root lies in the caller's worktree: the same place in
+			// every other worktree names the same files.
+			for _, o := range others {
+				add(filepath.Join(o, q), prefix)
+			}
+		} else if q, ok := within(wt, r); ok {
+			// The caller's worktree lies in the root: every other worktree
+			// stands where the caller's does.
+			for _, o := range others {
+				add(o, filepath.Join(prefix, q))
+			}
 		}
 	}
 	return out
@@ -143,29 +211,61 @@ func within(p, root string) (string, bool) {
 	return rel, true
 }
 
-// resolveExisting resolves symlinks through the deepest existing ancestor of
-// p and appends the part that does not exist yet.
-func resolveExisting(p string) string {
-	var tail []string
-	cur := p
-	for {
-		real, err := filepath.EvalSymlinks(cur)
-		if err == nil {
-			return filepath.Join(append([]string{real}, tail...)...)
-		}
-		if !errors.Is(err, fs.ErrNotExist) && !isNotDir(err) {
-			return p
-		}
-		parent := filepath.Dir(cur)
-		if parent == cur {
-			return p
-		}
-		tail = append([]string{filepath.Base(cur)}, tail...)
-		cur = parent
-	}
-}
+// maxSymlinks bounds how many symbolic links physicalPath follows, as the
+// kernel bounds a lookup (ELOOP).
+const maxSymlinks = 255
 
-func isNotDir(err error) bool {
-	var pe *fs.PathError
-	return errors.As(err, &pe) && strings.Contains(pe.Err.Error(), "not a directory")
+// physicalPath returns the file the absolute path p names, as the kernel
+// would find it: one segment at a time, following every symbolic link —
+// also a dangling one, whose target is where a write through it lands — and
+// taking ".." from the directory a link led to, never lexically. The part
+// below the deepest existing ancestor is appended as written (cleaned), so a
+// file that does not exist yet has a name. A link loop, or a segment that
+// cannot be inspected, counts as not existing.
+func physicalPath(p string) string {
+	sep := string(filepath.Separator)
+	todo := strings.Split(p, sep)
+	resolved := sep
+	var missing []string
+	links := 0
+	for len(todo) > 0 {
+		c := todo[0]
+		todo = todo[1:]
+		switch c {
+		case "", ".":
+			continue
+		case "..":
+			if len(missing) > 0 {
+				missing = missing[:len(missing)-1]
+			} else {
+				resolved = filepath.Dir(resolved)
+			}
+			continue
+		}
+		if len(missing) > 0 {
+			missing = append(missing, c)
+			continue
+		}
+		next := filepath.Join(resolved, c)
+		info, err := os.Lstat(next)
+		if err != nil {
+			missing = append(missing, c)
+			continue
+		}
+		if info.Mode()&fs.ModeSymlink == 0 {
+			resolved = next
+			continue
+		}
+		links++
+		target, err := os.Readlink(next)
+		if err != nil || links > maxSymlinks || target == "" {
+			missing = append(missing, c)
+			continue
+		}
+		if filepath.IsAbs(target) {
+			resolved = sep
+		}
+		todo = append(strings.Split(target, sep), todo...)
+	}
+	return filepath.Join(append([]string{resolved}, missing...)...)
 }

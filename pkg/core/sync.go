@@ -283,6 +283,17 @@ func (r *Room) syncDelta(ctx context.Context, q SyncQuery) (*SyncResult, error) 
 			return err
 		}
 		out.Solo = others == 0 && len(out.Attention) == 0 && len(claims) == 0
+		// Sequences only grow, so a cursor this room returned is never past
+		// its last event; one that is belongs to another log.
+		last, err := tx.LastSequence()
+		if err != nil {
+			return err
+		}
+		if after > last {
+			return protocol.Errorf(protocol.ReasonInvalidCursor,
+				"cursor %s is past the end of this room's event log (last %s), so no sync of this room returned it; leave --cursor out to start from the beginning",
+				q.Cursor, protocol.FormatSequence(last)).With("cursor", q.Cursor)
+		}
 		events, err := tx.Events(after, limit)
 		if err != nil {
 			return err

@@ -28,6 +28,9 @@ type SQLite struct {
 	db          *sql.DB
 	path        string
 	workspaceID string
+	// noInit makes checkOrInit refuse a database without the schema
+	// (ErrNoSchema) instead of creating it.
+	noInit bool
 }
 
 var _ Store = (*SQLite)(nil)
@@ -58,6 +61,39 @@ func OpenSQLite(ctx context.Context, path, workspaceID string) (*SQLite, error) 
 	db.SetMaxIdleConns(1)
 	db.SetConnMaxLifetime(0)
 	s := &SQLite{db: db, path: path, workspaceID: workspaceID}
+	if err := s.checkOrInit(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// ErrNoSchema is returned by OpenSQLiteExisting for a database file that
+// holds no acc schema yet: empty, or a bare SQLite header (a first attach
+// that stopped before creating the schema). Only OpenSQLite completes it.
+var ErrNoSchema = errors.New("storage: the store has no schema yet")
+
+// OpenSQLiteExisting opens the existing database at path for reading and
+// writing like OpenSQLite, but creates nothing: no directory, no file and no
+// schema. A file without the schema yet is ErrNoSchema and is left as it
+// was; the other refusals are OpenSQLite's.
+func OpenSQLiteExisting(ctx context.Context, path, workspaceID string) (*SQLite, error) {
+	info, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("open store: %w", err)
+	}
+	if info.Size() == 0 {
+		return nil, ErrNoSchema
+	}
+	dsn := "file:" + uriPath(path) + "?mode=rw&_pragma=busy_timeout(5000)&_pragma=synchronous(FULL)&_pragma=foreign_keys(1)"
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("open store: %w", err)
+	}
+	db.SetMaxOpenConns(1)
+	db.SetMaxIdleConns(1)
+	db.SetConnMaxLifetime(0)
+	s := &SQLite{db: db, path: path, workspaceID: workspaceID, noInit: true}
 	if err := s.checkOrInit(ctx); err != nil {
 		db.Close()
 		return nil, err
@@ -111,6 +147,9 @@ func (s *SQLite) checkOrInit(ctx context.Context) error {
 	version, tables, err := readVersion(ctx, conn)
 	if err != nil {
 		return err
+	}
+	if version == 0 && tables == 0 && s.noInit {
+		return ErrNoSchema
 	}
 	if version == 0 && tables == 0 {
 		if err := setWAL(ctx, conn); err != nil {
