@@ -69,10 +69,18 @@ func TestRacingExclusiveClaimsHaveOneWinner(t *testing.T) {
 	if len(claims) != 1 || claims[0].OwnerSessionID != sessions[winner].SessionID || claims[0].Resource != "file:race.txt" {
 		t.Fatalf("the store must hold exactly the winner's claim, got %+v", claims)
 	}
-	// Shared claims from all of them coexist.
+	// Shared claims from all of them coexist; an exclusive claim from a
+	// ninth process on anything inside conflicts with them.
 	for _, s := range sessions {
 		if res := sb.as(s, "claim", "--resource", "file:docs/**", "--mode", "shared"); res.code != 0 {
 			t.Fatalf("shared claims must coexist:\n%s", res)
 		}
+	}
+	ninth := sb.attach(repo, "pz", "cli")
+	if res := sb.as(ninth, "claim", "--resource", "file:docs/x.md"); res.code != 5 {
+		t.Fatalf("an exclusive claim inside shared ones must exit 5:\n%s", res)
+	}
+	if res := sb.as(ninth, "claim", "--resource", "file:docs/x.md", "--mode", "shared"); res.code != 0 {
+		t.Fatalf("a shared claim inside shared ones must succeed:\n%s", res)
 	}
 }

@@ -9,7 +9,8 @@ import (
 // TestShortLeaseExpiresForRealProcesses claims with a one-second lease from
 // one process, sees another process refused while it runs, and lets a third
 // take the resource once the lease has run out; the first owner then finds
-// claim_expired in its attention until it claims again.
+// claim_expired in its attention, and its attempt to claim again is refused
+// because the resource has a new holder.
 func TestShortLeaseExpiresForRealProcesses(t *testing.T) {
 	sb := newSandbox(t)
 	repo := sb.newRepo("repo")
@@ -37,5 +38,8 @@ func TestShortLeaseExpiresForRealProcesses(t *testing.T) {
 	st := sb.as(a, "status", "--json")
 	if st.code != 0 || !strings.Contains(st.stdout, `"kind": "claim_expired"`) {
 		t.Fatalf("the first owner must see claim_expired: %s", st)
+	}
+	if res := sb.as(a, "claim", "--resource", "file:lease.txt"); res.code != 5 || !strings.Contains(res.stderr, "bob") {
+		t.Fatalf("the first owner cannot renew over the new holder: %s", res)
 	}
 }
