@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// TestShortLeaseExpiresForRealProcesses claims with a one-second lease from
+// TestShortLeaseExpiresForRealProcesses claims with a three-second lease from
 // one process, sees another process refused while it runs, and lets a third
 // take the resource once the lease has run out; the first owner then finds
 // claim_expired in its attention, and its attempt to claim again is refused
@@ -16,13 +16,20 @@ func TestShortLeaseExpiresForRealProcesses(t *testing.T) {
 	repo := sb.newRepo("repo")
 	a := sb.attach(repo, "alice", "cli")
 	b := sb.attach(repo, "bob", "cli")
-	sb.ok(repo, append([]string{"claim", "--resource", "file:lease.txt", "--lease", "1"}, a.creds()...)...)
+	const lease = 3 * time.Second
 	began := time.Now()
-	if res := sb.as(b, "claim", "--resource", "file:lease.txt"); res.code != 5 {
-		t.Fatalf("a live claim must block: %s", res)
+	sb.ok(repo, append([]string{"claim", "--resource", "file:lease.txt", "--lease", "3"}, a.creds()...)...)
+	res := sb.as(b, "claim", "--resource", "file:lease.txt")
+	if elapsed := time.Since(began); elapsed < lease {
+		if res.code != 5 {
+			t.Fatalf("a live claim must block: %s", res)
+		}
+	} else {
+		// A loaded machine took longer than the lease to get here; the
+		// blocking check says nothing then.
+		t.Logf("the blocking check ran %v after the claim, past its lease; not asserted", elapsed)
 	}
-	time.Sleep(time.Until(began.Add(1100 * time.Millisecond)))
-	var res result
+	time.Sleep(time.Until(began.Add(lease + 100*time.Millisecond)))
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		res = sb.as(b, "claim", "--resource", "file:lease.txt")
@@ -34,7 +41,7 @@ func TestShortLeaseExpiresForRealProcesses(t *testing.T) {
 	if res.code != 0 {
 		t.Fatalf("after the lease ran out the resource must be free: %s", res)
 	}
-	t.Logf("taken over %v after the one-second lease began", time.Since(began).Round(time.Millisecond))
+	t.Logf("taken over %v after the %v lease began", time.Since(began).Round(time.Millisecond), lease)
 	st := sb.as(a, "status", "--json")
 	if st.code != 0 || !strings.Contains(st.stdout, `"kind": "claim_expired"`) {
 		t.Fatalf("the first owner must see claim_expired: %s", st)
