@@ -5,13 +5,14 @@
 #   make stress  the heavy loads as a soak, four times the sizes the issues name
 #   make bench   the benchmarks (numbers for the closing notes; never asserted)
 #   make fuzz    each fuzz target for FUZZTIME (default 30s)
+#   make test-clients-latest  the real-client tests against the newest npm releases
 
 GO ?= go
 BIN := $(CURDIR)/bin
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
 LDFLAGS := -X github.com/acc-go/acc/internal/cli.buildVersion=$(VERSION)
 
-.PHONY: build demo test vet stress bench fuzz
+.PHONY: build demo test vet stress bench fuzz test-clients-latest
 
 build:
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN)/ ./cmd/acc ./cmd/acc-hook ./cmd/acc-mcp
@@ -26,6 +27,11 @@ vet:
 test: vet
 	$(GO) test -count=1 work
 
+# test-clients-latest runs internal/realclient against what npm's latest tags name
+# now instead of the pins (docs/real-clients.md), to see early when a client changed.
+test-clients-latest:
+	ACC_CLIENTS_LATEST=1 ACC_REQUIRE_CLIENTS=1 $(GO) test -count=1 -v ./internal/realclient/
+
 stress:
 	ACC_STRESS=1 $(GO) test -count=1 -run 'Concurrent|Crash' -v -timeout 30m ./internal/e2e/
 
@@ -39,3 +45,8 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzCheckLine$$' -fuzztime $(FUZZTIME) ./pkg/protocol/
 	$(GO) test -run '^$$' -fuzz '^FuzzTruncateUTF8$$' -fuzztime $(FUZZTIME) ./pkg/protocol/
 	$(GO) test -run '^$$' -fuzz '^FuzzValidateConfig$$' -fuzztime $(FUZZTIME) ./pkg/core/
+	$(GO) test -run '^$$' -fuzz '^FuzzShellWriteTargets$$' -fuzztime $(FUZZTIME) ./pkg/adapters/adapter/
+	$(GO) test -run '^$$' -fuzz '^FuzzPatchTargets$$' -fuzztime $(FUZZTIME) ./pkg/adapters/adapter/
+	for a in claude codex gemini kimi grok; do \
+		$(GO) test -run '^$$' -fuzz '^FuzzNormalize$$' -fuzztime $(FUZZTIME) ./pkg/adapters/$$a/ || exit 1; \
+	done

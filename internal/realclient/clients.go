@@ -1,0 +1,57 @@
+package realclient
+
+// The pinned client versions (SPEC decision 20: always exact). They are the
+// newest releases that install from npm and run headless here on Node 20;
+// scripts/install-clients.sh and docs/real-clients.md name the same ones, and
+// a test keeps the three in step.
+const (
+	ClaudeCodeVersion = "2.1.332"
+	CodexVersion      = "0.171.0"
+	GeminiCLIVersion  = "0.61.0"
+)
+
+// A Client is one real AI coding client, as acc's real-client tests run it.
+type Client struct {
+	// Name is the acc adapter name: "claude", "codex" or "gemini".
+	Name string
+	// Package and Version are the npm package and its pinned exact version.
+	Package, Version string
+	// The client's own names for the hook events acc handles; empty where the
+	// client has no such event.
+	SessionStart, BeforeTurn, PreTool, PostTool, Stop, SessionEnd string
+	// ShellTool is the tool name the pre-tool hook sees for a shell command.
+	ShellTool string
+}
+
+// Events lists the client's hook events acc handles, in firing order.
+func (c Client) Events() []string {
+	var out []string
+	for _, e := range []string{c.SessionStart, c.BeforeTurn, c.PreTool, c.PostTool, c.Stop, c.SessionEnd} {
+		if e != "" {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// The pinned clients.
+var (
+	Claude = Client{
+		Name: "claude", Package: "@anthropic-ai/claude-code", Version: ClaudeCodeVersion,
+		SessionStart: "SessionStart", BeforeTurn: "UserPromptSubmit", PreTool: "PreToolUse",
+		PostTool: "PostToolUse", Stop: "Stop", SessionEnd: "SessionEnd", ShellTool: "Bash",
+	}
+	Codex = Client{
+		Name: "codex", Package: "@openai/codex", Version: CodexVersion,
+		SessionStart: "SessionStart", BeforeTurn: "UserPromptSubmit", PreTool: "PreToolUse",
+		PostTool: "PostToolUse", Stop: "Stop", SessionEnd: "SessionEnd", ShellTool: "Bash",
+	}
+	Gemini = Client{
+		Name: "gemini", Package: "@google/gemini-cli", Version: GeminiCLIVersion,
+		SessionStart: "SessionStart", BeforeTurn: "BeforeAgent", PreTool: "BeforeTool",
+		PostTool: "AfterTool", Stop: "AfterAgent", SessionEnd: "SessionEnd", ShellTool: "run_shell_command",
+	}
+)
+
+// Pinned is every client with hooks that acc proves itself on.
+var Pinned = []Client{Claude, Codex, Gemini}

@@ -1,0 +1,316 @@
+package realclient
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// FakeAPIKey is the credential every client is given; the fake model ignores
+// it and records it redacted.
+const FakeAPIKey = "acc-fake-model-key"
+
+// GeminiModel is the model Gemini CLI is told to use: a named model keeps it
+// from making routing calls before the real one.
+const GeminiModel = "gemini-2.5-flash"
+
+// A Setup is one real client configured for a headless, offline run against
+// a fake model, in its own HOME.
+type Setup struct {
+	Client Client
+	// Exe is the client's installed program (Client.Install).
+	Exe string
+	// Home is the HOME of the run; the client's user-level configuration is
+	// written there and XDG_* directories point inside it.
+	Home string
+	// Dir is the working directory of the run, normally a Git repository.
+	Dir string
+	// ModelURL is the fake model's base URL, with no path.
+	ModelURL string
+	// Hook gives the command line the client runs for one of its own hook
+	// events, e.g. "acc-hook claude PreToolUse". Nil configures no hooks.
+	Hook func(event string) string
+	// Events are the client's hook events to configure; nil means
+	// Client.Events().
+	Events []string
+	// Env is added to the run's environment, overriding the defaults of
+	// Environ; all three clients pass it on to their hooks.
+	Env []string
+	// Args are added to the client's command line, before the prompt.
+	Args []string
+	// Resume continues the most recent session in Dir instead of starting
+	// one (claude --continue, codex exec resume --last, gemini --resume
+	// latest).
+	Resume bool
+}
+
+// Configure writes the client's configuration into Home: the fake model as
+// its provider, no telemetry or update checks, and the hooks.
+func (s Setup) Configure() error {
+	if err := os.MkdirAll(filepath.Join(s.Home, "tmp"), 0o755); err != nil {
+		return err
+	}
+	events := s.Events
+	if events == nil {
+		events = s.Client.Events()
+	}
+	switch s.Client.Name {
+	case "claude":
+		settings := map[string]any{}
+		if s.Hook != nil {
+			settings["hooks"] = s.hookTable(events, "*", 30)
+		}
+		return writeJSONFile(filepath.Join(s.Home, ".claude", "settings.json"), settings)
+	case "codex":
+		home := filepath.Join(s.Home, ".codex")
+		config := fmt.Sprintf(`model = "fake-model"
+model_provider = "fake"
+check_for_update_on_startup = false
+
+[model_providers.fake]
+name = "fake"
+base_url = %q
+wire_api = "responses"
+env_key = "ACC_FAKE_MODEL_KEY"
+request_max_retries = 0
+stream_max_retries = 0
+
+[features]
+hooks = true
+
+[analytics]
+enabled = false
+
+[feedback]
+enabled = false
+`, s.ModelURL+"/v1")
+		if err := os.MkdirAll(home, 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(config), 0o644); err != nil {
+			return err
+		}
+		if s.Hook == nil {
+			return nil
+		}
+		return writeJSONFile(filepath.Join(home, "hooks.json"), map[string]any{"hooks": s.hookTable(events, "*", 30)})
+	case "gemini":
+		settings := map[string]any{
+			"security":  map[string]any{"auth": map[string]any{"selectedType": "gemini-api-key"}},
+			"privacy":   map[string]any{"usageStatisticsEnabled": false},
+			"telemetry": map[string]any{"enabled": false},
+			"general": map[string]any{
+				"disableAutoUpdate": true, "disableUpdateNag": true,
+				"enableAutoUpdate": false, "enableAutoUpdateNotification": false,
+			},
+		}
+		if s.Hook != nil {
+			settings["hooks"] = s.hookTable(events, ".*", 30000)
+		}
+		return writeJSONFile(filepath.Join(s.Home, ".gemini", "settings.json"), settings)
+	}
+	return fmt.Errorf("unknown client %q", s.Client.Name)
+}
+
+// hookTable is the event → matcher group → command handler table that all
+// three clients read (Gemini names each handler and counts the timeout in
+// milliseconds; the others count seconds).
+func (s Setup) hookTable(events []string, matchAll string, timeout int) map[string]any {
+	table := map[string]any{}
+	for _, ev := range events {
+		handler := map[string]any{"type": "command", "command": s.Hook(ev), "timeout": timeout}
+		if s.Client.Name == "gemini" {
+			handler["name"] = "acc-" + ev
+		}
+		group := map[string]any{"hooks": []any{handler}}
+		if toolEvent(ev) {
+			group["matcher"] = matchAll
+		}
+		table[ev] = []any{group}
+	}
+	return table
+}
+
+func toolEvent(ev string) bool {
+	switch ev {
+	case "PreToolUse", "PostToolUse", "PermissionRequest", "BeforeTool", "AfterTool":
+		return true
+	}
+	return false
+}
+
+// Environ is the whole environment of a run: nothing is inherited but PATH,
+// so the caller's own credentials and settings never reach the client.
+// TMPDIR is inside Home, which keeps Claude Code's scratch files and sockets
+// out of the shared /tmp.
+func (s Setup) Environ() []string {
+	env := []string{
+		"PATH=" + os.Getenv("PATH"),
+		"HOME=" + s.Home,
+		"USER=" + userName(),
+		"SHELL=/bin/bash",
+		"LANG=C.UTF-8",
+		"TERM=dumb",
+		"NO_COLOR=1",
+		"TMPDIR=" + filepath.Join(s.Home, "tmp"),
+		"XDG_CONFIG_HOME=" + filepath.Join(s.Home, ".config"),
+		"XDG_CACHE_HOME=" + filepath.Join(s.Home, ".cache"),
+		"XDG_DATA_HOME=" + filepath.Join(s.Home, ".local", "share"),
+		"XDG_STATE_HOME=" + filepath.Join(s.Home, ".local", "state"),
+	}
+	switch s.Client.Name {
+	case "claude":
+		env = append(env,
+			"ANTHROPIC_BASE_URL="+s.ModelURL,
+			"ANTHROPIC_API_KEY="+FakeAPIKey,
+			"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
+			"DISABLE_TELEMETRY=1",
+			"DISABLE_AUTOUPDATER=1",
+			"DISABLE_ERROR_REPORTING=1",
+			"DISABLE_BUG_COMMAND=1",
+			"CLAUDE_CODE_DISABLE_FEEDBACK_SURVEY=1",
+		)
+	case "codex":
+		env = append(env,
+			"CODEX_HOME="+filepath.Join(s.Home, ".codex"),
+			"ACC_FAKE_MODEL_KEY="+FakeAPIKey,
+		)
+	case "gemini":
+		env = append(env,
+			"GEMINI_API_KEY="+FakeAPIKey,
+			"GOOGLE_GEMINI_BASE_URL="+s.ModelURL,
+			"GEMINI_CLI_TRUST_WORKSPACE=true",
+			"GEMINI_TELEMETRY_ENABLED=false",
+			"GEMINI_CLI_NO_RELAUNCH=true",
+			"NO_BROWSER=true",
+		)
+	}
+	return append(env, s.Env...)
+}
+
+// Argv is the client's headless command line for one prompt.
+func (s Setup) Argv(prompt string) []string {
+	var argv, tail []string
+	switch s.Client.Name {
+	case "claude":
+		// Running as root rules out --dangerously-skip-permissions, and an
+		// untrusted folder's permission settings are ignored, so the tools
+		// the script uses are allowed on the command line.
+		argv = []string{s.Exe, "-p", "--output-format", "json", "--allowedTools", "Bash,Write,Edit,Read"}
+		if s.Resume {
+			argv = append(argv, "--continue")
+		}
+		tail = []string{"--", prompt} // --allowedTools takes several values
+	case "codex":
+		argv = []string{s.Exe, "exec", "--skip-git-repo-check", "--dangerously-bypass-hook-trust", "-s", "danger-full-access"}
+		if s.Resume {
+			argv = append(argv, "resume", "--last")
+		}
+		tail = []string{prompt}
+	case "gemini":
+		argv = []string{s.Exe, "-m", GeminiModel, "-y"}
+		if s.Resume {
+			argv = append(argv, "--resume", "latest")
+		}
+		tail = []string{"-p", prompt}
+	}
+	argv = append(argv, s.Args...)
+	return append(argv, tail...)
+}
+
+// A Result is how one client run ended.
+type Result struct {
+	ExitCode       int
+	Stdout, Stderr string
+	Elapsed        time.Duration
+}
+
+// Run runs the client once, headless, with prompt, and waits for it to exit
+// (killing its whole process group when ctx ends).
+func (s Setup) Run(ctx context.Context, prompt string) (Result, error) {
+	argv := s.Argv(prompt)
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Dir = s.Dir
+	cmd.Env = s.Environ()
+	cmd.Stdin = nil
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 5 * time.Second
+	start := time.Now()
+	err := cmd.Run()
+	res := Result{Stdout: stdout.String(), Stderr: stderr.String(), Elapsed: time.Since(start)}
+	// Whatever the client left running in its group goes too.
+	if cmd.Process != nil {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	}
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, &ee) && ctx.Err() == nil:
+		res.ExitCode = ee.ExitCode()
+	default:
+		return res, fmt.Errorf("running %s: %w", s.Client.Name, err)
+	}
+	return res, nil
+}
+
+// InitRepo makes dir a Git repository with one commit.
+func InitRepo(ctx context.Context, dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "README.md"), []byte("scratch repository for a real-client test\n"), 0o644); err != nil {
+		return err
+	}
+	for _, args := range [][]string{
+		{"init", "-q", "-b", "main"},
+		{"-c", "user.name=acc test", "-c", "user.email=test@acc.invalid", "add", "README.md"},
+		{"-c", "user.name=acc test", "-c", "user.email=test@acc.invalid", "commit", "-q", "-m", "init"},
+	} {
+		cmd := exec.CommandContext(ctx, "git", args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+	return nil
+}
+
+// ShellQuote quotes s for a POSIX shell.
+func ShellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=:@+,", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+func writeJSONFile(path string, v any) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(b, '\n'), 0o644)
+}
+
+func userName() string {
+	if u := os.Getenv("USER"); u != "" {
+		return u
+	}
+	return "acc"
+}

@@ -1,0 +1,200 @@
+package realclient
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+)
+
+// completeMark is the file an install leaves last, once its binary ran.
+const completeMark = ".acc-installed"
+
+// CacheRoot is the directory the pinned clients are installed under, outside
+// any clone: $ACC_CLIENTS_CACHE, else $XDG_CACHE_HOME/acc-clients, else
+// $HOME/.cache/acc-clients. scripts/install-clients.sh uses the same rule.
+func CacheRoot() (string, error) {
+	if d := os.Getenv("ACC_CLIENTS_CACHE"); d != "" {
+		return filepath.Abs(d)
+	}
+	if d := os.Getenv("XDG_CACHE_HOME"); d != "" {
+		return filepath.Join(d, "acc-clients"), nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("no cache directory for the clients (set ACC_CLIENTS_CACHE): %w", err)
+	}
+	return filepath.Join(home, ".cache", "acc-clients"), nil
+}
+
+// Dir is where the client is installed under root: <root>/<name>@<version>.
+func (c Client) Dir(root string) string { return filepath.Join(root, c.Name+"@"+c.Version) }
+
+// Executable is the client's program inside an install directory. Claude Code
+// ships its native binary in a per-platform optional dependency and copies it
+// over its bin stub in a postinstall script; installs skip scripts, so the
+// binary is run from the platform package directly. Codex and Gemini CLI are
+// run through their npm launchers (Node scripts).
+func (c Client) Executable(dir string) (string, error) {
+	nm := filepath.Join(dir, "node_modules")
+	var candidates []string
+	switch c.Name {
+	case "claude":
+		// The glibc build before the musl one when both are present.
+		matches, _ := filepath.Glob(filepath.Join(nm, "@anthropic-ai", "claude-code-"+runtime.GOOS+"-*", "claude"))
+		slices.SortFunc(matches, func(a, b string) int {
+			return strings.Count(a, "musl") - strings.Count(b, "musl")
+		})
+		candidates = matches
+	case "codex":
+		candidates = []string{filepath.Join(nm, ".bin", "codex")}
+	case "gemini":
+		candidates = []string{filepath.Join(nm, ".bin", "gemini")}
+	default:
+		return "", fmt.Errorf("unknown client %q", c.Name)
+	}
+	for _, p := range candidates {
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("%s@%s: no runnable program in %s", c.Package, c.Version, dir)
+}
+
+// Installed returns the executable of a complete install in the cache, or an
+// error saying why there is none.
+func (c Client) Installed() (string, error) {
+	root, err := CacheRoot()
+	if err != nil {
+		return "", err
+	}
+	dir := c.Dir(root)
+	if _, err := os.Stat(filepath.Join(dir, completeMark)); err != nil {
+		return "", fmt.Errorf("%s@%s is not installed in %s", c.Package, c.Version, root)
+	}
+	return c.Executable(dir)
+}
+
+// Install makes sure the pinned client is in the cache, installing it with npm
+// when it is not, and returns its executable. The install goes into a
+// temporary directory next to the final one, is checked by running the
+// program with --version, and is then renamed into place, so a cache
+// directory is either complete or absent and concurrent installers are safe.
+// The npm command is the one scripts/install-clients.sh runs:
+//
+//	npm install --prefix <tmp> --no-audit --no-fund --ignore-scripts --save-exact <package>@<version>
+func (c Client) Install(ctx context.Context) (string, error) {
+	if exe, err := c.Installed(); err == nil {
+		return exe, nil
+	}
+	root, err := CacheRoot()
+	if err != nil {
+		return "", err
+	}
+	npm, err := exec.LookPath("npm")
+	if err != nil {
+		return "", fmt.Errorf("installing %s@%s needs npm on PATH: %w", c.Package, c.Version, err)
+	}
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		return "", err
+	}
+	// A directory without the mark is not an install; partial ones older
+	// than an hour were left by a killed run.
+	dir := c.Dir(root)
+	if err := os.RemoveAll(dir); err != nil {
+		return "", err
+	}
+	if old, _ := filepath.Glob(dir + ".partial-*"); len(old) > 0 {
+		for _, p := range old {
+			if fi, err := os.Stat(p); err == nil && time.Since(fi.ModTime()) > time.Hour {
+				_ = os.RemoveAll(p)
+			}
+		}
+	}
+	tmp, err := os.MkdirTemp(root, c.Name+"@"+c.Version+".partial-")
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(tmp) // a no-op once renamed
+	cmd := exec.CommandContext(ctx, npm, "install", "--prefix", tmp, "--no-audit", "--no-fund",
+		"--ignore-scripts", "--save-exact", "--loglevel=error", c.Package+"@"+c.Version)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("npm install %s@%s failed: %v\n%s", c.Package, c.Version, err, lastLines(out.String(), 20))
+	}
+	exe, err := c.Executable(tmp)
+	if err != nil {
+		return "", err
+	}
+	if err := c.checkVersion(ctx, exe); err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(filepath.Join(tmp, completeMark), []byte(c.Package+"@"+c.Version+"\n"), 0o644); err != nil {
+		return "", err
+	}
+	if err := os.Rename(tmp, dir); err != nil {
+		// Another installer may have finished first; use its copy.
+		if exe, err2 := c.Installed(); err2 == nil {
+			return exe, nil
+		}
+		return "", fmt.Errorf("moving the install of %s into place: %w", c.Package, err)
+	}
+	return c.Executable(dir)
+}
+
+// checkVersion runs exe --version in a scratch HOME and wants the pinned
+// version in its output.
+func (c Client) checkVersion(ctx context.Context, exe string) error {
+	home, err := os.MkdirTemp("", "acc-client-version-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(home)
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, exe, "--version")
+	cmd.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "CODEX_HOME=" + filepath.Join(home, ".codex")}
+	cmd.Dir = home
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("%s --version failed: %v\n%s", exe, err, lastLines(string(out), 20))
+	}
+	if !strings.Contains(string(out), c.Version) {
+		return fmt.Errorf("%s --version printed %q, not version %s", exe, strings.TrimSpace(string(out)), c.Version)
+	}
+	return nil
+}
+
+// Latest is the client at the version npm's latest tag names now, for a run
+// against the newest releases (ACC_CLIENTS_LATEST=1 in the tests).
+func (c Client) Latest(ctx context.Context) (Client, error) {
+	npm, err := exec.LookPath("npm")
+	if err != nil {
+		return c, fmt.Errorf("looking up the latest %s needs npm on PATH: %w", c.Package, err)
+	}
+	out, err := exec.CommandContext(ctx, npm, "view", c.Package+"@latest", "version").Output()
+	if err != nil {
+		return c, fmt.Errorf("npm view %s@latest version: %w", c.Package, err)
+	}
+	v := strings.TrimSpace(string(out))
+	if v == "" || strings.ContainsAny(v, " \n/") {
+		return c, fmt.Errorf("npm view %s@latest version printed %q", c.Package, v)
+	}
+	c.Version = v
+	return c, nil
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}

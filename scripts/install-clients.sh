@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# Install the pinned real AI coding clients that acc's real-client tests run
+# (internal/realclient), from the npm registry, into a cache outside the clone:
+#
+#   ${ACC_CLIENTS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/acc-clients}/<name>@<version>
+#
+# A complete install is reused. A new one goes into a temporary directory, is
+# checked by running the client with --version, and is then renamed into
+# place, so the cache never holds a half-made install. Install scripts are
+# skipped (--ignore-scripts): Claude Code's only copies its native binary out of
+# the platform package npm already fetched, and the tests run that binary
+# directly. The versions must match internal/realclient/clients.go (a test
+# checks).
+#
+# Usage: scripts/install-clients.sh [name...]   (default: all of them)
+set -euo pipefail
+
+# name  npm package  exact version
+CLIENTS=(
+	"claude @anthropic-ai/claude-code 2.1.332"
+	"codex @openai/codex 0.171.0"
+	"gemini @google/gemini-cli 0.61.0"
+)
+
+cache="${ACC_CLIENTS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/acc-clients}"
+command -v npm >/dev/null || { echo "install-clients: npm is not on PATH" >&2; exit 1; }
+mkdir -p "$cache"
+
+# executable prints the client's program inside an install directory.
+executable() {
+	local name=$1 dir=$2 f
+	case $name in
+	claude)
+		for f in "$dir"/node_modules/@anthropic-ai/claude-code-linux-*/claude; do
+			case $f in *musl*) continue ;; esac
+			[ -x "$f" ] && { echo "$f"; return; }
+		done
+		for f in "$dir"/node_modules/@anthropic-ai/claude-code-linux-*musl/claude; do
+			[ -x "$f" ] && { echo "$f"; return; }
+		done
+		;;
+	codex | gemini)
+		f="$dir/node_modules/.bin/$name"
+		[ -x "$f" ] && { echo "$f"; return; }
+		;;
+	esac
+	return 1
+}
+
+# install_one runs in a subshell so its EXIT trap removes a failed install.
+install_one() (
+	name=$1 pkg=$2 version=$3
+	dir="$cache/$name@$version"
+	if [ -f "$dir/.acc-installed" ] && executable "$name" "$dir" >/dev/null; then
+		echo "install-clients: $pkg@$version already in $dir"
+		exit 0
+	fi
+	# A directory without the mark is not an install; partial ones older
+	# than an hour were left by a killed run.
+	rm -rf "$dir"
+	find "$cache" -maxdepth 1 -name "$name@$version.partial-*" -mmin +60 -exec rm -rf {} + 2>/dev/null || true
+	start=$(date +%s)
+	tmp=$(mktemp -d "$cache/$name@$version.partial-XXXXXX")
+	home=$(mktemp -d)
+	trap 'rm -rf "$tmp" "$home"' EXIT
+	npm install --prefix "$tmp" --no-audit --no-fund --ignore-scripts --save-exact --loglevel=error "$pkg@$version" >&2
+	exe=$(executable "$name" "$tmp") || { echo "install-clients: $pkg@$version installed no runnable program" >&2; exit 1; }
+	out=$(cd "$home" && HOME=$home CODEX_HOME=$home/.codex "$exe" --version 2>&1) || {
+		echo "install-clients: $exe --version failed: $out" >&2
+		exit 1
+	}
+	case $out in *"$version"*) ;; *)
+		echo "install-clients: $exe --version printed '$out', not $version" >&2
+		exit 1
+		;;
+	esac
+	echo "$pkg@$version" >"$tmp/.acc-installed"
+	if ! mv -T "$tmp" "$dir" 2>/dev/null && [ ! -f "$dir/.acc-installed" ]; then
+		echo "install-clients: cannot move the install into $dir" >&2
+		exit 1
+	fi
+	echo "install-clients: $pkg@$version installed in $dir in $(($(date +%s) - start))s"
+)
+
+want=("$@")
+for line in "${CLIENTS[@]}"; do
+	read -r name pkg version <<<"$line"
+	if [ ${#want[@]} -gt 0 ] && [[ " ${want[*]} " != *" $name "* ]]; then
+		continue
+	fi
+	install_one "$name" "$pkg" "$version"
+done
