@@ -15,8 +15,21 @@
 // # Capabilities
 //
 // A capability is true for a client version when a real capture proved it
-// at that version or a lower one (SPEC decision 6); unknown or older
-// versions inherit nothing. Evidence lives in each adapter module.
+// at that version or a lower one (SPEC decision 6), each capability on its
+// own; unknown or older versions inherit nothing. Evidence lives in each
+// adapter module as evidence/<version>.json (an [Evidence], read by
+// [LoadEvidence]) beside evidence/<version>/ with the payloads and
+// observations it rests on.
+//
+// # Write targets
+//
+// A file-writing tool names its target in the payload; the adapter puts
+// it in [Event.Targets]. A shell tool's command stays in [Event.Shell] for
+// the guard, which reads its targets with [ShellWriteTargets] (SPEC
+// decision 7). Codex patches are read with [PatchTargets].
+//
+// The subpackage hookio holds what the adapters share to read payloads and
+// print answers; adaptertest is the suite every adapter module runs.
 package adapter
 
 // Kind is a normalised event kind (reference/adapters.md §1.3).
@@ -122,10 +135,13 @@ type Adapter interface {
 	// (error) an unknown event, a payload that is not a JSON object, or one
 	// without a session id or cwd.
 	Normalize(event string, payload []byte) (*Event, error)
-	// Inject renders context for the model on SessionStart or BeforeTurn
-	// (an empty context renders as Allow).
+	// Inject renders context for the model. Every adapter can inject on
+	// SessionStart and BeforeTurn; an event on which the client is not
+	// known to accept context, and an empty context, render as Allow.
 	Inject(ev *Event, context string) Output
-	// Deny renders a refusal of a tool call, with the reason the model sees.
+	// Deny renders a refusal of a tool call, with the reason the model sees
+	// (a default reason when empty). Only a BeforeTool event can be denied;
+	// any other renders as Allow.
 	Deny(ev *Event, reason string) Output
 	// Allow renders "proceed, nothing to add".
 	Allow(ev *Event) Output
@@ -133,24 +149,40 @@ type Adapter interface {
 	Evidence() []Evidence
 }
 
-// CapabilitiesFor returns what a's evidence proves for version: the proof
-// recorded at the highest version not above version (versions compare
-// numerically, dot by dot); nothing for an unknown, unparsable or older
-// version (SPEC decision 6).
+// CapabilitiesFor returns what a's evidence proves for version. Each
+// capability is true when some evidence recorded at a version not above
+// version proves it: a capability holds from the lowest version a capture
+// proved it, for every later version (SPEC decision 6), so a later capture
+// that tested less never takes back what an earlier one proved. Versions
+// compare numerically, dot by dot. An unknown, unparsable or older version
+// gets nothing. The evidence returned is the newest record not above
+// version (what doctor names as "proven at"); nil when nothing applies.
 func CapabilitiesFor(a Adapter, version string) (Capabilities, *Evidence) {
 	if _, ok := parseVersion(version); !ok {
 		return Capabilities{}, nil
 	}
-	var best *Evidence
-	for i, e := range a.Evidence() {
-		if compareVersions(e.Version, version) <= 0 && (best == nil || compareVersions(e.Version, best.Version) > 0) {
-			best = &a.Evidence()[i]
+	all := a.Evidence()
+	var caps Capabilities
+	var newest *Evidence
+	for i := range all {
+		e := &all[i]
+		if _, ok := parseVersion(e.Version); !ok || compareVersions(e.Version, version) > 0 {
+			continue
+		}
+		caps.Attach = caps.Attach || e.Proven.Attach
+		caps.NextTurn = caps.NextTurn || e.Proven.NextTurn
+		caps.GuardFiles = caps.GuardFiles || e.Proven.GuardFiles
+		caps.GuardShell = caps.GuardShell || e.Proven.GuardShell
+		caps.SessionEnd = caps.SessionEnd || e.Proven.SessionEnd
+		if newest == nil || compareVersions(e.Version, newest.Version) > 0 {
+			newest = e
 		}
 	}
-	if best == nil {
+	if newest == nil {
 		return Capabilities{}, nil
 	}
-	return best.Proven, best
+	out := *newest
+	return caps, &out
 }
 
 // compareVersions compares dotted numeric versions ("2.1.332"); a version

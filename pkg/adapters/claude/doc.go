@@ -1,7 +1,8 @@
-// Package claude is acc's adapter for Claude Code: its hook event names, payload
-// normalisation, responses, write tools and the capability evidence proven
-// against real captures (reference/adapters.md). It is filled in by the
-// native-client work; for now it only names the client.
+// Package claude is acc's adapter for Claude Code: its hook event names,
+// payload normalisation, the answers it accepts (context, denial), its
+// file-writing and shell tools, and the capability evidence proven against
+// real captures, embedded from evidence/ (reference/adapters.md §2.3, SPEC
+// decision 6).
 package claude
 
 // ID is the client id used everywhere: the session's harness, acc-hook's

@@ -1,7 +1,7 @@
 // Package codex is acc's adapter for Codex: its hook event names, payload
-// normalisation, responses, write tools and the capability evidence proven
-// against real captures (reference/adapters.md). It is filled in by the
-// native-client work; for now it only names the client.
+// normalisation, the answers it accepts (context, denial), its patch and
+// shell tools, and the capability evidence proven against real captures,
+// embedded from evidence/ (reference/adapters.md §2.2, SPEC decision 6).
 package codex
 
 // ID is the client id used everywhere: the session's harness, acc-hook's

@@ -1,7 +1,8 @@
 // Package grok is acc's adapter for Grok: its hook event names, payload
-// normalisation, responses, write tools and the capability evidence proven
-// against real captures (reference/adapters.md). It is filled in by the
-// native-client work; for now it only names the client.
+// normalisation, the answers its documentation describes, its file-writing
+// and shell tools. No real capture exists, so it claims no capability and
+// a Grok session counts as advisory (reference/adapters.md §2.6, SPEC
+// decision 12).
 package grok
 
 // ID is the client id used everywhere: the session's harness, acc-hook's

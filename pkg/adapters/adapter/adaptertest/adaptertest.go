@@ -1,0 +1,535 @@
+// Package adaptertest is the one test suite every adapter module runs from
+// its own tests: [Run] over the adapter's payload fixtures, [Fuzz] for its
+// normaliser, and [CheckEvidence] for the capability records it embeds.
+package adaptertest
+
+import (
+	"encoding/json"
+	"io/fs"
+	"path"
+	"reflect"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/acc-go/acc/pkg/adapters/adapter"
+	"github.com/acc-go/acc/pkg/adapters/adapter/hookio"
+)
+
+// ClientIDs are the five adapter ids (SPEC decision 14).
+var ClientIDs = []string{"claude", "codex", "gemini", "kimi", "grok"}
+
+// expectedKinds is the suite's own reading of which client event is which
+// kind (reference/adapters.md §1.3, §2.2–2.6). An adapter that maps an event
+// otherwise fails the suite, so the five stay consistent.
+var expectedKinds = map[string]adapter.Kind{
+	"SessionStart":       adapter.SessionStart,
+	"SessionEnd":         adapter.SessionEnd,
+	"SessionHeartbeat":   adapter.Heartbeat,
+	"UserPromptSubmit":   adapter.BeforeTurn,
+	"BeforeAgent":        adapter.BeforeTurn,
+	"PreToolUse":         adapter.BeforeTool,
+	"BeforeTool":         adapter.BeforeTool,
+	"PostToolUse":        adapter.AfterTool,
+	"PostToolUseFailure": adapter.AfterTool,
+	"AfterTool":          adapter.AfterTool,
+	"Stop":               adapter.TurnEnd,
+	"StopFailure":        adapter.TurnEnd,
+	"StopCancelled":      adapter.TurnEnd,
+	"AfterAgent":         adapter.TurnEnd,
+}
+
+// ExpectedKind is the kind the suite expects for a client event name;
+// every event it does not list is Other.
+func ExpectedKind(event string) adapter.Kind {
+	if k, ok := expectedKinds[event]; ok {
+		return k
+	}
+	return adapter.Other
+}
+
+// Payload keys whose values must never reach a normalised event: the
+// transcript, what the user or model wrote, tool output and file contents.
+var privateKeys = map[string]bool{
+	"transcript_path": true, "transcriptPath": true,
+	"prompt": true, "prompt_response": true,
+	"last_assistant_message": true, "lastAssistantMessage": true,
+	"tool_response": true, "tool_output": true, "toolResponse": true, "toolOutput": true,
+	"content": true, "old_string": true, "new_string": true, "edits": true,
+	"description": true, "error_message": true, "message": true,
+	"llm_request": true, "llm_response": true,
+}
+
+// Fixture is one payload file: <Event>[-detail][.n].json.
+type Fixture struct {
+	File    string
+	Event   string
+	Payload []byte
+}
+
+// Fixtures reads every *.json file under fsys as a payload fixture; the
+// event is the file name up to the first '-' or '.'.
+func Fixtures(t testing.TB, fsys fs.FS) []Fixture {
+	t.Helper()
+	var out []Fixture
+	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() || path.Ext(p) != ".json" {
+			return nil
+		}
+		b, err := fs.ReadFile(fsys, p)
+		if err != nil {
+			return err
+		}
+		out = append(out, Fixture{File: p, Event: EventOfFile(path.Base(p)), Payload: b})
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("reading fixtures: %v", err)
+	}
+	if len(out) == 0 {
+		t.Fatal("no payload fixtures found")
+	}
+	return out
+}
+
+// EventOfFile is the event a fixture file is for.
+func EventOfFile(name string) string {
+	name = strings.TrimSuffix(name, ".json")
+	if i := strings.IndexAny(name, "-."); i >= 0 {
+		name = name[:i]
+	}
+	return name
+}
+
+// Run is the shared suite: a's identity and event table; every fixture
+// normalises to a valid event with the right kind, session id and cwd and
+// leaks nothing; unknown events and broken payloads are refused; Inject,
+// Deny and Allow render valid answers that carry the text they were given.
+func Run(t *testing.T, a adapter.Adapter, fixtures fs.FS) {
+	fx := Fixtures(t, fixtures)
+	t.Run("identity", func(t *testing.T) { identity(t, a) })
+	t.Run("fixtures", func(t *testing.T) {
+		for _, f := range fx {
+			t.Run(f.File, func(t *testing.T) { fixture(t, a, f) })
+		}
+	})
+	t.Run("every event", func(t *testing.T) { everyEvent(t, a, fx[0]) })
+	t.Run("refusals", func(t *testing.T) { refusals(t, a, fx) })
+}
+
+func identity(t *testing.T, a adapter.Adapter) {
+	if !slices.Contains(ClientIDs, a.ID()) {
+		t.Errorf("id %q is not one of %v", a.ID(), ClientIDs)
+	}
+	if strings.TrimSpace(a.DisplayName()) == "" {
+		t.Error("no display name")
+	}
+	if c := a.ClientCommand(); strings.ContainsAny(c, "/ \t\n") {
+		t.Errorf("client command %q must be a bare process name", c)
+	}
+	for _, v := range a.SessionEnvVars() {
+		if v == "" || strings.ToUpper(v) != v || strings.ContainsAny(v, "= \t\n") {
+			t.Errorf("session env var %q is not a variable name", v)
+		}
+	}
+	events := a.Events()
+	if len(events) == 0 {
+		t.Fatal("no events")
+	}
+	seen := map[string]bool{}
+	for _, e := range events {
+		if e == "" || seen[e] {
+			t.Errorf("event %q empty or listed twice", e)
+		}
+		seen[e] = true
+	}
+	kinds := map[adapter.Kind]bool{}
+	for _, e := range events {
+		kinds[ExpectedKind(e)] = true
+	}
+	for _, k := range []adapter.Kind{adapter.SessionStart, adapter.BeforeTurn, adapter.BeforeTool} {
+		if !kinds[k] {
+			t.Errorf("no event of kind %s: acc could not attach, project or guard", k)
+		}
+	}
+}
+
+// payloadSession and payloadCwd read a fixture's own session id and cwd,
+// independently of the adapter under test.
+func payloadSession(obj hookio.Object) string {
+	s, _, _ := obj.Str("session_id", "sessionId", "thread_id", "threadId")
+	return s
+}
+
+func payloadCwd(obj hookio.Object) string {
+	s, _, _ := obj.Str("cwd", "working_directory", "workspace_root", "workspaceRoot")
+	return s
+}
+
+func fixture(t *testing.T, a adapter.Adapter, f Fixture) {
+	if !slices.Contains(a.Events(), f.Event) {
+		t.Fatalf("fixture is for %q, which the adapter does not list", f.Event)
+	}
+	obj, err := hookio.Parse(f.Payload)
+	if err != nil {
+		t.Fatalf("fixture is not a JSON object: %v", err)
+	}
+	ev, err := a.Normalize(f.Event, f.Payload)
+	if err != nil {
+		t.Fatalf("refused a real payload: %v", err)
+	}
+	CheckEvent(t, a, f.Event, ev)
+	if want := ExpectedKind(f.Event); ev.Kind != want {
+		t.Errorf("kind %s, want %s", ev.Kind, want)
+	}
+	if want := payloadSession(obj); ev.SessionID != want {
+		t.Errorf("session id %q, want the payload's %q", ev.SessionID, want)
+	}
+	if want := payloadCwd(obj); ev.Cwd != want {
+		t.Errorf("cwd %q, want the payload's %q", ev.Cwd, want)
+	}
+	noLeak(t, ev, obj)
+	responses(t, a, ev)
+}
+
+// CheckEvent checks what holds for every normalised event.
+func CheckEvent(t testing.TB, a adapter.Adapter, event string, ev *adapter.Event) {
+	t.Helper()
+	if ev == nil {
+		t.Fatal("nil event without an error")
+	}
+	if ev.Adapter != a.ID() || ev.Name != event {
+		t.Errorf("event names adapter %q event %q, want %q %q", ev.Adapter, ev.Name, a.ID(), event)
+	}
+	if ev.SessionID == "" || ev.Cwd == "" || !strings.HasPrefix(ev.Cwd, "/") {
+		t.Errorf("event without session id or absolute cwd: %+v", ev)
+	}
+	switch ev.Kind {
+	case adapter.SessionStart, adapter.SessionEnd, adapter.Heartbeat, adapter.BeforeTurn,
+		adapter.BeforeTool, adapter.AfterTool, adapter.TurnEnd, adapter.Other:
+	default:
+		t.Errorf("kind %q is not a normalised kind", ev.Kind)
+	}
+	if len(ev.Targets) > 0 && !ev.Write {
+		t.Errorf("targets %q without Write", ev.Targets)
+	}
+	if ev.Write && ev.Shell != "" {
+		t.Error("an event is a file write or a shell command, not both")
+	}
+	for _, tg := range ev.Targets {
+		if tg == "" {
+			t.Errorf("empty target in %q", ev.Targets)
+		}
+	}
+}
+
+// noLeak: no field that leaves the adapter holds "redacted" (the marker
+// fixtures put in every sanitised value) or any private payload value.
+// Shell is the command itself, kept in memory for the guard and never
+// encoded; it must be exactly the tool input's command.
+func noLeak(t *testing.T, ev *adapter.Event, obj hookio.Object) {
+	enc, err := json.Marshal(ev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(strings.ToLower(string(enc)), "redacted") {
+		t.Errorf("normalised event carries a redacted value: %s", enc)
+	}
+	for _, p := range privateValues(obj) {
+		if strings.Contains(string(enc), p) {
+			t.Errorf("normalised event carries private payload text %q: %s", p, enc)
+		}
+	}
+	if ev.Shell != "" {
+		found := false
+		for _, s := range allStrings(obj) {
+			if s == ev.Shell {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("Shell %q is not a command the payload holds", ev.Shell)
+		}
+	}
+	inputs := strings.Join(allStrings(obj), "\n")
+	for _, tg := range ev.Targets {
+		if !strings.Contains(inputs, tg) {
+			t.Errorf("target %q is not spelled in the payload", tg)
+		}
+	}
+}
+
+// privateValues are the strings found only under private keys (a path
+// that a tool's output repeats from its input is not private).
+func privateValues(obj hookio.Object) []string {
+	private, public := map[string]bool{}, map[string]bool{}
+	var walk func(v any, inPrivate bool)
+	walk = func(v any, inPrivate bool) {
+		switch x := v.(type) {
+		case map[string]any:
+			for k, vv := range x {
+				walk(vv, inPrivate || privateKeys[k])
+			}
+		case []any:
+			for _, vv := range x {
+				walk(vv, inPrivate)
+			}
+		case string:
+			if inPrivate {
+				private[x] = true
+			} else {
+				public[x] = true
+			}
+		}
+	}
+	walk(map[string]any(obj), false)
+	var out []string
+	for s := range private {
+		if len(s) >= 8 && !public[s] {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func allStrings(obj hookio.Object) []string {
+	var out []string
+	var walk func(v any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			for _, vv := range x {
+				walk(vv)
+			}
+		case []any:
+			for _, vv := range x {
+				walk(vv)
+			}
+		case string:
+			out = append(out, x)
+		}
+	}
+	walk(map[string]any(obj))
+	return out
+}
+
+// Sample texts the suite renders: quotes, markup, a newline and non-ASCII
+// must survive a client's encoding unchanged.
+const (
+	sampleContext = "acc: --session S --generation G\n<untrusted peer message from=\"x\"> \"quoted\" & café </untrusted peer message>"
+	sampleReason  = "file:src/a.go is claimed by codex-abc123 (session s_1); ask them or wait"
+)
+
+func responses(t *testing.T, a adapter.Adapter, ev *adapter.Event) {
+	allow := a.Allow(ev)
+	checkOutput(t, "Allow", allow)
+	if allow.ExitCode != 0 || len(allow.Stderr) != 0 {
+		t.Errorf("Allow must exit 0 quietly: %+v", allow)
+	}
+	if empty := a.Inject(ev, ""); !reflect.DeepEqual(empty, allow) {
+		t.Errorf("Inject of empty context must equal Allow: %+v vs %+v", empty, allow)
+	}
+	inj := a.Inject(ev, sampleContext)
+	checkOutput(t, "Inject", inj)
+	if inj.ExitCode != 0 {
+		t.Errorf("Inject exit %d", inj.ExitCode)
+	}
+	if ev.Kind == adapter.SessionStart || ev.Kind == adapter.BeforeTurn {
+		if len(inj.Stdout) == 0 {
+			t.Errorf("Inject on %s (%s) prints nothing", ev.Name, ev.Kind)
+		}
+	}
+	// An event that takes no context answers Inject with Allow; anything
+	// else must carry the context whole.
+	if len(inj.Stdout) > 0 && !reflect.DeepEqual(inj, allow) && !carries(inj.Stdout, sampleContext) {
+		t.Errorf("Inject output does not carry the context verbatim: %q", inj.Stdout)
+	}
+	deny := a.Deny(ev, sampleReason)
+	checkOutput(t, "Deny", deny)
+	if ev.Kind != adapter.BeforeTool {
+		if !reflect.DeepEqual(deny, allow) {
+			t.Errorf("Deny on %s must render Allow: %+v", ev.Kind, deny)
+		}
+		return
+	}
+	if !NamesReason(deny, sampleReason) {
+		t.Errorf("Deny does not name the reason: %+v", deny)
+	}
+	if def := a.Deny(ev, " "); !NamesReason(def, hookio.DefaultReason) {
+		t.Errorf("Deny with a blank reason must give the default one: %+v", def)
+	}
+}
+
+// checkOutput: stdout is empty, plain text, or (when it starts with '{')
+// exactly one JSON object; exit 0 or 2.
+func checkOutput(t testing.TB, what string, o adapter.Output) {
+	t.Helper()
+	if o.ExitCode != 0 && o.ExitCode != 2 {
+		t.Errorf("%s exits %d; a hook exits 0 or 2", what, o.ExitCode)
+	}
+	if s := strings.TrimSpace(string(o.Stdout)); strings.HasPrefix(s, "{") {
+		if _, err := hookio.Parse(o.Stdout); err != nil {
+			t.Errorf("%s stdout is not one JSON object: %v: %q", what, err, o.Stdout)
+		}
+	}
+}
+
+// carries: out is text itself, or JSON holding text as one string value.
+func carries(out []byte, text string) bool {
+	if string(out) == text {
+		return true
+	}
+	obj, err := hookio.Parse(out)
+	if err != nil {
+		return false
+	}
+	return slices.Contains(allStrings(obj), text)
+}
+
+// NamesReason reports whether a denial carries reason: as a JSON string
+// value on stdout, or as the stderr text of an exit-2 denial.
+func NamesReason(o adapter.Output, reason string) bool {
+	if o.ExitCode == 2 {
+		return len(o.Stdout) == 0 && strings.TrimRight(string(o.Stderr), "\n") == reason
+	}
+	return carries(o.Stdout, reason)
+}
+
+// everyEvent: every listed event is understood and has the suite's kind,
+// for a payload shaped like the first fixture without its event field.
+func everyEvent(t *testing.T, a adapter.Adapter, template Fixture) {
+	obj, err := hookio.Parse(template.Payload)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"hook_event_name", "hookEventName", "eventName", "event_name"} {
+		delete(obj, k)
+	}
+	b, _ := json.Marshal(obj)
+	for _, e := range a.Events() {
+		ev, err := a.Normalize(e, b)
+		if err != nil {
+			t.Errorf("%s: %v", e, err)
+			continue
+		}
+		CheckEvent(t, a, e, ev)
+		if want := ExpectedKind(e); ev.Kind != want {
+			t.Errorf("%s: kind %s, want %s", e, ev.Kind, want)
+		}
+	}
+}
+
+func refusals(t *testing.T, a adapter.Adapter, fx []Fixture) {
+	good := fx[0]
+	for _, e := range []string{"", "NoSuchEvent", strings.ToLower(good.Event) + "x", "sessionStart ", "../SessionStart"} {
+		if slices.Contains(a.Events(), e) {
+			continue
+		}
+		if ev, err := a.Normalize(e, good.Payload); err == nil {
+			t.Errorf("unknown event %q accepted: %+v", e, ev)
+		}
+	}
+	for _, p := range []string{"", " ", "null", "[]", `"x"`, "42", "true", "{", `{"a":1} {}`, `{}{}`, "{}", `{"session_id":""}`, "\x00", `{"session_id":"s","cwd":"/x"`} {
+		if ev, err := a.Normalize(good.Event, []byte(p)); err == nil {
+			t.Errorf("broken payload %q accepted: %+v", p, ev)
+		}
+	}
+	for _, f := range fx {
+		obj, err := hookio.Parse(f.Payload)
+		if err != nil {
+			continue
+		}
+		for _, mut := range mutations(obj) {
+			b, _ := json.Marshal(mut.obj)
+			if ev, err := a.Normalize(f.Event, b); err == nil {
+				t.Errorf("%s with %s accepted: %+v", f.File, mut.name, ev)
+			}
+		}
+	}
+}
+
+type mutation struct {
+	name string
+	obj  hookio.Object
+}
+
+func mutations(obj hookio.Object) []mutation {
+	clone := func() hookio.Object {
+		c := hookio.Object{}
+		for k, v := range obj {
+			c[k] = v
+		}
+		return c
+	}
+	var out []mutation
+	sessionKeys := []string{"session_id", "sessionId", "thread_id", "threadId"}
+	cwdKeys := []string{"cwd", "working_directory", "workspace_root", "workspaceRoot"}
+	set := func(name string, keys []string, v any) {
+		c := clone()
+		for _, k := range keys {
+			if _, ok := c[k]; ok {
+				if v == nil {
+					delete(c, k)
+				} else {
+					c[k] = v
+				}
+			}
+		}
+		out = append(out, mutation{name, c})
+	}
+	set("no session id", sessionKeys, nil)
+	set("empty session id", sessionKeys, "")
+	set("numeric session id", sessionKeys, 42)
+	set("session id with a newline", sessionKeys, "s1\nforged")
+	set("no cwd", cwdKeys, nil)
+	set("empty cwd", cwdKeys, "")
+	set("relative cwd", cwdKeys, "proj/sub")
+	set("cwd as object", cwdKeys, map[string]any{"path": "/x"})
+	for _, k := range []string{"hook_event_name", "hookEventName", "eventName", "event_name"} {
+		if _, ok := obj[k]; ok {
+			c := clone()
+			c[k] = "NotThisEvent"
+			out = append(out, mutation{"another event's name", c})
+			c = clone()
+			c[k] = 7
+			out = append(out, mutation{"a numeric event name", c})
+		}
+	}
+	return out
+}
+
+// Fuzz is the shared fuzz body for an adapter's FuzzNormalize: seeded
+// with the fixtures, it requires that no input panics, that an accepted
+// payload gives a valid event, and that every answer renders.
+func Fuzz(f *testing.F, a adapter.Adapter, fixtures fs.FS) {
+	for _, fx := range Fixtures(f, fixtures) {
+		f.Add(fx.Event, fx.Payload)
+	}
+	events := a.Events()
+	sort.Strings(events)
+	f.Add("", []byte("null"))
+	f.Add(events[0], []byte(`{"session_id":"s","sessionId":"s","cwd":"/w","tool_name":"Bash","toolName":"run_terminal_command","tool_input":{"command":["bash","-lc","rm x"]},"toolInput":{"command":"rm y"}}`))
+	f.Fuzz(func(t *testing.T, event string, payload []byte) {
+		ev, err := a.Normalize(event, payload)
+		if err != nil {
+			if ev != nil {
+				t.Fatalf("event %+v returned with error %v", ev, err)
+			}
+			return
+		}
+		CheckEvent(t, a, event, ev)
+		if _, err := json.Marshal(ev); err != nil {
+			t.Fatal(err)
+		}
+		for _, o := range []adapter.Output{a.Allow(ev), a.Inject(ev, "ctx"), a.Deny(ev, "why")} {
+			checkOutput(t, "answer", o)
+		}
+		if ev.Shell != "" {
+			_, _ = adapter.ShellWriteTargets(ev.Shell)
+		}
+	})
+}

@@ -1,0 +1,375 @@
+// Package hookio holds what the five adapters share when they read a hook
+// payload and write a hook's answer: a strict JSON object reader, a
+// table-driven normaliser (each adapter describes its client in a [Spec];
+// the rules of reference/adapters.md §1.3 are applied once, here), and the
+// few reply shapes the clients accept. Which shape a client gets is each
+// adapter's decision, made and cited there.
+package hookio
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/acc-go/acc/pkg/adapters/adapter"
+)
+
+// Object is one decoded hook payload.
+type Object map[string]any
+
+// Parse decodes a payload that must be exactly one JSON object; numbers
+// stay json.Number. Anything else (null, an array, a string, broken or
+// trailing data) is refused.
+func Parse(payload []byte) (Object, error) {
+	dec := json.NewDecoder(bytes.NewReader(payload))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		if err == io.EOF {
+			return nil, errors.New("payload is empty")
+		}
+		return nil, fmt.Errorf("payload is not JSON: %w", err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("payload has data after its JSON object")
+	}
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("payload is a JSON %s, not an object", kindOf(v))
+	}
+	return obj, nil
+}
+
+func kindOf(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case []any:
+		return "array"
+	case string:
+		return "string"
+	case bool:
+		return "boolean"
+	case json.Number:
+		return "number"
+	}
+	return "value"
+}
+
+// Str returns the string under the first of keys present in o. present is
+// false when none is; err is set when the first present key holds another
+// type.
+func (o Object) Str(keys ...string) (value string, present bool, err error) {
+	for _, k := range keys {
+		v, ok := o[k]
+		if !ok {
+			continue
+		}
+		s, ok := v.(string)
+		if !ok {
+			return "", true, fmt.Errorf("%s is a %s, not a string", k, kindOf(v))
+		}
+		return s, true, nil
+	}
+	return "", false, nil
+}
+
+// Obj returns the object under the first of keys present in o, or nil.
+func (o Object) Obj(keys ...string) Object {
+	for _, k := range keys {
+		if v, ok := o[k]; ok {
+			m, _ := v.(map[string]any)
+			return m
+		}
+	}
+	return nil
+}
+
+// Spec describes one client's hooks for [Spec.Normalize]. Key lists name
+// the payload keys a value may arrive under, in order of preference.
+type Spec struct {
+	// Adapter is the client id (SPEC decision 14).
+	Adapter string
+	// Events lists the client's event names (what acc-hook is given) with
+	// their kinds, in the client's documented order.
+	Events []EventKind
+	// PayloadEvents maps an event name as the payload spells it to the
+	// client event name, where the two differ (Grok's snake_case values).
+	PayloadEvents map[string]string
+
+	EventKeys, SessionKeys, CwdKeys      []string
+	ModelKeys, SourceKeys, EndReasonKeys []string
+	ToolKeys, InputKeys                  []string
+
+	// FileTools maps a file-writing tool to the input keys holding the path
+	// it writes; PatchTools a patch tool to the keys holding the patch
+	// body; ShellTools the shell tool to the keys holding the command.
+	FileTools, PatchTools, ShellTools map[string][]string
+	// ShellPatches: a shell command that is itself a patch envelope is a
+	// patch (Codex, reference/adapters.md §5.1).
+	ShellPatches bool
+}
+
+// EventKind pairs a client event name with its normalised kind.
+type EventKind struct {
+	Name string
+	Kind adapter.Kind
+}
+
+// EventNames returns the client's event names in declared order.
+func (s *Spec) EventNames() []string {
+	out := make([]string, len(s.Events))
+	for i, e := range s.Events {
+		out[i] = e.Name
+	}
+	return out
+}
+
+func (s *Spec) kind(event string) (adapter.Kind, bool) {
+	for _, e := range s.Events {
+		if e.Name == event {
+			return e.Kind, true
+		}
+	}
+	return "", false
+}
+
+// Limits on what an adapter passes on; longer or control-laden values are
+// refused (ids, cwd) or dropped (descriptive fields).
+const (
+	maxIDBytes    = 512
+	maxPathBytes  = 4096
+	maxShortBytes = 200
+)
+
+// Normalize turns one payload of the client event into an [adapter.Event]
+// (reference/adapters.md §1.3). It refuses an unknown event; a payload that
+// is not one JSON object; one whose event name disagrees with event; one
+// without a session id (non-empty, at most 512 bytes, no control
+// characters) or cwd (absolute, at most 4096 bytes, no NUL). Transcript
+// paths, prompts, messages, tool output and file contents are never read.
+func (s *Spec) Normalize(event string, payload []byte) (*adapter.Event, error) {
+	kind, ok := s.kind(event)
+	if !ok {
+		return nil, fmt.Errorf("%s: unknown event %q", s.Adapter, event)
+	}
+	obj, err := Parse(payload)
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w", s.Adapter, event, err)
+	}
+	if named, present, err := obj.Str(s.EventKeys...); err != nil {
+		return nil, fmt.Errorf("%s %s: %w", s.Adapter, event, err)
+	} else if present {
+		if alias, ok := s.PayloadEvents[named]; ok {
+			named = alias
+		}
+		if named != event {
+			return nil, fmt.Errorf("%s: payload is for event %q, not %q", s.Adapter, clip(named), event)
+		}
+	}
+	sid, _, err := obj.Str(s.SessionKeys...)
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("%s %s: session id: %w", s.Adapter, event, err)
+	case sid == "":
+		return nil, fmt.Errorf("%s %s: payload has no session id", s.Adapter, event)
+	case len(sid) > maxIDBytes || hasControl(sid) || !utf8.ValidString(sid):
+		return nil, fmt.Errorf("%s %s: session id is not a plain id", s.Adapter, event)
+	}
+	cwd, _, err := obj.Str(s.CwdKeys...)
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("%s %s: cwd: %w", s.Adapter, event, err)
+	case cwd == "":
+		return nil, fmt.Errorf("%s %s: payload has no cwd", s.Adapter, event)
+	case !strings.HasPrefix(cwd, "/"):
+		return nil, fmt.Errorf("%s %s: cwd is not an absolute path", s.Adapter, event)
+	case len(cwd) > maxPathBytes || strings.ContainsRune(cwd, 0) || !utf8.ValidString(cwd):
+		return nil, fmt.Errorf("%s %s: cwd is not a usable path", s.Adapter, event)
+	}
+	ev := &adapter.Event{
+		Adapter:   s.Adapter,
+		Name:      event,
+		Kind:      kind,
+		SessionID: sid,
+		Cwd:       cwd,
+		Model:     short(obj, s.ModelKeys),
+	}
+	switch kind {
+	case adapter.SessionStart:
+		ev.Source = short(obj, s.SourceKeys)
+	case adapter.SessionEnd:
+		ev.EndReason = short(obj, s.EndReasonKeys)
+	}
+	s.tool(obj, ev)
+	return ev, nil
+}
+
+// tool fills the tool fields: the tool's name, and for a writing tool the
+// paths it writes, for the shell tool its command.
+func (s *Spec) tool(obj Object, ev *adapter.Event) {
+	name, _, err := obj.Str(s.ToolKeys...)
+	if err != nil || name == "" || len(name) > maxShortBytes || hasControl(name) {
+		return
+	}
+	ev.Tool = name
+	input := obj.Obj(s.InputKeys...)
+	if keys, ok := s.FileTools[name]; ok {
+		ev.Write = true
+		if p, _, err := input.Str(keys...); err == nil && p != "" {
+			ev.Targets = []string{p}
+		}
+		return
+	}
+	if keys, ok := s.PatchTools[name]; ok {
+		ev.Write = true
+		ev.Targets = adapter.PatchTargets(command(input, keys))
+		return
+	}
+	if keys, ok := s.ShellTools[name]; ok {
+		cmd := command(input, keys)
+		if s.ShellPatches && adapter.IsPatchEnvelope(cmd) {
+			ev.Write = true
+			ev.Targets = adapter.PatchTargets(cmd)
+			return
+		}
+		ev.Shell = cmd
+	}
+}
+
+// command reads a command or patch under the first present key: a string,
+// or an argv list (older Codex shell calls) rendered as one shell command
+// line whose words are quoted, so the shell reader sees the same argv.
+func command(input Object, keys []string) string {
+	for _, k := range keys {
+		switch v := input[k].(type) {
+		case string:
+			return v
+		case []any:
+			words := make([]string, 0, len(v))
+			for _, w := range v {
+				s, ok := w.(string)
+				if !ok {
+					return ""
+				}
+				words = append(words, shellQuote(s))
+			}
+			return strings.Join(words, " ")
+		case nil:
+			continue
+		default:
+			return ""
+		}
+	}
+	return ""
+}
+
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// short reads an optional descriptive field; a value of another type, too
+// long or with control characters is dropped, never passed on.
+func short(obj Object, keys []string) string {
+	v, _, err := obj.Str(keys...)
+	if err != nil || len(v) > maxShortBytes || hasControl(v) || !utf8.ValidString(v) {
+		return ""
+	}
+	return v
+}
+
+func hasControl(s string) bool {
+	return strings.IndexFunc(s, unicode.IsControl) >= 0
+}
+
+func clip(s string) string {
+	if len(s) > 40 || hasControl(s) {
+		return "…"
+	}
+	return s
+}
+
+// JSONLine encodes v as one line of JSON and a newline, without HTML
+// escaping (SPEC decision 5: our own encoding).
+func JSONLine(v any) []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil
+	}
+	return b.Bytes()
+}
+
+// Allow is the answer "proceed, nothing to add" for every client: no
+// output, exit 0.
+func Allow() adapter.Output { return adapter.Output{} }
+
+// AdditionalContext is the hookSpecificOutput context reply that Claude
+// Code, Codex and Gemini CLI all accept (fixtures/captured/*/injection.md),
+// on stdout, exit 0.
+func AdditionalContext(event, text string) adapter.Output {
+	type specific struct {
+		HookEventName     string `json:"hookEventName"`
+		AdditionalContext string `json:"additionalContext"`
+	}
+	return adapter.Output{Stdout: JSONLine(struct {
+		HookSpecificOutput specific `json:"hookSpecificOutput"`
+	}{specific{event, text}})}
+}
+
+// PermissionDeny is the hookSpecificOutput pre-tool denial (Claude Code's
+// shape; Codex and Kimi accept it too), on stdout, exit 0.
+func PermissionDeny(reason string) adapter.Output {
+	type specific struct {
+		HookEventName            string `json:"hookEventName"`
+		PermissionDecision       string `json:"permissionDecision"`
+		PermissionDecisionReason string `json:"permissionDecisionReason"`
+	}
+	return adapter.Output{Stdout: JSONLine(struct {
+		HookSpecificOutput specific `json:"hookSpecificOutput"`
+	}{specific{"PreToolUse", "deny", Reason(reason)}})}
+}
+
+// DecisionDeny is the {"decision":"deny","reason":…} denial (Gemini CLI's
+// own shape; Grok documents it), on stdout, exit 0.
+func DecisionDeny(reason string) adapter.Output {
+	return adapter.Output{Stdout: JSONLine(struct {
+		Decision string `json:"decision"`
+		Reason   string `json:"reason"`
+	}{"deny", Reason(reason)})}
+}
+
+// ExitTwoDeny is the denial by exit code 2 with the reason on stderr and
+// nothing on stdout. Control characters other than newline and tab are
+// blanked, since the text is shown as is.
+func ExitTwoDeny(reason string) adapter.Output {
+	r := strings.Map(func(c rune) rune {
+		if c == '\n' || c == '\t' || !unicode.IsControl(c) {
+			return c
+		}
+		return ' '
+	}, Reason(reason))
+	return adapter.Output{Stderr: []byte(strings.TrimRight(r, "\n") + "\n"), ExitCode: 2}
+}
+
+// DefaultReason is the reason a denial gives when acc supplied none (a
+// client may refuse an empty one: fixtures/captured/codex/deny-responses.md).
+const DefaultReason = "acc: this write is blocked by another session's guarded claim; run `acc status` to see who holds it"
+
+// Reason returns reason, or DefaultReason when it is blank.
+func Reason(reason string) string {
+	if strings.TrimSpace(reason) == "" {
+		return DefaultReason
+	}
+	return reason
+}
+
+// Has reports whether event is one of names.
+func Has(names []string, event string) bool { return slices.Contains(names, event) }

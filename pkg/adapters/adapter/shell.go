@@ -1,0 +1,1003 @@
+package adapter
+
+import (
+	"errors"
+	"fmt"
+	"path"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// ErrShellUnparsable is wrapped by ShellWriteTargets when the command is
+// not valid shell: the guard lets such a command through and reports it
+// (SPEC decision 7: never block at random).
+var ErrShellUnparsable = errors.New("shell command does not parse")
+
+// ErrShellUnknownDir is wrapped by ShellWriteTargets when a cd (or git -C,
+// env -C) with an argument that is not a literal path comes before a
+// relative write target: where that target lands cannot be known without
+// running the command, so it is left out rather than guessed. The targets
+// returned with this error are the ones that are still certain (absolute
+// ones, and those before the cd); the guard should check them and report
+// the error.
+var ErrShellUnknownDir = errors.New("a cd to a directory that is not a literal path hides where later relative targets are")
+
+// maxShellNesting bounds how deep scripts handed to sh -c or eval are read.
+const maxShellNesting = 4
+
+// ShellWriteTargets returns the paths a shell command line would write
+// (SPEC decision 7, reference/adapters.md §5.3), without duplicates, in the
+// order they appear. The command is parsed with a real shell parser (bash
+// dialect) and every simple command is examined: in lists, pipelines,
+// subshells, blocks, conditionals, loops, functions, command and process
+// substitutions, and scripts given literally to sh -c or eval.
+//
+// A write target is the file of an output redirection (>, >>, >|, &>, &>>,
+// N>, <>, >&file) or an operand of a command whose job is writing: tee,
+// touch, truncate, rm, rmdir, unlink, shred, mkdir, mv (every operand), cp,
+// install, ln and rsync (the destination), dd of=, sed/perl/ruby with an
+// in-place flag, git restore / rm / mv, git checkout -- paths, curl -o,
+// wget -O, sort -o, and apply_patch (the patch's header paths). Wrappers
+// (sudo, doas, command, builtin, exec, nohup, time, nice, env, timeout,
+// stdbuf, ionice) and leading NAME=value assignments are looked through.
+// Reads, input redirections, descriptor duplications (2>&1), the discard
+// devices (/dev/null, /dev/stdout, /dev/stderr, /dev/tty, /dev/fd/N), text
+// in quotes, heredoc bodies and unknown commands never give a target.
+//
+// Targets are returned as written, relative to the session's cwd or
+// absolute; nothing is expanded, so a target holding a variable, a glob or
+// a ~ is returned literally. A cd (or pushd) with a literal argument moves
+// the base for the targets after it within the same shell: "cd src && rm
+// a.go" writes "src/a.go", "cd /abs && rm a" writes "/abs/a", a cd inside a
+// subshell or pipeline stage stays there. The base is applied by prefixing,
+// never by cleaning the target, so "cd sub && echo x > ../f" gives
+// "sub/../f": the canonical path function resolves sub (perhaps a symlink)
+// before it applies "..", as the kernel would. Commands are assumed to
+// succeed: a cd that fails at run time is not foreseen.
+//
+// Unparsable input returns no targets and an error wrapping
+// [ErrShellUnparsable]; a relative target after a non-literal cd is left
+// out and reported with [ErrShellUnknownDir]. ShellWriteTargets never
+// panics.
+func ShellWriteTargets(command string) (targets []string, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			targets, err = nil, fmt.Errorf("%w: the parser failed", ErrShellUnparsable)
+		}
+	}()
+	w := &shellWalker{seen: map[string]bool{}}
+	st := dirState{known: true}
+	file, perr := parseShell(command)
+	if perr != nil {
+		return nil, fmt.Errorf("%w: %v", ErrShellUnparsable, perr)
+	}
+	w.stmts(file.Stmts, &st, 0)
+	if w.hidden {
+		return w.targets, ErrShellUnknownDir
+	}
+	return w.targets, nil
+}
+
+func parseShell(src string) (*syntax.File, error) {
+	return syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
+}
+
+// dirState is where relative paths land: base is the directory relative
+// to the session's cwd ("" for the cwd itself, or absolute); known is false
+// after a cd whose argument could not be read.
+type dirState struct {
+	base  string
+	known bool
+}
+
+// chdir moves the base to dir (a literal argument). The shell's cd is
+// logical (cd .. returns to where it came from even through a symlink), so
+// its base is cleaned lexically; a program's chdir (git -C, env -C) is
+// physical, so its path is kept as written for the canonical path function
+// to resolve.
+func (s *dirState) chdir(dir string, logical bool) {
+	switch {
+	case strings.HasPrefix(dir, "/"):
+		s.base, s.known = dir, true
+	case !s.known:
+		return
+	case s.base == "":
+		s.base = dir
+	default:
+		s.base = strings.TrimSuffix(s.base, "/") + "/" + dir
+	}
+	if logical {
+		s.base = path.Clean(s.base)
+	}
+	if s.base == "." {
+		s.base = ""
+	}
+}
+
+type shellWalker struct {
+	targets []string
+	seen    map[string]bool
+	hidden  bool // a relative target was left out after an unknown cd
+}
+
+// add records target as written in the directory state st.
+func (w *shellWalker) add(target string, st dirState) {
+	if target == "" || discardSink(target) {
+		return
+	}
+	if !strings.HasPrefix(target, "/") && !strings.HasPrefix(target, "~") && !strings.HasPrefix(target, "$") {
+		if !st.known {
+			w.hidden = true
+			return
+		}
+		if st.base != "" {
+			target = strings.TrimSuffix(st.base, "/") + "/" + target
+			if discardSink(target) {
+				return
+			}
+		}
+	}
+	if !w.seen[target] {
+		w.seen[target] = true
+		w.targets = append(w.targets, target)
+	}
+}
+
+func discardSink(p string) bool {
+	switch p {
+	case "/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/stdin":
+		return true
+	}
+	if rest, ok := strings.CutPrefix(p, "/dev/fd/"); ok {
+		return rest != "" && strings.Trim(rest, "0123456789") == ""
+	}
+	return false
+}
+
+func (w *shellWalker) stmts(list []*syntax.Stmt, st *dirState, depth int) {
+	for _, s := range list {
+		w.stmt(s, st, depth)
+	}
+}
+
+func (w *shellWalker) stmt(s *syntax.Stmt, st *dirState, depth int) {
+	if s == nil {
+		return
+	}
+	if s.Background || s.Coprocess || s.Disown {
+		// A background job runs in a subshell: its cd stays there.
+		sub := *st
+		st = &sub
+	}
+	// Redirections are opened before the command runs, in the directory
+	// that holds before any cd the command itself makes.
+	for _, r := range s.Redirs {
+		w.redirect(r, *st, depth)
+	}
+	w.command(s.Cmd, s.Redirs, st, depth)
+}
+
+func (w *shellWalker) command(cmd syntax.Command, redirs []*syntax.Redirect, st *dirState, depth int) {
+	switch c := cmd.(type) {
+	case nil:
+	case *syntax.CallExpr:
+		for _, a := range c.Assigns {
+			w.substitutions(a, *st, depth)
+		}
+		for _, a := range c.Args {
+			w.substitutions(a, *st, depth)
+		}
+		w.call(c.Args, redirs, st, depth)
+	case *syntax.Block:
+		w.stmts(c.Stmts, st, depth)
+	case *syntax.Subshell:
+		sub := *st
+		w.stmts(c.Stmts, &sub, depth)
+	case *syntax.BinaryCmd:
+		if c.Op == syntax.Pipe || c.Op == syntax.PipeAll {
+			// Each stage of a pipeline runs in its own subshell.
+			x, y := *st, *st
+			w.stmt(c.X, &x, depth)
+			w.stmt(c.Y, &y, depth)
+			return
+		}
+		w.stmt(c.X, st, depth)
+		w.stmt(c.Y, st, depth)
+	case *syntax.IfClause:
+		for ; c != nil; c = c.Else {
+			w.stmts(c.Cond, st, depth)
+			w.stmts(c.Then, st, depth)
+		}
+	case *syntax.WhileClause:
+		w.stmts(c.Cond, st, depth)
+		w.stmts(c.Do, st, depth)
+	case *syntax.ForClause:
+		w.substitutions(c.Loop, *st, depth)
+		w.stmts(c.Do, st, depth)
+	case *syntax.CaseClause:
+		w.substitutions(c.Word, *st, depth)
+		for _, item := range c.Items {
+			for _, p := range item.Patterns {
+				w.substitutions(p, *st, depth)
+			}
+			w.stmts(item.Stmts, st, depth)
+		}
+	case *syntax.FuncDecl:
+		// A function body runs when called, in the caller's directory; it
+		// is examined in the directory of its definition.
+		sub := *st
+		w.stmt(c.Body, &sub, depth)
+	case *syntax.TimeClause:
+		w.stmt(c.Stmt, st, depth)
+	case *syntax.CoprocClause:
+		sub := *st
+		w.stmt(c.Stmt, &sub, depth)
+	case *syntax.TestDecl:
+		sub := *st
+		w.stmt(c.Body, &sub, depth)
+	default:
+		// Arithmetic, tests, declarations and let write no file themselves;
+		// a command substitution inside them still runs.
+		w.substitutions(c, *st, depth)
+	}
+}
+
+// substitutions examines the commands of every command or process
+// substitution inside node; each runs in a subshell of st.
+func (w *shellWalker) substitutions(node syntax.Node, st dirState, depth int) {
+	if node == nil {
+		return
+	}
+	syntax.Walk(node, func(n syntax.Node) bool {
+		switch x := n.(type) {
+		case *syntax.CmdSubst:
+			sub := st
+			w.stmts(x.Stmts, &sub, depth)
+			return false
+		case *syntax.ProcSubst:
+			sub := st
+			w.stmts(x.Stmts, &sub, depth)
+			return false
+		}
+		return true
+	})
+}
+
+func (w *shellWalker) redirect(r *syntax.Redirect, st dirState, depth int) {
+	w.substitutions(r, st, depth)
+	if r.Word == nil {
+		return
+	}
+	switch r.Op {
+	case syntax.RdrOut, syntax.AppOut, syntax.RdrClob, syntax.AppClob,
+		syntax.RdrAll, syntax.RdrAllClob, syntax.AppAll, syntax.AppAllClob,
+		syntax.RdrInOut:
+		w.add(wordOf(r.Word).text, st)
+	case syntax.DplOut:
+		// ">&word" without a descriptor number before it sends stdout and
+		// stderr to the file word unless word is a descriptor ("2", "1-")
+		// or "-" (close).
+		t := wordOf(r.Word).text
+		if r.N == nil && !isDescriptor(t) {
+			w.add(t, st)
+		}
+	}
+}
+
+func isDescriptor(t string) bool {
+	t = strings.TrimSuffix(t, "-")
+	return t == "" || strings.Trim(t, "0123456789") == ""
+}
+
+// word is one shell word as the command would receive it, unexpanded.
+type word struct {
+	text    string // quotes removed, escapes resolved, expansions as written
+	literal bool   // no expansion of any kind (parameter, command, glob, ~)
+	quoted  bool   // some part was quoted
+}
+
+func wordOf(w *syntax.Word) word {
+	out := word{literal: true}
+	if w == nil {
+		return out
+	}
+	var b strings.Builder
+	for i, part := range w.Parts {
+		switch p := part.(type) {
+		case *syntax.Lit:
+			v := unescape(p.Value, false)
+			if strings.ContainsAny(p.Value, "*?[") || (i == 0 && strings.HasPrefix(p.Value, "~")) {
+				out.literal = false
+			}
+			b.WriteString(v)
+		case *syntax.SglQuoted:
+			out.quoted = true
+			if p.Dollar {
+				out.literal = false
+			}
+			b.WriteString(p.Value)
+		case *syntax.DblQuoted:
+			out.quoted = true
+			for _, in := range p.Parts {
+				if lit, ok := in.(*syntax.Lit); ok {
+					b.WriteString(unescape(lit.Value, true))
+					continue
+				}
+				out.literal = false
+				b.WriteString(source(in))
+			}
+		case *syntax.ProcSubst:
+			out.literal = false
+			if len(w.Parts) == 1 {
+				// The command receives a pipe's name, which is no file.
+				b.WriteString("/dev/fd/63")
+				continue
+			}
+			b.WriteString(source(part))
+		default:
+			out.literal = false
+			b.WriteString(source(part))
+		}
+	}
+	out.text = b.String()
+	return out
+}
+
+// unescape resolves backslashes as the shell does: outside quotes every
+// backslash escapes the next character; inside double quotes only before
+// $ ` " \ (a line continuation is already gone from the parsed literal).
+func unescape(s string, inDouble bool) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == '\\' && i+1 < len(s) {
+			n := s[i+1]
+			if !inDouble || strings.IndexByte("$`\"\\\n", n) >= 0 {
+				b.WriteByte(n)
+				i++
+				continue
+			}
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+func source(n syntax.Node) string {
+	var b strings.Builder
+	if err := syntax.NewPrinter(syntax.Minify(true)).Print(&b, n); err != nil {
+		return "$?"
+	}
+	return b.String()
+}
+
+func words(args []*syntax.Word) []word {
+	out := make([]word, len(args))
+	for i, a := range args {
+		out[i] = wordOf(a)
+	}
+	return out
+}
+
+func texts(ws []word) []string {
+	out := make([]string, len(ws))
+	for i, w := range ws {
+		out[i] = w.text
+	}
+	return out
+}
+
+// call examines one simple command.
+func (w *shellWalker) call(args []*syntax.Word, redirs []*syntax.Redirect, st *dirState, depth int) {
+	ws := words(args)
+	// Look through wrappers to the command that runs. A wrapper that
+	// changes directory for its command (env -C) does so on a copy.
+	local := st
+	for len(ws) > 0 {
+		if !ws[0].literal {
+			return // a command name assembled at run time
+		}
+		rest, chdir, ok := unwrap(path.Base(ws[0].text), ws[1:])
+		if !ok {
+			break
+		}
+		if chdir != nil {
+			sub := *local
+			applyChdir(&sub, *chdir, false)
+			local = &sub
+		}
+		if rest == nil {
+			return
+		}
+		ws = rest
+	}
+	if len(ws) == 0 {
+		return
+	}
+	name := path.Base(ws[0].text)
+	args1 := ws[1:]
+	switch name {
+	case "cd", "pushd":
+		if local != st {
+			return // env -C … cd: changes nothing for the shell
+		}
+		p := parseArgs(args1, "", nil)
+		if len(p.ops) == 0 {
+			st.known = false // cd alone goes to $HOME
+			return
+		}
+		applyChdir(st, p.ops[0], true)
+	case "popd":
+		if local == st {
+			st.known = false
+		}
+	case "tee":
+		w.addAll(parseArgs(args1, "", nil).ops, *local)
+	case "touch":
+		w.addAll(parseArgs(args1, "drt", []string{"date", "reference"}).ops, *local)
+	case "truncate":
+		w.addAll(parseArgs(args1, "sr", []string{"size", "reference"}).ops, *local)
+	case "rm", "unlink", "rmdir":
+		w.addAll(parseArgs(args1, "", nil).ops, *local)
+	case "shred":
+		w.addAll(parseArgs(args1, "ns", []string{"iterations", "size", "random-source"}).ops, *local)
+	case "mkdir":
+		w.addAll(parseArgs(args1, "m", []string{"mode"}).ops, *local)
+	case "mv":
+		w.copyLike(parseArgs(args1, "tS", []string{"target-directory", "suffix"}), true, *local)
+	case "cp":
+		w.copyLike(parseArgs(args1, "tS", []string{"target-directory", "suffix"}), false, *local)
+	case "ln":
+		p := parseArgs(args1, "tS", []string{"target-directory", "suffix"})
+		if len(p.ops) == 1 && p.value("t", "target-directory") == nil {
+			// ln TARGET makes a link named after it in the current directory.
+			w.add(path.Base(p.ops[0].text), *local)
+			return
+		}
+		w.copyLike(p, false, *local)
+	case "install":
+		p := parseArgs(args1, "tmogS", []string{"target-directory", "mode", "owner", "group", "suffix", "strip-program"})
+		if p.has("d", "directory") {
+			w.addAll(p.ops, *local)
+			return
+		}
+		w.copyLike(p, false, *local)
+	case "rsync":
+		p := parseArgs(args1, "eTBfM", rsyncValueFlags)
+		if len(p.ops) >= 2 {
+			w.add(p.ops[len(p.ops)-1].text, *local)
+		}
+	case "dd":
+		for _, a := range args1 {
+			if of, ok := strings.CutPrefix(a.text, "of="); ok {
+				w.add(of, *local)
+			}
+		}
+	case "sed", "perl", "ruby":
+		w.addAll(inPlaceTargets(name, args1), *local)
+	case "git":
+		w.git(args1, *local)
+	case "curl":
+		w.optionTargets(args1, "o", "output", "HdduXAebcDFTxyYzKEmwrCUQ", nil, *local)
+	case "wget":
+		w.optionTargets(args1, "Ooa", "output-document", "eiBtTwQPUlARDXI", []string{"output-file", "append-output"}, *local)
+	case "sort":
+		w.optionTargets(args1, "o", "output", "kStT", nil, *local)
+	case "apply_patch", "applypatch":
+		w.applyPatch(args1, redirs, *local)
+	case "sh", "bash", "dash", "zsh", "ksh", "mksh":
+		if depth < maxShellNesting {
+			if script, ok := shellScript(args1); ok {
+				sub := *local // a child shell: its cd stays there
+				w.nested(script, &sub, depth+1)
+			}
+		}
+	case "eval":
+		if depth < maxShellNesting && len(args1) > 0 {
+			w.nested(strings.Join(texts(args1), " "), local, depth+1)
+		}
+	}
+}
+
+func applyChdir(st *dirState, dir word, logical bool) {
+	if !dir.literal || dir.text == "" || dir.text == "-" || strings.HasPrefix(dir.text, "~") {
+		st.known = false
+		return
+	}
+	st.chdir(dir.text, logical)
+}
+
+// nested examines a script that a command runs (sh -c, eval). A script
+// that does not parse runs nothing and gives no target.
+func (w *shellWalker) nested(script string, st *dirState, depth int) {
+	f, err := parseShell(script)
+	if err != nil {
+		return
+	}
+	w.stmts(f.Stmts, st, depth)
+}
+
+func (w *shellWalker) addAll(ws []word, st dirState) {
+	for _, a := range ws {
+		w.add(a.text, st)
+	}
+}
+
+// copyLike handles cp, mv, ln and install: the destination is the last
+// operand, or the -t directory. When the destination is surely a directory
+// (-t, more than two operands, or a trailing slash) each source also lands
+// inside it under its own name. mv also empties its sources.
+func (w *shellWalker) copyLike(p parsed, sourcesToo bool, st dirState) {
+	var dest string
+	var sources []word
+	if t := p.value("t", "target-directory"); t != nil {
+		dest, sources = *t, p.ops
+	} else {
+		if len(p.ops) < 2 {
+			return
+		}
+		dest, sources = p.ops[len(p.ops)-1].text, p.ops[:len(p.ops)-1]
+	}
+	if sourcesToo {
+		w.addAll(sources, st)
+	}
+	intoDir := p.value("t", "target-directory") != nil || len(p.ops) > 2 || strings.HasSuffix(dest, "/")
+	if p.value("t", "target-directory") == nil {
+		w.add(dest, st)
+	}
+	if !intoDir {
+		return
+	}
+	for _, s := range sources {
+		name := path.Base(s.text)
+		if name == "." || name == "/" || name == ".." {
+			continue
+		}
+		w.add(strings.TrimRight(dest, "/")+"/"+name, st)
+	}
+}
+
+// git handles the subcommands that write working-tree files.
+func (w *shellWalker) git(args []word, st dirState) {
+	i := 0
+global:
+	for i < len(args) {
+		t := args[i].text
+		switch {
+		case t == "-C" && i+1 < len(args):
+			applyChdir(&st, args[i+1], false)
+			i += 2
+		case (t == "-c" || t == "--git-dir" || t == "--work-tree" || t == "--namespace" || t == "--config-env") && i+1 < len(args):
+			i += 2
+		case strings.HasPrefix(t, "-"):
+			i++
+		default:
+			break global
+		}
+	}
+	if i >= len(args) {
+		return
+	}
+	sub, rest := args[i].text, args[i+1:]
+	switch sub {
+	case "restore":
+		w.addAll(parseArgs(rest, "s", []string{"source"}).ops, st)
+	case "checkout":
+		for j, a := range rest {
+			if a.text == "--" {
+				w.addAll(rest[j+1:], st)
+				break
+			}
+		}
+	case "rm":
+		w.addAll(parseArgs(rest, "", nil).ops, st)
+	case "mv":
+		w.copyLike(parseArgs(rest, "", nil), true, st)
+	}
+}
+
+// optionTargets reports the values of the options that name a file the
+// command writes (curl -o, wget -O, sort -o): short letters in targetShort,
+// the long name targetLong (and extraLong); otherShort are the command's
+// other short options that take a value, so that a cluster is read right.
+func (w *shellWalker) optionTargets(args []word, targetShort, targetLong, otherShort string, extraLong []string, st dirState) {
+	longs := append([]string{targetLong}, extraLong...)
+	for i := 0; i < len(args); i++ {
+		t := args[i].text
+		if t == "--" {
+			return
+		}
+		if name, ok := strings.CutPrefix(t, "--"); ok {
+			n, v, hasEq := strings.Cut(name, "=")
+			for _, l := range longs {
+				if n != l {
+					continue
+				}
+				if !hasEq && i+1 < len(args) {
+					i++
+					v = args[i].text
+				}
+				if v != "-" {
+					w.add(v, st)
+				}
+			}
+			continue
+		}
+		if !strings.HasPrefix(t, "-") || t == "-" {
+			continue
+		}
+		s := t[1:]
+		for j := 0; j < len(s); j++ {
+			c := s[j]
+			isTarget := strings.IndexByte(targetShort, c) >= 0
+			if !isTarget && strings.IndexByte(otherShort, c) < 0 {
+				continue
+			}
+			v := s[j+1:]
+			if v == "" && i+1 < len(args) {
+				i++
+				v = args[i].text
+			}
+			if isTarget && v != "-" {
+				w.add(v, st)
+			}
+			break
+		}
+	}
+}
+
+// applyPatch reads the patch an apply_patch command is given, from a
+// heredoc or here-string or its first argument.
+func (w *shellWalker) applyPatch(args []word, redirs []*syntax.Redirect, st dirState) {
+	var bodies []string
+	for _, r := range redirs {
+		switch {
+		case r.Hdoc != nil:
+			bodies = append(bodies, wordOf(r.Hdoc).text)
+		case r.Op == syntax.WordHdoc:
+			bodies = append(bodies, wordOf(r.Word).text)
+		}
+	}
+	if len(args) > 0 {
+		bodies = append(bodies, args[0].text)
+	}
+	for _, b := range bodies {
+		for _, t := range PatchTargets(b) {
+			w.add(t, st)
+		}
+	}
+}
+
+// shellScript finds the script of "sh [options] -c SCRIPT [name args…]".
+func shellScript(args []word) (string, bool) {
+	dashC := false
+	for i := 0; i < len(args); i++ {
+		t := args[i].text
+		if t == "--" || t == "-" {
+			i++
+			if dashC && i < len(args) {
+				return args[i].text, true
+			}
+			return "", false
+		}
+		if (strings.HasPrefix(t, "-") || strings.HasPrefix(t, "+")) && len(t) > 1 {
+			if strings.HasPrefix(t, "--") {
+				continue // --norc, --login, …
+			}
+			if strings.ContainsRune(t, 'c') {
+				dashC = true
+			}
+			if strings.ContainsAny(t, "oO") && i+1 < len(args) {
+				i++ // -o option / -O shopt take a name
+			}
+			continue
+		}
+		return t, dashC
+	}
+	return "", false
+}
+
+// unwrap looks through one wrapper command: it returns the words of the
+// command the wrapper runs (nil when it runs none, as in "command -v x"),
+// the directory it changes to for that command if any, and ok=false when
+// name is not a wrapper.
+func unwrap(name string, args []word) (rest []word, chdir *word, ok bool) {
+	switch name {
+	case "sudo", "doas":
+		return afterOptions(args, "ugCDhprtUTR", []string{"user", "group", "close-from", "chdir", "host", "prompt", "role", "type", "other-user", "command-timeout", "chroot"}), nil, true
+	case "command":
+		for _, a := range args {
+			if !strings.HasPrefix(a.text, "-") || a.text == "-" || a.text == "--" {
+				break
+			}
+			if strings.ContainsAny(a.text, "vV") {
+				return nil, nil, true // command -v: a lookup, runs nothing
+			}
+		}
+		return afterOptions(args, "", nil), nil, true
+	case "builtin", "nohup":
+		return afterOptions(args, "", nil), nil, true
+	case "exec":
+		return afterOptions(args, "a", nil), nil, true
+	case "time":
+		return afterOptions(args, "fo", []string{"format", "output"}), nil, true
+	case "nice":
+		return afterOptions(args, "n", []string{"adjustment"}), nil, true
+	case "ionice":
+		return afterOptions(args, "cnpPu", []string{"class", "classdata", "pid", "pgid", "uid"}), nil, true
+	case "stdbuf":
+		return afterOptions(args, "ioe", []string{"input", "output", "error"}), nil, true
+	case "timeout":
+		rest := afterOptions(args, "sk", []string{"signal", "kill-after"})
+		if len(rest) > 0 {
+			rest = rest[1:] // the duration
+		}
+		return rest, nil, true
+	case "env":
+		var dir *word
+		i := 0
+	options:
+		for i < len(args) {
+			t := args[i].text
+			switch {
+			case t == "--":
+				i++
+				for i < len(args) && isAssignment(args[i].text) {
+					i++
+				}
+				break options
+			case (t == "-C" || t == "--chdir") && i+1 < len(args):
+				d := args[i+1]
+				dir = &d
+				i += 2
+			case strings.HasPrefix(t, "--chdir="):
+				d := args[i]
+				d.text = strings.TrimPrefix(t, "--chdir=")
+				dir = &d
+				i++
+			case strings.HasPrefix(t, "-C") && len(t) > 2:
+				d := args[i]
+				d.text = t[2:]
+				dir = &d
+				i++
+			case (t == "-u" || t == "--unset" || t == "-S" || t == "--split-string") && i+1 < len(args):
+				i += 2
+			case strings.HasPrefix(t, "-"), isAssignment(t):
+				i++ // "-" alone is -i
+			default:
+				break options
+			}
+		}
+		if i >= len(args) {
+			return nil, dir, true
+		}
+		return args[i:], dir, true
+	}
+	return nil, nil, false
+}
+
+func isAssignment(t string) bool {
+	name, _, ok := strings.Cut(t, "=")
+	if !ok || name == "" {
+		return false
+	}
+	for i, c := range name {
+		if c != '_' && (c < 'a' || c > 'z') && (c < 'A' || c > 'Z') && (i == 0 || c < '0' || c > '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// afterOptions skips a wrapper's own options and returns its command.
+func afterOptions(args []word, shortValue string, longValue []string) []word {
+	for i := 0; i < len(args); i++ {
+		t := args[i].text
+		if t == "--" {
+			return args[i+1:]
+		}
+		if !strings.HasPrefix(t, "-") || t == "-" {
+			if isAssignment(t) {
+				continue // sudo NAME=value cmd
+			}
+			return args[i:]
+		}
+		if name, ok := strings.CutPrefix(t, "--"); ok {
+			if !strings.Contains(name, "=") && contains(longValue, name) {
+				i++
+			}
+			continue
+		}
+		s := t[1:]
+		for j := 0; j < len(s); j++ {
+			if strings.IndexByte(shortValue, s[j]) >= 0 {
+				if j+1 == len(s) {
+					i++
+				}
+				break
+			}
+		}
+	}
+	return nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// parsed is a command's arguments split getopt-style.
+type parsed struct {
+	ops  []word
+	opts []option
+}
+
+type option struct {
+	name  string
+	value *string
+}
+
+func (p parsed) has(short, long string) bool {
+	for _, o := range p.opts {
+		if o.name == short || o.name == long {
+			return true
+		}
+	}
+	return false
+}
+
+func (p parsed) value(short, long string) *string {
+	var v *string
+	for _, o := range p.opts {
+		if (o.name == short || o.name == long) && o.value != nil {
+			v = o.value
+		}
+	}
+	return v
+}
+
+// parseArgs splits args into options and operands the way GNU getopt
+// does: options may come anywhere before "--"; a short option in
+// shortValue and a long option in longValue take a value (attached or the
+// next word); "-" is an operand.
+func parseArgs(args []word, shortValue string, longValue []string) parsed {
+	var p parsed
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		t := a.text
+		if t == "--" {
+			p.ops = append(p.ops, args[i+1:]...)
+			break
+		}
+		if !strings.HasPrefix(t, "-") || t == "-" {
+			p.ops = append(p.ops, a)
+			continue
+		}
+		if name, ok := strings.CutPrefix(t, "--"); ok {
+			n, v, hasEq := strings.Cut(name, "=")
+			switch {
+			case hasEq:
+				p.opts = append(p.opts, option{n, &v})
+			case contains(longValue, n) && i+1 < len(args):
+				i++
+				v := args[i].text
+				p.opts = append(p.opts, option{n, &v})
+			default:
+				p.opts = append(p.opts, option{name: n})
+			}
+			continue
+		}
+		s := t[1:]
+		for j := 0; j < len(s); j++ {
+			c := string(s[j])
+			if strings.IndexByte(shortValue, s[j]) < 0 {
+				p.opts = append(p.opts, option{name: c})
+				continue
+			}
+			v := s[j+1:]
+			if v == "" && i+1 < len(args) {
+				i++
+				v = args[i].text
+			}
+			p.opts = append(p.opts, option{c, &v})
+			break
+		}
+	}
+	return p
+}
+
+var rsyncValueFlags = []string{
+	"rsh", "exclude", "include", "filter", "exclude-from", "include-from", "files-from",
+	"temp-dir", "partial-dir", "backup-dir", "compare-dest", "copy-dest", "link-dest",
+	"chmod", "chown", "block-size", "max-size", "min-size", "max-delete", "remote-option",
+	"password-file", "port", "timeout", "contimeout", "log-file", "log-file-format",
+	"out-format", "suffix", "rsync-path", "skip-compress", "usermap", "groupmap", "bwlimit",
+	"iconv", "checksum-choice", "compress-choice", "compress-level", "modify-window",
+	"sockopts", "address", "info", "debug", "outbuf",
+}
+
+// inPlaceTargets returns the files sed, perl or ruby edit in place: with an
+// in-place flag (-i, -i<suffix>, --in-place[=suffix]) every operand is a
+// file, except the first when no script was given by an option (-e, -f,
+// --expression, --file). With BSD sed a quoted empty or dotted word after a
+// bare -i (as in -i '.bak') is the backup suffix, not the script.
+func inPlaceTargets(cmd string, args []word) []word {
+	var scriptFlags, valueFlags string
+	switch cmd {
+	case "sed":
+		scriptFlags, valueFlags = "ef", "efl"
+	case "perl":
+		scriptFlags, valueFlags = "eE", "eEMmIx"
+	case "ruby":
+		scriptFlags, valueFlags = "e", "erICEFx"
+	}
+	inPlace, scriptGiven := false, false
+	var ops []word
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		t := a.text
+		if t == "--" {
+			ops = append(ops, args[i+1:]...)
+			break
+		}
+		if !strings.HasPrefix(t, "-") || t == "-" {
+			ops = append(ops, a)
+			continue
+		}
+		if name, ok := strings.CutPrefix(t, "--"); ok {
+			n, _, hasEq := strings.Cut(name, "=")
+			switch n {
+			case "in-place":
+				inPlace = true
+			case "expression", "file":
+				scriptGiven = true
+				if !hasEq {
+					i++
+				}
+			case "line-length":
+				if !hasEq {
+					i++
+				}
+			}
+			continue
+		}
+		s := t[1:]
+		for j := 0; j < len(s); j++ {
+			c := s[j]
+			if c == 'i' {
+				inPlace = true
+				if cmd == "sed" && j+1 == len(s) && i+1 < len(args) {
+					next := args[i+1]
+					if next.quoted && (next.text == "" || strings.HasPrefix(next.text, ".")) {
+						i++
+					}
+				}
+				break // the rest of the word is the backup suffix
+			}
+			if strings.IndexByte(valueFlags, c) >= 0 {
+				if strings.IndexByte(scriptFlags, c) >= 0 {
+					scriptGiven = true
+				}
+				if j+1 == len(s) {
+					i++
+				}
+				break
+			}
+		}
+	}
+	if !inPlace {
+		return nil
+	}
+	if !scriptGiven && len(ops) > 0 {
+		ops = ops[1:]
+	}
+	return ops
+}

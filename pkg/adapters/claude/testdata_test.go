@@ -1,0 +1,6 @@
+package claude
+
+import "embed"
+
+//go:embed testdata
+var testdataFS embed.FS

@@ -1,0 +1,115 @@
+package codex
+
+import (
+	"embed"
+	"slices"
+
+	"github.com/acc-go/acc/pkg/adapters/adapter"
+	"github.com/acc-go/acc/pkg/adapters/adapter/hookio"
+)
+
+// files holds the evidence records and the payloads they rest on.
+//
+//go:embed evidence
+var files embed.FS
+
+var evidence, evidenceErr = adapter.LoadEvidence(files)
+
+// spec is Codex's hook surface (reference/adapters.md §2.2: the event enum
+// of the binary, the payload keys and their documented aliases; keys as in
+// fixtures/captured/codex and fixtures/upstream/codex).
+var spec = &hookio.Spec{
+	Adapter: ID,
+	Events: []hookio.EventKind{
+		{Name: "SessionStart", Kind: adapter.SessionStart},
+		{Name: "UserPromptSubmit", Kind: adapter.BeforeTurn},
+		{Name: "PreToolUse", Kind: adapter.BeforeTool},
+		{Name: "PermissionRequest", Kind: adapter.Other},
+		{Name: "PostToolUse", Kind: adapter.AfterTool},
+		{Name: "PreCompact", Kind: adapter.Other},
+		{Name: "PostCompact", Kind: adapter.Other},
+		{Name: "SubagentStart", Kind: adapter.Other},
+		{Name: "SubagentStop", Kind: adapter.Other},
+		{Name: "Stop", Kind: adapter.TurnEnd},
+		{Name: "SessionEnd", Kind: adapter.SessionEnd},
+	},
+	EventKeys:     []string{"hook_event_name", "eventName", "event_name"},
+	SessionKeys:   []string{"session_id", "sessionId", "thread_id", "threadId"},
+	CwdKeys:       []string{"cwd", "working_directory", "workspace_root"},
+	ModelKeys:     []string{"model"},
+	SourceKeys:    []string{"source"},
+	EndReasonKeys: []string{"reason"},
+	ToolKeys:      []string{"tool_name", "toolName", "tool"},
+	InputKeys:     []string{"tool_input"},
+	// §2.2, §5.1: file edits arrive as apply_patch with the patch body in
+	// command (patch or input tolerated); shell commands as Bash (older
+	// builds: shell) with command or input. exec_command is the name the
+	// model calls the shell by (reference/real-clients.md); 0.171.0 hooks
+	// see it as Bash, but the raw name is read the same way in case a build
+	// passes it through.
+	PatchTools: map[string][]string{"apply_patch": {"command", "patch", "input"}},
+	ShellTools: map[string][]string{
+		"Bash":         {"command", "input"},
+		"shell":        {"command", "input"},
+		"exec_command": {"cmd", "command"},
+	},
+	ShellPatches: true,
+}
+
+// contextEvents are the events whose additionalContext reached the model
+// in the 0.171.0 capture (fixtures/captured/codex/injection.md).
+var contextEvents = []string{"SessionStart", "UserPromptSubmit", "PostToolUse"}
+
+type client struct{}
+
+// New returns the Codex adapter.
+func New() adapter.Adapter { return client{} }
+
+func (client) ID() string          { return ID }
+func (client) DisplayName() string { return DisplayName }
+
+// ClientCommand: the npm launcher starts the native binary named codex
+// (reference/real-clients.md), which is the process hooks descend from.
+func (client) ClientCommand() string { return "codex" }
+
+// SessionEnvVars: none. The 0.171.0 hook environment carries no session id
+// (evidence/0.171.0/env.json, "not_present").
+func (client) SessionEnvVars() []string { return nil }
+
+func (client) Events() []string { return spec.EventNames() }
+
+func (client) Normalize(event string, payload []byte) (*adapter.Event, error) {
+	return spec.Normalize(event, payload)
+}
+
+// Inject prints {"hookSpecificOutput":{"hookEventName":<event>,
+// "additionalContext":<text>}} and exits 0: in 0.171.0 each such context
+// became its own developer-role input item, text unchanged
+// (fixtures/captured/codex/injection.md). Reference §2.1 chose plain text
+// from an older measurement; the JSON shape is the one our capture proves.
+func (client) Inject(ev *adapter.Event, context string) adapter.Output {
+	if ev == nil || context == "" || !hookio.Has(contextEvents, ev.Name) {
+		return hookio.Allow()
+	}
+	return hookio.AdditionalContext(ev.Name, context)
+}
+
+// Deny prints nothing on stdout, the reason on stderr, and exits 2. In
+// 0.171.0 this stopped the shell call and the model got "Command blocked by
+// PreToolUse hook: <reason>. …" (fixtures/captured/codex/deny-responses.md;
+// the JSON permissionDecision shape did the same there). Exit 2 is the
+// shape reference/adapters.md §2.1 and §2.2 measured stopping apply_patch
+// too. Codex needs a non-empty reason; a blank one gets the default.
+func (client) Deny(ev *adapter.Event, reason string) adapter.Output {
+	if ev == nil || ev.Kind != adapter.BeforeTool {
+		return hookio.Allow()
+	}
+	return hookio.ExitTwoDeny(reason)
+}
+
+// Allow prints nothing and exits 0 (reference/adapters.md §2.1).
+func (client) Allow(*adapter.Event) adapter.Output { return hookio.Allow() }
+
+// Evidence returns the embedded records, lowest version first; none if
+// they fail to load (the module's tests make sure they do).
+func (client) Evidence() []adapter.Evidence { return slices.Clone(evidence) }

@@ -1,0 +1,6 @@
+package codex
+
+import "embed"
+
+//go:embed testdata
+var testdataFS embed.FS

@@ -1,0 +1,109 @@
+package gemini
+
+import (
+	"embed"
+	"slices"
+
+	"github.com/acc-go/acc/pkg/adapters/adapter"
+	"github.com/acc-go/acc/pkg/adapters/adapter/hookio"
+)
+
+// files holds the evidence records and the payloads they rest on.
+//
+//go:embed evidence
+var files embed.FS
+
+var evidence, evidenceErr = adapter.LoadEvidence(files)
+
+// spec is Gemini CLI's hook surface: the events of reference/adapters.md
+// §2.4 plus the per-model-call ones the 0.61.0 capture fired (BeforeModel,
+// BeforeToolSelection, AfterModel; fixtures/captured/gemini/README.md).
+var spec = &hookio.Spec{
+	Adapter: ID,
+	Events: []hookio.EventKind{
+		{Name: "SessionStart", Kind: adapter.SessionStart},
+		{Name: "BeforeAgent", Kind: adapter.BeforeTurn},
+		{Name: "BeforeModel", Kind: adapter.Other},
+		{Name: "BeforeToolSelection", Kind: adapter.Other},
+		{Name: "AfterModel", Kind: adapter.Other},
+		{Name: "BeforeTool", Kind: adapter.BeforeTool},
+		{Name: "AfterTool", Kind: adapter.AfterTool},
+		{Name: "AfterAgent", Kind: adapter.TurnEnd},
+		{Name: "PreCompress", Kind: adapter.Other},
+		{Name: "Notification", Kind: adapter.Other},
+		{Name: "SessionEnd", Kind: adapter.SessionEnd},
+	},
+	EventKeys:     []string{"hook_event_name"},
+	SessionKeys:   []string{"session_id"},
+	CwdKeys:       []string{"cwd"},
+	SourceKeys:    []string{"source"},
+	EndReasonKeys: []string{"reason"},
+	ToolKeys:      []string{"tool_name"},
+	InputKeys:     []string{"tool_input"},
+	// §2.4, §5.1: write_file and replace name their file in file_path; the
+	// shell tool is run_shell_command.
+	FileTools: map[string][]string{
+		"write_file": {"file_path"},
+		"replace":    {"file_path"},
+	},
+	ShellTools: map[string][]string{"run_shell_command": {"command"}},
+}
+
+// contextEvents are the events whose additionalContext reached the model
+// in the 0.61.0 capture (fixtures/captured/gemini/injection.md).
+var contextEvents = []string{"SessionStart", "BeforeAgent", "AfterTool"}
+
+type client struct{}
+
+// New returns the Gemini CLI adapter.
+func New() adapter.Adapter { return client{} }
+
+func (client) ID() string          { return ID }
+func (client) DisplayName() string { return DisplayName }
+
+// ClientCommand: "" — Gemini CLI is a Node script, so its process is named
+// node and cannot be told apart by name (reference/adapters.md §1.6).
+func (client) ClientCommand() string { return "" }
+
+// SessionEnvVars: every hook of the 0.61.0 capture had GEMINI_SESSION_ID
+// equal to the payload's session_id (evidence/0.61.0/env.json).
+func (client) SessionEnvVars() []string { return []string{"GEMINI_SESSION_ID"} }
+
+func (client) Events() []string { return spec.EventNames() }
+
+func (client) Normalize(event string, payload []byte) (*adapter.Event, error) {
+	return spec.Normalize(event, payload)
+}
+
+// Inject prints {"hookSpecificOutput":{"hookEventName":<event>,
+// "additionalContext":<text>}} and exits 0: in 0.61.0 the client put each
+// context in the next request inside <hook_context>…</hook_context>, the
+// BeforeAgent one as its own part of the user turn
+// (fixtures/captured/gemini/injection.md; reference/adapters.md §2.1).
+func (client) Inject(ev *adapter.Event, context string) adapter.Output {
+	if ev == nil || context == "" || !hookio.Has(contextEvents, ev.Name) {
+		return hookio.Allow()
+	}
+	return hookio.AdditionalContext(ev.Name, context)
+}
+
+// Deny prints {"decision":"deny","reason":<reason>} and exits 0: in 0.61.0
+// the shell call did not run and the model got {"error":"Tool execution
+// blocked: <reason>"} (fixtures/captured/gemini/deny-responses.md; exit 2
+// did the same). Gemini ignores Claude's hookSpecificOutput denial
+// (reference/adapters.md §2.1), so that shape is never used here;
+// {"decision":"block"}, which §2.1 measured on older versions, was not
+// tried on 0.61.0.
+func (client) Deny(ev *adapter.Event, reason string) adapter.Output {
+	if ev == nil || ev.Kind != adapter.BeforeTool {
+		return hookio.Allow()
+	}
+	return hookio.DecisionDeny(reason)
+}
+
+// Allow prints nothing and exits 0.
+func (client) Allow(*adapter.Event) adapter.Output { return hookio.Allow() }
+
+// Evidence returns the embedded records, lowest version first; none if
+// they fail to load (the module's tests make sure they do).
+func (client) Evidence() []adapter.Evidence { return slices.Clone(evidence) }

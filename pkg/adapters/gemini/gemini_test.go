@@ -1,0 +1,81 @@
+package gemini
+
+import (
+	"io/fs"
+	"slices"
+	"testing"
+
+	"github.com/acc-go/acc/pkg/adapters/adapter"
+	"github.com/acc-go/acc/pkg/adapters/adapter/adaptertest"
+)
+
+func sub(t testing.TB, fsys fs.FS, dir string) fs.FS {
+	t.Helper()
+	s, err := fs.Sub(fsys, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestSuite(t *testing.T) {
+	t.Run("captured-0.61.0", func(t *testing.T) { adaptertest.Run(t, New(), sub(t, files, "evidence/0.61.0/payloads")) })
+	t.Run("upstream-0.57.0", func(t *testing.T) { adaptertest.Run(t, New(), sub(t, testdataFS, "testdata/upstream-0.57.0")) })
+	t.Run("upstream-0.37.0", func(t *testing.T) { adaptertest.Run(t, New(), sub(t, testdataFS, "testdata/upstream-0.37.0")) })
+}
+
+func TestEvidence(t *testing.T) {
+	if evidenceErr != nil {
+		t.Fatalf("embedded evidence does not load: %v", evidenceErr)
+	}
+	adaptertest.CheckEvidence(t, New(), files)
+	caps, _ := adapter.CapabilitiesFor(New(), "0.61.0")
+	want := adapter.Capabilities{Attach: true, NextTurn: true, GuardShell: true, SessionEnd: true}
+	if caps != want {
+		t.Errorf("0.61.0 capabilities %+v, want %+v", caps, want)
+	}
+	if older, _ := adapter.CapabilitiesFor(New(), "0.57.0"); older != (adapter.Capabilities{}) {
+		t.Errorf("0.57.0 has no capture of ours, yet inherits %+v", older)
+	}
+}
+
+func TestTools(t *testing.T) {
+	a := New()
+	cases := []struct {
+		tool, input string
+		write       bool
+		targets     []string
+		shell       string
+	}{
+		{"write_file", `{"file_path":"/w/n.txt","content":"x"}`, true, []string{"/w/n.txt"}, ""},
+		{"replace", `{"file_path":"a.go","old_string":"a","new_string":"b"}`, true, []string{"a.go"}, ""},
+		{"run_shell_command", `{"command":"sed -i s/a/b/ f","description":"d"}`, false, nil, "sed -i s/a/b/ f"},
+		{"read_file", `{"file_path":"a.go"}`, false, nil, ""},
+	}
+	for _, c := range cases {
+		p := `{"session_id":"s","cwd":"/w","hook_event_name":"BeforeTool","tool_name":"` + c.tool + `","tool_input":` + c.input + `}`
+		ev, err := a.Normalize("BeforeTool", []byte(p))
+		if err != nil {
+			t.Fatalf("%s: %v", c.tool, err)
+		}
+		if ev.Write != c.write || !slices.Equal(ev.Targets, c.targets) || ev.Shell != c.shell {
+			t.Errorf("%s: write=%v targets=%q shell=%q", c.tool, ev.Write, ev.Targets, ev.Shell)
+		}
+	}
+}
+
+func TestAnswers(t *testing.T) {
+	a := New()
+	pre := &adapter.Event{Adapter: ID, Name: "BeforeTool", Kind: adapter.BeforeTool, SessionID: "s", Cwd: "/w"}
+	if got := string(a.Deny(pre, "held by x").Stdout); got != `{"decision":"deny","reason":"held by x"}`+"\n" {
+		t.Errorf("deny: %s", got)
+	}
+	turn := &adapter.Event{Adapter: ID, Name: "BeforeAgent", Kind: adapter.BeforeTurn, SessionID: "s", Cwd: "/w"}
+	if got := string(a.Inject(turn, "ctx").Stdout); got != `{"hookSpecificOutput":{"hookEventName":"BeforeAgent","additionalContext":"ctx"}}`+"\n" {
+		t.Errorf("inject: %s", got)
+	}
+}
+
+func FuzzNormalize(f *testing.F) {
+	adaptertest.Fuzz(f, New(), sub(f, files, "evidence/0.61.0/payloads"))
+}

@@ -1,0 +1,6 @@
+package gemini
+
+import "embed"
+
+//go:embed testdata
+var testdataFS embed.FS
