@@ -3,6 +3,12 @@ module github.com/acc-go/acc
 go 1.26.0
 
 require (
+	github.com/acc-go/acc/pkg/adapters/adapter v0.0.0
+	github.com/acc-go/acc/pkg/adapters/claude v0.0.0
+	github.com/acc-go/acc/pkg/adapters/codex v0.0.0
+	github.com/acc-go/acc/pkg/adapters/gemini v0.0.0
+	github.com/acc-go/acc/pkg/adapters/grok v0.0.0
+	github.com/acc-go/acc/pkg/adapters/kimi v0.0.0
 	github.com/acc-go/acc/pkg/core v0.0.0
 	github.com/acc-go/acc/pkg/protocol v0.0.0
 	github.com/acc-go/acc/pkg/router v0.0.0
@@ -33,9 +39,16 @@ require (
 	modernc.org/libc v1.80.1 // indirect
 	modernc.org/mathutil v1.7.1 // indirect
 	modernc.org/memory v1.12.1 // indirect
+	mvdan.cc/sh/v3 v3.14.1 // indirect
 )
 
 replace (
+	github.com/acc-go/acc/pkg/adapters/adapter => ./pkg/adapters/adapter
+	github.com/acc-go/acc/pkg/adapters/claude => ./pkg/adapters/claude
+	github.com/acc-go/acc/pkg/adapters/codex => ./pkg/adapters/codex
+	github.com/acc-go/acc/pkg/adapters/gemini => ./pkg/adapters/gemini
+	github.com/acc-go/acc/pkg/adapters/grok => ./pkg/adapters/grok
+	github.com/acc-go/acc/pkg/adapters/kimi => ./pkg/adapters/kimi
 	github.com/acc-go/acc/pkg/core => ./pkg/core
 	github.com/acc-go/acc/pkg/protocol => ./pkg/protocol
 	github.com/acc-go/acc/pkg/router => ./pkg/router

@@ -1,21 +1,313 @@
-// Package hook is the acc-hook runner. This first version only fails open:
-// it reads and discards the payload and exits 0, so an installed hook never
-// blocks a client. Normalisation, projection and the guard come with the
-// native-client work (reference/adapters.md §1.2–1.6).
+// Package hook is acc-hook, the runner native clients' hooks call as
+// `acc-hook <adapter> <event>` with the event payload on stdin
+// (reference/adapters.md §1.2–1.6).
+//
+// # Contract
+//
+//   - The adapter normalises the payload; unknown events and payloads without
+//     a session id or cwd are refused (and the client proceeds).
+//   - Everything runs under one 5-second deadline.
+//   - It fails open: on any error, deadline or panic the client's action
+//     proceeds, stdout stays empty, exit 0, and one line on stderr says so
+//     (naming only a reason code, never payload text).
+//   - Context printed before a turn is marked offered only after the write to
+//     stdout succeeded.
+//
+// # Handlers
+//
+// Session start attaches (or resumes) the acc session bound to the client's
+// own session id and prints the owner line and the projection; before a
+// turn it heartbeats and projects; before a tool it reads the write targets
+// (file tools, the shell with mvdan.cc/sh, patches) and denies a write into
+// another session's guarded claim; after a tool it heartbeats when due; at
+// session end it closes the session and removes the binding.
 package hook
 
 import (
+	"bytes"
+	"context"
+	"errors"
 	"fmt"
 	"io"
+	"os"
+	"os/exec"
+	"regexp"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/acc-go/acc/pkg/adapters/adapter"
+	"github.com/acc-go/acc/pkg/core"
+	"github.com/acc-go/acc/pkg/protocol"
 )
 
-// Main runs acc-hook with args (adapter, event) and returns the exit code,
-// always 0: every failure fails open with one diagnostic line on stderr.
+// Deadline is the whole budget of one hook call.
+const Deadline = 5 * time.Second
+
+// maxPayload bounds what is read from stdin, in bytes.
+const maxPayload = 16 << 20
+
+// toolHeartbeatMs: tool hooks refresh presence when the last heartbeat is
+// older than this, in milliseconds (reference/adapters.md §1.6).
+const toolHeartbeatMs = 30_000
+
+// Runner holds what a hook call depends on; tests replace parts of it.
+type Runner struct {
+	Adapters map[string]adapter.Adapter
+	Getenv   func(string) string
+	// ClientVersion returns the client's version ("" when unknown).
+	ClientVersion func(ctx context.Context, a adapter.Adapter) string
+	// ClientPID returns the client's pid (0 when unknown).
+	ClientPID func(a adapter.Adapter) int
+	Deadline  time.Duration
+}
+
+// Main runs acc-hook with the registered adapters and returns its exit code.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	_, _ = io.Copy(io.Discard, io.LimitReader(stdin, 16<<20))
+	r := &Runner{Adapters: Registry(), Getenv: os.Getenv, ClientVersion: probeVersion,
+		ClientPID: func(a adapter.Adapter) int { return core.ClientPID(a.ClientCommand()) }, Deadline: Deadline}
+	return r.Run(args, stdin, stdout, stderr)
+}
+
+// result is a handler's answer plus what to record once stdout was written.
+type result struct {
+	out      adapter.Output
+	afterOut func(ctx context.Context) error
+	notes    []string
+	close    func()
+}
+
+// Run handles one hook call and returns the exit code the client expects.
+func (r *Runner) Run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
+	defer func() {
+		if p := recover(); p != nil {
+			fmt.Fprintf(stderr, "acc: coordination unavailable (internal error); hook continued without context\n")
+			if r.Getenv != nil && r.Getenv("ACC_HOOK_DEBUG") == "1" {
+				fmt.Fprintf(stderr, "%v\n%s", p, debug.Stack())
+			}
+			code = 0
+		}
+	}()
 	if len(args) != 2 {
-		fmt.Fprintln(stderr, "acc-hook: usage: acc-hook <adapter> <event> (payload on stdin); failing open")
+		fmt.Fprintln(stderr, "acc: acc-hook takes <adapter> <event> with the payload on stdin; hook continued without context")
 		return 0
 	}
-	return 0
+	a := r.Adapters[args[0]]
+	if a == nil {
+		fmt.Fprintf(stderr, "acc: no adapter %q (known: claude, codex, gemini, kimi, grok); hook continued without context\n", sanitise(args[0]))
+		return 0
+	}
+	// Whatever goes wrong below, the client gets the adapter's "proceed"
+	// answer and exit 0.
+	failOpen := func() {
+		out := a.Allow(&adapter.Event{Adapter: a.ID(), Name: args[1], Kind: adapter.Other})
+		stdout.Write(out.Stdout)
+		code = 0
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			fmt.Fprintf(stderr, "acc: coordination unavailable (internal error); hook continued without context\n")
+			if r.Getenv != nil && r.Getenv("ACC_HOOK_DEBUG") == "1" {
+				fmt.Fprintf(stderr, "%v\n%s", p, debug.Stack())
+			}
+			failOpen()
+		}
+	}()
+	payload, _ := io.ReadAll(io.LimitReader(stdin, maxPayload))
+	ctx, cancel := context.WithTimeout(context.Background(), r.Deadline)
+	defer cancel()
+	res, err := r.handle(ctx, a, args[1], payload)
+	if err != nil {
+		reason := "error"
+		var pe *protocol.Error
+		if errors.As(err, &pe) {
+			reason = pe.Reason
+		} else if errors.Is(err, context.DeadlineExceeded) {
+			reason = protocol.ReasonStoreBusy
+		}
+		fmt.Fprintf(stderr, "acc: coordination unavailable (%s); hook continued without context\n", reason)
+		if r.Getenv("ACC_HOOK_DEBUG") == "1" {
+			fmt.Fprintf(stderr, "acc: %v\n", err)
+		}
+		failOpen()
+		return 0
+	}
+	if res.close != nil {
+		defer res.close()
+	}
+	if len(res.out.Stdout) > 0 {
+		if _, err := stdout.Write(res.out.Stdout); err != nil {
+			fmt.Fprintln(stderr, "acc: the client did not take the context; nothing was marked offered")
+			res.afterOut = nil
+		}
+	}
+	if res.afterOut != nil {
+		if err := res.afterOut(ctx); err != nil {
+			fmt.Fprintln(stderr, "acc: context delivered, but recording the offer failed; the messages stay queued")
+		}
+	}
+	for _, n := range res.notes {
+		fmt.Fprintln(stderr, n)
+	}
+	if len(res.out.Stderr) > 0 {
+		stderr.Write(res.out.Stderr)
+	}
+	return res.out.ExitCode
+}
+
+func (r *Runner) handle(ctx context.Context, a adapter.Adapter, event string, payload []byte) (*result, error) {
+	ev, err := a.Normalize(event, payload)
+	if err != nil {
+		return nil, protocol.Errorf(protocol.ReasonInvalidInput, "payload refused: %v", err)
+	}
+	creates := ev.Kind == adapter.SessionStart || ev.Kind == adapter.BeforeTurn
+	room, err := core.Open(ctx, core.OpenOptions{Cwd: ev.Cwd, Getenv: r.Getenv, NoCreate: !creates})
+	if err != nil {
+		return nil, err
+	}
+	res, err := r.dispatch(ctx, a, ev, room)
+	if err != nil {
+		room.Close()
+		return nil, err
+	}
+	// The room stays open until the offers are recorded after the write.
+	res.close = func() { room.Close() }
+	return res, nil
+}
+
+func (r *Runner) dispatch(ctx context.Context, a adapter.Adapter, ev *adapter.Event, room *core.Room) (*result, error) {
+	switch ev.Kind {
+	case adapter.SessionStart, adapter.BeforeTurn:
+		return r.turn(ctx, a, ev, room)
+	case adapter.BeforeTool:
+		return r.guard(ctx, a, ev, room)
+	case adapter.AfterTool, adapter.Heartbeat:
+		if c, err := room.HookCaller(ctx, a.ID(), ev.SessionID); err == nil && c != nil {
+			limit := int64(toolHeartbeatMs)
+			if ev.Kind == adapter.Heartbeat {
+				limit = 0
+			}
+			_ = room.HeartbeatIfDue(ctx, *c, limit)
+		}
+		return &result{out: a.Allow(ev)}, nil
+	case adapter.SessionEnd:
+		if err := room.HookEnd(ctx, a.ID(), ev.SessionID); err != nil {
+			return nil, err
+		}
+		return &result{out: a.Allow(ev)}, nil
+	default:
+		return &result{out: a.Allow(ev)}, nil
+	}
+}
+
+// turn attaches or resumes, heartbeats, and projects context.
+func (r *Runner) turn(ctx context.Context, a adapter.Adapter, ev *adapter.Event, room *core.Room) (*result, error) {
+	version := ""
+	c, err := room.HookCaller(ctx, a.ID(), ev.SessionID)
+	if err != nil {
+		return nil, err
+	}
+	if c == nil || ev.Kind == adapter.SessionStart {
+		version = r.ClientVersion(ctx, a)
+		caps, _ := adapter.CapabilitiesFor(a, version)
+		in := core.HookAttachInput{Adapter: a.ID(), ClientSessionID: ev.SessionID, PID: r.ClientPID(a),
+			Enforcement: protocol.EnforcementAdvisory, Lifecycle: protocol.LifecycleManual}
+		if room.Env != nil {
+			in.Participant = room.Env.Participant
+		}
+		if caps.Guarded() {
+			in.Enforcement = protocol.EnforcementGuarded
+		}
+		if caps.SessionEnd {
+			in.Lifecycle = protocol.LifecycleManaged
+		}
+		res, err := room.HookAttach(ctx, in)
+		if err != nil {
+			return nil, err
+		}
+		c = &res.Caller
+	} else if _, err := room.Heartbeat(ctx, *c); err != nil {
+		return nil, err
+	}
+	p, err := room.Project(ctx, *c, core.ProjectionOptions{})
+	if err != nil {
+		return nil, err
+	}
+	res := &result{out: a.Inject(ev, p.Text)}
+	if p.HeaderDidNotFit {
+		res.notes = append(res.notes, "acc: policy.contextBudgetBytes is too small for even the session line; raise it in acc.workspace.json")
+	}
+	if len(p.Offered) > 0 {
+		caller := *c
+		res.afterOut = func(ctx context.Context) error {
+			return room.MarkOffered(ctx, caller, p.Offered, "next-turn", a.ID(), version)
+		}
+	}
+	return res, nil
+}
+
+// guard reads the call's write targets and denies a write into another
+// session's guarded claim.
+func (r *Runner) guard(ctx context.Context, a adapter.Adapter, ev *adapter.Event, room *core.Room) (*result, error) {
+	c, err := room.HookCaller(ctx, a.ID(), ev.SessionID)
+	if err != nil {
+		return nil, err
+	}
+	targets := append([]string{}, ev.Targets...)
+	var notes []string
+	if ev.Shell != "" {
+		shell, err := adapter.ShellWriteTargets(ev.Shell)
+		if err != nil {
+			notes = append(notes, "acc: could not read the shell command's write targets; this call was not guarded")
+		}
+		targets = append(targets, shell...)
+	}
+	sessionID := ""
+	if c != nil {
+		sessionID = c.SessionID
+		_ = room.HeartbeatIfDue(ctx, *c, toolHeartbeatMs)
+	}
+	if len(targets) == 0 {
+		return &result{out: a.Allow(ev), notes: notes}, nil
+	}
+	d, err := room.CheckWrite(ctx, core.GuardInput{SessionID: sessionID, Cwd: ev.Cwd, Targets: targets})
+	if err != nil {
+		return nil, err
+	}
+	if d.Deny {
+		return &result{out: a.Deny(ev, d.Reason), notes: notes}, nil
+	}
+	return &result{out: a.Allow(ev), notes: notes}, nil
+}
+
+var versionPattern = regexp.MustCompile(`\d+\.\d+(?:\.\d+)*`)
+
+// probeVersion runs `<client> --version` for at most one second and returns
+// the first dotted version in its output.
+func probeVersion(ctx context.Context, a adapter.Adapter) string {
+	name := a.ClientCommand()
+	if name == "" {
+		name = a.ID()
+	}
+	ctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, name, "--version")
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		return ""
+	}
+	return versionPattern.FindString(out.String())
+}
+
+func sanitise(s string) string {
+	if len(s) > 40 {
+		s = s[:40]
+	}
+	return strings.Map(func(r rune) rune {
+		if r < 32 || r == 127 {
+			return ' '
+		}
+		return r
+	}, s)
 }
