@@ -31,9 +31,11 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"os/signal"
 	"regexp"
 	"runtime/debug"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/acc-go/acc/pkg/adapters/adapter"
@@ -64,6 +66,15 @@ type Runner struct {
 
 // Main runs acc-hook with the registered adapters and returns its exit code.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	// A client that stopped reading must not kill the hook with SIGPIPE:
+	// ignored, a write to the dead pipe fails (EPIPE), nothing is marked
+	// offered and the hook still exits as the client expects.
+	signal.Ignore(syscall.SIGPIPE)
+	// Go reopens a closed stdout on /dev/null before main runs; context
+	// written there reaches no one, so it must not count as delivered.
+	if f, ok := stdout.(*os.File); ok && isNullDevice(f) {
+		stdout = unreadOutput{}
+	}
 	r := &Runner{Adapters: Registry(), Getenv: os.Getenv, ClientVersion: probeVersion,
 		ClientPID: func(a adapter.Adapter) int { return core.ClientPID(a.ClientCommand()) }, Deadline: Deadline}
 	return r.Run(args, stdin, stdout, stderr)
@@ -175,7 +186,14 @@ func (r *Runner) handle(ctx context.Context, a adapter.Adapter, event string, pa
 	return res, nil
 }
 
+// beforeHandler, when a test sets it, runs as each handler starts (the
+// seam for the fail-open tests); nil in the product.
+var beforeHandler func(adapter.Kind)
+
 func (r *Runner) dispatch(ctx context.Context, a adapter.Adapter, ev *adapter.Event, room *core.Room) (*result, error) {
+	if beforeHandler != nil {
+		beforeHandler(ev.Kind)
+	}
 	switch ev.Kind {
 	case adapter.SessionStart, adapter.BeforeTurn:
 		return r.turn(ctx, a, ev, room)
@@ -282,12 +300,16 @@ func (r *Runner) guard(ctx context.Context, a adapter.Adapter, ev *adapter.Event
 
 var versionPattern = regexp.MustCompile(`\d+\.\d+(?:\.\d+)*`)
 
-// probeVersion runs `<client> --version` for at most one second and returns
-// the first dotted version in its output.
+// probeVersion returns the client's version: the npm package's, when the
+// client on PATH is an npm package's bin (npmVersion), else the first dotted
+// version `<client> --version` prints within one second.
 func probeVersion(ctx context.Context, a adapter.Adapter) string {
 	name := a.ClientCommand()
 	if name == "" {
 		name = a.ID()
+	}
+	if v := npmVersion(name); v != "" {
+		return v
 	}
 	ctx, cancel := context.WithTimeout(ctx, time.Second)
 	defer cancel()
@@ -298,6 +320,23 @@ func probeVersion(ctx context.Context, a adapter.Adapter) string {
 		return ""
 	}
 	return versionPattern.FindString(out.String())
+}
+
+// isNullDevice reports whether f is the null device.
+func isNullDevice(f *os.File) bool {
+	fi, err := f.Stat()
+	if err != nil {
+		return false
+	}
+	null, err := os.Stat(os.DevNull)
+	return err == nil && os.SameFile(fi, null)
+}
+
+// unreadOutput stands in for a stdout nobody reads: every write fails.
+type unreadOutput struct{}
+
+func (unreadOutput) Write([]byte) (int, error) {
+	return 0, errors.New("stdout is the null device: nobody reads it")
 }
 
 func sanitise(s string) string {

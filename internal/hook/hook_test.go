@@ -1,0 +1,372 @@
+package hook
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/acc-go/acc/pkg/adapters/adapter"
+	"github.com/acc-go/acc/pkg/core"
+	"github.com/acc-go/acc/pkg/protocol"
+)
+
+// The in-process tests: what cannot be provoked from outside a process
+// (a panic inside a handler) or is cheaper to provoke here (a stdout that
+// refuses the bytes, a short deadline). The behaviour across the process
+// boundary is tested on the built acc-hook in internal/e2e (hook_*_test.go).
+
+// world is one workspace (a Git repository) with a private data home, and
+// a Runner that sees only that environment.
+type world struct {
+	t    *testing.T
+	repo string
+	env  map[string]string
+	r    *Runner
+}
+
+func newWorld(t *testing.T) *world {
+	t.Helper()
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	repo := filepath.Join(base, "repo")
+	if err := os.MkdirAll(repo, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	git := exec.Command("git", "init", "-q", "-b", "main", repo)
+	git.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + base, "GIT_CONFIG_NOSYSTEM=1"}
+	if out, err := git.CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v\n%s", err, out)
+	}
+	w := &world{t: t, repo: repo, env: map[string]string{
+		core.EnvDataHome: filepath.Join(base, "data"),
+		"HOME":           filepath.Join(base, "home"),
+	}}
+	w.r = &Runner{
+		Adapters:      Registry(),
+		Getenv:        func(k string) string { return w.env[k] },
+		ClientVersion: func(context.Context, adapter.Adapter) string { return "" },
+		ClientPID:     func(adapter.Adapter) int { return 0 },
+		Deadline:      Deadline,
+	}
+	return w
+}
+
+// payload is a minimal payload of the client's event for client session
+// sid in the repository; grok spells its keys in camelCase.
+func (w *world) payload(client, event, sid string) []byte {
+	m := map[string]any{"hook_event_name": event, "session_id": sid, "cwd": w.repo}
+	if client == "grok" {
+		m = map[string]any{"hookEventName": event, "sessionId": sid, "cwd": w.repo}
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	return b
+}
+
+type ran struct {
+	stdout, stderr string
+	code           int
+}
+
+func (w *world) run(stdout interface {
+	Write([]byte) (int, error)
+}, args []string, payload []byte) ran {
+	var errb bytes.Buffer
+	out, _ := stdout.(*bytes.Buffer)
+	code := w.r.Run(args, bytes.NewReader(payload), stdout, &errb)
+	res := ran{stderr: errb.String(), code: code}
+	if out != nil {
+		res.stdout = out.String()
+	}
+	return res
+}
+
+func (w *world) hook(client, event, sid string) ran {
+	return w.run(&bytes.Buffer{}, []string{client, event}, w.payload(client, event, sid))
+}
+
+// room opens the workspace in-process for set-up and checks.
+func (w *world) room() *core.Room {
+	w.t.Helper()
+	r, err := core.Open(context.Background(), core.OpenOptions{Cwd: w.repo, Getenv: func(k string) string { return w.env[k] }})
+	if err != nil {
+		w.t.Fatalf("open the room: %v", err)
+	}
+	w.t.Cleanup(func() { r.Close() })
+	return r
+}
+
+// pendingQuestion attaches the client session sid through the hook, a CLI
+// peer beside it, and has the peer ask it a question; it returns the
+// hooked session and the question's id.
+func (w *world) pendingQuestion(client, sid string) (core.Caller, string) {
+	w.t.Helper()
+	if res := w.hook(client, "SessionStart", sid); res.code != 0 || res.stderr != "" {
+		w.t.Fatalf("SessionStart: %+v", res)
+	}
+	r := w.room()
+	ctx := context.Background()
+	me, err := r.HookCaller(ctx, client, sid)
+	if err != nil || me == nil {
+		w.t.Fatalf("the hooked session is not bound: %v", err)
+	}
+	peer, err := r.Attach(ctx, core.AttachInput{ParticipantID: "peer", Harness: "cli"})
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	sent, err := r.Send(ctx, core.SendInput{Caller: core.Caller{SessionID: peer.SessionID, Generation: peer.Generation},
+		To: []string{core.DefaultHookParticipant(client, sid)}, Kind: protocol.KindQuestion, Subject: "q", Body: "is src/a.go yours?"})
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	return *me, sent.Message.MessageID
+}
+
+// receiptState is the hooked session's receipt of message id.
+func (w *world) receiptState(me core.Caller, id string) string {
+	w.t.Helper()
+	page, err := w.room().Inbox(context.Background(), core.InboxQuery{Caller: me})
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	for _, it := range page.Items {
+		if it.Message.MessageID == id {
+			return it.Receipt.State
+		}
+	}
+	w.t.Fatalf("message %s is not in the inbox", id)
+	return ""
+}
+
+// oneLine asserts stderr is exactly one line starting "acc: ".
+func oneLine(t *testing.T, stderr string) {
+	t.Helper()
+	if !strings.HasPrefix(stderr, "acc: ") || !strings.HasSuffix(stderr, "\n") || strings.Count(stderr, "\n") != 1 {
+		t.Fatalf("expected one diagnostic line on stderr, got %q", stderr)
+	}
+}
+
+// allowOf is the adapter's "proceed" answer on stdout.
+func allowOf(client string) string {
+	return string(Registry()[client].Allow(&adapter.Event{Adapter: client}).Stdout)
+}
+
+// TestPanicInAHandlerFailsOpen: a panic inside any handler leaves the
+// client with its "proceed" answer and exit 0, one line on stderr, and no
+// receipt marked offered; once the fault is gone the same call offers.
+func TestPanicInAHandlerFailsOpen(t *testing.T) {
+	events := map[string][]string{
+		"claude": {"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "SessionEnd"},
+		"codex":  {"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "SessionEnd"},
+		"gemini": {"SessionStart", "BeforeAgent", "BeforeTool", "AfterTool", "SessionEnd"},
+		"kimi":   {"SessionStart", "UserPromptSubmit", "PreToolUse", "SessionHeartbeat", "SessionEnd"},
+		"grok":   {"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "SessionEnd"},
+	}
+	for client, evs := range events {
+		t.Run(client, func(t *testing.T) {
+			w := newWorld(t)
+			me, q := w.pendingQuestion(client, "sess-"+client)
+			var seen []adapter.Kind
+			beforeHandler = func(k adapter.Kind) {
+				seen = append(seen, k)
+				panic("injected fault")
+			}
+			t.Cleanup(func() { beforeHandler = nil })
+			for _, ev := range evs {
+				res := w.hook(client, ev, "sess-"+client)
+				if res.code != 0 || res.stdout != allowOf(client) {
+					t.Fatalf("%s %s with a panicking handler: exit %d stdout %q, want exit 0 and %q", client, ev, res.code, res.stdout, allowOf(client))
+				}
+				oneLine(t, res.stderr)
+				if strings.Contains(res.stderr, "injected fault") {
+					t.Fatalf("the panic value reached stderr: %q", res.stderr)
+				}
+			}
+			if len(seen) != len(evs) {
+				t.Fatalf("the fault fired in %d of %d handlers: %v", len(seen), len(evs), seen)
+			}
+			if st := w.receiptState(me, q); st != protocol.ReceiptQueued {
+				t.Fatalf("after panicking hooks the receipt is %s, want queued", st)
+			}
+			// The session the panicking SessionEnd would have closed is
+			// still bound and open.
+			if c, err := w.room().HookCaller(context.Background(), client, "sess-"+client); err != nil || c == nil || *c != me {
+				t.Fatalf("a panicking SessionEnd changed the binding: %v %v", c, err)
+			}
+			beforeHandler = nil
+			turn := evs[1]
+			res := w.hook(client, turn, "sess-"+client)
+			if res.code != 0 || !strings.Contains(res.stdout, q) {
+				t.Fatalf("%s %s without the fault: exit %d stdout %q stderr %q", client, turn, res.code, res.stdout, res.stderr)
+			}
+			if st := w.receiptState(me, q); st != protocol.ReceiptOffered {
+				t.Fatalf("after a working turn the receipt is %s, want offered", st)
+			}
+		})
+	}
+}
+
+// failingWriter refuses every write, like a pipe whose reader is gone.
+type failingWriter struct{ tried int }
+
+func (f *failingWriter) Write([]byte) (int, error) {
+	f.tried++
+	return 0, errors.New("broken pipe")
+}
+
+// TestContextNotTakenIsNotOffered: when the client does not take the
+// bytes, the hook still exits 0, says so once, and leaves every receipt
+// queued; the next turn that is taken offers it.
+func TestContextNotTakenIsNotOffered(t *testing.T) {
+	for _, client := range []string{"claude", "kimi"} {
+		t.Run(client, func(t *testing.T) {
+			w := newWorld(t)
+			me, q := w.pendingQuestion(client, "s1")
+			fw := &failingWriter{}
+			res := w.run(fw, []string{client, "UserPromptSubmit"}, w.payload(client, "UserPromptSubmit", "s1"))
+			if res.code != 0 || fw.tried == 0 {
+				t.Fatalf("exit %d after %d write attempts, want exit 0 after trying", res.code, fw.tried)
+			}
+			oneLine(t, res.stderr)
+			if st := w.receiptState(me, q); st != protocol.ReceiptQueued {
+				t.Fatalf("receipt %s after a refused write, want queued", st)
+			}
+			if res := w.hook(client, "UserPromptSubmit", "s1"); res.code != 0 || !strings.Contains(res.stdout, q) {
+				t.Fatalf("a taken turn: %+v", res)
+			}
+			if st := w.receiptState(me, q); st != protocol.ReceiptOffered {
+				t.Fatalf("receipt %s after a taken turn, want offered", st)
+			}
+		})
+	}
+}
+
+// TestDeadlineFailsOpen: with another process holding the write lock past
+// the hook's deadline, a turn gives up at the deadline with the client's
+// "proceed" answer, exit 0, one line, and nothing offered. (The built
+// acc-hook is tested against its full 5-second budget in internal/e2e.)
+func TestDeadlineFailsOpen(t *testing.T) {
+	w := newWorld(t)
+	me, q := w.pendingQuestion("claude", "s1")
+	r := w.room()
+	path := core.StorePath(w.env[core.EnvDataHome], r.WS.ID)
+	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(100)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	conn, err := db.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.ExecContext(context.Background(), "BEGIN IMMEDIATE"); err != nil {
+		t.Fatalf("take the write lock: %v", err)
+	}
+	w.r.Deadline = 300 * time.Millisecond
+	began := time.Now()
+	res := w.hook("claude", "UserPromptSubmit", "s1")
+	took := time.Since(began)
+	t.Logf("a turn under a held write lock gave up after %v (deadline %v)", took, w.r.Deadline)
+	if res.code != 0 || res.stdout != allowOf("claude") {
+		t.Fatalf("locked turn: exit %d stdout %q", res.code, res.stdout)
+	}
+	oneLine(t, res.stderr)
+	if !strings.Contains(res.stderr, protocol.ReasonStoreBusy) {
+		t.Fatalf("the diagnostic should name store_busy: %q", res.stderr)
+	}
+	if took > 20*time.Second {
+		t.Fatalf("the hook waited %v for a lock, far past its %v deadline", took, w.r.Deadline)
+	}
+	if _, err := conn.ExecContext(context.Background(), "ROLLBACK"); err != nil {
+		t.Fatal(err)
+	}
+	conn.Close()
+	if st := w.receiptState(me, q); st != protocol.ReceiptQueued {
+		t.Fatalf("receipt %s after a turn that timed out, want queued", st)
+	}
+}
+
+// TestMainWithNullStdoutOffersNothing: Go puts /dev/null where a closed
+// stdout was; Main treats it as a client that takes nothing.
+func TestMainWithNullStdoutOffersNothing(t *testing.T) {
+	w := newWorld(t)
+	me, q := w.pendingQuestion("claude", "s1")
+	for k, v := range w.env {
+		t.Setenv(k, v)
+	}
+	for _, k := range []string{"ACC_PARTICIPANT", "ACC_SESSION", "ACC_GENERATION", "ACC_WORKSPACE_ROOT"} {
+		t.Setenv(k, "")
+	}
+	null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer null.Close()
+	var errb bytes.Buffer
+	code := Main([]string{"claude", "UserPromptSubmit"}, bytes.NewReader(w.payload("claude", "UserPromptSubmit", "s1")), null, &errb)
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %q", code, errb.String())
+	}
+	oneLine(t, errb.String())
+	if st := w.receiptState(me, q); st != protocol.ReceiptQueued {
+		t.Fatalf("context written to /dev/null was marked %s, want queued", st)
+	}
+	var out bytes.Buffer
+	if code := Main([]string{"claude", "UserPromptSubmit"}, bytes.NewReader(w.payload("claude", "UserPromptSubmit", "s1")), &out, &errb); code != 0 || !strings.Contains(out.String(), q) {
+		t.Fatalf("Main with a real stdout: exit %d, stdout %q", code, out.String())
+	}
+	if st := w.receiptState(me, q); st != protocol.ReceiptOffered {
+		t.Fatalf("receipt %s after a delivered turn, want offered", st)
+	}
+}
+
+// TestFailOpenInProcess: refused input of every kind answers "proceed"
+// with one line on stderr, for every adapter.
+func TestFailOpenInProcess(t *testing.T) {
+	w := newWorld(t)
+	for client := range Registry() {
+		for name, c := range map[string]struct {
+			args    []string
+			payload string
+			stdout  string
+		}{
+			"not json":       {[]string{client, "SessionStart"}, "this is not json", allowOf(client)},
+			"empty":          {[]string{client, "SessionStart"}, "", allowOf(client)},
+			"null":           {[]string{client, "SessionStart"}, "null", allowOf(client)},
+			"array":          {[]string{client, "SessionStart"}, "[]", allowOf(client)},
+			"no session id":  {[]string{client, "SessionStart"}, `{"cwd":"` + w.repo + `"}`, allowOf(client)},
+			"no cwd":         {[]string{client, "SessionStart"}, `{"session_id":"s","sessionId":"s"}`, allowOf(client)},
+			"relative cwd":   {[]string{client, "SessionStart"}, `{"session_id":"s","sessionId":"s","cwd":"repo"}`, allowOf(client)},
+			"unknown event":  {[]string{client, "NoSuchEvent"}, string(w.payload(client, "SessionStart", "s")), allowOf(client)},
+			"event mismatch": {[]string{client, "SessionEnd"}, string(w.payload(client, "SessionStart", "s")), allowOf(client)},
+			"no adapter":     {[]string{"nosuch", "SessionStart"}, string(w.payload(client, "SessionStart", "s")), ""},
+			"no args":        {nil, "", ""},
+			"one arg":        {[]string{client}, "", ""},
+			"three args":     {[]string{client, "SessionStart", "extra"}, "", ""},
+		} {
+			res := w.run(&bytes.Buffer{}, c.args, []byte(c.payload))
+			if res.code != 0 || res.stdout != c.stdout {
+				t.Errorf("%s %s: exit %d stdout %q, want exit 0 and %q", client, name, res.code, res.stdout, c.stdout)
+			}
+			if !strings.HasPrefix(res.stderr, "acc: ") || strings.Count(res.stderr, "\n") != 1 {
+				t.Errorf("%s %s: expected one stderr line, got %q", client, name, res.stderr)
+			}
+		}
+	}
+	// None of it attached anything.
+	if page, err := w.room().Status(context.Background(), core.StatusQuery{}); err != nil || len(page.Participants) != 0 {
+		t.Fatalf("refused hooks attached sessions: %+v %v", page, err)
+	}
+}
