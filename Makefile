@@ -6,13 +6,14 @@
 #   make bench   the benchmarks (numbers for the closing notes; never asserted)
 #   make fuzz    each fuzz target for FUZZTIME (default 30s)
 #   make test-clients-latest  the real-client tests against the newest npm releases
+#   make evidence  rerun the real-client tests and rewrite the adapters' capability evidence
 
 GO ?= go
 BIN := $(CURDIR)/bin
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
 LDFLAGS := -X github.com/acc-go/acc/internal/cli.buildVersion=$(VERSION)
 
-.PHONY: build demo test vet stress bench fuzz test-clients-latest
+.PHONY: build demo test vet stress bench fuzz test-clients-latest evidence
 
 build:
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN)/ ./cmd/acc ./cmd/acc-hook ./cmd/acc-mcp
@@ -31,6 +32,12 @@ test: vet
 # now instead of the pins (docs/real-clients.md), to see early when a client changed.
 test-clients-latest:
 	ACC_CLIENTS_LATEST=1 ACC_REQUIRE_CLIENTS=1 $(GO) test -count=1 -v ./internal/realclient/
+
+# evidence reruns internal/realclient with ACC_UPDATE_EVIDENCE=1: after a passing run it
+# rewrites pkg/adapters/<client>/evidence/<version>.json and evidence/<version>/ from what
+# the tests proved (docs/real-clients.md). Review the diff, then run make test.
+evidence:
+	ACC_UPDATE_EVIDENCE=1 ACC_REQUIRE_CLIENTS=1 $(GO) test -count=1 ./internal/realclient/
 
 stress:
 	ACC_STRESS=1 $(GO) test -count=1 -run 'Concurrent|Crash' -v -timeout 30m ./internal/e2e/

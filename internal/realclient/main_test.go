@@ -19,7 +19,9 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == RecorderArg {
 		os.Exit(RecorderMain(os.Args[2:], os.Stdin, os.Stdout, os.Stderr))
 	}
-	os.Exit(m.Run())
+	code := finishEvidence(m.Run())
+	removeBinaries()
+	os.Exit(code)
 }
 
 var (
@@ -78,6 +80,8 @@ type run struct {
 	model  *fakemodel.Server
 	logDir string
 	repo   string
+	// proofs are capability proofs a test gathered from this run.
+	proofs []proof
 }
 
 // newRun prepares a run: a fresh HOME, a Git repository, a fake model playing
@@ -162,7 +166,7 @@ func (r *run) keep(res Result) {
 	if root == "" {
 		return
 	}
-	dir := filepath.Join(root, strings.ReplaceAll(r.t.Name(), "/", "_"))
+	dir := filepath.Join(root, strings.ReplaceAll(r.t.Name(), "/", "_")+"_"+filepath.Base(r.logDir))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		r.t.Logf("ACC_REALCLIENT_DUMP: %v", err)
 		return

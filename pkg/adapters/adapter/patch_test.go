@@ -50,6 +50,40 @@ func TestIsPatchEnvelope(t *testing.T) {
 	}
 }
 
+func TestShellPatch(t *testing.T) {
+	body := "*** Begin Patch\n*** Update File: src/a.go\n@@\n-a\n+b\n*** End Patch\n"
+	for _, c := range []struct {
+		command string
+		ok      bool
+	}{
+		// The form Codex 0.171 gives its shell tool (internal/realclient).
+		{"apply_patch <<'EOF'\n" + body + "EOF\n", true},
+		{"apply_patch <<EOF\n" + body + "EOF", true},
+		{"applypatch <<-'PATCH'\n" + body + "PATCH\n", true},
+		{"apply_patch '" + body + "'", true},
+		{"apply_patch <<< '" + body + "'", true},
+		// Anything more is a shell command for ShellWriteTargets.
+		{"apply_patch <<'EOF'\n" + body + "EOF\necho x > other.go", false},
+		{"cd src && apply_patch <<'EOF'\n" + body + "EOF", false},
+		{"apply_patch <<'EOF' > out.txt\n" + body + "EOF", false},
+		{"X=1 apply_patch <<'EOF'\n" + body + "EOF", false},
+		{"apply_patch <<'EOF'\nnot a patch\nEOF", false},
+		{"apply_patch", false},
+		{"cat <<'EOF'\n" + body + "EOF", false},
+		{"apply_patch <<'EOF'\n" + body, false}, // unterminated: does not parse
+		{"apply_patch 'unterminated", false},
+		{"", false},
+	} {
+		patch, ok := ShellPatch(c.command)
+		if ok != c.ok {
+			t.Errorf("ShellPatch(%q) = %v, want %v", c.command, ok, c.ok)
+		}
+		if ok && !slices.Equal(PatchTargets(patch), []string{"src/a.go"}) {
+			t.Errorf("ShellPatch(%q) patch %q has targets %q", c.command, patch, PatchTargets(patch))
+		}
+	}
+}
+
 func FuzzPatchTargets(f *testing.F) {
 	f.Add("*** Begin Patch\n*** Add File: guarded.txt\n+hello\n*** End Patch")
 	f.Add("*** Update File: a\n*** Move to: b\n")

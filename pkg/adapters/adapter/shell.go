@@ -1001,3 +1001,53 @@ func inPlaceTargets(cmd string, args []word) []word {
 	}
 	return ops
 }
+
+// ShellPatch reports whether a shell command line is nothing but one
+// apply_patch (or applypatch) call carrying its patch in a heredoc or
+// here-string, or as its one argument, and returns that patch. It is the
+// form in which Codex 0.171 hands its own file edits to its shell tool
+// (`apply_patch <<'EOF' … EOF`; the hook sees a Bash call) and which Codex
+// applies itself instead of running a shell: such a call is a file edit
+// whose targets are the patch's header paths ([PatchTargets]). Anything
+// else — another command beside it, a redirection, an assignment, a cd
+// first — is not, and stays a shell command for [ShellWriteTargets]. It
+// never panics.
+func ShellPatch(command string) (patch string, ok bool) {
+	defer func() {
+		if recover() != nil {
+			patch, ok = "", false
+		}
+	}()
+	file, err := parseShell(command)
+	if err != nil || len(file.Stmts) != 1 {
+		return "", false
+	}
+	s := file.Stmts[0]
+	call, isCall := s.Cmd.(*syntax.CallExpr)
+	if !isCall || s.Negated || s.Background || s.Coprocess || len(call.Assigns) > 0 || len(call.Args) == 0 {
+		return "", false
+	}
+	if name := wordOf(call.Args[0]); !name.literal || (name.text != "apply_patch" && name.text != "applypatch") {
+		return "", false
+	}
+	switch {
+	case len(call.Args) == 1 && len(s.Redirs) == 1:
+		r := s.Redirs[0]
+		switch {
+		case r.Hdoc != nil && (r.Op == syntax.Hdoc || r.Op == syntax.DashHdoc):
+			patch = wordOf(r.Hdoc).text
+		case r.Op == syntax.WordHdoc:
+			patch = wordOf(r.Word).text
+		default:
+			return "", false
+		}
+	case len(call.Args) == 2 && len(s.Redirs) == 0:
+		patch = wordOf(call.Args[1]).text
+	default:
+		return "", false
+	}
+	if !IsPatchEnvelope(patch) {
+		return "", false
+	}
+	return patch, true
+}

@@ -23,6 +23,7 @@ var fixtureDirs = []struct {
 	dir  string
 }{
 	{func() fs.FS { return files }, "evidence/2.1.197/payloads"},
+	{func() fs.FS { return files }, "evidence/2.1.332/payloads"},
 	{func() fs.FS { return testdataFS }, "testdata/upstream-2.1.233"},
 }
 
@@ -42,10 +43,18 @@ func TestEvidence(t *testing.T) {
 		t.Errorf("2.1.197 capabilities %+v (evidence %v)", caps, ev)
 	}
 	if caps.Guarded() {
-		t.Error("Claude Code must not count as guarded until a file-tool denial is captured")
+		t.Error("the 2.1.197 capture denied no file tool: Claude Code 2.1.197 must not count as guarded")
 	}
-	if later, _ := adapter.CapabilitiesFor(New(), "2.1.332"); later != caps {
-		t.Errorf("a later version inherits %+v, want %+v", later, caps)
+	if between, _ := adapter.CapabilitiesFor(New(), "2.1.331"); between != caps {
+		t.Errorf("a version between the captures inherits %+v, want %+v", between, caps)
+	}
+	// The real-client tests (internal/realclient) proved the Write tool's
+	// guard, and everything else again, on 2.1.332.
+	all := adapter.Capabilities{Attach: true, NextTurn: true, GuardFiles: true, GuardShell: true, SessionEnd: true}
+	for _, v := range []string{"2.1.332", "2.2.0"} {
+		if got, ev := adapter.CapabilitiesFor(New(), v); got != all || !got.Guarded() || ev == nil || ev.Version != "2.1.332" {
+			t.Errorf("%s capabilities %+v (evidence %v), want %+v from 2.1.332", v, got, ev, all)
+		}
 	}
 	if older, ev := adapter.CapabilitiesFor(New(), "2.1.196"); older != (adapter.Capabilities{}) || ev != nil {
 		t.Errorf("an older version inherits %+v", older)

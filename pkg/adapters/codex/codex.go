@@ -73,7 +73,7 @@ func (client) DisplayName() string { return DisplayName }
 func (client) ClientCommand() string { return "codex" }
 
 // SessionEnvVars: none. The 0.171.0 hook environment carries no session id
-// (evidence/0.171.0/env.json, "not_present").
+// (evidence/0.171.0/env.json: no variable holds it).
 func (client) SessionEnvVars() []string { return nil }
 
 func (client) Events() []string { return spec.EventNames() }

@@ -19,7 +19,10 @@ func sub(t testing.TB, fsys fs.FS, dir string) fs.FS {
 }
 
 func TestSuite(t *testing.T) {
-	t.Run("captured-0.171.0", func(t *testing.T) { adaptertest.Run(t, New(), sub(t, files, "evidence/0.171.0/payloads")) })
+	t.Run("captured-0.171.0", func(t *testing.T) {
+		adaptertest.Run(t, New(), sub(t, testdataFS, "testdata/captured-0.171.0/payloads"))
+	})
+	t.Run("realclient-0.171.0", func(t *testing.T) { adaptertest.Run(t, New(), sub(t, files, "evidence/0.171.0/payloads")) })
 	t.Run("upstream-0.147.0", func(t *testing.T) { adaptertest.Run(t, New(), sub(t, testdataFS, "testdata/upstream-0.147.0")) })
 }
 
@@ -29,8 +32,10 @@ func TestEvidence(t *testing.T) {
 	}
 	adaptertest.CheckEvidence(t, New(), files)
 	caps, _ := adapter.CapabilitiesFor(New(), "0.171.0")
-	want := adapter.Capabilities{Attach: true, NextTurn: true, GuardShell: true, SessionEnd: true}
-	if caps != want {
+	// Proven by the real-client tests (internal/realclient), the file tool's
+	// guard included: sessions of this version count as guarded.
+	want := adapter.Capabilities{Attach: true, NextTurn: true, GuardFiles: true, GuardShell: true, SessionEnd: true}
+	if caps != want || !caps.Guarded() {
 		t.Errorf("0.171.0 capabilities %+v, want %+v", caps, want)
 	}
 	if older, _ := adapter.CapabilitiesFor(New(), "0.170.9"); older != (adapter.Capabilities{}) {
@@ -52,6 +57,10 @@ func TestTools(t *testing.T) {
 		{"apply_patch input", `{"input":` + q(patch) + `}`, "apply_patch", true, []string{"a.go", "b.go"}, ""},
 		{"apply_patch patch", `{"patch":` + q(patch) + `}`, "apply_patch", true, []string{"a.go", "b.go"}, ""},
 		{"shell command that is a patch", `{"command":` + q(patch) + `}`, "Bash", true, []string{"a.go", "b.go"}, ""},
+		// How Codex 0.171 hands the model's edits to its shell tool
+		// (internal/realclient TestGuard): a file edit, not a shell command.
+		{"apply_patch heredoc", `{"command":` + q("apply_patch <<'EOF'\n"+patch+"\nEOF\n") + `}`, "Bash", true, []string{"a.go", "b.go"}, ""},
+		{"apply_patch heredoc and more", `{"command":` + q("apply_patch <<'EOF'\n"+patch+"\nEOF\nrm c.go") + `}`, "Bash", false, nil, "apply_patch <<'EOF'\n" + patch + "\nEOF\nrm c.go"},
 		{"Bash", `{"command":"echo hi > out.txt"}`, "Bash", false, nil, "echo hi > out.txt"},
 		{"shell with input", `{"input":"rm x"}`, "shell", false, nil, "rm x"},
 		{"shell argv", `{"command":["bash","-lc","echo \"it's\" > out.txt"]}`, "shell", false, nil, `'bash' '-lc' 'echo "it'\''s" > out.txt'`},
@@ -104,5 +113,5 @@ func TestAnswers(t *testing.T) {
 }
 
 func FuzzNormalize(f *testing.F) {
-	adaptertest.Fuzz(f, New(), sub(f, files, "evidence/0.171.0/payloads"))
+	adaptertest.Fuzz(f, New(), sub(f, testdataFS, "testdata/captured-0.171.0/payloads"))
 }

@@ -19,7 +19,8 @@ func sub(t testing.TB, fsys fs.FS, dir string) fs.FS {
 }
 
 func TestSuite(t *testing.T) {
-	t.Run("captured-0.61.0", func(t *testing.T) { adaptertest.Run(t, New(), sub(t, files, "evidence/0.61.0/payloads")) })
+	t.Run("captured-0.61.0", func(t *testing.T) { adaptertest.Run(t, New(), sub(t, testdataFS, "testdata/captured-0.61.0/payloads")) })
+	t.Run("realclient-0.61.0", func(t *testing.T) { adaptertest.Run(t, New(), sub(t, files, "evidence/0.61.0/payloads")) })
 	t.Run("upstream-0.57.0", func(t *testing.T) { adaptertest.Run(t, New(), sub(t, testdataFS, "testdata/upstream-0.57.0")) })
 	t.Run("upstream-0.37.0", func(t *testing.T) { adaptertest.Run(t, New(), sub(t, testdataFS, "testdata/upstream-0.37.0")) })
 }
@@ -30,8 +31,10 @@ func TestEvidence(t *testing.T) {
 	}
 	adaptertest.CheckEvidence(t, New(), files)
 	caps, _ := adapter.CapabilitiesFor(New(), "0.61.0")
-	want := adapter.Capabilities{Attach: true, NextTurn: true, GuardShell: true, SessionEnd: true}
-	if caps != want {
+	// Proven by the real-client tests (internal/realclient), the file tool's
+	// guard included: sessions of this version count as guarded.
+	want := adapter.Capabilities{Attach: true, NextTurn: true, GuardFiles: true, GuardShell: true, SessionEnd: true}
+	if caps != want || !caps.Guarded() {
 		t.Errorf("0.61.0 capabilities %+v, want %+v", caps, want)
 	}
 	if older, _ := adapter.CapabilitiesFor(New(), "0.57.0"); older != (adapter.Capabilities{}) {
@@ -77,5 +80,5 @@ func TestAnswers(t *testing.T) {
 }
 
 func FuzzNormalize(f *testing.F) {
-	adaptertest.Fuzz(f, New(), sub(f, files, "evidence/0.61.0/payloads"))
+	adaptertest.Fuzz(f, New(), sub(f, testdataFS, "testdata/captured-0.61.0/payloads"))
 }

@@ -111,7 +111,8 @@ type Spec struct {
 	// it writes; PatchTools a patch tool to the keys holding the patch
 	// body; ShellTools the shell tool to the keys holding the command.
 	FileTools, PatchTools, ShellTools map[string][]string
-	// ShellPatches: a shell command that is itself a patch envelope is a
+	// ShellPatches: a shell command that is itself a patch envelope, or
+	// nothing but an apply_patch call carrying one (adapter.ShellPatch), is a
 	// patch (Codex, reference/adapters.md §5.1).
 	ShellPatches bool
 }
@@ -237,6 +238,11 @@ func (s *Spec) tool(obj Object, ev *adapter.Event) {
 		if s.ShellPatches && adapter.IsPatchEnvelope(cmd) {
 			ev.Write = true
 			ev.Targets = adapter.PatchTargets(cmd)
+			return
+		}
+		if patch, ok := adapter.ShellPatch(cmd); s.ShellPatches && ok {
+			ev.Write = true
+			ev.Targets = adapter.PatchTargets(patch)
 			return
 		}
 		ev.Shell = cmd

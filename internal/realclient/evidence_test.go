@@ -1,0 +1,554 @@
+package realclient
+
+// Capability evidence (SPEC decision 6) from the end-to-end runs.
+//
+// The conversation and guard tests report what they proved about each real
+// client: attach (its session start fired and acc attached the session),
+// nextTurn (context acc-hook printed before a turn reached the model's next
+// request), guardShell and guardFiles (acc-hook's denial stopped the shell
+// tool, or the file-write tool, and the file stayed as it was), sessionEnd
+// (the session end hook fired and acc closed the session).
+//
+// Without ACC_UPDATE_EVIDENCE=1 each report is checked against the adapter's
+// embedded evidence for the client version under test: a record for exactly
+// that version must claim exactly what the run observed, and capabilities
+// carried forward from an older record must be observed too — so a
+// capability is never claimed without a run proving it.
+//
+// With ACC_UPDATE_EVIDENCE=1 the reports are collected instead and, when the
+// whole package passed and every capability of a client was measured,
+// TestMain rewrites pkg/adapters/<client>/evidence/<version>.json and the
+// evidence/<version>/ directory beside it (payloads, observations.json,
+// env.json, SOURCE.md) from them.
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/acc-go/acc/internal/hook"
+	"github.com/acc-go/acc/pkg/adapters/adapter"
+	"github.com/acc-go/acc/pkg/adapters/adapter/adaptertest"
+)
+
+// UpdateEvidenceEnv is the switch that makes the tests rewrite the evidence.
+const UpdateEvidenceEnv = "ACC_UPDATE_EVIDENCE"
+
+func updatingEvidence() bool { return os.Getenv(UpdateEvidenceEnv) == "1" }
+
+// The capabilities these tests measure, in the order of adapter.Capabilities.
+var capNames = []string{"attach", "nextTurn", "guardFiles", "guardShell", "sessionEnd"}
+
+func capOf(c adapter.Capabilities, name string) bool {
+	switch name {
+	case "attach":
+		return c.Attach
+	case "nextTurn":
+		return c.NextTurn
+	case "guardFiles":
+		return c.GuardFiles
+	case "guardShell":
+		return c.GuardShell
+	case "sessionEnd":
+		return c.SessionEnd
+	}
+	panic("unknown capability " + name)
+}
+
+// A proof is what one test observed about one capability of a client.
+type proof struct {
+	Cap  string
+	OK   bool
+	Test string
+	// Record is the hook call that proves it (its payload, and for an inject
+	// or deny the answer acc-hook gave).
+	Record HookRecord
+	// Purpose is "inject" or "deny" for a proof by an answer, "" for one by
+	// an event firing; Marker is the answer's text, Effect what it did
+	// ("delivered", "blocked"), Seen what reached the model.
+	Purpose, Marker, Effect, Seen string
+}
+
+// clientObservations are the proofs gathered for one client version.
+type clientObservations struct {
+	client Client
+	proofs map[string]proof
+	fired  map[string]HookRecord // the first payload of each event seen
+	env    map[string]*envVar
+}
+
+type envVar struct {
+	events           map[string]bool
+	equalsSessionID  bool
+	differsSessionID bool
+}
+
+var (
+	evidenceMu  sync.Mutex
+	observation = map[string]*clientObservations{}
+)
+
+// sanitizer replaces a world's temporary paths with fixed placeholders, so
+// recorded payloads name no machine's directories.
+func (w *world) sanitizer() *strings.Replacer {
+	// Claude Code also names its project directory after the path, with
+	// every / turned into -.
+	return strings.NewReplacer(w.base, "/tmp/acc-e2e", w.bin, "/tmp/acc-e2e/bin",
+		strings.ReplaceAll(w.base, "/", "-"), "-tmp-acc-e2e")
+}
+
+func sanitizeRecord(w *world, rec HookRecord) HookRecord {
+	s := w.sanitizer()
+	rec.Stdin = json.RawMessage(s.Replace(string(rec.Stdin)))
+	rec.Stdout = s.Replace(rec.Stdout)
+	rec.Stderr = s.Replace(rec.Stderr)
+	rec.Dir = s.Replace(rec.Dir)
+	return rec
+}
+
+func observationsOf(c Client) *clientObservations {
+	o := observation[c.Name]
+	if o == nil || o.client.Version != c.Version {
+		o = &clientObservations{client: c, proofs: map[string]proof{}, fired: map[string]HookRecord{}, env: map[string]*envVar{}}
+		observation[c.Name] = o
+	}
+	return o
+}
+
+// observe reports one proof: checked against the embedded evidence, or
+// collected under the update switch.
+func observe(t *testing.T, w *world, c Client, p proof) {
+	t.Helper()
+	p.Test = t.Name()
+	p.Record = sanitizeRecord(w, p.Record)
+	p.Marker = w.sanitizer().Replace(p.Marker)
+	p.Seen = w.sanitizer().Replace(p.Seen)
+	if p.OK && p.Purpose != "" {
+		if _, err := classify(hook.Registry()[c.Name], p.Cap, p.Record); err != nil {
+			t.Errorf("%s cannot rest on this call: %v", p.Cap, err)
+			p.OK = false
+		}
+	}
+	if !updatingEvidence() {
+		checkCapability(t, c, p.Cap, p.OK)
+		return
+	}
+	evidenceMu.Lock()
+	defer evidenceMu.Unlock()
+	o := observationsOf(c)
+	if old, ok := o.proofs[p.Cap]; !ok || (old.OK && !p.OK) || (old.OK == p.OK && p.Test < old.Test) {
+		o.proofs[p.Cap] = p
+	}
+}
+
+// observeFired keeps the first payload of each event and what the client put
+// in its hooks' environment.
+func observeFired(w *world, r *run, recs []HookRecord) {
+	if !updatingEvidence() {
+		return
+	}
+	evidenceMu.Lock()
+	defer evidenceMu.Unlock()
+	o := observationsOf(r.client)
+	ours := map[string]bool{}
+	for _, kv := range r.setup.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		ours[k] = true
+	}
+	for _, rec := range recs {
+		if _, ok := o.fired[rec.Event]; !ok {
+			o.fired[rec.Event] = sanitizeRecord(w, rec)
+		}
+		sid, _ := rec.Payload()["session_id"].(string)
+		for k, v := range rec.Env {
+			if ours[k] || !(strings.HasPrefix(k, "CLAUDE") || strings.HasPrefix(k, "CODEX") || strings.HasPrefix(k, "GEMINI")) {
+				continue
+			}
+			ev := o.env[k]
+			if ev == nil {
+				ev = &envVar{events: map[string]bool{}}
+				o.env[k] = ev
+			}
+			ev.events[rec.Event] = true
+			if sid != "" && v == sid {
+				ev.equalsSessionID = true
+			} else {
+				ev.differsSessionID = true
+			}
+		}
+	}
+}
+
+// checkCapability compares one observation with the adapter's evidence for
+// the client version under test.
+func checkCapability(t *testing.T, c Client, name string, observed bool) {
+	t.Helper()
+	a := hook.Registry()[c.Name]
+	var exact *adapter.Evidence
+	for _, e := range a.Evidence() {
+		if e.Version == c.Version {
+			exact = &e
+		}
+	}
+	inherited, _ := adapter.CapabilitiesFor(a, c.Version)
+	switch {
+	case exact != nil && capOf(exact.Proven, name) != observed:
+		t.Errorf("pkg/adapters/%s/evidence/%s.json records %s=%v, but this run observed %v; if the client really changed, rerun the whole package with %s=1",
+			c.Name, c.Version, name, capOf(exact.Proven, name), observed, UpdateEvidenceEnv)
+	case exact == nil && capOf(inherited, name) && !observed:
+		t.Errorf("the %s adapter claims %s for version %s (carried forward from older evidence), but this run did not prove it", c.Name, name, c.Version)
+	case exact == nil && observed && !capOf(inherited, name):
+		t.Logf("%s@%s: this run proved %s, which no evidence records yet (%s=1 records it)", c.Name, c.Version, name, UpdateEvidenceEnv)
+	default:
+		t.Logf("%s@%s: %s=%v agrees with the recorded evidence", c.Name, c.Version, name, observed)
+	}
+}
+
+// expectGuarded is whether acc-hook must attach sessions of c as guarded:
+// what the adapter's evidence, embedded in the binaries under test, proves
+// for the version under test.
+func expectGuarded(c Client) bool {
+	caps, _ := adapter.CapabilitiesFor(hook.Registry()[c.Name], c.Version)
+	return caps.Guarded()
+}
+
+// observeConversation reports attach, nextTurn and sessionEnd for the
+// client of r, from its runs in a conversation (all is `acc status --all`
+// after the runs).
+func observeConversation(t *testing.T, w *world, r *run, all *statusView) {
+	t.Helper()
+	recs := r.records()
+	observeFired(w, r, recs)
+	c := r.client
+
+	// attach: session start fired, acc-hook answered with the owner line,
+	// and the room has sessions of this client.
+	starts := recordsOf(recs, c.SessionStart)
+	attached := false
+	for _, p := range all.Participants {
+		attached = attached || p.Harness == c.Name
+	}
+	if len(starts) == 0 {
+		t.Errorf("%s never fired", c.SessionStart)
+		observe(t, w, c, proof{Cap: "attach"})
+	} else {
+		ok := attached && strings.Contains(hookContext(starts[0]), "acc: --session ")
+		if !ok {
+			t.Errorf("%s fired but acc did not attach the session (answer %q)", c.SessionStart, starts[0].Stdout)
+		}
+		observe(t, w, c, proof{Cap: "attach", OK: ok, Record: starts[0]})
+	}
+
+	// nextTurn: a before-turn context acc-hook printed reached a model
+	// request (the fullest one is kept: the room, not only the owner line).
+	nextTurn := proof{Cap: "nextTurn"}
+	calls := r.model.ModelCalls()
+	for _, rec := range recordsOf(recs, c.BeforeTurn) {
+		text := hookContext(rec)
+		if text == "" || len(text) <= len(nextTurn.Marker) {
+			continue
+		}
+		for _, q := range calls {
+			if q.Contains(shownAs(c, text)) {
+				nextTurn = proof{Cap: "nextTurn", OK: true, Record: rec, Purpose: "inject", Marker: text, Effect: "delivered",
+					Seen: fmt.Sprintf("the text, unchanged%s, in %s of the next model request", map[bool]string{true: " (angle brackets escaped)"}[c.Name == "gemini"], strings.ReplaceAll(where(q, shownAs(c, text)), ", type <nil>", ""))}
+				break
+			}
+		}
+	}
+	if !nextTurn.OK {
+		t.Errorf("no %s context acc-hook printed reached the model", c.BeforeTurn)
+	}
+	observe(t, w, c, nextTurn)
+
+	// sessionEnd: the event fired and acc closed every session of the client.
+	ends := recordsOf(recs, c.SessionEnd)
+	ended := proof{Cap: "sessionEnd"}
+	if len(ends) > 0 {
+		ended.Record, ended.OK = ends[0], true
+		for _, p := range all.Participants {
+			if p.Harness == c.Name && p.State != "closed" {
+				ended.OK = false
+				t.Errorf("%s fired, but session %s of %s is %s", c.SessionEnd, p.SessionID, c.Name, p.State)
+			}
+		}
+	} else {
+		t.Errorf("%s never fired", c.SessionEnd)
+	}
+	observe(t, w, c, ended)
+}
+
+// finishEvidence is TestMain's last step: under the update switch, after a
+// passing run, it rewrites the evidence of every client that was measured.
+func finishEvidence(code int) int {
+	if !updatingEvidence() {
+		return code
+	}
+	if code != 0 {
+		fmt.Fprintf(os.Stderr, "%s=1: tests failed, the evidence was not rewritten\n", UpdateEvidenceEnv)
+		return code
+	}
+	if len(observation) == 0 {
+		fmt.Fprintf(os.Stderr, "%s=1: no client was measured (were the clients installed?); the evidence was not rewritten\n", UpdateEvidenceEnv)
+		return 1
+	}
+	names := make([]string, 0, len(observation))
+	for n := range observation {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		path, err := writeEvidence(observation[n], time.Now().UTC())
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "%s=1: %s: %v\n", UpdateEvidenceEnv, n, err)
+			return 1
+		}
+		fmt.Fprintf(os.Stderr, "%s=1: wrote %s\n", UpdateEvidenceEnv, path)
+	}
+	return code
+}
+
+// writeEvidence rewrites one client's evidence from its observations and
+// returns the record's path.
+func writeEvidence(o *clientObservations, now time.Time) (string, error) {
+	c := o.client
+	a := hook.Registry()[c.Name]
+	var missing []string
+	for _, n := range capNames {
+		if p, ok := o.proofs[n]; !ok || !p.OK {
+			missing = append(missing, n)
+		}
+	}
+	if len(missing) > 0 {
+		return "", fmt.Errorf("%s@%s: %s not proven in this run; run the whole package (no -run) to rewrite its evidence", c.Name, c.Version, strings.Join(missing, ", "))
+	}
+	module := filepath.Join("..", "..", "pkg", "adapters", c.Name)
+	if _, err := os.Stat(filepath.Join(module, "go.mod")); err != nil {
+		return "", fmt.Errorf("no adapter module at %s: %w", module, err)
+	}
+	dir := filepath.Join(module, "evidence", c.Version)
+	if err := os.RemoveAll(dir); err != nil {
+		return "", err
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "payloads"), 0o755); err != nil {
+		return "", err
+	}
+	writePayload := func(name string, rec HookRecord) error {
+		var b bytes.Buffer
+		if err := json.Indent(&b, rec.Stdin, "", "  "); err != nil {
+			return fmt.Errorf("payload %s: %w", name, err)
+		}
+		b.WriteByte('\n')
+		return os.WriteFile(filepath.Join(dir, "payloads", name), b.Bytes(), 0o644)
+	}
+
+	obs := adaptertest.Observations{
+		Client: a.DisplayName(), Version: c.Version, Platform: platform(), ObservedAt: now.Format(time.RFC3339),
+		Source: "go test ./internal/realclient with " + UpdateEvidenceEnv + "=1: " + c.Package + "@" + c.Version +
+			" run headless against the loopback fake model (internal/fakemodel), its hooks running the freshly built acc-hook behind the test's recorder",
+		Responses: []adaptertest.Response{},
+	}
+	for _, ev := range c.Events() {
+		rec, ok := o.fired[ev]
+		if !ok {
+			continue
+		}
+		if err := writePayload(ev+".json", rec); err != nil {
+			return "", err
+		}
+		obs.Fired = append(obs.Fired, ev)
+	}
+	var tests []string
+	for _, n := range capNames {
+		p := o.proofs[n]
+		if !slices.Contains(tests, p.Test) {
+			tests = append(tests, p.Test)
+		}
+		if p.Purpose == "" {
+			if _, ok := o.fired[p.Record.Event]; !ok {
+				return "", fmt.Errorf("%s rests on %s, whose payload was not kept", n, p.Record.Event)
+			}
+			continue
+		}
+		name := p.Record.Event + "-" + n + ".json"
+		if err := writePayload(name, p.Record); err != nil {
+			return "", err
+		}
+		resp := adaptertest.Response{Purpose: p.Purpose, Event: p.Record.Event, Payload: name,
+			Stdout: strings.TrimRight(p.Record.Stdout, "\n"), Stderr: strings.TrimRight(p.Record.Stderr, "\n"),
+			ExitCode: p.Record.Exit, Marker: p.Marker, Effect: p.Effect, Seen: p.Seen}
+		if err := reproduces(a, n, p.Record, resp); err != nil {
+			return "", fmt.Errorf("%s: %w", n, err)
+		}
+		obs.Responses = append(obs.Responses, resp)
+	}
+	sort.Strings(tests)
+	obs.Note = "Proven by " + strings.Join(tests, ", ") + "."
+	if err := writePretty(filepath.Join(dir, "observations.json"), obs); err != nil {
+		return "", err
+	}
+	if err := writePretty(filepath.Join(dir, "env.json"), envReport(o, a)); err != nil {
+		return "", err
+	}
+	source := fmt.Sprintf(`# %s %s — where this evidence comes from
+
+Written by the real-client tests (`+"`%s=1 go test ./internal/realclient`"+`) on %s;
+do not edit by hand. Without the switch the same tests check that `+"`../%s.json`"+` claims
+exactly what they observe.
+
+- `+"`payloads/`"+` are hook inputs %s %s gave acc-hook in those runs, with the tests'
+  temporary directories replaced by `+"`/tmp/acc-e2e`"+`: one per event that fired
+  (`+"`<Event>.json`"+`) and the ones a capability rests on (`+"`<Event>-<capability>.json`"+`).
+- `+"`observations.json`"+` lists the events that fired and the answers acc-hook gave that
+  proved a capability: the context it printed and where the model's next request showed
+  it; the denials and what the model was told instead of the tool's result.
+- `+"`env.json`"+` names the variables the client itself put into its hooks' environment.
+
+`+"`../%s.json`"+` is the record acc reads: what these observations prove.
+`, a.DisplayName(), c.Version, UpdateEvidenceEnv, now.Format("2006-01-02"), c.Version, a.DisplayName(), c.Version, c.Version)
+	if err := os.WriteFile(filepath.Join(dir, "SOURCE.md"), []byte(source), 0o644); err != nil {
+		return "", err
+	}
+	rec := adapter.Evidence{
+		Version:  c.Version,
+		Proven:   adapter.Capabilities{Attach: true, NextTurn: true, GuardFiles: true, GuardShell: true, SessionEnd: true},
+		Test:     "internal/realclient " + strings.Join(tests, ", ") + " (" + UpdateEvidenceEnv + "=1 go test ./internal/realclient)",
+		Recorded: now.Format(time.RFC3339),
+		Note: platform() + ", " + c.Package + "@" + c.Version + " headless against the loopback fake model, hooks running acc-hook. " +
+			"Session start attached an acc session and session end closed it; the context acc-hook printed before a turn reached the next model request; " +
+			"acc-hook's denial stopped the " + fileTool(c) + " and the shell tool (" + c.ShellTool + ") writing into another session's guarded claim, the file stayed unchanged, and the model was told the reason.",
+	}
+	path := filepath.Join(module, "evidence", c.Version+".json")
+	return path, writePretty(path, rec)
+}
+
+// fileTool names the client's file-writing tool as the tests call it.
+func fileTool(c Client) string {
+	switch c.Name {
+	case "claude":
+		return "Write tool"
+	case "codex":
+		return "apply_patch edit (run through exec_command, seen by the hook as Bash)"
+	case "gemini":
+		return "write_file tool"
+	}
+	return "file-write tool"
+}
+
+func platform() string {
+	arch := runtime.GOARCH
+	if arch == "amd64" {
+		arch = "x64"
+	}
+	return runtime.GOOS + "-" + arch
+}
+
+// reproduces checks what adaptertest.CheckEvidence will require of the
+// written record: the recorded payload normalises to a call of the kind the
+// capability is about, and the adapter, given it and the marker, renders
+// exactly the answer acc-hook gave.
+func reproduces(a adapter.Adapter, capability string, rec HookRecord, r adaptertest.Response) error {
+	ev, err := classify(a, capability, rec)
+	if err != nil {
+		return err
+	}
+	var out adapter.Output
+	switch r.Purpose {
+	case "inject":
+		if ev.Kind != adapter.BeforeTurn {
+			return fmt.Errorf("an inject proof on %s, which is no before-turn event", rec.Event)
+		}
+		out = a.Inject(ev, r.Marker)
+	case "deny":
+		if ev.Kind != adapter.BeforeTool {
+			return fmt.Errorf("a deny proof on %s, which is no pre-tool event", rec.Event)
+		}
+		out = a.Deny(ev, r.Marker)
+	}
+	if out.ExitCode != r.ExitCode || strings.TrimSpace(string(out.Stdout)) != strings.TrimSpace(r.Stdout) ||
+		strings.TrimSpace(string(out.Stderr)) != strings.TrimSpace(r.Stderr) {
+		return fmt.Errorf("the adapter renders %q / %q / exit %d, acc-hook answered %q / %q / exit %d",
+			out.Stdout, out.Stderr, out.ExitCode, r.Stdout, r.Stderr, r.ExitCode)
+	}
+	return nil
+}
+
+// classify normalises the payload a proof rests on and checks that the
+// adapter sees the call the capability is about: a file-writing tool for
+// guardFiles, the shell for guardShell.
+func classify(a adapter.Adapter, capability string, rec HookRecord) (*adapter.Event, error) {
+	ev, err := a.Normalize(rec.Event, rec.Stdin)
+	if err != nil {
+		return nil, fmt.Errorf("the recorded %s payload does not normalise: %w", rec.Event, err)
+	}
+	switch {
+	case capability == "guardFiles" && !ev.Write:
+		return nil, fmt.Errorf("the denied %s call (tool %q) is no file-writing tool to the %s adapter", rec.Event, ev.Tool, a.ID())
+	case capability == "guardShell" && ev.Shell == "":
+		return nil, fmt.Errorf("the denied %s call (tool %q) is no shell call to the %s adapter", rec.Event, ev.Tool, a.ID())
+	}
+	return ev, nil
+}
+
+// envReport lists what the client set in its hooks' environment (names
+// only; values are never kept).
+func envReport(o *clientObservations, a adapter.Adapter) any {
+	type variable struct {
+		Name            string   `json:"name"`
+		Events          []string `json:"events"`
+		EqualsSessionID bool     `json:"equalsPayloadSessionId"`
+	}
+	vars := []variable{}
+	var sessionVars []string
+	for name, v := range o.env {
+		var events []string
+		for _, e := range o.client.Events() {
+			if v.events[e] {
+				events = append(events, e)
+			}
+		}
+		same := v.equalsSessionID && !v.differsSessionID
+		vars = append(vars, variable{Name: name, Events: events, EqualsSessionID: same})
+		if same {
+			sessionVars = append(sessionVars, name)
+		}
+	}
+	slices.SortFunc(vars, func(x, y variable) int { return strings.Compare(x.Name, y.Name) })
+	sort.Strings(sessionVars)
+	return map[string]any{
+		"client":  a.DisplayName(),
+		"version": o.client.Version,
+		"recorded": "Variables whose names begin with CLAUDE, CODEX or GEMINI that reached the hooks although the test did not set them, " +
+			"i.e. the client set them. Values are not kept; equalsPayloadSessionId says whether the value was the payload's session_id on every event.",
+		"setByClient":        vars,
+		"sessionIdVariables": nonNilStrings(sessionVars),
+	}
+}
+
+func nonNilStrings(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// writePretty writes v as indented JSON without HTML escaping.
+func writePretty(path string, v any) error {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	return os.WriteFile(path, b.Bytes(), 0o644)
+}
