@@ -106,7 +106,7 @@ func (r *Room) Project(ctx context.Context, c Caller, o ProjectionOptions) (*Pro
 		}
 		var pending []protocol.Message
 		more := false
-		err = tx.ScanInbox(storage.InboxQuery{Recipient: me.ParticipantID, ListableOnly: true}, func(row storage.InboxRow) bool {
+		err = tx.ScanInbox(storage.InboxQuery{Recipient: me.ParticipantID, ListableOnly: true, QueuedOnly: true}, func(row storage.InboxRow) bool {
 			if row.Receipt.State != protocol.ReceiptQueued || row.Message.FromSessionID == me.SessionID {
 				return true
 			}

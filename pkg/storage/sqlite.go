@@ -590,6 +590,9 @@ func (t *sqliteTx) ScanInbox(q InboxQuery, fn func(InboxRow) bool) error {
 	var where []string
 	args := []any{q.Recipient}
 	where = append(where, "r.recipient_participant_id = ?")
+	if q.QueuedOnly {
+		where = append(where, "r.state = 'queued'")
+	}
 	if q.ListableOnly {
 		where = append(where, "r.listable = 1")
 	}

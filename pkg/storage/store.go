@@ -44,6 +44,9 @@ type InboxQuery struct {
 	// §9.1): queued or offered, or retrieved with an obligation, and not a
 	// replaced decision.
 	ListableOnly bool
+	// QueuedOnly keeps receipts still in state queued (what a next-turn
+	// projection may offer), filtered before any record is decoded.
+	QueuedOnly bool
 	// Kind, when set, keeps only messages of that kind.
 	Kind string
 	// Before, when set, keeps only messages strictly older, in newest-first
