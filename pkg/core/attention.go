@@ -36,9 +36,17 @@ func (r *Room) Attention(tx storage.ReadTx, me *protocol.Session) ([]Attention, 
 }
 
 func (r *Room) attentionFor(tx storage.ReadTx, me *protocol.Session, now time.Time, sessions []protocol.Session, presence map[string]string) ([]Attention, error) {
+	return r.attentionScan(tx, me, now, sessions, presence, tx.ScanOwed)
+}
+
+// attentionScan is attentionFor with the scan of rules 1 and 2 chosen by
+// the caller: a projection passes ScanOwedSeen, since it carries queued
+// messages whole and needs reminders only for the ones already seen.
+func (r *Room) attentionScan(tx storage.ReadTx, me *protocol.Session, now time.Time, sessions []protocol.Session, presence map[string]string,
+	owed func(string, func(storage.InboxRow) bool) error) ([]Attention, error) {
 	out := []Attention{}
 	// 1, 2: what the caller's participant owes.
-	err := tx.ScanOwed(me.ParticipantID, func(row storage.InboxRow) bool {
+	err := owed(me.ParticipantID, func(row storage.InboxRow) bool {
 		m := row.Message
 		switch m.Obligation {
 		case protocol.ObligationReply:

@@ -13,7 +13,7 @@ import (
 const (
 	// projectionScanLimit bounds how many pending messages one projection
 	// looks at; the rest are counted as "more in acc inbox".
-	projectionScanLimit = 200
+	projectionScanLimit = 64
 	// PeerFence opens every peer message block; a line holding only "```"
 	// closes it. A peer's text can never produce either (see EscapePeerText).
 	PeerFence = "```acc-peer-message"
@@ -82,7 +82,7 @@ func (r *Room) Project(ctx context.Context, c Caller, o ProjectionOptions) (*Pro
 		for i := range sessions {
 			presence[sessions[i].SessionID] = Presence(&sessions[i], now, r.Probe)
 		}
-		attention, err := r.attentionFor(tx, me, now, sessions, presence)
+		attention, err := r.attentionScan(tx, me, now, sessions, presence, tx.ScanOwedSeen)
 		if err != nil {
 			return err
 		}

@@ -629,6 +629,14 @@ const queryOutstanding = `SELECT m.record, r.record FROM receipts r
 		WHERE r.state <> 'acknowledged' AND r.obligation <> 'none' AND r.decision_head = 1 AND m.from_participant_id = ?
 		ORDER BY r.message_id, r.recipient_participant_id`
 
+func (t *sqliteTx) ScanOwedSeen(recipient string, fn func(InboxRow) bool) error {
+	rows, err := t.q.QueryContext(t.ctx, strings.Replace(queryOwed, "AND r.decision_head = 1", "AND r.decision_head = 1 AND r.state <> 'queued'", 1), recipient)
+	if err != nil {
+		return mapErr(err, "scan owed receipts")
+	}
+	return scanRows(rows, fn)
+}
+
 func (t *sqliteTx) ScanOwed(recipient string, fn func(InboxRow) bool) error {
 	rows, err := t.q.QueryContext(t.ctx, queryOwed, recipient)
 	if err != nil {

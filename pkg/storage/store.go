@@ -119,6 +119,9 @@ type ReadTx interface {
 	// acknowledge), replaced decisions excluded. Its cost is proportional to
 	// what the recipient owes, not to its history.
 	ScanOwed(recipient string, fn func(InboxRow) bool) error
+	// ScanOwedSeen is ScanOwed without receipts still queued: the reminders
+	// a next-turn projection needs, whose queued messages it carries whole.
+	ScanOwedSeen(recipient string, fn func(InboxRow) bool) error
 	// ScanOutstanding calls fn for each receipt not yet acknowledged of a
 	// message from the participant that carries an obligation. Its cost is
 	// proportional to the outstanding receipts of the whole room.
