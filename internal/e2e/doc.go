@@ -12,6 +12,15 @@
 // credentials, no client session variables and no GIT_* or XDG_* settings
 // of the developer's shell can reach it.
 //
+// # What is proven here
+//
+// The main loop (concurrent writers, kill -9 and failpoint crashes, rooms
+// across worktrees and clones, lazy materialisation), claims racing across
+// processes and real leases, and acc-hook as a real process on every
+// adapter's captured payloads: attach and resume, projection marked offered
+// only when stdout took it, the write guard with its bypass classes, and
+// failing open (hook_*_test.go).
+//
 // # Sizes
 //
 // The heavy loads (concurrent senders, crash trials) run at the size the
@@ -22,7 +31,9 @@
 // # Benchmarks
 //
 // bench_test.go measures whole `acc message` and `acc inbox` processes and
-// core's inbox page over 10,000 and 100,000 messages. The seeded rooms are
+// core's inbox page over 10,000 and 100,000 messages; bench_claims_test.go
+// whole `acc claim`, `acc status` and `acc sync --scope history` processes;
+// bench_hook_test.go whole `acc-hook` processes per event. The seeded rooms are
 // cached under os.TempDir (acc-e2e-bench-<version>-<n>) and rebuilt when
 // they no longer open.
 package e2e
