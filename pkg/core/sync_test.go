@@ -114,8 +114,14 @@ func TestSyncSoloRosterAndAttention(t *testing.T) {
 	if d := tr.sync(SyncQuery{}); len(d.Attention) != 0 || d.Solo {
 		t.Fatalf("a public sync has no personal attention and is not solo with two sessions: %+v", d)
 	}
-	row := tr.sync(SyncQuery{}).Roster[1]
-	if row.SessionID != b.SessionID || row.ParticipantID != "bob" || row.Harness != "claude" || row.Presence != PresenceOnline {
+	// Sessions attached in the same millisecond have no fixed order: find bob.
+	var row *RosterRow
+	for _, r := range tr.sync(SyncQuery{}).Roster {
+		if r.SessionID == b.SessionID {
+			row = &r
+		}
+	}
+	if row == nil || row.ParticipantID != "bob" || row.Harness != "claude" || row.Presence != PresenceOnline {
 		t.Fatalf("roster row %+v", row)
 	}
 	// An offline session leaves the roster.
