@@ -502,24 +502,9 @@ func getRecord[T any](t *sqliteTx, what, query string, args ...any) (*T, error) 
 }
 
 func listRecords[T any](t *sqliteTx, what, query string, args ...any) ([]T, error) {
-	rows, err := t.q.QueryContext(t.ctx, query, args...)
-	if err != nil {
-		return nil, mapErr(err, "list "+what)
-	}
-	defer rows.Close()
 	var out []T
-	for rows.Next() {
-		var rec string
-		if err := rows.Scan(&rec); err != nil {
-			return nil, mapErr(err, "list "+what)
-		}
-		v, err := decodeRecord[T](what, rec)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, *v)
-	}
-	return out, mapErr(rows.Err(), "list "+what)
+	err := scanRecords(t, what, query, args, func(v T) bool { out = append(out, v); return true })
+	return out, err
 }
 
 func (t *sqliteTx) exec(doing, query string, args ...any) error {
@@ -689,48 +674,36 @@ func (t *sqliteTx) ScanMessages(q MessageQuery, fn func(protocol.Message) bool) 
 		where = append(where, "(sent_at, message_id) < (?, ?)")
 		args = append(args, q.BeforeSentAt, q.BeforeMessageID)
 	}
-	rows, err := t.q.QueryContext(t.ctx, "SELECT record FROM messages WHERE "+strings.Join(where, " AND ")+
-		" ORDER BY sent_at DESC, message_id DESC", args...)
-	if err != nil {
-		return mapErr(err, "scan messages")
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var rec string
-		if err := rows.Scan(&rec); err != nil {
-			return mapErr(err, "scan messages")
-		}
-		m, err := decodeRecord[protocol.Message]("message", rec)
-		if err != nil {
-			return err
-		}
-		if !fn(*m) {
-			return nil
-		}
-	}
-	return mapErr(rows.Err(), "scan messages")
+	return scanRecords(t, "message", "SELECT record FROM messages WHERE "+strings.Join(where, " AND ")+
+		" ORDER BY sent_at DESC, message_id DESC", args, fn)
 }
 
 func (t *sqliteTx) ScanReceipts(fn func(protocol.Receipt) bool) error {
-	rows, err := t.q.QueryContext(t.ctx, "SELECT record FROM receipts ORDER BY message_id, recipient_participant_id")
+	return scanRecords(t, "receipt", "SELECT record FROM receipts ORDER BY message_id, recipient_participant_id", nil, fn)
+}
+
+// scanRecords streams the one-column record rows of query, decoded and
+// validated, to fn until it returns false.
+func scanRecords[T any](t *sqliteTx, what, query string, args []any, fn func(T) bool) error {
+	rows, err := t.q.QueryContext(t.ctx, query, args...)
 	if err != nil {
-		return mapErr(err, "scan receipts")
+		return mapErr(err, "scan "+what+"s")
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var rec string
 		if err := rows.Scan(&rec); err != nil {
-			return mapErr(err, "scan receipts")
+			return mapErr(err, "scan "+what+"s")
 		}
-		r, err := decodeRecord[protocol.Receipt]("receipt", rec)
+		v, err := decodeRecord[T](what, rec)
 		if err != nil {
 			return err
 		}
-		if !fn(*r) {
+		if !fn(*v) {
 			return nil
 		}
 	}
-	return mapErr(rows.Err(), "scan receipts")
+	return mapErr(rows.Err(), "scan "+what+"s")
 }
 
 // queryDecisionGroup walks decision_links both ways from one decision (the
