@@ -147,6 +147,9 @@ type DiscoverOptions struct {
 	ConfigPath string
 	// Getenv reads the environment; nil means os.Getenv.
 	Getenv func(string) string
+	// Remote also asks Git for the origin URL (GitInfo.Remote). Nothing in
+	// acc's rules needs it, so commands and hooks skip that extra process.
+	Remote bool
 }
 
 // Discover finds the workspace that governs the start directory
@@ -214,7 +217,7 @@ func Discover(ctx context.Context, o DiscoverOptions) (*Workspace, error) {
 	probeCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	gitCh := make(chan *GitInfo, 1)
-	go func() { gitCh <- probeGit(probeCtx, start) }()
+	go func() { gitCh <- probeGit(probeCtx, start, o.Remote) }()
 	awaitGit := func() *GitInfo { return <-gitCh }
 
 	cfgPath := ""
@@ -655,7 +658,8 @@ func runGit(ctx context.Context, env []string, dir string, args ...string) (stri
 }
 
 // probeGit learns the Git facts of dir (reference/core.md §3.2 step 4). The
-// common case costs one rev-parse, run beside `remote get-url origin`:
+// common case costs one rev-parse (run beside `remote get-url origin` when
+// withRemote):
 //
 //	git rev-parse --path-format=absolute --git-common-dir --show-toplevel HEAD --symbolic-full-name HEAD
 //
@@ -664,17 +668,19 @@ func runGit(ctx context.Context, env []string, dir string, args ...string) (stri
 // that rev-parse fails after printing the two paths; only then are the paths
 // and the branch asked for separately. It returns nil when dir is not in a
 // Git work tree or Git cannot answer.
-func probeGit(ctx context.Context, dir string) *GitInfo {
+func probeGit(ctx context.Context, dir string, withRemote bool) *GitInfo {
 	env := gitEnv()
 	var remote string
 	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		if out, err := runGit(ctx, env, dir, "remote", "get-url", "origin"); err == nil {
-			remote = strings.TrimSpace(out)
-		}
-	}()
+	if withRemote {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if out, err := runGit(ctx, env, dir, "remote", "get-url", "origin"); err == nil {
+				remote = strings.TrimSpace(out)
+			}
+		}()
+	}
 	out, err := runGit(ctx, env, dir, "rev-parse", "--path-format=absolute",
 		"--git-common-dir", "--show-toplevel", "HEAD", "--symbolic-full-name", "HEAD")
 	var common, top, head, sym string
