@@ -263,8 +263,9 @@ func PeerBlock(m *protocol.Message) string {
 // forge a block or a header (reference/adapters.md §4.3): every "```" gets a
 // leading quote, a line starting with "subject:", "body:" or "acc:" (the
 // owner line's prefix) gets a leading quote, and control characters other than tab and
-// newline (C0, DEL and the C1 range a terminal may read as escapes) become
-// \uXXXX.
+// newline (C0, DEL and the C1 range a terminal may read as escapes), and
+// the Unicode line and paragraph separators a renderer may show as a line
+// break, become \uXXXX.
 func EscapePeerText(s string) string {
 	// Every backtick fence, the block's own opening token included, gets a
 	// leading quote, so no peer line can open or close a block.
@@ -278,7 +279,7 @@ func EscapePeerText(s string) string {
 	s = strings.Join(lines, "\n")
 	var b strings.Builder
 	for _, r := range s {
-		if (r < 0x20 && r != '\t' && r != '\n') || r == 0x7f || (r >= 0x80 && r <= 0x9f) {
+		if (r < 0x20 && r != '\t' && r != '\n') || r == 0x7f || (r >= 0x80 && r <= 0x9f) || r == 0x2028 || r == 0x2029 {
 			fmt.Fprintf(&b, "\\u%04x", r)
 			continue
 		}
