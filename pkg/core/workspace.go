@@ -669,6 +669,11 @@ func runGit(ctx context.Context, env []string, dir string, args ...string) (stri
 // and the branch asked for separately. It returns nil when dir is not in a
 // Git work tree or Git cannot answer.
 func probeGit(ctx context.Context, dir string, withRemote bool) *GitInfo {
+	if !withRemote {
+		if g, ok := gitFromFiles(dir); ok {
+			return g
+		}
+	}
 	env := gitEnv()
 	var remote string
 	var wg sync.WaitGroup
