@@ -1,20 +1,284 @@
 // Package mcpserver is acc-mcp, the MCP stdio server (reference/mcp-acp.md
-// part A). This first version enforces the launch contract only: any
-// command-line argument is refused with exit 2 naming the two variables. The
-// tools and resources come with the MCP work.
+// part A) on github.com/modelcontextprotocol/go-sdk, behind a small
+// prefilter (wire.go). Identity comes only from the launch configuration:
+// ACC_MCP_PARTICIPANT and ACC_MCP_WORKSPACE (SPEC decision 19). Every tool
+// calls the same pkg/core operation as the CLI.
 package mcpserver
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/acc-go/acc/pkg/core"
+	"github.com/acc-go/acc/pkg/protocol"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// Main runs acc-mcp and returns its exit code.
+// Launch variables (A1).
+const (
+	EnvParticipant = "ACC_MCP_PARTICIPANT"
+	EnvWorkspace   = "ACC_MCP_WORKSPACE"
+
+	defaultParticipant = "mcp"
+	// storeWait bounds one call's wait for a busy store, as the CLI does.
+	storeWait = 5 * time.Second
+	cadenceMs = 60000
+)
+
+// Version is reported as serverInfo.version.
+var Version = "0.4.0"
+
+// Config is the launch configuration.
+type Config struct {
+	Participant string
+	// Dir is the directory the workspace is discovered from (absolute).
+	Dir    string
+	Getenv func(string) string
+}
+
+// ConfigFromEnv reads the launch configuration (A1): the participant from
+// ACC_MCP_PARTICIPANT (default mcp, sanitised like ACC_PARTICIPANT), the
+// directory from ACC_MCP_WORKSPACE (absolute) else wd. Errors are exit 2.
+func ConfigFromEnv(getenv func(string) string, wd string) (*Config, error) {
+	cfg := &Config{Participant: defaultParticipant, Dir: wd, Getenv: getenv}
+	if v := getenv(EnvParticipant); v != "" {
+		cfg.Participant = protocol.SanitiseParticipantID(v)
+		if cfg.Participant == "" {
+			return nil, protocol.Errorf(protocol.ReasonEnvInvalid, "%s %q leaves no usable participant id (letters, digits, . _ -)", EnvParticipant, v).With("variable", EnvParticipant)
+		}
+	}
+	if v := getenv(EnvWorkspace); v != "" {
+		if !filepath.IsAbs(v) {
+			return nil, protocol.Errorf(protocol.ReasonPathNotAbsolute, "%s must be an absolute directory, not %q", EnvWorkspace, v).With("variable", EnvWorkspace)
+		}
+		cfg.Dir = filepath.Clean(v)
+	}
+	return cfg, nil
+}
+
+// Main runs acc-mcp over stdin and stdout and returns its exit code: 2 for
+// any argument or an unusable launch variable, 0 at the end of input.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) > 0 {
-		fmt.Fprintln(stderr, "acc-mcp: takes no arguments; set ACC_MCP_PARTICIPANT (default mcp) and ACC_MCP_WORKSPACE (an absolute directory) instead")
+		fmt.Fprintf(stderr, "acc-mcp: takes no arguments (got %s); set %s (default mcp) and %s (an absolute directory) instead\n",
+			strings.Join(args, " "), EnvParticipant, EnvWorkspace)
 		return 2
 	}
-	fmt.Fprintln(stderr, "acc-mcp: the MCP tools are not available in this build yet")
-	return 1
+	wd, err := os.Getwd()
+	if err != nil {
+		fmt.Fprintf(stderr, "acc-mcp: cannot read the working directory (%v); set %s\n", err, EnvWorkspace)
+		return 2
+	}
+	cfg, err := ConfigFromEnv(os.Getenv, wd)
+	if err != nil {
+		fmt.Fprintf(stderr, "acc-mcp: %v\n", err)
+		return 2
+	}
+	if err := Serve(context.Background(), cfg, stdin, stdout, stderr); err != nil {
+		fmt.Fprintf(stderr, "acc-mcp: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// Serve runs one connection over r and w until the end of input, then
+// detaches the session it attached, if any.
+func Serve(ctx context.Context, cfg *Config, r io.Reader, w, logw io.Writer) error {
+	s := &server{cfg: cfg, logw: logw}
+	srv := s.newMCPServer()
+	err := srv.Run(ctx, &filterTransport{r: r, w: w})
+	s.detach()
+	if err == io.EOF {
+		err = nil
+	}
+	return err
+}
+
+// server holds one connection's acc session.
+type server struct {
+	cfg  *Config
+	logw io.Writer
+	// mu serialises tool calls and resource reads: the SDK handles requests
+	// concurrently, and one connection owns one session.
+	mu     sync.Mutex
+	caller *core.Caller
+}
+
+func (s *server) logf(format string, a ...any) {
+	if s.logw != nil {
+		fmt.Fprintf(s.logw, "acc-mcp: "+format+"\n", a...)
+	}
+}
+
+func (s *server) newMCPServer() *mcp.Server {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "agents-can-communicate", Version: Version}, &mcp.ServerOptions{
+		Capabilities:              &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}, Resources: &mcp.ResourceCapabilities{}},
+		SupportedProtocolVersions: supportedVersions,
+	})
+	known := map[string]bool{}
+	for _, mk := range registry {
+		t := mk()
+		known[t.def.Name] = true
+		srv.AddTool(t.def, s.handler(t))
+	}
+	for _, res := range s.resources() {
+		srv.AddResource(res.def, res.read)
+	}
+	// An unknown tool is a tool result, not a protocol error (A6, B1 item 7).
+	srv.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if ct, ok := req.(*mcp.CallToolRequest); ok && method == "tools/call" && !known[ct.Params.Name] {
+				return errorResult(ct.Params.Name, protocol.Errorf(protocol.ReasonUnknownCommand, "unknown tool: %s", ct.Params.Name)), nil
+			}
+			return next(ctx, method, req)
+		}
+	})
+	return srv
+}
+
+// open opens the room for one call, as the CLI does for one command.
+func (s *server) open(ctx context.Context, create bool, fn func(r *core.Room) error) error {
+	r, err := core.Open(ctx, core.OpenOptions{Cwd: s.cfg.Dir, Getenv: s.cfg.Getenv, NoCreate: !create})
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	return fn(r)
+}
+
+// owner returns the connection's session: attached on first use, then
+// reused with a heartbeat on every call; a session whose generation is gone
+// is replaced by a new one (A4). heartbeat false skips the heartbeat
+// (acc_finish).
+func (s *server) owner(ctx context.Context, r *core.Room, heartbeat bool) (core.Caller, error) {
+	if s.caller != nil {
+		if !heartbeat {
+			return *s.caller, nil
+		}
+		_, err := r.Heartbeat(ctx, *s.caller)
+		if err == nil {
+			return *s.caller, nil
+		}
+		if protocol.CodeOf(err) != protocol.ExitConflict {
+			return core.Caller{}, err
+		}
+		s.logf("session %s ended elsewhere (%v); attaching a new one", s.caller.SessionID, err)
+		s.caller = nil
+	}
+	res, err := r.Attach(ctx, core.AttachInput{ParticipantID: s.cfg.Participant, Harness: "mcp",
+		Enforcement: protocol.EnforcementAdvisory, Lifecycle: protocol.LifecycleManual, CadenceMs: cadenceMs})
+	if err != nil {
+		return core.Caller{}, err
+	}
+	s.caller = &core.Caller{SessionID: res.SessionID, Generation: res.Generation}
+	return *s.caller, nil
+}
+
+// detach closes the connection's session at the end of input.
+func (s *server) detach() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.caller == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), storeWait)
+	defer cancel()
+	err := s.open(ctx, false, func(r *core.Room) error {
+		_, err := r.Detach(ctx, *s.caller)
+		return err
+	})
+	if err != nil {
+		s.logf("detach %s: %v", s.caller.SessionID, err)
+	}
+	s.caller = nil
+}
+
+// handler wraps a tool: validation first (no session is resolved for an
+// invalid call), then the session, then the core operation.
+func (s *server) handler(t tool) mcp.ToolHandler {
+	var resolved = mustResolve(t.def)
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		name := t.def.Name
+		raw := req.Params.Arguments
+		if _, err := checkArgs(t.def.InputSchema.(*schemaT), resolved, raw); err != nil {
+			return errorResult(name, err), nil
+		}
+		if len(raw) == 0 || string(raw) == "null" {
+			raw = json.RawMessage("{}")
+		}
+		if t.check != nil {
+			if err := t.check(raw); err != nil {
+				return errorResult(name, err), nil
+			}
+		}
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		ctx, cancel := context.WithTimeout(ctx, storeWait)
+		defer cancel()
+		var out any
+		err := s.open(ctx, true, func(r *core.Room) error {
+			c, err := s.owner(ctx, r, !t.finish)
+			if err != nil {
+				return err
+			}
+			out, err = t.run(ctx, &call{room: r, caller: c, dir: s.cfg.Dir}, raw)
+			if err == nil && t.finish {
+				s.caller = nil // finish closed the session
+			}
+			return err
+		})
+		if err != nil {
+			if protocol.CodeOf(err) == protocol.ExitInternal {
+				s.logf("%s: %v", name, err)
+				return nil, err // a bug: a protocol error
+			}
+			return errorResult(name, err), nil
+		}
+		return okResult(out, isModern(req.Params.GetMeta()))
+	}
+}
+
+func isModern(meta map[string]any) bool {
+	v, _ := meta[mcp.MetaKeyProtocolVersion].(string)
+	return v >= versionModern
+}
+
+// okResult is a success (A6): the pretty JSON as text, and the same value as
+// structuredContent unless it is not an object and the caller speaks a
+// 2025 revision, which requires an object there (A3).
+func okResult(v any, modern bool) (*mcp.CallToolResult, error) {
+	text, err := protocol.MarshalIndent(v)
+	if err != nil {
+		return nil, err
+	}
+	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(text)}}}
+	if modern || (len(text) > 0 && text[0] == '{') {
+		res.StructuredContent = json.RawMessage(text)
+	}
+	return res, nil
+}
+
+// errorResult is a refusal as a tool result (A6): "<tool>: <message>" as
+// text, and the exit-code name and reasonCode in structuredContent.
+func errorResult(name string, err error) *mcp.CallToolResult {
+	pe := protocol.AsError(err)
+	code := pe.Code()
+	details := pe.Details
+	if details == nil {
+		details = map[string]any{}
+	}
+	body := map[string]any{"error": map[string]any{
+		"tool": name, "code": int(code), "codeName": code.Name(), "reasonCode": pe.Reason,
+		"message": pe.Message, "details": details,
+	}}
+	return &mcp.CallToolResult{IsError: true,
+		Content:           []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf("%s: %s (%s, %s)", name, pe.Message, code.Name(), pe.Reason)}},
+		StructuredContent: body}
 }

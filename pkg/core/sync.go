@@ -180,11 +180,11 @@ func (r *Room) Sync(ctx context.Context, q SyncQuery) (*SyncResult, error) {
 	if q.Scope == "" {
 		q.Scope = SyncScopeDelta
 	}
+	if err := CheckSyncQuery(q); err != nil {
+		return nil, err
+	}
 	switch q.Scope {
 	case SyncScopeDelta, SyncScopeFull:
-		if err := checkDeltaQuery(q); err != nil {
-			return nil, err
-		}
 		return r.syncDelta(ctx, q)
 	case SyncScopeHistory:
 		if q.MessageID != "" {
@@ -193,6 +193,27 @@ func (r *Room) Sync(ctx context.Context, q SyncQuery) (*SyncResult, error) {
 		return r.historyPage(ctx, q)
 	}
 	return nil, protocol.Errorf(protocol.ReasonSyncUsage, "scope is one of delta, full, history, not %q", q.Scope).With("scope", q.Scope)
+}
+
+// CheckSyncQuery applies Sync's shape rules without reading the store: the
+// scope, the fields each scope takes, the cursor spelling and the limit
+// range. Surfaces that must refuse a malformed query before they resolve a
+// caller (acc-mcp) call it first; Sync calls it too.
+func CheckSyncQuery(q SyncQuery) error {
+	if q.Scope == "" {
+		q.Scope = SyncScopeDelta
+	}
+	switch q.Scope {
+	case SyncScopeDelta, SyncScopeFull:
+		return checkDeltaQuery(q)
+	case SyncScopeHistory:
+		if q.MessageID != "" {
+			return checkHistoryMessageQuery(q)
+		}
+		_, err := checkHistoryPageQuery(q)
+		return err
+	}
+	return protocol.Errorf(protocol.ReasonSyncUsage, "scope is one of delta, full, history, not %q", q.Scope).With("scope", q.Scope)
 }
 
 func checkDeltaQuery(q SyncQuery) error {
@@ -389,19 +410,9 @@ func snapshot(tx storage.ReadTx, sessions []protocol.Session, claims []protocol.
 // historyPage lists the workspace's messages as summaries, newest first,
 // within the page limit and byte budget, like the inbox (§9.2, §10.1).
 func (r *Room) historyPage(ctx context.Context, q SyncQuery) (*SyncResult, error) {
-	if q.Kind != "" && !slices.Contains(protocol.MessageKinds, q.Kind) {
-		return nil, protocol.Errorf(protocol.ReasonInvalidFlagValue, "type %q is not one of %s", q.Kind, strings.Join(protocol.MessageKinds, ", ")).With("type", q.Kind)
-	}
-	if q.Current && q.Kind != protocol.KindDecision {
-		return nil, protocol.Errorf(protocol.ReasonSyncUsage, "--current lists decision heads; add --type decision")
-	}
-	limit, err := CheckLimit(q.Limit)
+	limit, err := checkHistoryPageQuery(q)
 	if err != nil {
 		return nil, err
-	}
-	if q.Cursor != "" && !protocol.IsPortableID(q.Cursor) {
-		return nil, protocol.Errorf(protocol.ReasonInvalidCursor,
-			"a history cursor is a message id (a previous page's nextCursor), not %q; start again without --cursor", q.Cursor)
 	}
 	page := &HistoryPage{Scope: SyncScopeHistory, View: HistoryViewSummary, Items: []Summary{}}
 	err = r.Store.View(ctx, func(tx storage.ReadTx) error {
@@ -466,11 +477,8 @@ func (p *HistoryPage) fits(s Summary) bool {
 // historyMessage is the exact history read: public, read-only, for any
 // message of the workspace (a replaced decision too).
 func (r *Room) historyMessage(ctx context.Context, q SyncQuery) (*SyncResult, error) {
-	if q.Kind != "" || q.Cursor != "" || q.Limit != 0 || q.Current {
-		return nil, protocol.Errorf(protocol.ReasonSyncUsage, "--message reads one message; it cannot be combined with --type, --cursor, --limit or --current")
-	}
-	if !protocol.IsPortableID(q.MessageID) {
-		return nil, protocol.Errorf(protocol.ReasonInvalidInput, "%q is not a message id", q.MessageID)
+	if err := checkHistoryMessageQuery(q); err != nil {
+		return nil, err
 	}
 	out := &HistoryMessage{Scope: SyncScopeHistory, View: HistoryViewMessage, Receipts: []PublicReceipt{}}
 	err := r.Store.View(ctx, func(tx storage.ReadTx) error {
@@ -500,4 +508,35 @@ func (r *Room) historyMessage(ctx context.Context, q SyncQuery) (*SyncResult, er
 		return nil, err
 	}
 	return &SyncResult{Message: out}, nil
+}
+
+// checkHistoryPageQuery validates a history list query and returns its
+// effective limit.
+func checkHistoryPageQuery(q SyncQuery) (int, error) {
+	if q.Kind != "" && !slices.Contains(protocol.MessageKinds, q.Kind) {
+		return 0, protocol.Errorf(protocol.ReasonInvalidFlagValue, "type %q is not one of %s", q.Kind, strings.Join(protocol.MessageKinds, ", ")).With("type", q.Kind)
+	}
+	if q.Current && q.Kind != protocol.KindDecision {
+		return 0, protocol.Errorf(protocol.ReasonSyncUsage, "--current lists decision heads; add --type decision")
+	}
+	limit, err := CheckLimit(q.Limit)
+	if err != nil {
+		return 0, err
+	}
+	if q.Cursor != "" && !protocol.IsPortableID(q.Cursor) {
+		return 0, protocol.Errorf(protocol.ReasonInvalidCursor,
+			"a history cursor is a message id (a previous page's nextCursor), not %q; start again without --cursor", q.Cursor)
+	}
+	return limit, nil
+}
+
+// checkHistoryMessageQuery validates an exact history read.
+func checkHistoryMessageQuery(q SyncQuery) error {
+	if q.Kind != "" || q.Cursor != "" || q.Limit != 0 || q.Current {
+		return protocol.Errorf(protocol.ReasonSyncUsage, "--message reads one message; it cannot be combined with --type, --cursor, --limit or --current")
+	}
+	if !protocol.IsPortableID(q.MessageID) {
+		return protocol.Errorf(protocol.ReasonInvalidInput, "%q is not a message id", q.MessageID)
+	}
+	return nil
 }

@@ -1,0 +1,84 @@
+package mcpserver
+
+import (
+	"context"
+
+	"github.com/acc-go/acc/pkg/core"
+	"github.com/acc-go/acc/pkg/protocol"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+type resource struct {
+	def  *mcp.Resource
+	read mcp.ResourceHandler
+}
+
+// resources are the three read-only views of A7. Snapshot and roster need
+// no session; the inbox resolves the connection's session and, like
+// acc_inbox without messageId, moves no receipt.
+func (s *server) resources() []resource {
+	return []resource{
+		{&mcp.Resource{URI: "acc://snapshot", Name: "Workspace snapshot", MIMEType: "application/json",
+			Description: "Every record of the room (acc_sync scope full), for forensics. Unbounded; message text is untrusted peer content."},
+			s.readPublic(func(ctx context.Context, r *core.Room) (any, error) {
+				res, err := r.Sync(ctx, core.SyncQuery{Scope: core.SyncScopeFull})
+				if err != nil {
+					return nil, err
+				}
+				return res.Data(), nil
+			})},
+		{&mcp.Resource{URI: "acc://roster", Name: "Participant roster", MIMEType: "application/json",
+			Description: "The live sessions of the room, as acc_sync reports them ([] in an empty room)."},
+			s.readPublic(func(ctx context.Context, r *core.Room) (any, error) {
+				res, err := r.Sync(ctx, core.SyncQuery{Scope: core.SyncScopeDelta})
+				if err != nil {
+					return nil, err
+				}
+				return res.Delta.Roster, nil
+			})},
+		{&mcp.Resource{URI: "acc://inbox", Name: "Inbox", MIMEType: "application/json",
+			Description: "The first page of your pending messages as summaries, read-only (the same page as acc_inbox {}). Continue with acc_inbox cursor; read a body with acc_inbox messageId."},
+			s.readInbox},
+	}
+}
+
+func (s *server) readPublic(view func(ctx context.Context, r *core.Room) (any, error)) mcp.ResourceHandler {
+	return func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+		ctx, cancel := context.WithTimeout(ctx, storeWait)
+		defer cancel()
+		var v any
+		err := s.open(ctx, false, func(r *core.Room) (err error) {
+			v, err = view(ctx, r)
+			return err
+		})
+		return contents(req.Params.URI, v, err)
+	}
+}
+
+func (s *server) readInbox(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ctx, cancel := context.WithTimeout(ctx, storeWait)
+	defer cancel()
+	var v any
+	err := s.open(ctx, true, func(r *core.Room) error {
+		c, err := s.owner(ctx, r, true)
+		if err != nil {
+			return err
+		}
+		v, err = r.Inbox(ctx, core.InboxQuery{Caller: c})
+		return err
+	})
+	return contents(req.Params.URI, v, err)
+}
+
+func contents(uri string, v any, err error) (*mcp.ReadResourceResult, error) {
+	if err != nil {
+		return nil, err
+	}
+	text, err := protocol.MarshalIndent(v)
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: "application/json", Text: string(text)}}}, nil
+}

@@ -1,0 +1,199 @@
+package mcpserver
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/acc-go/acc/pkg/protocol"
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Schema builders: every tool's inputSchema is a closed object (A5).
+
+func closed(required []string, props map[string]*jsonschema.Schema) *jsonschema.Schema {
+	if required == nil {
+		required = []string{}
+	}
+	if props == nil {
+		props = map[string]*jsonschema.Schema{}
+	}
+	return &jsonschema.Schema{Type: "object", Properties: props, Required: required,
+		AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}}}
+}
+
+func str(desc string) *jsonschema.Schema {
+	return &jsonschema.Schema{Type: "string", Description: desc}
+}
+
+func boolean(desc string) *jsonschema.Schema {
+	return &jsonschema.Schema{Type: "boolean", Description: desc}
+}
+
+func enum(desc string, values ...string) *jsonschema.Schema {
+	e := make([]any, len(values))
+	for i, v := range values {
+		e[i] = v
+	}
+	return &jsonschema.Schema{Type: "string", Enum: e, Description: desc}
+}
+
+func integer(desc string, min, max float64) *jsonschema.Schema {
+	s := &jsonschema.Schema{Type: "integer", Description: desc, Minimum: &min}
+	if max > 0 {
+		s.Maximum = &max
+	}
+	return s
+}
+
+func strings_(desc string) *jsonschema.Schema {
+	return &jsonschema.Schema{Type: "array", Items: &jsonschema.Schema{Type: "string"}, Description: desc}
+}
+
+func boundedIDs(desc string) *jsonschema.Schema {
+	s := strings_(desc)
+	one, sixteen := 1, 16
+	s.MinItems, s.MaxItems, s.UniqueItems = &one, &sixteen, true
+	return s
+}
+
+func requires(fields ...string) *jsonschema.Schema { return &jsonschema.Schema{Required: fields} }
+
+func anyOf(s ...*jsonschema.Schema) *jsonschema.Schema { return &jsonschema.Schema{AnyOf: s} }
+
+// argError is a refused tool argument: exit 2 with a reason, worded as
+// "arguments.<field> …" (A6).
+func argError(reason, format string, a ...any) *protocol.Error {
+	return protocol.Errorf(reason, format, a...)
+}
+
+// checkArgs validates raw tool arguments against a closed schema before any
+// session is resolved. The per-field checks give messages that name the
+// field; the schema's oneOf/anyOf/not shapes are then checked by
+// jsonschema-go, whose failures are reported as a shape error.
+func checkArgs(schema *jsonschema.Schema, resolved *jsonschema.Resolved, raw json.RawMessage) (map[string]any, error) {
+	args := map[string]any{}
+	if len(raw) > 0 && string(raw) != "null" {
+		var v any
+		if err := json.Unmarshal(raw, &v); err != nil {
+			return nil, argError(protocol.ReasonUsage, "arguments must be a JSON object")
+		}
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil, argError(protocol.ReasonUsage, "arguments must be a JSON object")
+		}
+		args = m
+	}
+	keys := make([]string, 0, len(args))
+	for k := range args {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if _, ok := schema.Properties[k]; !ok {
+			return nil, argError(protocol.ReasonUnknownFlag, "arguments.%s is not a known field", k).With("field", k)
+		}
+	}
+	for _, k := range schema.Required {
+		if _, ok := args[k]; !ok {
+			return nil, argError(protocol.ReasonMissingFlag, "arguments.%s is required", k).With("field", k)
+		}
+	}
+	for _, k := range keys {
+		if err := checkValue("arguments."+k, schema.Properties[k], args[k]); err != nil {
+			return nil, err
+		}
+	}
+	if err := resolved.Validate(args); err != nil {
+		switch {
+		case len(schema.OneOf) > 0:
+			return nil, argError(protocol.ReasonUsage, "arguments must match exactly one accepted shape")
+		case schema.Not != nil:
+			return nil, argError(protocol.ReasonUsage, "arguments contains fields that cannot be combined")
+		}
+		return nil, argError(protocol.ReasonUsage, "arguments must match an accepted shape")
+	}
+	return args, nil
+}
+
+func checkValue(path string, s *jsonschema.Schema, v any) error {
+	bad := func(format string, a ...any) error {
+		reason := protocol.ReasonInvalidFlagValue
+		if strings.HasSuffix(path, ".limit") {
+			reason = protocol.ReasonInvalidLimit
+		}
+		return argError(reason, "%s "+format, append([]any{path}, a...)...).With("field", strings.TrimPrefix(path, "arguments."))
+	}
+	switch s.Type {
+	case "string":
+		str, ok := v.(string)
+		if !ok {
+			return bad("must be a string")
+		}
+		if len(s.Enum) > 0 {
+			for _, e := range s.Enum {
+				if e == str {
+					return nil
+				}
+			}
+			quoted := make([]string, len(s.Enum))
+			for i, e := range s.Enum {
+				quoted[i] = fmt.Sprintf("%q", e)
+			}
+			return bad("must be one of %s", strings.Join(quoted, ", "))
+		}
+	case "boolean":
+		if _, ok := v.(bool); !ok {
+			return bad("must be a boolean")
+		}
+	case "integer":
+		n, ok := v.(float64)
+		if !ok || n != math.Trunc(n) {
+			return bad("must be an integer")
+		}
+		if s.Minimum != nil && n < *s.Minimum {
+			return bad("must be at least %d", int64(*s.Minimum))
+		}
+		if s.Maximum != nil && n > *s.Maximum {
+			return bad("must be at most %d", int64(*s.Maximum))
+		}
+	case "array":
+		a, ok := v.([]any)
+		if !ok {
+			return bad("must be an array")
+		}
+		if s.MinItems != nil && len(a) < *s.MinItems {
+			return bad("must hold at least %d item(s)", *s.MinItems)
+		}
+		if s.MaxItems != nil && len(a) > *s.MaxItems {
+			return bad("must hold at most %d items", *s.MaxItems)
+		}
+		seen := map[string]bool{}
+		for i, e := range a {
+			if err := checkValue(fmt.Sprintf("%s[%d]", path, i), s.Items, e); err != nil {
+				return err
+			}
+			if s.UniqueItems {
+				k := e.(string)
+				if seen[k] {
+					return bad("must not repeat %q", k)
+				}
+				seen[k] = true
+			}
+		}
+	}
+	return nil
+}
+
+type schemaT = jsonschema.Schema
+
+func mustResolve(t *mcp.Tool) *jsonschema.Resolved {
+	r, err := t.InputSchema.(*jsonschema.Schema).Resolve(nil)
+	if err != nil {
+		panic(fmt.Sprintf("tool %s: %v", t.Name, err))
+	}
+	return r
+}

@@ -1,0 +1,308 @@
+package mcpserver
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestArgumentsRefused(t *testing.T) {
+	cmd := exec.Command(filepath.Join(binDir, "acc-mcp"), "--cwd", "/tmp")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 {
+		t.Fatalf("exit: %v", err)
+	}
+	for _, want := range []string{"ACC_MCP_PARTICIPANT", "ACC_MCP_WORKSPACE", "--cwd"} {
+		if !strings.Contains(stderr.String(), want) {
+			t.Errorf("stderr %q does not name %s", stderr.String(), want)
+		}
+	}
+}
+
+func TestConfigFromEnv(t *testing.T) {
+	env := map[string]string{"ACC_MCP_PARTICIPANT": " research team ", "ACC_MCP_WORKSPACE": "/abs/ws/"}
+	cfg, err := ConfigFromEnv(func(k string) string { return env[k] }, "/launch")
+	if err != nil || cfg.Participant != "research-team" || cfg.Dir != "/abs/ws" {
+		t.Fatalf("%+v %v", cfg, err)
+	}
+	cfg, err = ConfigFromEnv(func(string) string { return "" }, "/launch")
+	if err != nil || cfg.Participant != "mcp" || cfg.Dir != "/launch" {
+		t.Fatalf("%+v %v", cfg, err)
+	}
+	env["ACC_MCP_WORKSPACE"] = "rel"
+	if _, err := ConfigFromEnv(func(k string) string { return env[k] }, "/launch"); err == nil {
+		t.Fatal("a relative ACC_MCP_WORKSPACE was accepted")
+	}
+}
+
+func TestInitializeBothRevisions(t *testing.T) {
+	for _, version := range []string{"2025-06-18", "2025-11-25"} {
+		t.Run(version, func(t *testing.T) {
+			r := newRoom(t)
+			c := startInProcess(t, r, "research")
+			res := c.initialize(version)["result"].(map[string]any)
+			if res["protocolVersion"] != version {
+				t.Fatalf("negotiated %v", res["protocolVersion"])
+			}
+			if _, ok := res["resultType"]; ok {
+				t.Error("initialize carries resultType")
+			}
+			if b, _ := json.Marshal(res["capabilities"]); string(b) != `{"resources":{},"tools":{}}` {
+				t.Errorf("capabilities %s", b)
+			}
+			tools := c.request("tools/list", map[string]any{})["result"].(map[string]any)["tools"].([]any)
+			if len(tools) != 11 {
+				t.Errorf("%d tools", len(tools))
+			}
+			c.send(`{"jsonrpc":"2.0","id":"still-alive","method":"ping"}`)
+			if b, _ := json.Marshal(c.wait(`"still-alive"`)["result"]); string(b) != "{}" {
+				t.Errorf("ping: %s", b)
+			}
+			inbox := c.ok("acc_inbox", map[string]any{})
+			if b, _ := json.Marshal(inbox); string(b) != `{"items":[],"nextCursor":null}` {
+				t.Errorf("empty inbox: %s", b)
+			}
+			st := c.ok("acc_status", map[string]any{})
+			ps := st["participants"].([]any)
+			if len(ps) != 1 || ps[0].(map[string]any)["participantId"] != "research" || ps[0].(map[string]any)["harness"] != "mcp" ||
+				ps[0].(map[string]any)["enforcement"] != "advisory" || ps[0].(map[string]any)["lifecycle"] != "manual" {
+				t.Errorf("roster: %v", ps)
+			}
+			if _, isErr, text := c.tool("acc_work", map[string]any{}); !isErr || !strings.HasPrefix(text, "acc_work: ") {
+				t.Errorf("acc_work {}: %v %s", isErr, text)
+			}
+		})
+	}
+	t.Run("2099-01-01", func(t *testing.T) {
+		c := startInProcess(t, newRoom(t), "mcp")
+		if v := c.initialize("2099-01-01")["result"].(map[string]any)["protocolVersion"]; v != "2025-11-25" {
+			t.Errorf("negotiated %v", v)
+		}
+	})
+}
+
+// TestToolsListGolden compares tools/list (every schema) with
+// testdata/tools_list.json; ACC_UPDATE=1 rewrites it. A missing snapshot
+// fails: it is never created silently.
+func TestToolsListGolden(t *testing.T) {
+	c := startInProcess(t, newRoom(t), "mcp")
+	c.initialize("2025-11-25")
+	got, err := json.MarshalIndent(c.request("tools/list", map[string]any{})["result"].(map[string]any)["tools"], "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = append(got, '\n')
+	path := filepath.Join("testdata", "tools_list.json")
+	if os.Getenv("ACC_UPDATE") == "1" {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("missing snapshot %s (run with ACC_UPDATE=1 to create it): %v", path, err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("tools/list differs from %s; rerun with ACC_UPDATE=1 if the change is intended\n%s", path, got)
+	}
+}
+
+func TestEveryTool(t *testing.T) {
+	r := newRoom(t)
+	c := startInProcess(t, r, "research")
+	c.initialize("2025-11-25")
+	c.ok("acc_status", map[string]any{}) // attaches research
+	peer := r.acc("attach", "--participant", "alice")
+	as := []string{"--session", peer["sessionId"].(string), "--generation", peer["generation"].(string)}
+
+	if d := c.ok("acc_sync", map[string]any{}); d["cursor"] == nil {
+		t.Errorf("sync delta: %v", d)
+	}
+	if d := c.ok("acc_sync", map[string]any{"scope": "history"}); d["view"] != "summary" {
+		t.Errorf("sync history: %v", d)
+	}
+	if d := c.ok("acc_work", map[string]any{"summary": "docs", "mode": "edit", "resourceHints": []any{"file:docs/**"}}); d["summary"] != "docs" {
+		t.Errorf("work: %v", d)
+	}
+	if d := c.ok("acc_work", map[string]any{"clear": true}); d["cleared"] != true {
+		t.Errorf("work clear: %v", d)
+	}
+	cl := c.ok("acc_claim", map[string]any{"action": "acquire", "resource": "file:a.txt", "reason": "edit"})
+	if cl["enforcement"] != "advisory" {
+		t.Errorf("claim: %v", cl)
+	}
+	id := cl["claimId"].(string)
+	if d := c.ok("acc_claim", map[string]any{"action": "renew", "claimId": id, "leaseSeconds": 60}); d["claimId"] != id {
+		t.Errorf("renew: %v", d)
+	}
+	if d := c.ok("acc_release", map[string]any{"claimId": id}); d["released"] != id {
+		t.Errorf("release: %v", d)
+	}
+	m := c.ok("acc_message", map[string]any{"to": []any{"alice"}, "subject": "hi", "body": "hello"})
+	if m["message"].(map[string]any)["kind"] != "note" || len(m["delivery"].([]any)) != 1 {
+		t.Errorf("message: %v", m)
+	}
+	if d := c.ok("acc_request", map[string]any{"toParticipantId": "alice", "title": "review docs"}); d["message"].(map[string]any)["obligation"] != "reply" {
+		t.Errorf("request: %v", d)
+	}
+	// alice asks for an acknowledgement; research acknowledges it.
+	dec := r.acc(append([]string{"message", "--to", "research", "--type", "decision", "--obligation", "acknowledge", "--subject", "use Go", "--body", "decided"}, as...)...)
+	did := dec["message"].(map[string]any)["messageId"].(string)
+	if rc := c.ok("acc_ack", map[string]any{"messageId": did}); rc["state"] != "acknowledged" {
+		t.Errorf("ack: %v", rc)
+	}
+	q := r.acc(append([]string{"message", "--to", "research", "--type", "question", "--subject", "q", "--body", "?"}, as...)...)
+	qid := q["message"].(map[string]any)["messageId"].(string)
+	if d := c.ok("acc_reply", map[string]any{"messageId": qid, "body": "yes"}); d["receipt"].(map[string]any)["state"] != "acknowledged" {
+		t.Errorf("reply: %v", d)
+	}
+	fin := c.ok("acc_finish", map[string]any{"goal": "docs", "status": "complete", "toParticipantId": "alice"})
+	if fin["message"].(map[string]any)["kind"] != "handoff" {
+		t.Errorf("finish: %v", fin)
+	}
+	// The next call attaches a new session.
+	st := c.ok("acc_status", map[string]any{})
+	if n := len(st["participants"].([]any)); n != 2 {
+		t.Errorf("after finish: %d participants", n)
+	}
+	for _, uri := range []string{"acc://snapshot", "acc://roster", "acc://inbox"} {
+		res := c.request("resources/read", map[string]any{"uri": uri})
+		contents, ok := res["result"].(map[string]any)["contents"].([]any)
+		if !ok || len(contents) != 1 || !json.Valid([]byte(contents[0].(map[string]any)["text"].(string))) {
+			t.Errorf("%s: %v", uri, res)
+		}
+	}
+	if n := len(c.request("resources/list", map[string]any{})["result"].(map[string]any)["resources"].([]any)); n != 3 {
+		t.Errorf("%d resources", n)
+	}
+}
+
+// TestBadInput: each refusal is answered as the contract says, the
+// connection stays usable, and the store does not change.
+func TestBadInput(t *testing.T) {
+	r := newRoom(t)
+	r.acc("attach", "--participant", "alice")
+	c := startInProcess(t, r, "research")
+	// A request between initialize and initialized, then a second initialize.
+	c.request("initialize", map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "x", "version": "1"}})
+	before := r.fingerprint()
+	if code := c.request("tools/list", map[string]any{})["error"].(map[string]any)["code"]; code != -32600.0 {
+		t.Errorf("before initialized: %v", code)
+	}
+	c.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	if code := c.request("initialize", map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "x", "version": "1"}})["error"].(map[string]any)["code"]; code != -32600.0 {
+		t.Errorf("second initialize: %v", code)
+	}
+	// The A2 vector.
+	for _, line := range []string{`null`, `{`, `{"method":42,"id":7}`, `{"jsonrpc":"2.0","id":8,"method":"ping","params":false}`} {
+		c.send(line)
+	}
+	for key, code := range map[string]float64{"null": -32600, "null#1": -32700, "7": -32600, "8": -32602} {
+		if got := c.wait(key)["error"].(map[string]any)["code"]; got != code {
+			t.Errorf("reply %s: code %v, want %v", key, got, code)
+		}
+	}
+	cases := []struct {
+		tool  string
+		args  any
+		field string
+	}{
+		{"acc_teleport", map[string]any{}, "unknown tool"},
+		{"acc_status", map[string]any{"legacyField": true}, "arguments.legacyField"},
+		{"acc_message", map[string]any{"to": []any{"alice"}, "subject": "s", "body": "b", "priority": "high"}, "arguments.priority"},
+		{"acc_inbox", map[string]any{"limit": "ten"}, "arguments.limit"},
+		{"acc_inbox", map[string]any{"limit": 501}, "arguments.limit"},
+		{"acc_inbox", map[string]any{"limit": 0}, "arguments.limit"},
+		{"acc_inbox", map[string]any{"messageId": "message_x", "cursor": "message_y"}, "arguments"},
+		{"acc_message", map[string]any{"to": []any{"alice"}, "subject": "s", "body": "b", "kind": "answer"}, "arguments.kind"},
+		{"acc_claim", map[string]any{"action": "renew", "resource": "file:a"}, "arguments"},
+		{"acc_sync", map[string]any{"kind": "note"}, "type"},
+		{"acc_work", map[string]any{"clear": false}, "arguments"},
+	}
+	for _, tc := range cases {
+		_, isErr, text := c.tool(tc.tool, tc.args)
+		if !isErr || !strings.HasPrefix(text, tc.tool+": ") || !strings.Contains(text, tc.field) {
+			t.Errorf("%s %v: isError %v, %q", tc.tool, tc.args, isErr, text)
+		}
+	}
+	// The roster still shows no research session: invalid calls create no presence.
+	roster := c.request("resources/read", map[string]any{"uri": "acc://roster"})["result"].(map[string]any)["contents"].([]any)[0].(map[string]any)["text"].(string)
+	if strings.Contains(roster, "research") {
+		t.Errorf("an invalid call created presence: %s", roster)
+	}
+	if after := r.fingerprint(); after != before {
+		t.Error("the store changed")
+	}
+	if b, _ := json.Marshal(c.request("ping", map[string]any{})["result"]); string(b) != "{}" {
+		t.Errorf("connection not usable: %s", b)
+	}
+}
+
+func TestBinaryExchangeWithCLI(t *testing.T) {
+	r := newRoom(t)
+	c := startBinary(t, r, "research")
+	c.initialize("2025-06-18")
+	c.ok("acc_status", map[string]any{})
+	alice := r.acc("attach", "--participant", "alice")
+	as := []string{"--session", alice["sessionId"].(string), "--generation", alice["generation"].(string)}
+	q := r.acc(append([]string{"message", "--to", "research", "--type", "question", "--subject", "which port?", "--body", "8080 or 9090?"}, as...)...)
+	qid := q["message"].(map[string]any)["messageId"].(string)
+
+	page := c.ok("acc_inbox", map[string]any{})
+	items := page["items"].([]any)
+	if len(items) != 1 || items[0].(map[string]any)["message"].(map[string]any)["messageId"] != qid {
+		t.Fatalf("inbox: %v", page)
+	}
+	if _, hasBody := items[0].(map[string]any)["message"].(map[string]any)["body"]; hasBody {
+		t.Error("a summary carries the body")
+	}
+	v, isErr, text := c.tool("acc_inbox", map[string]any{"messageId": qid})
+	if isErr {
+		t.Fatal(text)
+	}
+	exact := v.([]any)[0].(map[string]any)
+	if exact["receipt"].(map[string]any)["state"] != "retrieved" || exact["message"].(map[string]any)["body"] != "8080 or 9090?" {
+		t.Errorf("exact read: %v", exact)
+	}
+	rep := c.ok("acc_reply", map[string]any{"messageId": qid, "body": "9090"})
+	if rep["receipt"].(map[string]any)["state"] != "acknowledged" {
+		t.Errorf("reply: %v", rep)
+	}
+	got := r.acc(append([]string{"inbox"}, as...)...)
+	its := got["items"].([]any)
+	if len(its) != 1 || its[0].(map[string]any)["message"].(map[string]any)["kind"] != "answer" {
+		t.Errorf("alice's inbox: %v", got)
+	}
+}
+
+func TestTwoServers(t *testing.T) {
+	r := newRoom(t)
+	one := startBinary(t, r, "one")
+	two := startBinary(t, r, "two")
+	one.initialize("2025-11-25")
+	two.initialize("2025-06-18")
+	one.ok("acc_status", map[string]any{})
+	two.ok("acc_status", map[string]any{})
+	q := one.ok("acc_message", map[string]any{"to": []any{"two"}, "kind": "question", "subject": "ready?", "body": "are you ready?"})
+	qid := q["message"].(map[string]any)["messageId"].(string)
+	items := two.ok("acc_inbox", map[string]any{})["items"].([]any)
+	if len(items) != 1 || items[0].(map[string]any)["message"].(map[string]any)["messageId"] != qid {
+		t.Fatalf("two's inbox: %v", items)
+	}
+	two.ok("acc_reply", map[string]any{"messageId": qid, "body": "ready"})
+	ans := one.ok("acc_inbox", map[string]any{})["items"].([]any)
+	if len(ans) != 1 {
+		t.Fatalf("one's inbox: %v", ans)
+	}
+	v, _, _ := one.tool("acc_inbox", map[string]any{"messageId": ans[0].(map[string]any)["message"].(map[string]any)["messageId"]})
+	if body := v.([]any)[0].(map[string]any)["message"].(map[string]any)["body"]; body != "ready" {
+		t.Errorf("answer body %v", body)
+	}
+}

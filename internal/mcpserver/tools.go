@@ -1,0 +1,410 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/acc-go/acc/pkg/core"
+	"github.com/acc-go/acc/pkg/protocol"
+	"github.com/acc-go/acc/pkg/router"
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// call is what a tool's run function gets: the opened room and the
+// connection's session, resolved after the arguments passed validation.
+type call struct {
+	room   *core.Room
+	caller core.Caller
+	dir    string // the workspace directory resources are resolved from
+}
+
+// tool is one MCP tool: its listing, its closed input schema, an optional
+// shape check that runs before any session is resolved, and its run
+// function, which calls exactly one core operation.
+type tool struct {
+	def *mcp.Tool
+	// check refuses shapes the schema cannot express (acc_sync's scope
+	// rules) before a session is resolved.
+	check func(raw json.RawMessage) error
+	// run decodes raw (already validated) and calls the core operation.
+	run func(ctx context.Context, c *call, raw json.RawMessage) (any, error)
+	// finish marks acc_finish: it uses the session without a heartbeat
+	// first and forgets it afterwards (A4).
+	finish bool
+}
+
+// registry lists every tool, in the order tools/list shows them.
+var registry = []func() tool{
+	statusTool, syncTool, workTool, claimTool, releaseTool,
+	messageTool, requestTool, inboxTool, replyTool, ackTool, finishTool,
+}
+
+const (
+	pollNote   = " MCP has no incoming push or wake-up: poll acc_inbox (and acc_status or acc_sync) to see what peers did."
+	mutateNote = " After it succeeds, poll acc_inbox, acc_status or acc_sync to see the effect; do not repeat the call to check."
+	sendNote   = " The message is committed to the room first; it may be offered natively to eligible opted-in recipients and otherwise stays queued in their inbox. A retry must reuse the same clientMessageId and the same payload."
+)
+
+func def(name, desc string, schema *jsonschema.Schema) *mcp.Tool {
+	return &mcp.Tool{Name: name, Description: desc, InputSchema: schema}
+}
+
+// decode unmarshals validated arguments into the tool's argument struct.
+func decode[T any](raw json.RawMessage) (T, error) {
+	var v T
+	if len(raw) == 0 || string(raw) == "null" {
+		return v, nil
+	}
+	err := json.Unmarshal(raw, &v)
+	return v, err
+}
+
+// sent is the result of every send-like tool: the message and one planned
+// delivery per recipient (pkg/router, as the CLI reports it).
+type sent struct {
+	Message  protocol.Message  `json:"message"`
+	Receipt  *protocol.Receipt `json:"receipt,omitempty"`
+	Delivery []router.Delivery `json:"delivery"`
+}
+
+func sentOf(res *core.SendResult) *sent {
+	return &sent{Message: res.Message, Receipt: res.Receipt, Delivery: router.Plan(&res.Message, res.Recipients)}
+}
+
+func statusTool() tool {
+	return tool{
+		def: def("acc_status", "Show the room: every participant's live session (presence, enforcement, lifecycle, checkout, branch), the live claims and the room's protection verdict. Read-only."+pollNote,
+			closed(nil, nil)),
+		run: func(ctx context.Context, c *call, _ json.RawMessage) (any, error) {
+			return c.room.Status(ctx, core.StatusQuery{Caller: &c.caller})
+		},
+	}
+}
+
+type syncArgs struct {
+	Cursor    string `json:"cursor"`
+	Scope     string `json:"scope"`
+	Limit     int    `json:"limit"`
+	Kind      string `json:"kind"`
+	Current   bool   `json:"current"`
+	MessageID string `json:"messageId"`
+}
+
+func (a syncArgs) query() core.SyncQuery {
+	return core.SyncQuery{Scope: a.Scope, Cursor: a.Cursor, Limit: a.Limit, Kind: a.Kind, Current: a.Current, MessageID: a.MessageID}
+}
+
+func syncTool() tool {
+	return tool{
+		def: def("acc_sync", "Catch up with the room. scope delta (default) returns the events after cursor (a 16-digit sequence from the previous call) with the roster and your attention; full adds a snapshot of every record; history lists the room's messages as summaries, newest first (kind filters it, current with kind decision lists decision heads), or reads one message in full with messageId. Never changes a receipt."+pollNote,
+			closed(nil, map[string]*jsonschema.Schema{
+				"cursor":    str("delta/full: the 16-digit cursor of the previous call; history: the nextCursor message id"),
+				"scope":     enum("delta (default), full or history", "delta", "full", "history"),
+				"limit":     integer("at most this many events or summaries", 1, 500),
+				"kind":      enum("history only: list messages of this kind", protocol.MessageKinds...),
+				"current":   boolean("history with kind decision: decision heads only"),
+				"messageId": str("history only: read this message in full, with every recipient's receipt"),
+			})),
+		check: func(raw json.RawMessage) error {
+			a, err := decode[syncArgs](raw)
+			if err != nil {
+				return err
+			}
+			return core.CheckSyncQuery(a.query())
+		},
+		run: func(ctx context.Context, c *call, raw json.RawMessage) (any, error) {
+			a, err := decode[syncArgs](raw)
+			if err != nil {
+				return nil, err
+			}
+			q := a.query()
+			if q.Scope != core.SyncScopeHistory {
+				q.Caller = &c.caller
+			}
+			res, err := c.room.Sync(ctx, q)
+			if err != nil {
+				return nil, err
+			}
+			return res.Data(), nil
+		},
+	}
+}
+
+type workArgs struct {
+	Summary       string   `json:"summary"`
+	Mode          string   `json:"mode"`
+	State         string   `json:"state"`
+	Clear         bool     `json:"clear"`
+	ResourceHints []string `json:"resourceHints"`
+}
+
+func workTool() tool {
+	s := closed(nil, map[string]*jsonschema.Schema{
+		"summary":       str("one line: what you are doing (at most 280 characters)"),
+		"mode":          enum("what kind of work", protocol.IntentModes...),
+		"state":         enum("default active", protocol.IntentStates...),
+		"clear":         {Const: jsonschema.Ptr[any](true), Type: "boolean", Description: "true clears your intent; takes no other field"},
+		"resourceHints": strings_("resources you expect to touch, spelled like acc_claim (file:PATH, file:DIR/**)"),
+	})
+	s.OneOf = []*jsonschema.Schema{
+		{Required: []string{"clear"}, Not: anyOf(requires("summary"), requires("mode"), requires("state"), requires("resourceHints"))},
+		{Required: []string{"summary", "mode"}, Not: requires("clear")},
+	}
+	return tool{
+		def: def("acc_work", "Publish what this session is doing (intent) so peers see it, or clear it with {clear:true}. Intent protects nothing: claim what you are about to change with acc_claim."+mutateNote+pollNote, s),
+		run: func(ctx context.Context, c *call, raw json.RawMessage) (any, error) {
+			a, err := decode[workArgs](raw)
+			if err != nil {
+				return nil, err
+			}
+			if a.Clear {
+				if _, err := c.room.Work(ctx, core.IntentInput{Caller: c.caller, Clear: true, Cwd: c.dir}); err != nil {
+					return nil, err
+				}
+				return map[string]bool{"cleared": true}, nil
+			}
+			return c.room.Work(ctx, core.IntentInput{Caller: c.caller, Summary: a.Summary, Mode: a.Mode, State: a.State,
+				Hints: a.ResourceHints, Cwd: c.dir})
+		},
+	}
+}
+
+type claimArgs struct {
+	Resource     string `json:"resource"`
+	Action       string `json:"action"`
+	Mode         string `json:"mode"`
+	Reason       string `json:"reason"`
+	LeaseSeconds int    `json:"leaseSeconds"`
+	ClaimID      string `json:"claimId"`
+}
+
+func claimTool() tool {
+	s := closed([]string{"action"}, map[string]*jsonschema.Schema{
+		"resource":     str("acquire: what to claim, file:PATH, file:DIR/** or another scheme such as doc:…"),
+		"action":       enum("acquire a new claim or renew one you hold", "acquire", "renew"),
+		"mode":         enum("acquire: exclusive (default) or shared", "shared", "exclusive"),
+		"reason":       str("acquire: one line saying why (default unspecified)"),
+		"leaseSeconds": integer("lease length in seconds (default 1800)", 1, 0),
+		"claimId":      str("renew: the claim to renew"),
+	})
+	s.OneOf = []*jsonschema.Schema{
+		{Properties: map[string]*jsonschema.Schema{"action": {Const: jsonschema.Ptr[any]("acquire")}},
+			Required: []string{"resource"}, Not: requires("claimId")},
+		{Properties: map[string]*jsonschema.Schema{"action": {Const: jsonschema.Ptr[any]("renew")}},
+			Required: []string{"claimId"}, Not: anyOf(requires("resource"), requires("mode"), requires("reason"))},
+	}
+	return tool{
+		def: def("acc_claim", "Claim a resource before changing it (action acquire), or renew a claim you hold (action renew). Claims made over MCP are always advisory: peers see them, nothing blocks a write. A conflicting claim of another session is refused, naming its holder. Release with acc_release."+mutateNote+pollNote, s),
+		run: func(ctx context.Context, c *call, raw json.RawMessage) (any, error) {
+			a, err := decode[claimArgs](raw)
+			if err != nil {
+				return nil, err
+			}
+			if a.Action == "renew" {
+				return c.room.RenewClaim(ctx, c.caller, a.ClaimID, a.LeaseSeconds)
+			}
+			return c.room.Claim(ctx, core.ClaimInput{Caller: c.caller, Resource: a.Resource, Cwd: c.dir, Mode: a.Mode,
+				Enforcement: protocol.EnforcementAdvisory, Reason: a.Reason, LeaseSeconds: a.LeaseSeconds})
+		},
+	}
+}
+
+func releaseTool() tool {
+	return tool{
+		def: def("acc_release", "Release a claim this session holds, by its claimId."+mutateNote+pollNote,
+			closed([]string{"claimId"}, map[string]*jsonschema.Schema{"claimId": str("the claim to release")})),
+		run: func(ctx context.Context, c *call, raw json.RawMessage) (any, error) {
+			a, err := decode[struct {
+				ClaimID string `json:"claimId"`
+			}](raw)
+			if err != nil {
+				return nil, err
+			}
+			res, err := c.room.Release(ctx, core.ReleaseInput{Caller: c.caller, ClaimID: a.ClaimID, Cwd: c.dir})
+			if err != nil {
+				return nil, err
+			}
+			return map[string]string{"released": res.ClaimID}, nil
+		},
+	}
+}
+
+type messageArgs struct {
+	To              []string `json:"to"`
+	Subject         string   `json:"subject"`
+	Body            string   `json:"body"`
+	Kind            string   `json:"kind"`
+	Obligation      string   `json:"obligation"`
+	ClientMessageID string   `json:"clientMessageId"`
+	Supersedes      []string `json:"supersedes"`
+	Withdraws       []string `json:"withdraws"`
+}
+
+func messageTool() tool {
+	return tool{
+		def: def("acc_message", "Record a note, question, request or decision for participants (to) or the room (to: []). Answers come from acc_reply and handoffs from acc_finish. A decision may supersede or withdraw 1 to 16 earlier decisions."+sendNote+mutateNote+pollNote,
+			closed([]string{"to", "subject", "body"}, map[string]*jsonschema.Schema{
+				"to":              strings_("recipient participant ids; [] for the room"),
+				"subject":         str("one line (at most 500 characters)"),
+				"body":            str("the message (at most 4000 characters)"),
+				"kind":            enum("default note", protocol.KindNote, protocol.KindQuestion, protocol.KindRequest, protocol.KindDecision),
+				"obligation":      enum("what the recipients owe; default from the kind", protocol.ObligationNone, protocol.ObligationAcknowledge, protocol.ObligationReply),
+				"clientMessageId": str("idempotency key: the same key and content return the first message"),
+				"supersedes":      boundedIDs("decision only: the decisions this one replaces"),
+				"withdraws":       boundedIDs("decision only: the decisions this one withdraws"),
+			})),
+		run: func(ctx context.Context, c *call, raw json.RawMessage) (any, error) {
+			a, err := decode[messageArgs](raw)
+			if err != nil {
+				return nil, err
+			}
+			if a.Kind == "" {
+				a.Kind = protocol.KindNote
+			}
+			res, err := c.room.Send(ctx, core.SendInput{Caller: c.caller, To: a.To, Kind: a.Kind, Obligation: a.Obligation,
+				Subject: a.Subject, Body: a.Body, ClientMessageID: a.ClientMessageID, Supersedes: a.Supersedes, Withdraws: a.Withdraws})
+			if err != nil {
+				return nil, err
+			}
+			return sentOf(res), nil
+		},
+	}
+}
+
+func requestTool() tool {
+	return tool{
+		def: def("acc_request", "Ask one participant to do something; they owe a reply (not completion). The title is the body when detail is absent."+sendNote+mutateNote+pollNote,
+			closed([]string{"toParticipantId", "title"}, map[string]*jsonschema.Schema{
+				"toParticipantId": str("the participant asked"),
+				"title":           str("one line"),
+				"detail":          str("the request in full"),
+				"clientMessageId": str("idempotency key"),
+			})),
+		run: func(ctx context.Context, c *call, raw json.RawMessage) (any, error) {
+			a, err := decode[struct {
+				To              string `json:"toParticipantId"`
+				Title           string `json:"title"`
+				Detail          string `json:"detail"`
+				ClientMessageID string `json:"clientMessageId"`
+			}](raw)
+			if err != nil {
+				return nil, err
+			}
+			res, err := c.room.Request(ctx, core.RequestInput{Caller: c.caller, To: a.To, Title: a.Title, Detail: a.Detail, ClientMessageID: a.ClientMessageID})
+			if err != nil {
+				return nil, err
+			}
+			return sentOf(res), nil
+		},
+	}
+}
+
+func inboxTool() tool {
+	s := closed(nil, map[string]*jsonschema.Schema{
+		"messageId": str("read this message in full; marks your receipt retrieved"),
+		"cursor":    str("continue after this message id (the previous page's nextCursor)"),
+		"limit":     integer("at most this many summaries (default 20)", 1, 500),
+	})
+	s.Not = anyOf(requires("messageId", "cursor"), requires("messageId", "limit"))
+	return tool{
+		def: def("acc_inbox", "Without messageId: a read-only page of your pending messages as summaries, newest first, never bodies, changing nothing; continue with cursor = nextCursor, or call again without it to see new arrivals. With messageId: the whole message as a one-item list, and your receipt moves to retrieved. Answer questions and requests with acc_reply, acknowledge the rest with acc_ack."+pollNote, s),
+		run: func(ctx context.Context, c *call, raw json.RawMessage) (any, error) {
+			a, err := decode[struct {
+				MessageID string `json:"messageId"`
+				Cursor    string `json:"cursor"`
+				Limit     int    `json:"limit"`
+			}](raw)
+			if err != nil {
+				return nil, err
+			}
+			if a.MessageID != "" {
+				return c.room.ReadMessage(ctx, c.caller, a.MessageID)
+			}
+			return c.room.Inbox(ctx, core.InboxQuery{Caller: c.caller, Cursor: a.Cursor, Limit: a.Limit})
+		},
+	}
+}
+
+func replyTool() tool {
+	return tool{
+		def: def("acc_reply", "Answer a message in its thread and acknowledge it, in one step. It says nothing about whether requested work is done."+sendNote+mutateNote+pollNote,
+			closed([]string{"messageId", "body"}, map[string]*jsonschema.Schema{
+				"messageId":       str("the message answered"),
+				"body":            str("the answer"),
+				"subject":         str("one line (default \"Re: <original subject>\")"),
+				"clientMessageId": str("idempotency key"),
+			})),
+		run: func(ctx context.Context, c *call, raw json.RawMessage) (any, error) {
+			a, err := decode[struct {
+				MessageID       string `json:"messageId"`
+				Body            string `json:"body"`
+				Subject         string `json:"subject"`
+				ClientMessageID string `json:"clientMessageId"`
+			}](raw)
+			if err != nil {
+				return nil, err
+			}
+			res, err := c.room.Reply(ctx, core.ReplyInput{Caller: c.caller, MessageID: a.MessageID, Body: a.Body, Subject: a.Subject, ClientMessageID: a.ClientMessageID})
+			if err != nil {
+				return nil, err
+			}
+			return sentOf(res), nil
+		},
+	}
+}
+
+func ackTool() tool {
+	return tool{
+		def: def("acc_ack", "Acknowledge a message that asks for acknowledgement (questions and requests need acc_reply instead). Returns your receipt."+mutateNote+pollNote,
+			closed([]string{"messageId"}, map[string]*jsonschema.Schema{"messageId": str("the message acknowledged")})),
+		run: func(ctx context.Context, c *call, raw json.RawMessage) (any, error) {
+			a, err := decode[struct {
+				MessageID string `json:"messageId"`
+			}](raw)
+			if err != nil {
+				return nil, err
+			}
+			return c.room.Ack(ctx, c.caller, a.MessageID)
+		},
+	}
+}
+
+func finishTool() tool {
+	return tool{
+		def: def("acc_finish", "Hand off and end this session: records what was done and what remains (to one known participant, or to the room), releases this session's claims and ends its presence, in one step. The next tool call starts a new session."+sendNote+pollNote,
+			closed([]string{"goal"}, map[string]*jsonschema.Schema{
+				"goal":            str("one line: what this session set out to do"),
+				"status":          enum("default partial", protocol.HandoffComplete, protocol.HandoffPartial, protocol.HandoffBlocked),
+				"completed":       strings_("lines that were done"),
+				"remaining":       strings_("lines still to do"),
+				"blockers":        strings_("lines that block progress"),
+				"toParticipantId": str("hand off to this participant (it owes an acknowledgement)"),
+				"clientMessageId": str("idempotency key"),
+			})),
+		finish: true,
+		run: func(ctx context.Context, c *call, raw json.RawMessage) (any, error) {
+			a, err := decode[struct {
+				Goal            string   `json:"goal"`
+				Status          string   `json:"status"`
+				Completed       []string `json:"completed"`
+				Remaining       []string `json:"remaining"`
+				Blockers        []string `json:"blockers"`
+				To              string   `json:"toParticipantId"`
+				ClientMessageID string   `json:"clientMessageId"`
+			}](raw)
+			if err != nil {
+				return nil, err
+			}
+			if a.Status == "" {
+				a.Status = protocol.HandoffPartial
+			}
+			res, err := c.room.Finish(ctx, core.FinishInput{Caller: c.caller, Goal: a.Goal, Status: a.Status, Completed: a.Completed,
+				Remaining: a.Remaining, Blockers: a.Blockers, To: a.To, ClientMessageID: a.ClientMessageID})
+			if err != nil {
+				return nil, err
+			}
+			return sentOf(res), nil
+		},
+	}
+}
