@@ -12,7 +12,11 @@
 # directly. The versions must match internal/realclient/clients.go (a test
 # checks).
 #
-# Usage: scripts/install-clients.sh [name...]   (default: all of them)
+# It also installs the official TypeScript MCP SDK, a library rather than a
+# program, that internal/mcpserver's real-client test drives acc-mcp with; its
+# pin must match sdkVersion there (a test checks).
+#
+# Usage: scripts/install-clients.sh [name...]   (default: all of them, and mcp-sdk)
 set -euo pipefail
 
 # name  npm package  exact version
@@ -21,6 +25,9 @@ CLIENTS=(
 	"codex @openai/codex 0.171.0"
 	"gemini @google/gemini-cli 0.61.0"
 )
+
+# name:package:exact version of the MCP SDK.
+MCP_SDK="mcp-sdk:@modelcontextprotocol/sdk:1.32.2"
 
 cache="${ACC_CLIENTS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/acc-clients}"
 command -v npm >/dev/null || { echo "install-clients: npm is not on PATH" >&2; exit 1; }
@@ -90,3 +97,32 @@ for line in "${CLIENTS[@]}"; do
 	fi
 	install_one "$name" "$pkg" "$version"
 done
+
+# install_library installs an npm library (nothing to run): it is checked by
+# the version in its package.json instead.
+install_library() (
+	name=$1 pkg=$2 version=$3
+	dir="$cache/$name@$version"
+	if [ -f "$dir/.acc-installed" ]; then
+		echo "install-clients: $pkg@$version already in $dir"
+		exit 0
+	fi
+	rm -rf "$dir"
+	find "$cache" -maxdepth 1 -name "$name@$version.partial-*" -mmin +60 -exec rm -rf {} + 2>/dev/null || true
+	tmp=$(mktemp -d "$cache/$name@$version.partial-XXXXXX")
+	trap 'rm -rf "$tmp"' EXIT
+	npm install --prefix "$tmp" --no-audit --no-fund --ignore-scripts --save-exact --loglevel=error "$pkg@$version" >&2
+	got=$(node -p 'require(process.argv[1]).version' "$tmp/node_modules/$pkg/package.json" 2>/dev/null) || got=""
+	[ "$got" = "$version" ] || { echo "install-clients: $pkg installed '$got', not $version" >&2; exit 1; }
+	echo "$pkg@$version" >"$tmp/.acc-installed"
+	if ! mv -T "$tmp" "$dir" 2>/dev/null && [ ! -f "$dir/.acc-installed" ]; then
+		echo "install-clients: cannot move the install into $dir" >&2
+		exit 1
+	fi
+	echo "install-clients: $pkg@$version installed in $dir"
+)
+
+IFS=: read -r name pkg version <<<"$MCP_SDK"
+if [ ${#want[@]} -eq 0 ] || [[ " ${want[*]} " == *" $name "* ]]; then
+	install_library "$name" "$pkg" "$version"
+fi

@@ -262,8 +262,29 @@ func startInProcess(t *testing.T, r *room, participant string) *client {
 	return c
 }
 
-// startBinary runs the built acc-mcp over real stdio.
+// startBinary runs the built acc-mcp over real stdio; the cleanup closes
+// its input and expects a clean exit.
 func startBinary(t *testing.T, r *room, participant string) *client {
+	t.Helper()
+	c, p := spawnBinary(t, r, participant)
+	t.Cleanup(func() {
+		p.in.Close()
+		if err := p.cmd.Wait(); err != nil {
+			t.Errorf("acc-mcp exit: %v; stderr: %s", err, p.stderr.String())
+		}
+	})
+	return c
+}
+
+// proc is a running acc-mcp.
+type proc struct {
+	cmd    *exec.Cmd
+	in     io.WriteCloser
+	stderr *strings.Builder
+}
+
+// spawnBinary starts the built acc-mcp; the caller ends it.
+func spawnBinary(t *testing.T, r *room, participant string) (*client, *proc) {
 	t.Helper()
 	cmd := exec.Command(filepath.Join(binDir, "acc-mcp"))
 	cmd.Dir = t.TempDir() // not the workspace: ACC_MCP_WORKSPACE selects it
@@ -281,12 +302,5 @@ func startBinary(t *testing.T, r *room, participant string) *client {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	c := newClient(t, in, out)
-	t.Cleanup(func() {
-		in.Close()
-		if err := cmd.Wait(); err != nil {
-			t.Errorf("acc-mcp exit: %v; stderr: %s", err, stderr.String())
-		}
-	})
-	return c
+	return newClient(t, in, out), &proc{cmd: cmd, in: in, stderr: &stderr}
 }

@@ -94,7 +94,7 @@ func checkArgs(schema *jsonschema.Schema, resolved *jsonschema.Resolved, raw jso
 	sort.Strings(keys)
 	for _, k := range keys {
 		if _, ok := schema.Properties[k]; !ok {
-			return nil, argError(protocol.ReasonUnknownFlag, "arguments.%s is not a known field", k).With("field", k)
+			return nil, argError(protocol.ReasonUnknownArgument, "arguments.%s is not a known field", k).With("field", k)
 		}
 	}
 	for _, k := range schema.Required {

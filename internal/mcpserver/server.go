@@ -29,7 +29,6 @@ const (
 	defaultParticipant = "mcp"
 	// storeWait bounds one call's wait for a busy store, as the CLI does.
 	storeWait = 5 * time.Second
-	cadenceMs = 60000
 )
 
 // Version is reported as serverInfo.version.
@@ -135,7 +134,7 @@ func (s *server) newMCPServer() *mcp.Server {
 	srv.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			if ct, ok := req.(*mcp.CallToolRequest); ok && method == "tools/call" && !known[ct.Params.Name] {
-				return errorResult(ct.Params.Name, protocol.Errorf(protocol.ReasonUnknownCommand, "unknown tool: %s", ct.Params.Name)), nil
+				return errorResult(ct.Params.Name, protocol.Errorf(protocol.ReasonUnknownTool, "unknown tool: %s", ct.Params.Name)), nil
 			}
 			return next(ctx, method, req)
 		}
@@ -153,10 +152,22 @@ func (s *server) open(ctx context.Context, create bool, fn func(r *core.Room) er
 	return fn(r)
 }
 
-// owner returns the connection's session: attached on first use, then
+// bindingAdapter is the adapter id of acc-mcp's session bindings (A4).
+const bindingAdapter = "mcp"
+
+// bindingID is the client session id acc-mcp binds its acc session under:
+// the participant and the workspace, never anything the client reports, so
+// a restarted server with the same configuration resumes the same session
+// while it is still open (A4, A11 item 7).
+func (s *server) bindingID(r *core.Room) string {
+	return s.cfg.Participant + "@" + r.WS.ID
+}
+
+// owner returns the connection's session: resolved through the persistent
+// binding on first use (resumed while still open, else a new one), then
 // reused with a heartbeat on every call; a session whose generation is gone
 // is replaced by a new one (A4). heartbeat false skips the heartbeat
-// (acc_finish).
+// (acc_finish), which then finishes the bound generation if it is current.
 func (s *server) owner(ctx context.Context, r *core.Room, heartbeat bool) (core.Caller, error) {
 	if s.caller != nil {
 		if !heartbeat {
@@ -172,12 +183,25 @@ func (s *server) owner(ctx context.Context, r *core.Room, heartbeat bool) (core.
 		s.logf("session %s ended elsewhere (%v); attaching a new one", s.caller.SessionID, err)
 		s.caller = nil
 	}
-	res, err := r.Attach(ctx, core.AttachInput{ParticipantID: s.cfg.Participant, Harness: "mcp",
-		Enforcement: protocol.EnforcementAdvisory, Lifecycle: protocol.LifecycleManual, CadenceMs: cadenceMs})
+	if !heartbeat {
+		c, err := r.HookCaller(ctx, bindingAdapter, s.bindingID(r))
+		if err != nil {
+			return core.Caller{}, err
+		}
+		if c != nil {
+			s.caller = c
+			return *c, nil
+		}
+	}
+	// The server's own pid is recorded, so a crashed server's session goes
+	// offline as soon as the process is gone.
+	res, err := r.HookAttach(ctx, core.HookAttachInput{Adapter: bindingAdapter, ClientSessionID: s.bindingID(r),
+		Participant: s.cfg.Participant, PID: os.Getpid(),
+		Enforcement: protocol.EnforcementAdvisory, Lifecycle: protocol.LifecycleManual})
 	if err != nil {
 		return core.Caller{}, err
 	}
-	s.caller = &core.Caller{SessionID: res.SessionID, Generation: res.Generation}
+	s.caller = &res.Caller
 	return *s.caller, nil
 }
 

@@ -210,26 +210,30 @@ func TestBadInput(t *testing.T) {
 		}
 	}
 	cases := []struct {
-		tool  string
-		args  any
-		field string
+		tool   string
+		args   any
+		field  string
+		reason string // "" when another test pins it
 	}{
-		{"acc_teleport", map[string]any{}, "unknown tool"},
-		{"acc_status", map[string]any{"legacyField": true}, "arguments.legacyField"},
-		{"acc_message", map[string]any{"to": []any{"alice"}, "subject": "s", "body": "b", "priority": "high"}, "arguments.priority"},
-		{"acc_inbox", map[string]any{"limit": "ten"}, "arguments.limit"},
-		{"acc_inbox", map[string]any{"limit": 501}, "arguments.limit"},
-		{"acc_inbox", map[string]any{"limit": 0}, "arguments.limit"},
-		{"acc_inbox", map[string]any{"messageId": "message_x", "cursor": "message_y"}, "arguments"},
-		{"acc_message", map[string]any{"to": []any{"alice"}, "subject": "s", "body": "b", "kind": "answer"}, "arguments.kind"},
-		{"acc_claim", map[string]any{"action": "renew", "resource": "file:a"}, "arguments"},
-		{"acc_sync", map[string]any{"kind": "note"}, "type"},
-		{"acc_work", map[string]any{"clear": false}, "arguments"},
+		{"acc_teleport", map[string]any{}, "unknown tool", "unknown_tool"},
+		{"acc_status", map[string]any{"legacyField": true}, "arguments.legacyField", "unknown_argument"},
+		{"acc_message", map[string]any{"to": []any{"alice"}, "subject": "s", "body": "b", "priority": "high"}, "arguments.priority", "unknown_argument"},
+		{"acc_inbox", map[string]any{"limit": "ten"}, "arguments.limit", ""},
+		{"acc_inbox", map[string]any{"limit": 501}, "arguments.limit", "invalid_limit"},
+		{"acc_inbox", map[string]any{"limit": 0}, "arguments.limit", "invalid_limit"},
+		{"acc_inbox", map[string]any{"messageId": "message_x", "cursor": "message_y"}, "arguments", ""},
+		{"acc_message", map[string]any{"to": []any{"alice"}, "subject": "s", "body": "b", "kind": "answer"}, "arguments.kind", ""},
+		{"acc_claim", map[string]any{"action": "renew", "resource": "file:a"}, "arguments", ""},
+		{"acc_sync", map[string]any{"kind": "note"}, "type", ""},
+		{"acc_work", map[string]any{"clear": false}, "arguments", ""},
 	}
 	for _, tc := range cases {
 		_, isErr, text := c.tool(tc.tool, tc.args)
 		if !isErr || !strings.HasPrefix(text, tc.tool+": ") || !strings.Contains(text, tc.field) {
 			t.Errorf("%s %v: isError %v, %q", tc.tool, tc.args, isErr, text)
+		}
+		if tc.reason != "" && !strings.HasSuffix(text, "(usage, "+tc.reason+")") {
+			t.Errorf("%s %v: %q, want reason %s (exit 2)", tc.tool, tc.args, text, tc.reason)
 		}
 	}
 	// The roster still shows no research session: invalid calls create no presence.

@@ -57,6 +57,8 @@ const (
 	ReasonUsage                    = "usage"
 	ReasonUnknownCommand           = "unknown_command"
 	ReasonUnknownFlag              = "unknown_flag"
+	ReasonUnknownTool              = "unknown_tool"
+	ReasonUnknownArgument          = "unknown_argument"
 	ReasonMissingFlag              = "missing_flag"
 	ReasonInvalidFlagValue         = "invalid_flag_value"
 	ReasonUnexpectedArgument       = "unexpected_argument"
@@ -127,6 +129,8 @@ var Reasons = []ReasonInfo{
 	{ReasonUsage, ExitUsage, "the command line is malformed"},
 	{ReasonUnknownCommand, ExitUsage, "no such command; `acc help` lists them"},
 	{ReasonUnknownFlag, ExitUsage, "the command has no such flag; `acc <command> --help` lists them"},
+	{ReasonUnknownTool, ExitUsage, "acc-mcp has no such tool; `tools/list` lists them"},
+	{ReasonUnknownArgument, ExitUsage, "an acc-mcp tool call carries a field its input schema does not declare"},
 	{ReasonMissingFlag, ExitUsage, "a required flag is missing or empty"},
 	{ReasonInvalidFlagValue, ExitUsage, "a flag value is not one the command accepts"},
 	{ReasonUnexpectedArgument, ExitUsage, "a positional argument the command does not take"},
