@@ -92,12 +92,27 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 func Serve(ctx context.Context, cfg *Config, r io.Reader, w, logw io.Writer) error {
 	s := &server{cfg: cfg, logw: logw}
 	srv := s.newMCPServer()
-	err := srv.Run(ctx, &filterTransport{r: r, w: w})
-	s.detach()
-	if err == io.EOF {
-		err = nil
+	m := newMux(w)
+	legacy, err := srv.Connect(ctx, connTransport{m.legacy}, nil)
+	if err != nil {
+		return err
 	}
-	return err
+	modern, err := srv.Connect(ctx, connTransport{m.modern}, nil)
+	if err != nil {
+		legacy.Close()
+		return err
+	}
+	go m.readLoop(r)
+	stop := context.AfterFunc(ctx, func() { legacy.Close(); modern.Close() })
+	errL, errM := legacy.Wait(), modern.Wait()
+	stop()
+	s.detach()
+	for _, e := range []error{ctx.Err(), errL, errM} {
+		if e != nil && e != io.EOF {
+			return e
+		}
+	}
+	return nil
 }
 
 // server holds one connection's acc session.
@@ -117,9 +132,12 @@ func (s *server) logf(format string, a ...any) {
 }
 
 func (s *server) newMCPServer() *mcp.Server {
-	srv := mcp.NewServer(&mcp.Implementation{Name: "agents-can-communicate", Version: Version}, &mcp.ServerOptions{
+	srv := mcp.NewServer(&mcp.Implementation{Name: serverName, Version: Version}, &mcp.ServerOptions{
 		Capabilities:              &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}, Resources: &mcp.ResourceCapabilities{}},
 		SupportedProtocolVersions: supportedVersions,
+		// Cache hints on modern results: nothing acc-mcp lists is cached
+		// across callers or over time (A3; legacy results drop them, wire.go).
+		SetCacheable: func(_ context.Context, _ mcp.Request, c *mcp.Cacheable) { c.TTLMs, c.CacheScope = 0, "private" },
 	})
 	known := map[string]bool{}
 	for _, mk := range registry {

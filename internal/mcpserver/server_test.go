@@ -3,7 +3,6 @@ package mcpserver
 import (
 	"bytes"
 	"encoding/json"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -97,21 +96,7 @@ func TestToolsListGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got = append(got, '\n')
-	path := filepath.Join("testdata", "tools_list.json")
-	if os.Getenv("ACC_UPDATE") == "1" {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("missing snapshot %s (run with ACC_UPDATE=1 to create it): %v", path, err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("tools/list differs from %s; rerun with ACC_UPDATE=1 if the change is intended\n%s", path, got)
-	}
+	golden(t, "tools_list.json", append(got, '\n'))
 }
 
 func TestEveryTool(t *testing.T) {
