@@ -16,7 +16,13 @@
 # program, that internal/mcpserver's real-client test drives acc-mcp with; its
 # pin must match sdkVersion there (a test checks).
 #
-# Usage: scripts/install-clients.sh [name...]   (default: all of them, and mcp-sdk)
+# And it installs Node 22 (npm's platform package of the node binary) and the
+# MCP Inspector, installed with that node first on PATH, whose CLI mode
+# internal/mcpserver's TestInspectorCLI runs against acc-mcp; the pins must
+# match nodeVersion and inspectorVersion there (TestInspectorPinAgrees).
+#
+# Usage: scripts/install-clients.sh [name...]
+#        (default: all of them, mcp-sdk, node and inspector)
 set -euo pipefail
 
 # name  npm package  exact version
@@ -28,6 +34,11 @@ CLIENTS=(
 
 # name:package:exact version of the MCP SDK.
 MCP_SDK="mcp-sdk:@modelcontextprotocol/sdk:1.32.2"
+
+# name:exact version of Node (the package is node-<os>-<arch>), and
+# name:package:exact version of the MCP Inspector.
+NODE="node:22.23.5"
+INSPECTOR="inspector:@modelcontextprotocol/inspector:2.12.0"
 
 cache="${ACC_CLIENTS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/acc-clients}"
 command -v npm >/dev/null || { echo "install-clients: npm is not on PATH" >&2; exit 1; }
@@ -100,8 +111,10 @@ done
 
 # install_library installs an npm library (nothing to run): it is checked by
 # the version in its package.json instead.
+# A fourth argument "scripts" lets the package's install scripts run.
 install_library() (
-	name=$1 pkg=$2 version=$3
+	name=$1 pkg=$2 version=$3 scripts=--ignore-scripts
+	[ "${4:-}" = scripts ] && scripts=
 	dir="$cache/$name@$version"
 	if [ -f "$dir/.acc-installed" ]; then
 		echo "install-clients: $pkg@$version already in $dir"
@@ -111,7 +124,7 @@ install_library() (
 	find "$cache" -maxdepth 1 -name "$name@$version.partial-*" -mmin +60 -exec rm -rf {} + 2>/dev/null || true
 	tmp=$(mktemp -d "$cache/$name@$version.partial-XXXXXX")
 	trap 'rm -rf "$tmp"' EXIT
-	npm install --prefix "$tmp" --no-audit --no-fund --ignore-scripts --save-exact --loglevel=error "$pkg@$version" >&2
+	npm install --prefix "$tmp" --no-audit --no-fund $scripts --save-exact --loglevel=error "$pkg@$version" >&2
 	got=$(node -p 'require(process.argv[1]).version' "$tmp/node_modules/$pkg/package.json" 2>/dev/null) || got=""
 	[ "$got" = "$version" ] || { echo "install-clients: $pkg installed '$got', not $version" >&2; exit 1; }
 	echo "$pkg@$version" >"$tmp/.acc-installed"
@@ -125,4 +138,52 @@ install_library() (
 IFS=: read -r name pkg version <<<"$MCP_SDK"
 if [ ${#want[@]} -eq 0 ] || [[ " ${want[*]} " == *" $name "* ]]; then
 	install_library "$name" "$pkg" "$version"
+fi
+
+# install_node installs the node binary's platform package; it is checked by
+# running node --version.
+node_pkg() {
+	local os arch
+	case $(uname -s) in Linux) os=linux ;; Darwin) os=darwin ;; *) return 1 ;; esac
+	case $(uname -m) in x86_64 | amd64) arch=x64 ;; aarch64 | arm64) arch=arm64 ;; *) return 1 ;; esac
+	echo "node-$os-$arch"
+}
+
+install_node() (
+	name=$1 pkg=$2 version=$3
+	dir="$cache/$name@$version"
+	if [ -f "$dir/.acc-installed" ] && [ "$("$dir/node_modules/$pkg/bin/node" --version 2>/dev/null)" = "v$version" ]; then
+		echo "install-clients: $pkg@$version already in $dir"
+		exit 0
+	fi
+	rm -rf "$dir"
+	find "$cache" -maxdepth 1 -name "$name@$version.partial-*" -mmin +60 -exec rm -rf {} + 2>/dev/null || true
+	tmp=$(mktemp -d "$cache/$name@$version.partial-XXXXXX")
+	trap 'rm -rf "$tmp"' EXIT
+	npm install --prefix "$tmp" --no-audit --no-fund --ignore-scripts --save-exact --loglevel=error "$pkg@$version" >&2
+	got=$("$tmp/node_modules/$pkg/bin/node" --version 2>&1) || got=""
+	[ "$got" = "v$version" ] || { echo "install-clients: $pkg node --version printed '$got', not v$version" >&2; exit 1; }
+	echo "$name@$version" >"$tmp/.acc-installed"
+	if ! mv -T "$tmp" "$dir" 2>/dev/null && [ ! -f "$dir/.acc-installed" ]; then
+		echo "install-clients: cannot move the install into $dir" >&2
+		exit 1
+	fi
+	echo "install-clients: $pkg@$version installed in $dir"
+)
+
+IFS=: read -r node_name node_version <<<"$NODE"
+IFS=: read -r insp_name insp_pkg insp_version <<<"$INSPECTOR"
+want_node=0 want_insp=0
+if [ ${#want[@]} -eq 0 ] || [[ " ${want[*]} " == *" $node_name "* ]]; then want_node=1; fi
+if [ ${#want[@]} -eq 0 ] || [[ " ${want[*]} " == *" $insp_name "* ]]; then want_node=1 want_insp=1; fi
+if [ $want_node = 1 ]; then
+	pkg=$(node_pkg) || { echo "install-clients: no node platform package for $(uname -sm)" >&2; exit 1; }
+	install_node "$node_name" "$pkg" "$node_version"
+fi
+if [ $want_insp = 1 ]; then
+	# The Inspector needs Node 22: install it (its scripts run, as in
+	# TestInspectorCLI) with that node first on PATH; install_library checks
+	# it by its package.json.
+	PATH="$cache/$node_name@$node_version/node_modules/$pkg/bin:$PATH" \
+		install_library "$insp_name" "$insp_pkg" "$insp_version" scripts
 fi
