@@ -48,7 +48,7 @@ type HookAttachResult struct {
 // HookAttach is the session-start handler's rule (reference/adapters.md
 // §1.4): a binding whose session is still open at the bound generation is
 // resumed (pid, enforcement, lifecycle and heartbeat refreshed; no event);
-// otherwise a fresh session is opened and bound, in the same transaction.
+// otherwise a fresh session is opened and bound in one transaction.
 func (r *Room) HookAttach(ctx context.Context, in HookAttachInput) (*HookAttachResult, error) {
 	if in.Participant == "" {
 		in.Participant = DefaultHookParticipant(in.Adapter, in.ClientSessionID)
@@ -89,15 +89,12 @@ func (r *Room) HookAttach(ctx context.Context, in HookAttachInput) (*HookAttachR
 	if err != nil || out != nil {
 		return out, err
 	}
-	res, err := r.Attach(ctx, AttachInput{ParticipantID: in.Participant, Harness: in.Adapter, PID: in.PID,
-		Enforcement: in.Enforcement, Lifecycle: in.Lifecycle, CadenceMs: DefaultHookCadenceMs})
-	if err != nil {
-		return nil, err
-	}
-	err = r.Store.Update(ctx, func(tx storage.Tx) error {
-		return tx.PutBinding(&storage.SessionBinding{Key: key, Harness: in.Adapter, HarnessSessionID: in.ClientSessionID,
-			SessionID: res.SessionID, Generation: res.Generation, UpdatedAt: protocol.FormatTime(r.now())})
-	})
+	res, err := r.attach(ctx, AttachInput{ParticipantID: in.Participant, Harness: in.Adapter, PID: in.PID,
+		Enforcement: in.Enforcement, Lifecycle: in.Lifecycle, CadenceMs: DefaultHookCadenceMs},
+		func(tx storage.Tx, res *AttachResult) error {
+			return tx.PutBinding(&storage.SessionBinding{Key: key, Harness: in.Adapter, HarnessSessionID: in.ClientSessionID,
+				SessionID: res.SessionID, Generation: res.Generation, UpdatedAt: protocol.FormatTime(r.now())})
+		})
 	if err != nil {
 		return nil, err
 	}

@@ -51,6 +51,13 @@ type AttachResult struct {
 // never authorises a replacement); exit 5 session_participant_mismatch when
 // the session id belongs to another participant.
 func (r *Room) Attach(ctx context.Context, in AttachInput) (*AttachResult, error) {
+	return r.attach(ctx, in, nil)
+}
+
+// attach is Attach; then, when set, runs in the same transaction once the
+// session is open (a hook binds it there, so a crash never leaves an open
+// session without its binding).
+func (r *Room) attach(ctx context.Context, in AttachInput, then func(tx storage.Tx, res *AttachResult) error) (*AttachResult, error) {
 	if in.Enforcement == "" {
 		in.Enforcement = protocol.EnforcementAdvisory
 	}
@@ -163,6 +170,9 @@ func (r *Room) Attach(ctx context.Context, in AttachInput) (*AttachResult, error
 		*res = AttachResult{SessionID: sessionID, Generation: s.Generation, ParticipantID: in.ParticipantID,
 			Harness: in.Harness, WorkspaceID: r.WS.ID, CheckoutRoot: s.CheckoutRoot, Branch: s.Branch,
 			Materialised: w != nil, Replaced: replaced}
+		if then != nil {
+			return then(tx, res)
+		}
 		return nil
 	})
 	if err != nil {

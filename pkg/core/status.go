@@ -203,11 +203,3 @@ func allIntents(tx storage.ReadTx) (map[string]*protocol.Intent, error) {
 	}
 	return out, nil
 }
-
-func sessionIntent(tx storage.ReadTx, sessionID string) (*protocol.Intent, error) {
-	i, err := tx.Intent(storage.Durable, sessionID)
-	if err != nil || i != nil {
-		return i, err
-	}
-	return tx.Intent(storage.Ephemeral, sessionID)
-}
