@@ -38,13 +38,13 @@ func TestMain(m *testing.M) {
 
 // room is one test workspace with its own data home.
 type room struct {
-	t        *testing.T
+	t        testing.TB
 	ws, data string
 	home     string
 	extraEnv map[string]string
 }
 
-func newRoom(t *testing.T) *room {
+func newRoom(t testing.TB) *room {
 	t.Helper()
 	base := t.TempDir()
 	r := &room{t: t, ws: filepath.Join(base, "ws"), data: filepath.Join(base, "data"), home: filepath.Join(base, "home")}
@@ -108,16 +108,17 @@ func (r *room) fingerprint() string {
 
 // client speaks newline-delimited JSON-RPC and matches replies by id.
 type client struct {
-	t       *testing.T
+	t       testing.TB
 	w       io.WriteCloser
 	mu      sync.Mutex
 	cond    *sync.Cond
 	replies map[string]json.RawMessage
+	nulls   int // replies with id null received so far
 	eof     bool
 	nextID  int
 }
 
-func newClient(t *testing.T, w io.WriteCloser, r io.Reader) *client {
+func newClient(t testing.TB, w io.WriteCloser, r io.Reader) *client {
 	c := &client{t: t, w: w, replies: map[string]json.RawMessage{}}
 	c.cond = sync.NewCond(&c.mu)
 	go func() {
@@ -132,17 +133,17 @@ func newClient(t *testing.T, w io.WriteCloser, r io.Reader) *client {
 				continue
 			}
 			c.mu.Lock()
+			// Replies with id null keep their order: the first is
+			// "null", the second "null#1", the third "null#2", and so on.
 			key := string(m.ID)
-			for i := 0; ; i++ { // several id:null replies keep their order
-				k := key
-				if i > 0 {
-					k = fmt.Sprintf("%s#%d", key, i)
+			if key == "null" || key == "" {
+				key = "null"
+				if c.nulls > 0 {
+					key = fmt.Sprintf("null#%d", c.nulls)
 				}
-				if _, dup := c.replies[k]; !dup {
-					c.replies[k] = line
-					break
-				}
+				c.nulls++
 			}
+			c.replies[key] = line
 			c.cond.Broadcast()
 			c.mu.Unlock()
 		}
@@ -264,7 +265,7 @@ func startInProcess(t *testing.T, r *room, participant string) *client {
 
 // startBinary runs the built acc-mcp over real stdio; the cleanup closes
 // its input and expects a clean exit.
-func startBinary(t *testing.T, r *room, participant string) *client {
+func startBinary(t testing.TB, r *room, participant string) *client {
 	t.Helper()
 	c, p := spawnBinary(t, r, participant)
 	t.Cleanup(func() {
@@ -284,7 +285,7 @@ type proc struct {
 }
 
 // spawnBinary starts the built acc-mcp; the caller ends it.
-func spawnBinary(t *testing.T, r *room, participant string) (*client, *proc) {
+func spawnBinary(t testing.TB, r *room, participant string) (*client, *proc) {
 	t.Helper()
 	cmd := exec.Command(filepath.Join(binDir, "acc-mcp"))
 	cmd.Dir = t.TempDir() // not the workspace: ACC_MCP_WORKSPACE selects it

@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"context"
+	"encoding/json"
 
 	"github.com/acc-go/acc/pkg/core"
 	"github.com/acc-go/acc/pkg/protocol"
@@ -25,7 +26,7 @@ func (s *server) resources() []resource {
 				if err != nil {
 					return nil, err
 				}
-				return res.Data(), nil
+				return peerSnapshot(res.Data())
 			})},
 		{&mcp.Resource{URI: "acc://roster", Name: "Participant roster", MIMEType: "application/json",
 			Description: "The live sessions of the room, as acc_sync reports them ([] in an empty room)."},
@@ -81,4 +82,45 @@ func contents(uri string, v any, err error) (*mcp.ReadResourceResult, error) {
 		return nil, err
 	}
 	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: "application/json", Text: string(text)}}}, nil
+}
+
+// peerSnapshot marks the messages of a full sync as peer content (A7):
+// every string inside each message, recursively (subject, body, artifact
+// descriptions, handoff lists), has its control characters escaped
+// (core.EscapeControl), and each message gains trust "untrusted peer
+// content". Attribution is kept as it is. Other records pass unchanged.
+func peerSnapshot(data any) (any, error) {
+	b, err := json.Marshal(data)
+	if err != nil {
+		return nil, err
+	}
+	var v map[string]any
+	if err := json.Unmarshal(b, &v); err != nil {
+		return nil, err
+	}
+	snap, _ := v["snapshot"].(map[string]any)
+	msgs, _ := snap["messages"].([]any)
+	for i, m := range msgs {
+		if obj, ok := escapeStrings(m).(map[string]any); ok {
+			obj["trust"] = core.TrustLabel
+			msgs[i] = obj
+		}
+	}
+	return v, nil
+}
+
+func escapeStrings(v any) any {
+	switch x := v.(type) {
+	case string:
+		return core.EscapeControl(x)
+	case map[string]any:
+		for k, e := range x {
+			x[k] = escapeStrings(e)
+		}
+	case []any:
+		for i, e := range x {
+			x[i] = escapeStrings(e)
+		}
+	}
+	return v
 }

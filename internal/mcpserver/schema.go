@@ -79,11 +79,11 @@ func checkArgs(schema *jsonschema.Schema, resolved *jsonschema.Resolved, raw jso
 	if len(raw) > 0 && string(raw) != "null" {
 		var v any
 		if err := json.Unmarshal(raw, &v); err != nil {
-			return nil, argError(protocol.ReasonUsage, "arguments must be a JSON object")
+			return nil, argError(protocol.ReasonInvalidArgument, "arguments must be a JSON object")
 		}
 		m, ok := v.(map[string]any)
 		if !ok {
-			return nil, argError(protocol.ReasonUsage, "arguments must be a JSON object")
+			return nil, argError(protocol.ReasonInvalidArgument, "arguments must be a JSON object")
 		}
 		args = m
 	}
@@ -99,7 +99,7 @@ func checkArgs(schema *jsonschema.Schema, resolved *jsonschema.Resolved, raw jso
 	}
 	for _, k := range schema.Required {
 		if _, ok := args[k]; !ok {
-			return nil, argError(protocol.ReasonMissingFlag, "arguments.%s is required", k).With("field", k)
+			return nil, argError(protocol.ReasonMissingArgument, "arguments.%s is required", k).With("field", k)
 		}
 	}
 	for _, k := range keys {
@@ -110,18 +110,18 @@ func checkArgs(schema *jsonschema.Schema, resolved *jsonschema.Resolved, raw jso
 	if err := resolved.Validate(args); err != nil {
 		switch {
 		case len(schema.OneOf) > 0:
-			return nil, argError(protocol.ReasonUsage, "arguments must match exactly one accepted shape")
+			return nil, argError(protocol.ReasonArgumentShape, "arguments must match exactly one accepted shape")
 		case schema.Not != nil:
-			return nil, argError(protocol.ReasonUsage, "arguments contains fields that cannot be combined")
+			return nil, argError(protocol.ReasonArgumentShape, "arguments contains fields that cannot be combined")
 		}
-		return nil, argError(protocol.ReasonUsage, "arguments must match an accepted shape")
+		return nil, argError(protocol.ReasonArgumentShape, "arguments must match an accepted shape")
 	}
 	return args, nil
 }
 
 func checkValue(path string, s *jsonschema.Schema, v any) error {
 	bad := func(format string, a ...any) error {
-		reason := protocol.ReasonInvalidFlagValue
+		reason := protocol.ReasonInvalidArgument
 		if strings.HasSuffix(path, ".limit") {
 			reason = protocol.ReasonInvalidLimit
 		}

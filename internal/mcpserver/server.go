@@ -162,7 +162,7 @@ func (s *server) newMCPServer() *mcp.Server {
 
 // open opens the room for one call, as the CLI does for one command.
 func (s *server) open(ctx context.Context, create bool, fn func(r *core.Room) error) error {
-	r, err := core.Open(ctx, core.OpenOptions{Cwd: s.cfg.Dir, Getenv: s.cfg.Getenv, NoCreate: !create})
+	r, err := core.Open(ctx, core.OpenOptions{Cwd: s.cfg.Dir, Getenv: s.cfg.Getenv, NoCreate: !create, Front: core.FrontMCP})
 	if err != nil {
 		return err
 	}

@@ -209,7 +209,7 @@ func TestBadInput(t *testing.T) {
 		{"acc_inbox", map[string]any{"messageId": "message_x", "cursor": "message_y"}, "arguments", ""},
 		{"acc_message", map[string]any{"to": []any{"alice"}, "subject": "s", "body": "b", "kind": "answer"}, "arguments.kind", ""},
 		{"acc_claim", map[string]any{"action": "renew", "resource": "file:a"}, "arguments", ""},
-		{"acc_sync", map[string]any{"kind": "note"}, "type", ""},
+		{"acc_sync", map[string]any{"kind": "note"}, "arguments.kind", "sync_usage"},
 		{"acc_work", map[string]any{"clear": false}, "arguments", ""},
 	}
 	for _, tc := range cases {

@@ -111,7 +111,7 @@ func syncTool() tool {
 			if err != nil {
 				return err
 			}
-			return core.CheckSyncQuery(a.query())
+			return core.CheckSyncQuery(a.query(), core.FrontMCP)
 		},
 		run: func(ctx context.Context, c *call, raw json.RawMessage) (any, error) {
 			a, err := decode[syncArgs](raw)

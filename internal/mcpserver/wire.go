@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/acc-go/acc/pkg/protocol"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -43,7 +44,9 @@ import (
 //     the unknown-tool isError result a middleware builds included (B1
 //     item 7), and legacy results lose the SDK's ttlMs/cacheScope, which
 //     the 2025 revisions do not define (B1 item 9). Modern results keep
-//     them, set to ttlMs 0 and cacheScope "private" (server.go).
+//     them, set to ttlMs 0 and cacheScope "private" (server.go). A
+//     server/discover result also gains accCapabilities, the ACC extension
+//     field holding the session's capability floor (A3, A8).
 //
 // Left to the SDK: concurrent calls may be answered out of order (B1 item
 // 11); clients match replies by id.
@@ -97,6 +100,9 @@ type mux struct {
 	pmu     sync.Mutex
 	pending map[string]bool
 	waiters []chan struct{} // closed when pending empties
+	// discover holds the ids of server/discover requests not answered
+	// yet: their results gain accCapabilities on the way out (A3, A8).
+	discover map[string]bool
 }
 
 func newMux(w io.Writer) *mux {
@@ -227,6 +233,9 @@ func (c *filterConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if res, ok := msg.(*jsonrpc.Response); ok && res.Error == nil && len(res.Result) > 0 {
 		cp := *res
 		cp.Result = shapeResult(res.Result, c.modern)
+		if c.modern && c.m.wasDiscover(res.ID) {
+			cp.Result = withAccCapabilities(cp.Result)
+		}
 		msg = &cp
 	}
 	b, err := jsonrpc.EncodeMessage(msg)
@@ -241,6 +250,34 @@ func (c *filterConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	err = c.m.writeLine(b)
 	c.m.answered(msg)
 	return err
+}
+
+// wasDiscover reports (once) whether id is that of a server/discover request.
+func (m *mux) wasDiscover(id jsonrpc.ID) bool {
+	m.pmu.Lock()
+	defer m.pmu.Unlock()
+	k := idKey(id)
+	if !m.discover[k] {
+		return false
+	}
+	delete(m.discover, k)
+	return true
+}
+
+// withAccCapabilities adds the ACC extension field accCapabilities, the
+// capability floor of an MCP session (A8: every capability false), to a
+// server/discover result.
+func withAccCapabilities(raw json.RawMessage) json.RawMessage {
+	var obj map[string]any
+	if json.Unmarshal(raw, &obj) != nil || obj == nil {
+		return raw
+	}
+	obj["accCapabilities"] = protocol.DeclaredCapabilities{}
+	b, err := json.Marshal(obj)
+	if err != nil {
+		return raw
+	}
+	return b
 }
 
 // shapeResult applies the era's result conventions to a result the SDK
@@ -366,7 +403,16 @@ func (c *mux) screen(line []byte) (jsonrpc.Message, bool) {
 			c.modernPing(id)
 			return nil, false
 		}
-		return c.decode(id, line), true
+		msg := c.decode(id, line)
+		if req, ok := msg.(*jsonrpc.Request); ok && method == "server/discover" {
+			c.pmu.Lock()
+			if c.discover == nil {
+				c.discover = map[string]bool{}
+			}
+			c.discover[idKey(req.ID)] = true
+			c.pmu.Unlock()
+		}
+		return msg, true
 	}
 	switch {
 	case method == "initialize":

@@ -22,6 +22,8 @@ type Room struct {
 	Now func() time.Time
 	// Probe answers whether a client process is alive.
 	Probe ProcessProbe
+	// Front words refusals for the interface the caller uses.
+	Front Front
 }
 
 // OpenOptions select the workspace and the data home.
@@ -39,6 +41,8 @@ type OpenOptions struct {
 	// store file yet, so commands that cannot create anything (everything but
 	// attach) leave no file behind.
 	NoCreate bool
+	// Front words refusals for the caller's interface (default the CLI).
+	Front Front
 }
 
 // Open discovers the workspace governing o.Cwd (reference/core.md §3.2),
@@ -70,7 +74,7 @@ func Open(ctx context.Context, o OpenOptions) (*Room, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Room{WS: ws, Store: st, DataHome: home, Env: env, Now: time.Now, Probe: SystemProbe()}, nil
+	return &Room{WS: ws, Store: st, DataHome: home, Env: env, Now: time.Now, Probe: SystemProbe(), Front: o.Front}, nil
 }
 
 // Close releases the store.

@@ -88,7 +88,7 @@ func (r *Room) Inbox(ctx context.Context, q InboxQuery) (*InboxPage, error) {
 		return nil, err
 	}
 	if q.Cursor != "" && !protocol.IsPortableID(q.Cursor) {
-		return nil, protocol.Errorf(protocol.ReasonInvalidCursor, "cursor %q is not a message id; pass the nextCursor of a previous page, or start again without --cursor", q.Cursor)
+		return nil, protocol.Errorf(protocol.ReasonInvalidCursor, "cursor %q is not a message id; pass the nextCursor of a previous page, or start again without %s", q.Cursor, r.Front.Field("cursor"))
 	}
 	page := &InboxPage{Items: []InboxItem{}}
 	err = r.Store.View(ctx, func(tx storage.ReadTx) error {

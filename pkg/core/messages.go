@@ -183,7 +183,7 @@ func (r *Room) recordAs(tx storage.Tx, me *protocol.Session, in SendInput) (*Sen
 	}
 	if room {
 		if m.Kind == protocol.KindDecision && m.Obligation != protocol.ObligationNone {
-			return nil, protocol.Errorf(protocol.ReasonInvalidInput, "a room decision cannot ask for acknowledgement; address it with --to")
+			return nil, protocol.Errorf(protocol.ReasonInvalidInput, "a room decision cannot ask for acknowledgement; address it with %s", r.Front.Field("to"))
 		}
 		if err := m.Validate(); err != nil {
 			return nil, err

@@ -276,16 +276,38 @@ func EscapePeerText(s string) string {
 			lines[i] = "'" + l
 		}
 	}
-	s = strings.Join(lines, "\n")
+	return EscapeControl(strings.Join(lines, "\n"))
+}
+
+// EscapeControl replaces each control character other than tab and newline
+// (C0, DEL and the C1 range a terminal may read as escapes), and the
+// Unicode line and paragraph separators a renderer may show as a line
+// break, with the literal six characters \uXXXX (reference/mcp-acp.md A7,
+// adapters.md §4.3). Everything else is kept as it is.
+func EscapeControl(s string) string {
+	clean := true
+	for _, r := range s {
+		if escapedRune(r) {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
 	var b strings.Builder
 	for _, r := range s {
-		if (r < 0x20 && r != '\t' && r != '\n') || r == 0x7f || (r >= 0x80 && r <= 0x9f) || r == 0x2028 || r == 0x2029 {
+		if escapedRune(r) {
 			fmt.Fprintf(&b, "\\u%04x", r)
 			continue
 		}
 		b.WriteRune(r)
 	}
 	return b.String()
+}
+
+func escapedRune(r rune) bool {
+	return (r < 0x20 && r != '\t' && r != '\n') || r == 0x7f || (r >= 0x80 && r <= 0x9f) || r == 0x2028 || r == 0x2029
 }
 
 // EscapePeerLine is EscapePeerText for one-line fields: line breaks become

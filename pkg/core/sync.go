@@ -180,7 +180,7 @@ func (r *Room) Sync(ctx context.Context, q SyncQuery) (*SyncResult, error) {
 	if q.Scope == "" {
 		q.Scope = SyncScopeDelta
 	}
-	if err := CheckSyncQuery(q); err != nil {
+	if err := CheckSyncQuery(q, r.Front); err != nil {
 		return nil, err
 	}
 	switch q.Scope {
@@ -199,40 +199,40 @@ func (r *Room) Sync(ctx context.Context, q SyncQuery) (*SyncResult, error) {
 // scope, the fields each scope takes, the cursor spelling and the limit
 // range. Surfaces that must refuse a malformed query before they resolve a
 // caller (acc-mcp) call it first; Sync calls it too.
-func CheckSyncQuery(q SyncQuery) error {
+func CheckSyncQuery(q SyncQuery, f Front) error {
 	if q.Scope == "" {
 		q.Scope = SyncScopeDelta
 	}
 	switch q.Scope {
 	case SyncScopeDelta, SyncScopeFull:
-		return checkDeltaQuery(q)
+		return checkDeltaQuery(q, f)
 	case SyncScopeHistory:
 		if q.MessageID != "" {
-			return checkHistoryMessageQuery(q)
+			return checkHistoryMessageQuery(q, f)
 		}
-		_, err := checkHistoryPageQuery(q)
+		_, err := checkHistoryPageQuery(q, f)
 		return err
 	}
-	return protocol.Errorf(protocol.ReasonSyncUsage, "scope is one of delta, full, history, not %q", q.Scope).With("scope", q.Scope)
+	return protocol.Errorf(protocol.ReasonSyncUsage, "%s is one of delta, full, history, not %q", f.Field("scope"), q.Scope).With("scope", q.Scope)
 }
 
-func checkDeltaQuery(q SyncQuery) error {
+func checkDeltaQuery(q SyncQuery, f Front) error {
 	var wrong []string
 	if q.Kind != "" {
-		wrong = append(wrong, "--type")
+		wrong = append(wrong, "kind")
 	}
 	if q.MessageID != "" {
-		wrong = append(wrong, "--message")
+		wrong = append(wrong, "messageId")
 	}
 	if q.Current {
-		wrong = append(wrong, "--current")
+		wrong = append(wrong, "current")
 	}
 	if len(wrong) > 0 {
-		return protocol.Errorf(protocol.ReasonSyncUsage, "only --scope history takes %s (this is --scope %s)", strings.Join(wrong, ", "), q.Scope)
+		return protocol.Errorf(protocol.ReasonSyncUsage, "only %s takes %s (this is %s)", f.Value("scope", "history"), f.Fields("and", wrong...), f.Value("scope", q.Scope))
 	}
 	if q.Cursor != "" && !protocol.IsSequence(q.Cursor) {
 		return protocol.Errorf(protocol.ReasonInvalidCursor,
-			"a cursor is the 16-digit sequence a previous sync returned, not %q; pass it as printed, or leave --cursor out to start from the beginning", q.Cursor)
+			"a cursor is the 16-digit sequence a previous sync returned, not %q; pass it as printed, or leave %s out to start from the beginning", q.Cursor, f.Field("cursor"))
 	}
 	if q.Limit < 0 || q.Limit > MaxSyncLimit {
 		return protocol.Errorf(protocol.ReasonInvalidLimit, "sync limit must be an integer from 1 to %d (default %d)", MaxSyncLimit, DefaultSyncLimit)
@@ -410,7 +410,7 @@ func snapshot(tx storage.ReadTx, sessions []protocol.Session, claims []protocol.
 // historyPage lists the workspace's messages as summaries, newest first,
 // within the page limit and byte budget, like the inbox (§9.2, §10.1).
 func (r *Room) historyPage(ctx context.Context, q SyncQuery) (*SyncResult, error) {
-	limit, err := checkHistoryPageQuery(q)
+	limit, err := checkHistoryPageQuery(q, r.Front)
 	if err != nil {
 		return nil, err
 	}
@@ -477,7 +477,7 @@ func (p *HistoryPage) fits(s Summary) bool {
 // historyMessage is the exact history read: public, read-only, for any
 // message of the workspace (a replaced decision too).
 func (r *Room) historyMessage(ctx context.Context, q SyncQuery) (*SyncResult, error) {
-	if err := checkHistoryMessageQuery(q); err != nil {
+	if err := checkHistoryMessageQuery(q, r.Front); err != nil {
 		return nil, err
 	}
 	out := &HistoryMessage{Scope: SyncScopeHistory, View: HistoryViewMessage, Receipts: []PublicReceipt{}}
@@ -512,12 +512,12 @@ func (r *Room) historyMessage(ctx context.Context, q SyncQuery) (*SyncResult, er
 
 // checkHistoryPageQuery validates a history list query and returns its
 // effective limit.
-func checkHistoryPageQuery(q SyncQuery) (int, error) {
+func checkHistoryPageQuery(q SyncQuery, f Front) (int, error) {
 	if q.Kind != "" && !slices.Contains(protocol.MessageKinds, q.Kind) {
-		return 0, protocol.Errorf(protocol.ReasonInvalidFlagValue, "type %q is not one of %s", q.Kind, strings.Join(protocol.MessageKinds, ", ")).With("type", q.Kind)
+		return 0, protocol.Errorf(protocol.ReasonInvalidFlagValue, "%s %q is not one of %s", f.Field("kind"), q.Kind, strings.Join(protocol.MessageKinds, ", ")).With("type", q.Kind)
 	}
 	if q.Current && q.Kind != protocol.KindDecision {
-		return 0, protocol.Errorf(protocol.ReasonSyncUsage, "--current lists decision heads; add --type decision")
+		return 0, protocol.Errorf(protocol.ReasonSyncUsage, "%s lists decision heads; add %s", f.Field("current"), f.Value("kind", protocol.KindDecision))
 	}
 	limit, err := CheckLimit(q.Limit)
 	if err != nil {
@@ -525,15 +525,15 @@ func checkHistoryPageQuery(q SyncQuery) (int, error) {
 	}
 	if q.Cursor != "" && !protocol.IsPortableID(q.Cursor) {
 		return 0, protocol.Errorf(protocol.ReasonInvalidCursor,
-			"a history cursor is a message id (a previous page's nextCursor), not %q; start again without --cursor", q.Cursor)
+			"a history cursor is a message id (a previous page's nextCursor), not %q; start again without %s", q.Cursor, f.Field("cursor"))
 	}
 	return limit, nil
 }
 
 // checkHistoryMessageQuery validates an exact history read.
-func checkHistoryMessageQuery(q SyncQuery) error {
+func checkHistoryMessageQuery(q SyncQuery, f Front) error {
 	if q.Kind != "" || q.Cursor != "" || q.Limit != 0 || q.Current {
-		return protocol.Errorf(protocol.ReasonSyncUsage, "--message reads one message; it cannot be combined with --type, --cursor, --limit or --current")
+		return protocol.Errorf(protocol.ReasonSyncUsage, "%s reads one message; it cannot be combined with %s", f.Field("messageId"), f.Fields("or", "kind", "cursor", "limit", "current"))
 	}
 	if !protocol.IsPortableID(q.MessageID) {
 		return protocol.Errorf(protocol.ReasonInvalidInput, "%q is not a message id", q.MessageID)

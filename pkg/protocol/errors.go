@@ -59,6 +59,9 @@ const (
 	ReasonUnknownFlag              = "unknown_flag"
 	ReasonUnknownTool              = "unknown_tool"
 	ReasonUnknownArgument          = "unknown_argument"
+	ReasonMissingArgument          = "missing_argument"
+	ReasonInvalidArgument          = "invalid_argument"
+	ReasonArgumentShape            = "argument_shape"
 	ReasonMissingFlag              = "missing_flag"
 	ReasonInvalidFlagValue         = "invalid_flag_value"
 	ReasonUnexpectedArgument       = "unexpected_argument"
@@ -131,6 +134,9 @@ var Reasons = []ReasonInfo{
 	{ReasonUnknownFlag, ExitUsage, "the command has no such flag; `acc <command> --help` lists them"},
 	{ReasonUnknownTool, ExitUsage, "acc-mcp has no such tool; `tools/list` lists them"},
 	{ReasonUnknownArgument, ExitUsage, "an acc-mcp tool call carries a field its input schema does not declare"},
+	{ReasonMissingArgument, ExitUsage, "an acc-mcp tool call lacks a field its input schema requires"},
+	{ReasonInvalidArgument, ExitUsage, "an acc-mcp tool argument has the wrong type, is not one of the allowed values, or is out of range"},
+	{ReasonArgumentShape, ExitUsage, "an acc-mcp tool call combines fields that its input schema does not accept together"},
 	{ReasonMissingFlag, ExitUsage, "a required flag is missing or empty"},
 	{ReasonInvalidFlagValue, ExitUsage, "a flag value is not one the command accepts"},
 	{ReasonUnexpectedArgument, ExitUsage, "a positional argument the command does not take"},

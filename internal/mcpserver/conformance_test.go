@@ -1,0 +1,624 @@
+package mcpserver
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// The conformance suite: every row of reference/mcp-acp.md A11, driven
+// over real stdio against the built acc-mcp, for each era a client can
+// speak — initialized 2025-06-18, initialized 2025-11-25, and the
+// 2026-07-28 per-request interface. Replies are matched by id (string and
+// numeric ids both); each row names its A11 item.
+
+// era is one way of speaking to acc-mcp.
+type era struct {
+	name    string
+	version string
+	modern  bool
+}
+
+var eras = []era{
+	{name: "2025-06-18", version: "2025-06-18"},
+	{name: "2025-11-25", version: "2025-11-25"},
+	{name: "2026-07-28", version: versionModern, modern: true},
+}
+
+// open prepares a connection for requests of this era: the legacy
+// handshake, or nothing for the per-request interface.
+func (e era) open(t *testing.T, c *client) {
+	t.Helper()
+	if e.modern {
+		return
+	}
+	res := result(t, c.initialize(e.version))
+	if res["protocolVersion"] != e.version {
+		t.Fatalf("initialize %s negotiated %v", e.version, res["protocolVersion"])
+	}
+}
+
+// params adds the era's per-request metadata.
+func (e era) params(p map[string]any) map[string]any {
+	if p == nil {
+		p = map[string]any{}
+	}
+	if e.modern {
+		p["_meta"] = modernMeta()
+	}
+	return p
+}
+
+// call sends one request in this era and checks the result envelope the
+// era requires (A3): resultType "complete" and serverInfo on a modern
+// result, neither on a legacy one.
+func (e era) call(t *testing.T, c *client, method string, p map[string]any) map[string]any {
+	t.Helper()
+	res := result(t, c.request(method, e.params(p)))
+	if e.modern {
+		complete(t, method, res)
+	} else {
+		for _, k := range []string{"resultType", "ttlMs", "cacheScope"} {
+			if _, ok := res[k]; ok {
+				t.Errorf("legacy %s result carries %s", method, k)
+			}
+		}
+	}
+	return res
+}
+
+// toolOutcome is one tools/call result, read as the contract describes it.
+type toolOutcome struct {
+	value  any    // the JSON value of the text content (success)
+	isErr  bool   // isError
+	text   string // the text content
+	reason string // structuredContent.error.reasonCode (failure)
+}
+
+// tool calls a tool and checks A6: success is the pretty-printed JSON of
+// the value as text, and the same value as structuredContent unless a
+// 2025 client would get an array (then structuredContent is absent);
+// failure is isError with "<tool>: <message>" as text.
+func (e era) tool(t *testing.T, c *client, name string, args any) toolOutcome {
+	t.Helper()
+	res := e.call(t, c, "tools/call", map[string]any{"name": name, "arguments": args})
+	content, _ := res["content"].([]any)
+	if len(content) != 1 {
+		t.Fatalf("%s: content %v", name, res["content"])
+	}
+	out := toolOutcome{text: content[0].(map[string]any)["text"].(string)}
+	out.isErr, _ = res["isError"].(bool)
+	sc, hasSC := res["structuredContent"]
+	if out.isErr {
+		if !strings.HasPrefix(out.text, name+": ") {
+			t.Errorf("%s: error text %q does not start with the tool name", name, out.text)
+		}
+		if m, ok := sc.(map[string]any); ok {
+			out.reason, _ = m["error"].(map[string]any)["reasonCode"].(string)
+		}
+		return out
+	}
+	if err := json.Unmarshal([]byte(out.text), &out.value); err != nil {
+		t.Fatalf("%s: text is not JSON: %v", name, err)
+	}
+	var compact, pretty bytes.Buffer
+	_ = json.Compact(&compact, []byte(out.text))
+	_ = json.Indent(&pretty, compact.Bytes(), "", "  ")
+	if pretty.String() != out.text {
+		t.Errorf("%s: text is not the pretty-printed value", name)
+	}
+	_, isArray := out.value.([]any)
+	switch {
+	case isArray && !e.modern:
+		if hasSC {
+			t.Errorf("%s: a 2025 result keeps an array in structuredContent", name)
+		}
+	case !hasSC:
+		t.Errorf("%s: no structuredContent", name)
+	default:
+		a, _ := json.Marshal(sc)
+		b, _ := json.Marshal(out.value)
+		if string(a) != string(b) {
+			t.Errorf("%s: structured and text content differ:\n%s\n%s", name, a, b)
+		}
+	}
+	return out
+}
+
+func (e era) ok(t *testing.T, c *client, name string, args any) any {
+	t.Helper()
+	out := e.tool(t, c, name, args)
+	if out.isErr {
+		t.Fatalf("%s %v: %s", name, args, out.text)
+	}
+	return out.value
+}
+
+// rpcError returns the error of a reply, failing when it is a result.
+func rpcError(t *testing.T, what string, reply map[string]any) (code float64, message string, data any) {
+	t.Helper()
+	e, ok := reply["error"].(map[string]any)
+	if !ok {
+		t.Fatalf("%s: want an error, got %v", what, reply)
+	}
+	return e["code"].(float64), e["message"].(string), e["data"]
+}
+
+// pingOK checks the connection still answers.
+func pingOK(t *testing.T, c *client) {
+	t.Helper()
+	if b, _ := json.Marshal(result(t, c.request("ping", map[string]any{}))); string(b) != "{}" {
+		t.Errorf("ping: %s", b)
+	}
+}
+
+func rosterText(t *testing.T, e era, c *client) string {
+	t.Helper()
+	res := e.call(t, c, "resources/read", map[string]any{"uri": "acc://roster"})
+	return res["contents"].([]any)[0].(map[string]any)["text"].(string)
+}
+
+// A11 item 1: the A2 five-line vector, in order, then the connection lives.
+func TestConformanceFramingVector(t *testing.T) {
+	c := startBinary(t, newRoom(t), "mcp")
+	for _, line := range []string{`null`, `{`, `{"method":42,"id":7}`, `{"jsonrpc":"2.0","id":8,"method":"ping","params":false}`, `{"jsonrpc":"2.0","id":9,"method":"ping"}`} {
+		c.send(line)
+	}
+	want := []struct {
+		key     string
+		code    float64
+		message string
+	}{
+		{"null", codeInvalidReq, "invalid request"},
+		{"null#1", codeParse, "parse error"},
+		{"7", codeInvalidReq, "invalid request"},
+		{"8", codeInvalidArgs, "invalid params"},
+	}
+	for _, w := range want {
+		code, msg, _ := rpcError(t, w.key, c.wait(w.key))
+		if code != w.code || msg != w.message {
+			t.Errorf("reply %s: %v %q, want %v %q", w.key, code, msg, w.code, w.message)
+		}
+	}
+	if b, _ := json.Marshal(result(t, c.wait("9"))); string(b) != "{}" {
+		t.Errorf("ping 9: %s", b)
+	}
+	// A blank line and a notification with bad params get no reply; the
+	// next request is answered.
+	c.send(``)
+	c.send(`{"jsonrpc":"2.0","method":"notifications/whatever","params":7}`)
+	pingOK(t, c)
+}
+
+// A11 item 2, for each era: the basic session.
+func TestConformanceBasicSession(t *testing.T) {
+	for _, e := range eras {
+		t.Run(e.name, func(t *testing.T) {
+			r := newRoom(t)
+			c := startBinary(t, r, "research")
+			if !e.modern {
+				init := result(t, c.initialize(e.version))
+				if _, ok := init["resultType"]; ok {
+					t.Error("initialize carries resultType")
+				}
+				if si, _ := init["serverInfo"].(map[string]any); si["name"] != serverName {
+					t.Errorf("serverInfo %v", init["serverInfo"])
+				}
+				if b, _ := json.Marshal(init["capabilities"]); string(b) != `{"resources":{},"tools":{}}` {
+					t.Errorf("capabilities %s", b)
+				}
+			}
+			var names []string
+			for _, tl := range e.call(t, c, "tools/list", nil)["tools"].([]any) {
+				names = append(names, tl.(map[string]any)["name"].(string))
+			}
+			if len(names) != 11 || !strings.Contains(strings.Join(names, " "), "acc_inbox") {
+				t.Errorf("tools: %v", names)
+			}
+			if w := e.ok(t, c, "acc_work", map[string]any{"summary": "docs", "mode": "edit"}).(map[string]any); w["summary"] != "docs" {
+				t.Errorf("acc_work: %v", w)
+			}
+			st := e.ok(t, c, "acc_status", map[string]any{}).(map[string]any)
+			ps := st["participants"].([]any)
+			if len(ps) != 1 || ps[0].(map[string]any)["participantId"] != "research" {
+				t.Errorf("roster shows %v, want only the configured participant", ps)
+			}
+			if strings.Contains(fmt.Sprint(st), "self_reported_not_the_participant") {
+				t.Error("the self-reported clientInfo name reached the roster")
+			}
+			c.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":"still-alive","method":"ping","params":%s}`, mustJSON(e.params(nil))))
+			ping := result(t, c.wait(`"still-alive"`))
+			if e.modern {
+				complete(t, "ping", ping)
+			} else if b, _ := json.Marshal(ping); string(b) != "{}" {
+				t.Errorf("ping: %s", b)
+			}
+			inbox := e.ok(t, c, "acc_inbox", map[string]any{})
+			if b, _ := json.Marshal(inbox); string(b) != `{"items":[],"nextCursor":null}` {
+				t.Errorf("empty inbox: %s", b)
+			}
+			if out := e.tool(t, c, "acc_work", map[string]any{}); !out.isErr || !strings.HasPrefix(out.text, "acc_work: ") {
+				t.Errorf("acc_work {}: %+v", out)
+			}
+		})
+	}
+}
+
+func mustJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}
+
+// A11 items 3, 4 and 5: negotiation and the legacy handshake gate.
+func TestConformanceHandshake(t *testing.T) {
+	t.Run("unknown versions negotiate 2025-11-25", func(t *testing.T) {
+		for _, v := range []string{"2099-01-01", versionModern, "1999-01-01"} {
+			c := startBinary(t, newRoom(t), "mcp")
+			if got := result(t, c.initialize(v))["protocolVersion"]; got != "2025-11-25" {
+				t.Errorf("initialize %s negotiated %v", v, got)
+			}
+		}
+	})
+	t.Run("malformed initialize changes nothing", func(t *testing.T) {
+		c := startBinary(t, newRoom(t), "mcp")
+		good := func() map[string]any {
+			return map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{},
+				"clientInfo": map[string]any{"name": "x", "version": "1"}}
+		}
+		bad := map[string]string{"params null": `null`, "params {}": `{}`}
+		for name, mutate := range map[string]func(map[string]any){
+			"version 7":         func(p map[string]any) { p["protocolVersion"] = 7 },
+			"capabilities []":   func(p map[string]any) { p["capabilities"] = []any{} },
+			"clientInfo null":   func(p map[string]any) { p["clientInfo"] = nil },
+			"clientInfo no ver": func(p map[string]any) { p["clientInfo"] = map[string]any{"name": "x"} },
+		} {
+			p := good()
+			mutate(p)
+			bad[name] = mustJSON(p)
+		}
+		n := 0
+		for name, params := range bad {
+			n++
+			id := fmt.Sprintf(`"bad-%d"`, n)
+			c.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"method":"initialize","params":%s}`, id, params))
+			if code, _, _ := rpcError(t, name, c.wait(id)); code != codeInvalidArgs {
+				t.Errorf("%s: code %v, want -32602", name, code)
+			}
+		}
+		// Still uninitialized: a legacy request is refused as before
+		// initialize, and a valid initialize now succeeds.
+		if code, _, _ := rpcError(t, "tools/list", c.request("tools/list", map[string]any{})); code != codeInvalidArgs {
+			t.Errorf("legacy request after malformed initializes: %v, want -32602", code)
+		}
+		if v := result(t, c.request("initialize", good()))["protocolVersion"]; v != "2025-06-18" {
+			t.Errorf("valid initialize after malformed ones: %v", v)
+		}
+	})
+	t.Run("initialized gate and repeated initialize", func(t *testing.T) {
+		c := startBinary(t, newRoom(t), "mcp")
+		init := map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "x", "version": "1"}}
+		result(t, c.request("initialize", init))
+		if code, msg, _ := rpcError(t, "before initialized", c.request("tools/list", map[string]any{})); code != codeInvalidReq || msg != "client has not sent initialized" {
+			t.Errorf("before initialized: %v %q", code, msg)
+		}
+		pingOK(t, c) // ping is accepted in any phase
+		if code, msg, _ := rpcError(t, "second initialize", c.request("initialize", init)); code != codeInvalidReq || msg != "already initialized" {
+			t.Errorf("initialize before initialized: %v %q", code, msg)
+		}
+		c.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+		if code, _, _ := rpcError(t, "third initialize", c.request("initialize", init)); code != codeInvalidReq {
+			t.Errorf("initialize after initialized: %v", code)
+		}
+		if n := len(result(t, c.request("tools/list", map[string]any{}))["tools"].([]any)); n != 11 {
+			t.Errorf("ready: %d tools", n)
+		}
+		if code, msg, _ := rpcError(t, "unknown method", c.request("tasks/teleport", map[string]any{})); code != -32601 || !strings.Contains(msg, "tasks/teleport") {
+			t.Errorf("unknown method: %v %q", code, msg)
+		}
+	})
+}
+
+// A11 item 6: the two eras keep apart. A modern request never inherits
+// metadata from initialize, works in any phase and leaves the phase as it
+// was; a legacy request may carry extension _meta keys.
+func TestConformanceEraSeparation(t *testing.T) {
+	c := startBinary(t, newRoom(t), "mcp")
+	metaCases := map[string]map[string]any{
+		"version only":         {metaVersion: versionModern},
+		"capabilities only":    {metaCapabilities: map[string]any{}},
+		"capabilities null":    {metaVersion: versionModern, metaCapabilities: nil},
+		"capabilities array":   {metaVersion: versionModern, metaCapabilities: []any{}},
+		"capabilities string":  {metaVersion: versionModern, metaCapabilities: "tools"},
+		"version not a string": {metaVersion: 20260728, metaCapabilities: map[string]any{}},
+	}
+	check := func(phase string) {
+		for name, meta := range metaCases {
+			if code, _, _ := rpcError(t, name, c.request("tools/list", map[string]any{"_meta": meta})); code != codeInvalidArgs {
+				t.Errorf("%s, %s: code %v, want -32602", phase, name, code)
+			}
+		}
+		if code, _, _ := rpcError(t, "discover without meta", c.request("server/discover", map[string]any{})); code != codeInvalidArgs {
+			t.Errorf("%s: server/discover without meta: %v", phase, code)
+		}
+		code, msg, data := rpcError(t, "old version", c.request("tools/list", map[string]any{"_meta": map[string]any{
+			metaVersion: "1999-01-01", metaCapabilities: map[string]any{}}}))
+		if code != codeUnsupported || msg != "unsupported protocol version: 1999-01-01" ||
+			mustJSON(data) != `{"requested":"1999-01-01","supported":["2026-07-28","2025-11-25","2025-06-18"]}` {
+			t.Errorf("%s: old version: %v %q %v", phase, code, msg, data)
+		}
+		disc := result(t, c.request("server/discover", modernParams(nil)))
+		complete(t, "discover", disc)
+		want := `{"context":{"beforeTurnInjection":false,"safePointInjection":false,"startupInjection":false},` +
+			`"delivery":{"livePush":false,"nextTurn":false,"replyRoute":false},` +
+			`"guards":{"beforeRead":false,"beforeShell":false,"beforeWrite":false},` +
+			`"lifecycle":{"childSessions":false,"sessionEnd":false,"sessionResume":false,"sessionStart":false}}`
+		if got := mustJSON(disc["accCapabilities"]); got != want {
+			t.Errorf("%s: accCapabilities %s", phase, got)
+		}
+		if mustJSON(disc["capabilities"]) != `{"resources":{},"tools":{}}` {
+			t.Errorf("%s: discover capabilities %v", phase, disc["capabilities"])
+		}
+	}
+	check("uninitialized")
+	// The modern requests left the phase alone: legacy is still refused.
+	if code, _, _ := rpcError(t, "legacy", c.request("tools/list", map[string]any{"_meta": map[string]any{"arbitrary": "extension"}})); code != codeInvalidArgs {
+		t.Errorf("legacy before initialize after modern requests: %v", code)
+	}
+	result(t, c.initialize("2025-06-18"))
+	check("ready") // initialize lends a modern request nothing
+	res := result(t, c.request("tools/list", map[string]any{"_meta": map[string]any{"arbitrary": "extension"}}))
+	if _, ok := res["resultType"]; ok || len(res["tools"].([]any)) != 11 {
+		t.Errorf("legacy request with an extension _meta key: %v", res["resultType"])
+	}
+}
+
+// A11 item 7: a restart with another clientInfo, and another era, keeps
+// the same session (the binding is the launch configuration's, A4).
+func TestConformanceRestartKeepsSession(t *testing.T) {
+	r := newRoom(t)
+	first, p1 := spawnBinary(t, r, "research")
+	eras[0].open(t, first)
+	id1 := eras[0].ok(t, first, "acc_status", map[string]any{}).(map[string]any)["callerSessionId"]
+	p1.cmd.Process.Kill()
+	p1.cmd.Wait()
+	second := startBinary(t, r, "research")
+	p := modernParams(map[string]any{"name": "acc_status", "arguments": map[string]any{}})
+	p["_meta"].(map[string]any)["io.modelcontextprotocol/clientInfo"] = map[string]any{"name": "another", "version": "2"}
+	res := result(t, second.request("tools/call", p))
+	if id2 := res["structuredContent"].(map[string]any)["callerSessionId"]; id2 != id1 || id1 == nil {
+		t.Errorf("restart: session %v, want %v", id2, id1)
+	}
+}
+
+// badCall is one refused tool call: the field (or word) the message must
+// name and the reasonCode.
+type badCall struct {
+	tool   string
+	args   any
+	names  string
+	reason string
+}
+
+func badCalls() []badCall {
+	msg := func(extra map[string]any) map[string]any {
+		m := map[string]any{"to": []any{"alice"}, "subject": "s", "body": "b"}
+		for k, v := range extra {
+			m[k] = v
+		}
+		return m
+	}
+	minimal := map[string]map[string]any{
+		"acc_status":  {},
+		"acc_sync":    {},
+		"acc_work":    {"summary": "s", "mode": "edit"},
+		"acc_claim":   {"action": "acquire", "resource": "file:a"},
+		"acc_release": {"claimId": "claim_x"},
+		"acc_message": msg(nil),
+		"acc_request": {"toParticipantId": "alice", "title": "t"},
+		"acc_inbox":   {},
+		"acc_reply":   {"messageId": "message_x", "body": "b"},
+		"acc_ack":     {"messageId": "message_x"},
+		"acc_finish":  {"goal": "g"},
+	}
+	var out []badCall
+	for name, args := range minimal { // every tool rejects legacyField
+		a := map[string]any{"legacyField": true}
+		for k, v := range args {
+			a[k] = v
+		}
+		out = append(out, badCall{name, a, "arguments.legacyField is not a known field", "unknown_argument"})
+	}
+	ids17 := make([]any, 17)
+	for i := range ids17 {
+		ids17[i] = fmt.Sprintf("message_%02d", i)
+	}
+	return append(out, []badCall{
+		// the 0.1-era controls
+		{"acc_message", msg(map[string]any{"priority": "high"}), "arguments.priority", "unknown_argument"},
+		{"acc_message", msg(map[string]any{"requiresAck": true}), "arguments.requiresAck", "unknown_argument"},
+		{"acc_message", msg(map[string]any{"workstreamId": "w"}), "arguments.workstreamId", "unknown_argument"},
+		{"acc_ack", map[string]any{"messageId": "message_x", "state": "acknowledged"}, "arguments.state", "unknown_argument"},
+		// required fields
+		{"acc_message", map[string]any{"to": []any{"alice"}, "subject": "s"}, "arguments.body is required", "missing_argument"},
+		{"acc_request", map[string]any{"title": "t"}, "arguments.toParticipantId is required", "missing_argument"},
+		{"acc_reply", map[string]any{"messageId": "message_x"}, "arguments.body is required", "missing_argument"},
+		{"acc_ack", map[string]any{}, "arguments.messageId is required", "missing_argument"},
+		{"acc_release", map[string]any{}, "arguments.claimId is required", "missing_argument"},
+		{"acc_finish", map[string]any{}, "arguments.goal is required", "missing_argument"},
+		{"acc_claim", map[string]any{"resource": "file:a"}, "arguments.action is required", "missing_argument"},
+		// types
+		{"acc_message", msg(map[string]any{"to": "alice"}), "arguments.to must be an array", "invalid_argument"},
+		{"acc_message", msg(map[string]any{"to": []any{7}}), "arguments.to[0] must be a string", "invalid_argument"},
+		{"acc_inbox", map[string]any{"limit": "ten"}, "arguments.limit must be an integer", "invalid_limit"},
+		{"acc_inbox", map[string]any{"limit": 1.5}, "arguments.limit must be an integer", "invalid_limit"},
+		{"acc_sync", map[string]any{"current": "yes"}, "arguments.current must be a boolean", "invalid_argument"},
+		{"acc_work", map[string]any{"summary": 7, "mode": "edit"}, "arguments.summary must be a string", "invalid_argument"},
+		{"acc_status", []any{}, "arguments must be a JSON object", "invalid_argument"},
+		// enums
+		{"acc_message", msg(map[string]any{"kind": "answer"}), "arguments.kind must be one of", "invalid_argument"},
+		{"acc_message", msg(map[string]any{"kind": "handoff"}), "arguments.kind must be one of", "invalid_argument"},
+		{"acc_message", msg(map[string]any{"obligation": "maybe"}), "arguments.obligation must be one of", "invalid_argument"},
+		{"acc_sync", map[string]any{"scope": "everything"}, "arguments.scope must be one of", "invalid_argument"},
+		{"acc_claim", map[string]any{"action": "release", "claimId": "claim_x"}, "arguments.action must be one of", "invalid_argument"},
+		{"acc_finish", map[string]any{"goal": "g", "status": "done"}, "arguments.status must be one of", "invalid_argument"},
+		// ranges and array bounds
+		{"acc_inbox", map[string]any{"limit": 0}, "arguments.limit must be at least 1", "invalid_limit"},
+		{"acc_inbox", map[string]any{"limit": 501}, "arguments.limit must be at most 500", "invalid_limit"},
+		{"acc_sync", map[string]any{"limit": 501}, "arguments.limit must be at most 500", "invalid_limit"},
+		{"acc_claim", map[string]any{"action": "acquire", "resource": "file:a", "leaseSeconds": 0}, "arguments.leaseSeconds must be at least 1", "invalid_argument"},
+		{"acc_message", msg(map[string]any{"kind": "decision", "supersedes": []any{}}), "arguments.supersedes must hold at least 1", "invalid_argument"},
+		{"acc_message", msg(map[string]any{"kind": "decision", "withdraws": ids17}), "arguments.withdraws must hold at most 16", "invalid_argument"},
+		{"acc_message", msg(map[string]any{"kind": "decision", "supersedes": []any{"message_a", "message_a"}}), "arguments.supersedes must not repeat", "invalid_argument"},
+		// oneOf / not shapes
+		{"acc_work", map[string]any{}, "arguments must match exactly one accepted shape", "argument_shape"},
+		{"acc_work", map[string]any{"summary": "s"}, "arguments must match exactly one accepted shape", "argument_shape"},
+		{"acc_work", map[string]any{"mode": "edit"}, "arguments must match exactly one accepted shape", "argument_shape"},
+		{"acc_work", map[string]any{"clear": true, "summary": "s", "mode": "edit"}, "arguments must match exactly one accepted shape", "argument_shape"},
+		{"acc_work", map[string]any{"clear": false}, "arguments must match exactly one accepted shape", "argument_shape"},
+		{"acc_claim", map[string]any{"action": "acquire"}, "arguments must match exactly one accepted shape", "argument_shape"},
+		{"acc_claim", map[string]any{"action": "acquire", "resource": "file:a", "claimId": "claim_x"}, "arguments must match exactly one accepted shape", "argument_shape"},
+		{"acc_claim", map[string]any{"action": "renew"}, "arguments must match exactly one accepted shape", "argument_shape"},
+		{"acc_claim", map[string]any{"action": "renew", "claimId": "claim_x", "resource": "file:a"}, "arguments must match exactly one accepted shape", "argument_shape"},
+		{"acc_claim", map[string]any{"action": "renew", "claimId": "claim_x", "mode": "shared"}, "arguments must match exactly one accepted shape", "argument_shape"},
+		{"acc_claim", map[string]any{"action": "renew", "claimId": "claim_x", "reason": "r"}, "arguments must match exactly one accepted shape", "argument_shape"},
+		{"acc_inbox", map[string]any{"messageId": "message_x", "cursor": "message_y"}, "arguments contains fields that cannot be combined", "argument_shape"},
+		{"acc_inbox", map[string]any{"messageId": "message_x", "limit": 5}, "arguments contains fields that cannot be combined", "argument_shape"},
+		// acc_sync's scope rules, worded with the argument names
+		{"acc_sync", map[string]any{"kind": "note"}, "arguments.kind", "sync_usage"},
+		{"acc_sync", map[string]any{"messageId": "message_x"}, "arguments.messageId", "sync_usage"},
+		{"acc_sync", map[string]any{"scope": "history", "messageId": "message_x", "cursor": "message_y"}, "arguments.messageId reads one message", "sync_usage"},
+		{"acc_sync", map[string]any{"scope": "history", "current": true}, "arguments.current lists decision heads", "sync_usage"},
+		{"acc_sync", map[string]any{"cursor": "12"}, "16-digit", "invalid_cursor"},
+		// unknown tool
+		{"acc_teleport", map[string]any{}, "acc_teleport: unknown tool: acc_teleport", "unknown_tool"},
+	}...)
+}
+
+// A11 items 8 and 9, for each era: every refusal is an isError result
+// naming the field and carrying its reasonCode, the connection stays
+// usable, the store does not change and no presence is created.
+func TestConformanceToolValidation(t *testing.T) {
+	for _, e := range eras {
+		t.Run(e.name, func(t *testing.T) {
+			r := newRoom(t)
+			r.acc("attach", "--participant", "alice")
+			c := startBinary(t, r, "research")
+			e.open(t, c)
+			before := r.fingerprint()
+			for _, bc := range badCalls() {
+				out := e.tool(t, c, bc.tool, bc.args)
+				if !out.isErr || !strings.Contains(out.text, bc.names) || out.reason != bc.reason {
+					t.Errorf("%s %s: isError %v, reason %q, text %q; want %q naming %q", bc.tool, mustJSON(bc.args), out.isErr, out.reason, out.text, bc.reason, bc.names)
+				}
+			}
+			if after := r.fingerprint(); after != before {
+				t.Error("refused calls changed the store")
+			}
+			if roster := rosterText(t, e, c); strings.Contains(roster, "research") {
+				t.Errorf("a refused call created presence: %s", roster)
+			}
+			pingOK(t, c)
+		})
+	}
+	// In an empty room the roster after an invalid call is exactly [].
+	for _, e := range eras {
+		c := startBinary(t, newRoom(t), "research")
+		e.open(t, c)
+		if out := e.tool(t, c, "acc_status", map[string]any{"legacyField": true}); !out.isErr {
+			t.Fatalf("%s: acc_status with legacyField succeeded", e.name)
+		}
+		if roster := rosterText(t, e, c); roster != "[]" {
+			t.Errorf("%s: roster after an invalid call %q, want []", e.name, roster)
+		}
+	}
+}
+
+// A11 item 10, for each era: the snapshot keeps the whole thread and
+// handoff envelope, escapes control characters and marks peer content.
+func TestConformanceSnapshot(t *testing.T) {
+	for _, e := range eras {
+		t.Run(e.name, func(t *testing.T) {
+			r := newRoom(t)
+			c := startBinary(t, r, "research")
+			e.open(t, c)
+			e.ok(t, c, "acc_status", map[string]any{})
+			alice := r.acc("attach", "--participant", "alice")
+			as := []string{"--session", alice["sessionId"].(string), "--generation", alice["generation"].(string)}
+			q := r.acc(append([]string{"message", "--to", "research", "--type", "question", "--subject", "windows lines", "--body", "one\r\ntwo"}, as...)...)
+			qid := q["message"].(map[string]any)["messageId"].(string)
+			ans := e.ok(t, c, "acc_reply", map[string]any{"messageId": qid, "body": "fine"}).(map[string]any)["message"].(map[string]any)
+			r.acc(append([]string{"finish", "--goal", "ship", "--to", "research", "--completed", "docs"}, as...)...)
+
+			res := e.call(t, c, "resources/read", map[string]any{"uri": "acc://snapshot"})
+			text := res["contents"].([]any)[0].(map[string]any)["text"].(string)
+			// The stored body keeps its CR (prose allows it); the
+			// snapshot shows it as the six characters \u000d.
+			if !strings.Contains(text, `"one\\u000d\ntwo"`) {
+				t.Errorf("snapshot lacks the escaped body:\n%s", text)
+			}
+			var snap any
+			if err := json.Unmarshal([]byte(text), &snap); err != nil {
+				t.Fatal(err)
+			}
+			msgs := findMessages(snap)
+			byKind := map[string]map[string]any{}
+			for _, m := range msgs {
+				if m["trust"] != "untrusted peer content" {
+					t.Errorf("message %v without the trust marker", m["messageId"])
+				}
+				byKind[m["kind"].(string)] = m
+			}
+			if a := byKind["answer"]; a == nil || a["inReplyTo"] != qid || a["threadId"] != byKind["question"]["threadId"] || a["messageId"] != ans["messageId"] {
+				t.Errorf("answer envelope: %v", a)
+			}
+			if h := byKind["handoff"]; h == nil || !strings.Contains(mustJSON(h["handoff"]), `"completed":["docs"]`) || h["obligation"] != "acknowledge" {
+				t.Errorf("handoff envelope: %v", h)
+			}
+		})
+	}
+}
+
+// findMessages collects every object in v that looks like a message record.
+func findMessages(v any) []map[string]any {
+	var out []map[string]any
+	switch x := v.(type) {
+	case map[string]any:
+		if _, ok := x["messageId"].(string); ok && x["kind"] != nil && x["fromParticipantId"] != nil {
+			return append(out, x)
+		}
+		for _, e := range x {
+			out = append(out, findMessages(e)...)
+		}
+	case []any:
+		for _, e := range x {
+			out = append(out, findMessages(e)...)
+		}
+	}
+	return out
+}
+
+// The escaping of A7 reaches every string of a message, nested ones
+// included, and leaves other records alone. (The store refuses most
+// control characters on write, so this is checked on a crafted snapshot.)
+func TestPeerSnapshotEscapes(t *testing.T) {
+	data := map[string]any{"snapshot": map[string]any{
+		"participants": []any{map[string]any{"participantId": "a\x1b"}},
+		"messages": []any{map[string]any{"messageId": "m1", "subject": "bell\x07", "body": "red \x1b[31m\tok\n\x7f",
+			"handoff": map[string]any{"completed": []any{"docs\u0085"}}, "artifacts": []any{map[string]any{"description": "x\u2028y"}}}},
+	}}
+	got, err := peerSnapshot(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"snapshot":{"messages":[{"artifacts":[{"description":"x\\u2028y"}],"body":"red \\u001b[31m\tok\n\\u007f",` +
+		`"handoff":{"completed":["docs\\u0085"]},"messageId":"m1","subject":"bell\\u0007","trust":"untrusted peer content"}],` +
+		`"participants":[{"participantId":"a\u001b"}]}}`
+	if s := mustJSON(got); s != want {
+		t.Errorf("got  %s\nwant %s", s, want)
+	}
+}

@@ -1,0 +1,41 @@
+package protocol
+
+// DeclaredCapabilities is what a surface that is not a native adapter
+// declares it can do for its sessions (reference/mcp-acp.md A8): acc-mcp
+// declares every one false, so its participants are advisory and manual.
+// It is carried as accCapabilities on the MCP server/discover result.
+type DeclaredCapabilities struct {
+	Lifecycle LifecycleCapabilities `json:"lifecycle"`
+	Context   ContextCapabilities   `json:"context"`
+	Guards    GuardCapabilities     `json:"guards"`
+	Delivery  DeliveryCapabilities  `json:"delivery"`
+}
+
+// LifecycleCapabilities: which session lifecycle events the surface reports.
+type LifecycleCapabilities struct {
+	SessionStart  bool `json:"sessionStart"`
+	SessionResume bool `json:"sessionResume"`
+	SessionEnd    bool `json:"sessionEnd"`
+	ChildSessions bool `json:"childSessions"`
+}
+
+// ContextCapabilities: where the surface can put room context before the model.
+type ContextCapabilities struct {
+	StartupInjection    bool `json:"startupInjection"`
+	BeforeTurnInjection bool `json:"beforeTurnInjection"`
+	SafePointInjection  bool `json:"safePointInjection"`
+}
+
+// GuardCapabilities: which tool uses the surface can stop before they run.
+type GuardCapabilities struct {
+	BeforeRead  bool `json:"beforeRead"`
+	BeforeWrite bool `json:"beforeWrite"`
+	BeforeShell bool `json:"beforeShell"`
+}
+
+// DeliveryCapabilities: how a message can reach the session's model.
+type DeliveryCapabilities struct {
+	NextTurn   bool `json:"nextTurn"`
+	LivePush   bool `json:"livePush"`
+	ReplyRoute bool `json:"replyRoute"`
+}
