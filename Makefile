@@ -54,6 +54,8 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzValidateConfig$$' -fuzztime $(FUZZTIME) ./pkg/core/
 	$(GO) test -run '^$$' -fuzz '^FuzzShellWriteTargets$$' -fuzztime $(FUZZTIME) ./pkg/adapters/adapter/
 	$(GO) test -run '^$$' -fuzz '^FuzzPatchTargets$$' -fuzztime $(FUZZTIME) ./pkg/adapters/adapter/
+	$(GO) test -run '^$$' -fuzz '^FuzzJSONRoundTrip$$' -fuzztime $(FUZZTIME) ./internal/install/
+	$(GO) test -run '^$$' -fuzz '^FuzzTOMLBlockRoundTrip$$' -fuzztime $(FUZZTIME) ./internal/install/
 	for a in claude codex gemini kimi grok; do \
 		$(GO) test -run '^$$' -fuzz '^FuzzNormalize$$' -fuzztime $(FUZZTIME) ./pkg/adapters/$$a/ || exit 1; \
 	done

@@ -409,7 +409,7 @@ func (a *app) commands() []*cli.Command {
 		a.statusCommand(), a.workCommand(), a.claimCommand(), a.releaseCommand(),
 		a.messageCommand(), a.requestCommand(), a.inboxCommand(), a.replyCommand(), a.ackCommand(), a.finishCommand(),
 		a.syncCommand(),
-		a.configCommand(), a.doctorCommand(),
+		a.configCommand(), a.installCommand(), a.uninstallCommand(), a.doctorCommand(),
 		a.versionCommand(),
 	}
 }

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/acc-go/acc/internal/install"
 	"github.com/acc-go/acc/pkg/core"
+	"github.com/acc-go/acc/pkg/protocol"
 	"github.com/urfave/cli/v3"
 )
 
@@ -19,8 +21,12 @@ func (a *app) doctorCommand() *cli.Command {
 			"SQLite's integrity check, file sizes and row counts; then protection, live sessions and the adapters\n" +
 			"acc.workspace.json requires. Each finding comes with the next command to run. A workspace without a\n" +
 			"store yet is healthy (the first attach creates it; doctor never does). A corrupt, foreign or\n" +
-			"unknown-version store exits 4 after printing the report (with --json, the report is in error.details).\n\n" +
+			"unknown-version store exits 4 after printing the report (with --json, the report is in error.details).\n" +
+			"It also reports each coding client on this machine: found or not, its version, whether acc is installed\n" +
+			"for it and whether acc's files are still as acc wrote them, the capabilities proven for that version\n" +
+			"(\"proven at X, running Y\") and its delivery policy.\n\n" +
 			"  acc doctor --json",
+		Flags: []cli.Flag{&cli.StringFlag{Name: "home", Usage: "look for the clients' configuration under this home DIR (default $HOME)"}},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			dir, err := a.cwd(cmd)
 			if err != nil {
@@ -32,19 +38,37 @@ func (a *app) doctorCommand() *cli.Command {
 			if rep == nil {
 				return err
 			}
+			full := &doctorReport{DoctorReport: rep, Clients: []install.ClientStatus{}}
+			if ienv, ierr := a.installEnv(cmd); ierr == nil {
+				if clients, cerr := ienv.Clients(ctx); cerr == nil {
+					full.Clients = clients
+					for _, c := range clients {
+						rep.Remediation = append(rep.Remediation, c.Remediation...)
+					}
+				} else {
+					rep.Remediation = append(rep.Remediation, protocol.AsError(cerr).Message)
+				}
+			}
 			if err != nil {
 				// Unhealthy: the report still prints; the refusal follows.
 				if !a.jsonMode {
-					printDoctor(a.env.Stdout, rep)
+					printDoctor(a.env.Stdout, full)
 				}
 				return err
 			}
-			return a.emit(rep, func(w io.Writer) { printDoctor(w, rep) })
+			return a.emit(full, func(w io.Writer) { printDoctor(w, full) })
 		},
 	}
 }
 
-func printDoctor(w io.Writer, rep *core.DoctorReport) {
+// doctorReport is the workspace report with the clients of this machine.
+type doctorReport struct {
+	*core.DoctorReport
+	Clients []install.ClientStatus `json:"clients"`
+}
+
+func printDoctor(w io.Writer, full *doctorReport) {
+	rep := full.DoctorReport
 	s := rep.Store
 	if s.Healthy {
 		fmt.Fprintf(w, "store healthy; %d live session(s); protection %s\n", rep.LiveSessions, rep.Protection)
@@ -76,6 +100,7 @@ func printDoctor(w io.Writer, rep *core.DoctorReport) {
 	for _, ad := range rep.Adapters {
 		fmt.Fprintf(w, "  adapter %s: required, %s\n", ad.Adapter, ad.Status)
 	}
+	printClients(w, full.Clients)
 	for _, r := range rep.Remediation {
 		fmt.Fprintf(w, "next: %s\n", r)
 	}

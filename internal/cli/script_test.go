@@ -66,6 +66,9 @@ func setupScript(env *testscript.Env) error {
 	}
 	env.Setenv("HOME", home)
 	env.Setenv("ACC_DATA_HOME", filepath.Join(work, "data"))
+	// ACCBIN is the directory testscript put the acc command in (the first
+	// PATH entry), so a script can run with a PATH of its own choosing.
+	env.Setenv("ACCBIN", filepath.SplitList(env.Getenv("PATH"))[0])
 	env.Setenv("GIT_CONFIG_NOSYSTEM", "1")
 	env.Setenv("GIT_AUTHOR_NAME", "acc test")
 	env.Setenv("GIT_AUTHOR_EMAIL", "acc@example.invalid")
@@ -123,6 +126,8 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 	"receipt":     cmdReceipt,
 	"filehash":    cmdFileHash,
 	"filesame":    cmdFileSame,
+	"treehash":    cmdTreeHash,
+	"treesame":    cmdTreeSame,
 	"userver":     cmdUserVersion,
 	"wsid":        cmdWorkspaceID,
 	"mkrepo":      cmdMkrepo,
@@ -538,6 +543,60 @@ func cmdFileSame(ts *testscript.TestScript, neg bool, args []string) {
 	if got := fileHash(ts, args[1]); got != ts.Getenv(args[0]) {
 		ts.Fatalf("%s changed", args[1])
 	}
+}
+
+// treehash NAME DIR sets $NAME to a hash of every file, directory and
+// symlink under DIR: relative path, type, permission bits and bytes.
+func cmdTreeHash(ts *testscript.TestScript, neg bool, args []string) {
+	noNeg(ts, neg, "treehash")
+	if len(args) != 2 {
+		ts.Fatalf("usage: treehash NAME DIR")
+	}
+	ts.Setenv(args[0], treeHash(ts, args[1]))
+}
+
+// treesame NAME DIR asserts DIR still hashes to $NAME, listing the tree
+// when it does not.
+func cmdTreeSame(ts *testscript.TestScript, neg bool, args []string) {
+	noNeg(ts, neg, "treesame")
+	if len(args) != 2 {
+		ts.Fatalf("usage: treesame NAME DIR")
+	}
+	if got := treeHash(ts, args[1]); got != ts.Getenv(args[0]) {
+		var list []string
+		filepath.Walk(ts.MkAbs(args[1]), func(p string, fi os.FileInfo, err error) error {
+			if err == nil {
+				list = append(list, fmt.Sprintf("%s %v %d", p, fi.Mode(), fi.Size()))
+			}
+			return nil
+		})
+		ts.Fatalf("%s changed; it now holds:\n%s", args[1], strings.Join(list, "\n"))
+	}
+}
+
+func treeHash(ts *testscript.TestScript, dir string) string {
+	root := ts.MkAbs(dir)
+	h := sha256.New()
+	err := filepath.Walk(root, func(p string, fi os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		fmt.Fprintf(h, "%s\x00%v\x00", rel, fi.Mode())
+		if fi.Mode().IsRegular() {
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(h, "%x\x00", sha256.Sum256(b))
+		}
+		return nil
+	})
+	if errors.Is(err, os.ErrNotExist) {
+		return "absent"
+	}
+	ts.Check(err)
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // userver DB N sets PRAGMA user_version of DB to N with plain SQLite, not

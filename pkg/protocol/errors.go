@@ -76,6 +76,8 @@ const (
 	ReasonPathNotAbsolute          = "path_not_absolute"
 	ReasonRuntimeInsideWorkspace   = "runtime_inside_workspace"
 	ReasonHomeMissing              = "home_missing"
+	ReasonUnknownAdapter           = "unknown_adapter"
+	ReasonHomeNotDirectory         = "home_not_directory"
 	ReasonPathOutsideWorkspace     = "path_outside_workspace"
 	ReasonResourceSpelling         = "resource_spelling"
 	ReasonConfirmationRequired     = "confirmation_required"
@@ -97,6 +99,10 @@ const (
 	ReasonDecisionTargets       = "decision_targets_invalid"
 	ReasonConfigInvalid         = "config_invalid"
 	ReasonConfigUnknownKey      = "config_unknown_key"
+	ReasonClientConfigInvalid   = "client_config_invalid"
+	ReasonInstallRecordInvalid  = "install_record_invalid"
+	ReasonInstallFailed         = "install_failed"
+	ReasonInstallConflict       = "install_conflict"
 	ReasonStoreUnhealthy        = "store_unhealthy"
 
 	ReasonStaleGeneration            = "stale_generation"
@@ -151,6 +157,8 @@ var Reasons = []ReasonInfo{
 	{ReasonPathNotAbsolute, ExitUsage, "an environment path that must be absolute is relative"},
 	{ReasonRuntimeInsideWorkspace, ExitUsage, "the data home lies inside the workspace; acc never writes its store into a repository"},
 	{ReasonHomeMissing, ExitUsage, "neither ACC_DATA_HOME nor HOME is set"},
+	{ReasonUnknownAdapter, ExitUsage, "no adapter has that id; the ids are claude, codex, gemini, grok and kimi"},
+	{ReasonHomeNotDirectory, ExitUsage, "the home acc install was given is not an existing directory"},
 	{ReasonPathOutsideWorkspace, ExitUsage, "a path lies outside the workspace"},
 	{ReasonResourceSpelling, ExitUsage, "a resource spelling acc does not understand; the message gives the one to use"},
 	{ReasonConfirmationRequired, ExitUsage, "a command that writes a file needs --yes when stdin or stdout is not a terminal"},
@@ -172,8 +180,12 @@ var Reasons = []ReasonInfo{
 	{ReasonDecisionTargets, ExitData, "a decision change must name 1 to 16 distinct, existing decisions of this workspace"},
 	{ReasonConfigInvalid, ExitData, "acc.workspace.json breaks a rule"},
 	{ReasonConfigUnknownKey, ExitData, "acc.workspace.json has a key acc does not know"},
+	{ReasonClientConfigInvalid, ExitData, "a client's configuration file does not parse; acc left it untouched"},
+	{ReasonInstallRecordInvalid, ExitData, "acc's install record (installs.json in the data home) does not parse or has an unknown schema version"},
+	{ReasonInstallFailed, ExitData, "writing a client's configuration failed; what was written is recorded, and running the command again completes it"},
 	{ReasonStoreUnhealthy, ExitData, "acc doctor found the store corrupt, foreign, of an unknown version or failing its integrity check; the report is in details"},
 
+	{ReasonInstallConflict, ExitConflict, "a file acc would write exists and acc did not write it, or the client already registers what acc would add"},
 	{ReasonStaleGeneration, ExitConflict, "the session generation is not the current one; use the pair from the latest attach"},
 	{ReasonSessionNotOpen, ExitConflict, "the session is closed or does not exist"},
 	{ReasonSessionLive, ExitConflict, "the session id is already open in a live process"},

@@ -1,0 +1,215 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+
+	"github.com/acc-go/acc/internal/hook"
+	"github.com/acc-go/acc/internal/install"
+	"github.com/acc-go/acc/pkg/adapters/adapter"
+	"github.com/acc-go/acc/pkg/core"
+	"github.com/acc-go/acc/pkg/protocol"
+	"github.com/urfave/cli/v3"
+)
+
+// installEnv resolves where an install happens: the data home (record and
+// shim), the home (--home, else HOME) and the binaries the hooks and Grok
+// run (beside this acc, else on PATH; ACC_HOOK_BINARY overrides acc-hook).
+func (a *app) installEnv(cmd *cli.Command) (*install.Env, error) {
+	rt, err := core.ResolveRuntimeEnv(runtime.GOOS, a.env.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	home, given := cmd.String("home"), cmd.IsSet("home")
+	if given {
+		if !filepath.IsAbs(home) {
+			if wd, err := a.env.Getwd(); err == nil {
+				home = filepath.Join(wd, home)
+			}
+		}
+	} else if home = a.env.Getenv("HOME"); home == "" {
+		return nil, protocol.Errorf(protocol.ReasonHomeMissing, "HOME is not set; pass --home DIR")
+	}
+	adapters := map[string]adapter.Installer{}
+	for id, ad := range hook.Registry() {
+		if in, ok := ad.(adapter.Installer); ok {
+			adapters[id] = in
+		}
+	}
+	hookBin := a.env.Getenv("ACC_HOOK_BINARY")
+	if hookBin == "" {
+		hookBin = siblingBinary("acc-hook")
+	}
+	return &install.Env{DataHome: rt.DataHome, Home: filepath.Clean(home), HomeGiven: given, Getenv: a.env.Getenv,
+		HookBinary: hookBin, MCPBinary: siblingBinary("acc-mcp"), AccVersion: Version(), Adapters: adapters}, nil
+}
+
+// siblingBinary is name beside the running acc when it is there, else the
+// one on PATH, else the path beside acc (the shim then falls back to PATH
+// at hook time, and fails open).
+func siblingBinary(name string) string {
+	var beside string
+	if self, err := os.Executable(); err == nil {
+		if real, err := filepath.EvalSymlinks(self); err == nil {
+			self = real
+		}
+		beside = filepath.Join(filepath.Dir(self), name)
+		if st, err := os.Stat(beside); err == nil && !st.IsDir() {
+			return beside
+		}
+	}
+	if p, err := exec.LookPath(name); err == nil {
+		if abs, err := filepath.Abs(p); err == nil {
+			return abs
+		}
+	}
+	return beside
+}
+
+var installFlags = []cli.Flag{
+	&cli.StringSliceFlag{Name: "adapter", Usage: "only this client (claude, codex, gemini, grok, kimi); repeat for several"},
+	&cli.StringFlag{Name: "home", Usage: "the home DIR whose client configuration to change (default $HOME; client directory variables such as CODEX_HOME are then ignored)"},
+	&cli.BoolFlag{Name: "dry-run", Usage: "print every path that would change, and change nothing"},
+}
+
+func (a *app) installCommand() *cli.Command {
+	return &cli.Command{
+		Name:     "install",
+		Category: "setup",
+		Usage:    "wire acc into the coding clients on this machine, so every session they start joins the room",
+		Description: "install finds each supported client (its program on PATH, its version, its configuration directory),\n" +
+			"plans the exact edits, prints them and applies them: hooks that run acc-hook through a shim in acc's data\n" +
+			"home, and a short instructions file for the client's agent. Every byte of your own configuration is kept;\n" +
+			"what acc wrote is recorded (installs.json in the data home) so that acc uninstall removes exactly that.\n" +
+			"A file that does not parse is refused and left untouched (exit 4); a file of someone else's in acc's way\n" +
+			"is refused (exit 5). Running install again changes nothing. Restart the clients afterwards; Codex also\n" +
+			"needs you to trust acc's hooks in /hooks.\n\n" +
+			"  acc install --dry-run\n  acc install --adapter claude --adapter codex",
+		Flags: append(installFlags,
+			&cli.StringFlag{Name: "delivery", Usage: "live-delivery policy to record for these clients: off (default), actionable or all; until a live transport is proven, messages arrive on the next turn"}),
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			env, err := a.installEnv(cmd)
+			if err != nil {
+				return err
+			}
+			rep, err := env.Install(ctx, install.Options{Adapters: cmd.StringSlice("adapter"), DryRun: cmd.Bool("dry-run"), Delivery: cmd.String("delivery")})
+			if err != nil {
+				return err
+			}
+			return a.emit(rep, func(w io.Writer) { printInstall(w, rep, "installed") })
+		},
+	}
+}
+
+func (a *app) uninstallCommand() *cli.Command {
+	return &cli.Command{
+		Name:     "uninstall",
+		Category: "setup",
+		Usage:    "remove what acc install wrote, and only what is still as acc wrote it",
+		Description: "uninstall works from acc's record (installs.json in the data home): each file, hook entry and\n" +
+			"managed block acc wrote is removed while it is still exactly as acc wrote it; anything you changed is\n" +
+			"kept and reported. Directories acc created go when empty. A client's own records (Codex's hook trust)\n" +
+			"are never touched. Without --adapter, every recorded client is unwired.\n\n" +
+			"  acc uninstall --dry-run\n  acc uninstall --adapter gemini",
+		Flags: installFlags,
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			env, err := a.installEnv(cmd)
+			if err != nil {
+				return err
+			}
+			rep, err := env.Uninstall(ctx, install.Options{Adapters: cmd.StringSlice("adapter"), DryRun: cmd.Bool("dry-run")})
+			if err != nil {
+				return err
+			}
+			return a.emit(rep, func(w io.Writer) { printInstall(w, rep, "uninstalled") })
+		},
+	}
+}
+
+func printInstall(w io.Writer, rep *install.Report, done string) {
+	verb := map[string]string{"create": "create", "update": "update", "unchanged": "unchanged", "remove": "remove", "kept": "KEPT", "missing": "missing"}
+	if rep.DryRun {
+		fmt.Fprintln(w, "dry run: nothing was written")
+	}
+	if len(rep.Clients) == 0 {
+		fmt.Fprintln(w, "nothing to do")
+	}
+	for _, c := range rep.Clients {
+		version := c.Version
+		if version == "" {
+			version = "version unknown"
+		}
+		if c.Action == "skip" {
+			fmt.Fprintf(w, "%s: skipped — %s\n", c.DisplayName, c.Reason)
+			continue
+		}
+		state := done
+		if rep.DryRun {
+			state = "would be " + done
+		}
+		fmt.Fprintf(w, "%s (%s): %s\n", c.DisplayName, version, state)
+		for _, ch := range c.Changes {
+			line := fmt.Sprintf("  %-9s %s", verb[ch.Op], ch.Path)
+			if ch.Detail != "" {
+				line += "  (" + ch.Detail + ")"
+			}
+			fmt.Fprintln(w, line)
+		}
+		if c.DeliveryReason != "" {
+			fmt.Fprintf(w, "  delivery: %s requested, %s in effect: %s\n", c.DeliveryPolicy, c.EffectiveDelivery, c.DeliveryReason)
+		}
+		for _, n := range c.Notes {
+			fmt.Fprintf(w, "  next: %s\n", n)
+		}
+	}
+	for _, ch := range rep.Shared {
+		fmt.Fprintf(w, "shared: %s %s\n", verb[ch.Op], ch.Path)
+	}
+	if !rep.DryRun && len(rep.Clients) > 0 {
+		if _, err := os.Stat(rep.Record); err == nil {
+			fmt.Fprintf(w, "record: %s\n", rep.Record)
+		} else {
+			fmt.Fprintln(w, "record: none left (nothing of acc's is installed)")
+		}
+	}
+}
+
+// clientLines prints doctor's client section.
+func printClients(w io.Writer, clients []install.ClientStatus) {
+	for _, c := range clients {
+		state := "not found"
+		if c.Present {
+			state = "present"
+			if c.Version != "" {
+				state += " " + c.Version
+			}
+		}
+		inst := "not installed"
+		if c.Installed {
+			inst = "installed"
+			if c.InstallState != "installed" {
+				inst = "install " + c.InstallState
+			}
+		}
+		var bad []string
+		for _, f := range c.Files {
+			if f.Status != "intact" {
+				bad = append(bad, f.Status+" "+f.Path)
+			}
+		}
+		files := ""
+		if c.Installed {
+			files = "; files intact"
+			if len(bad) > 0 {
+				files = "; " + strings.Join(bad, ", ")
+			}
+		}
+		fmt.Fprintf(w, "  client %s: %s; %s%s; %s; delivery %s\n", c.Adapter, state, inst, files, c.Proof, c.EffectiveDelivery)
+	}
+}

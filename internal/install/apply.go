@@ -1,0 +1,393 @@
+package install
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/acc-go/acc/pkg/adapters/adapter"
+	"github.com/acc-go/acc/pkg/protocol"
+)
+
+// planned is one client's installation computed in memory.
+type planned struct {
+	report  ClientReport
+	install Install
+	files   []*fileState
+}
+
+// Install detects the clients, plans every edit in memory — reading and
+// validating every file it would touch first, so that a file that does not
+// parse (exit 4) or is in the way (exit 5) stops the run before anything is
+// written — prints (dry run) or applies it, and records what it wrote
+// (reference/adapters.md §6). Installing twice changes nothing the second
+// time. Errors: exit 2 for an unknown adapter, an unknown --delivery or a
+// home that is not a directory; exit 4 for an unreadable record or client
+// file; exit 5 for a conflict; exit 4 install_failed when a write fails
+// (the record then says what is pending, and running install again
+// completes it).
+func (e *Env) Install(ctx context.Context, o Options) (*Report, error) {
+	if err := e.checkOptions(o); err != nil {
+		return nil, err
+	}
+	rec, err := loadRecord(e.DataHome)
+	if err != nil {
+		return nil, err
+	}
+	rep := &Report{DryRun: o.DryRun, Record: recordPath(e.DataHome), Shim: e.shimPath(), Clients: []ClientReport{}, Shared: []Change{}}
+	ie := e.installEnv()
+	var plans []*planned
+	for _, id := range e.ids() {
+		a := e.Adapters[id]
+		named := len(o.Adapters) == 0 || slices.Contains(o.Adapters, id)
+		if !named {
+			continue
+		}
+		det := e.detect(ctx, a)
+		if len(o.Adapters) == 0 && !det.Present {
+			rep.Clients = append(rep.Clients, ClientReport{Detection: det, Action: "skip", Changes: []Change{}, Notes: []string{},
+				Reason: det.DisplayName + " is not installed here (no " + a.Binary() + " on PATH, no " + det.ConfigDir + "); if it is, wire it with --adapter " + id})
+			continue
+		}
+		p, err := e.plan(a, det, ie, rec.find(id), o)
+		if err != nil {
+			return nil, err
+		}
+		plans = append(plans, p)
+	}
+	shim := shimScript(e.HookBinary)
+	shimOld, _, err := readFile(e.shimPath())
+	if err != nil {
+		return nil, err
+	}
+	if len(plans) > 0 {
+		op := "create"
+		switch {
+		case bytes.Equal(shimOld, shim):
+			op = "unchanged"
+		case shimOld != nil:
+			op = "update"
+		}
+		rep.Shared = append(rep.Shared, Change{Path: e.shimPath(), Kind: "file", Op: op, Detail: "runs " + e.HookBinary})
+	}
+	for _, p := range plans {
+		rep.Clients = append(rep.Clients, p.report)
+	}
+	slices.SortFunc(rep.Clients, func(a, b ClientReport) int { return compareStrings(a.Adapter, b.Adapter) })
+	if o.DryRun || len(plans) == 0 {
+		return rep, nil
+	}
+
+	// Apply: the shim, then per client a pending record, the files, and
+	// the record marked installed.
+	if !bytes.Equal(shimOld, shim) {
+		if err := os.MkdirAll(filepath.Dir(e.shimPath()), 0o755); err != nil {
+			return rep, failed("the hook shim", e.shimPath(), err)
+		}
+		if err := writeAtomic(e.shimPath(), shim, 0o755); err != nil {
+			return rep, failed("the hook shim", e.shimPath(), err)
+		}
+	}
+	rec.Shim = &RecordedFile{Path: e.shimPath(), SHA256: sum(shim)}
+	for _, p := range plans {
+		if p.unchanged(rec.find(p.install.AdapterID)) {
+			continue // installing again changes nothing, not even the record
+		}
+		p.install.State = "pending"
+		rec.put(p.install)
+		if err := rec.save(e.DataHome); err != nil {
+			return rep, failed(p.report.DisplayName, recordPath(e.DataHome), err)
+		}
+		for _, f := range p.files {
+			if err := f.write(); err != nil {
+				return rep, failed(p.report.DisplayName, f.path, err)
+			}
+		}
+		p.install.State = "installed"
+		rec.put(p.install)
+		if err := rec.save(e.DataHome); err != nil {
+			return rep, failed(p.report.DisplayName, recordPath(e.DataHome), err)
+		}
+	}
+	return rep, nil
+}
+
+// unchanged reports whether applying p would change no file and only the
+// install time of the record.
+func (p *planned) unchanged(old *Install) bool {
+	for _, f := range p.files {
+		if !f.existed || f.new == nil || !bytes.Equal(f.old, f.new) {
+			return false
+		}
+	}
+	if old == nil || old.State != "installed" {
+		return false
+	}
+	cur := p.install
+	cur.InstalledAt, cur.State = old.InstalledAt, old.State
+	a, _ := json.Marshal(cur)
+	b, _ := json.Marshal(old)
+	return bytes.Equal(a, b)
+}
+
+func compareStrings(a, b string) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+func failed(what, path string, err error) error {
+	return protocol.Errorf(protocol.ReasonInstallFailed, "installing %s: writing %s failed (%v); nothing recorded was lost — fix the cause and run the command again", what, path, err).With("path", path)
+}
+
+// write puts the file's new bytes in place (or removes it), creating its
+// directories; an unchanged file is not touched.
+func (f *fileState) write() error {
+	if f.new == nil {
+		if f.existed {
+			return os.Remove(f.path)
+		}
+		return nil
+	}
+	if f.existed && bytes.Equal(f.old, f.new) {
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Dir(f.path), 0o755); err != nil {
+		return err
+	}
+	perm := fs.FileMode(0o644)
+	if f.executable {
+		perm = 0o755
+	}
+	return writeAtomic(f.path, f.new, perm)
+}
+
+// plan computes one client's edits in memory.
+func (e *Env) plan(a adapter.Installer, det Detection, ie adapter.InstallEnv, old *Install, o Options) (*planned, error) {
+	id := a.ID()
+	pl := a.InstallPlan(ie)
+	action := "install"
+	if old != nil {
+		action = "reinstall"
+	}
+	policy := o.Delivery
+	if policy == "" && old != nil {
+		policy = old.DeliveryPolicy
+	}
+	if policy == "" {
+		policy = "off"
+	}
+	p := &planned{
+		report: ClientReport{Detection: det, Action: action, Changes: []Change{}, Notes: pl.Notes, DeliveryPolicy: policy, EffectiveDelivery: "off"},
+		install: Install{AdapterID: id, ClientVersion: det.Version, AccVersion: e.AccVersion, InstalledAt: e.now(), Home: e.Home,
+			ConfigDir: det.ConfigDir, DeliveryPolicy: policy, EffectiveDelivery: "off", Artifacts: []RecordedArtifact{}, CreatedDirectories: []string{}},
+	}
+	if policy != "off" {
+		p.install.DeliveryReason = det.DisplayName + " has no proven live-push transport yet; messages reach it on its next turn and in its inbox"
+		p.report.DeliveryReason = p.install.DeliveryReason
+	}
+	var oldArts []RecordedArtifact
+	if old != nil {
+		oldArts = old.Artifacts
+		p.install.CreatedDirectories = append(p.install.CreatedDirectories, old.CreatedDirectories...)
+	}
+	order, byPath := groupByPath(pl.Artifacts, func(x adapter.Artifact) string { return x.Path })
+	_, oldByPath := groupByPath(oldArts, func(x RecordedArtifact) string { return x.Path })
+	// Files of the old installation the plan no longer writes: undo them.
+	for _, path := range sortedKeys(oldByPath) {
+		if _, still := byPath[path]; still {
+			continue
+		}
+		src, existed, err := readFile(path)
+		if err != nil {
+			return nil, err
+		}
+		out, del, changes, err := unapply(path, src, existed, oldByPath[path], ie.Shim)
+		if err != nil {
+			return nil, err
+		}
+		f := &fileState{path: path, old: src, existed: existed, new: out}
+		if del {
+			f.new = nil
+		}
+		p.files = append(p.files, f)
+		p.report.Changes = append(p.report.Changes, changes...)
+	}
+	for _, path := range order {
+		arts := byPath[path]
+		src, existed, err := readFile(path)
+		if err != nil {
+			return nil, err
+		}
+		f := &fileState{path: path, old: src, existed: existed}
+		for _, d := range missingDirs(path) {
+			if !slices.Contains(p.install.CreatedDirectories, d) {
+				p.install.CreatedDirectories = append(p.install.CreatedDirectories, d)
+			}
+		}
+		recorded, err := e.planFile(f, arts, oldByPath[path], ie.Shim, id)
+		if err != nil {
+			return nil, err
+		}
+		p.install.Artifacts = append(p.install.Artifacts, recorded...)
+		p.files = append(p.files, f)
+		op := "create"
+		switch {
+		case existed && bytes.Equal(src, f.new):
+			op = "unchanged"
+		case existed:
+			op = "update"
+		}
+		p.report.Changes = append(p.report.Changes, Change{Path: path, Kind: string(arts[0].Kind), Op: op, Detail: describe(arts)})
+	}
+	return p, nil
+}
+
+func describe(arts []adapter.Artifact) string {
+	switch arts[0].Kind {
+	case adapter.ArtifactJSONEntry:
+		var labels []string
+		for _, a := range arts {
+			labels = append(labels, joinDots(a.Pointer))
+		}
+		return "acc's entries: " + joinComma(labels)
+	case adapter.ArtifactTOMLBlock:
+		return "acc's managed block at the end of the file"
+	}
+	return "acc's file"
+}
+
+func joinDots(s []string) string {
+	out := ""
+	for i, x := range s {
+		if i > 0 {
+			out += "."
+		}
+		out += x
+	}
+	return out
+}
+
+func joinComma(s []string) string {
+	out := ""
+	for i, x := range s {
+		if i > 0 {
+			out += ", "
+		}
+		out += x
+	}
+	return out
+}
+
+func sortedKeys[T any](m map[string]T) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// planFile computes a file's new bytes for the plan's artifacts (all of
+// one kind) and the records of what will be written.
+func (e *Env) planFile(f *fileState, arts []adapter.Artifact, old []RecordedArtifact, shim, id string) ([]RecordedArtifact, error) {
+	switch arts[0].Kind {
+	case adapter.ArtifactFile:
+		a := arts[0]
+		f.executable = a.Executable
+		ours := len(old) == 1 && old[0].Kind == adapter.ArtifactFile && sum(f.old) == old[0].SHA256
+		if f.existed && !bytes.Equal(f.old, a.Content) && !ours {
+			return nil, protocol.Errorf(protocol.ReasonInstallConflict, "%s exists and acc did not write it; move it away (or merge it by hand), then run acc install again", f.path).With("path", f.path)
+		}
+		f.new = slices.Clone(a.Content)
+		return []RecordedArtifact{{Kind: a.Kind, Path: f.path, SHA256: sum(a.Content), CreatedFile: !f.existed || (len(old) == 1 && old[0].CreatedFile)}}, nil
+	case adapter.ArtifactTOMLBlock:
+		a := arts[0]
+		if err := checkTOML(stripBlocks(f.old, false)); err != nil {
+			return nil, invalidConfig(f.path, "TOML", err)
+		}
+		if id == "grok" && tomlHasTable(f.old, "mcp_servers", "acc") {
+			return nil, protocol.Errorf(protocol.ReasonInstallConflict, "%s already registers an MCP server named acc outside acc's block; remove or rename it, then run acc install again", f.path).With("path", f.path)
+		}
+		block := blockText(a.Content)
+		rec := RecordedArtifact{Kind: a.Kind, Path: f.path, SHA256: sum(block), CreatedFile: !f.existed}
+		if len(old) == 1 {
+			rec.CreatedFile = old[0].CreatedFile || !f.existed
+		}
+		if regions := findBlocks(f.old); len(regions) == 1 && bytes.Equal(regions[0].block, block) && regions[0].end == len(f.old) {
+			f.new = slices.Clone(f.old) // already there, at the end
+			if len(old) == 1 {
+				rec.Separator = old[0].Separator
+			}
+			return []RecordedArtifact{rec}, nil
+		}
+		out, sep := addBlock(f.old, a.Content)
+		if err := checkTOML(out); err != nil {
+			return nil, invalidConfig(f.path, "TOML", err)
+		}
+		f.new, rec.Separator = out, sep
+		return []RecordedArtifact{rec}, nil
+	case adapter.ArtifactJSONEntry:
+		src := f.old
+		createdFile := !f.existed || len(bytes.TrimSpace(f.old)) == 0
+		if createdFile && arts[0].Seed != nil {
+			src = arts[0].Seed
+		}
+		doc, err := parseJSON(src)
+		if err != nil {
+			return nil, invalidConfig(f.path, "JSON", err)
+		}
+		// Entries of the old installation that the plan no longer has go.
+		for _, o := range old {
+			if !slices.ContainsFunc(arts, func(a adapter.Artifact) bool { return sameEntry(o, a) }) {
+				if _, err := doc.removeEntry(o.Pointer, o.Value); err != nil {
+					return nil, invalidConfig(f.path, "JSON", err)
+				}
+			}
+		}
+		var out []RecordedArtifact
+		for _, a := range arts {
+			created, _, err := doc.appendEntry(a.Pointer, a.Value)
+			if err != nil {
+				return nil, invalidConfig(f.path, "JSON", err)
+			}
+			rec := RecordedArtifact{Kind: a.Kind, Path: f.path, Pointer: a.Pointer, Value: a.Value, CreatedContainers: created, CreatedFile: createdFile}
+			if createdFile {
+				rec.Seed = arts[0].Seed
+			}
+			for _, o := range old {
+				if sameEntry(o, a) { // still ours from before: keep what we created then
+					rec.CreatedContainers = append(o.CreatedContainers, created...)
+					rec.CreatedFile = o.CreatedFile
+					rec.Seed = o.Seed
+				}
+			}
+			out = append(out, rec)
+		}
+		f.new = doc.bytes()
+		if createdFile {
+			// A file acc creates is laid out in full (two spaces, final newline).
+			var v any
+			if err := standardJSON(f.new, &v); err == nil {
+				if b, err := marshalIndent(v); err == nil {
+					f.new = b
+				}
+			}
+		}
+		return out, nil
+	}
+	return nil, errors.New("unknown artifact kind " + string(arts[0].Kind))
+}
+
+func sameEntry(o RecordedArtifact, a adapter.Artifact) bool {
+	return o.Kind == a.Kind && slices.Equal(o.Pointer, a.Pointer) && equalJSON(o.Value, a.Value)
+}

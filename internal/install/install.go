@@ -1,0 +1,355 @@
+package install
+
+import (
+	"bytes"
+	"context"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/acc-go/acc/pkg/adapters/adapter"
+	"github.com/acc-go/acc/pkg/protocol"
+)
+
+//go:embed skill.md
+var skill []byte
+
+// Skill is the instructions file every client's agent is given.
+func Skill() []byte { return slices.Clone(skill) }
+
+// Delivery policies (reference/adapters.md §3.6).
+var DeliveryPolicies = []string{"off", "actionable", "all"}
+
+// Env is where an installation happens and with which binaries.
+type Env struct {
+	// DataHome holds the record and the shim.
+	DataHome string
+	// Home is the user's home, or --home.
+	Home string
+	// HomeGiven: --home was passed, so client directory overrides in the
+	// environment (CODEX_HOME, …) are ignored and everything stays under
+	// Home.
+	HomeGiven bool
+	Getenv    func(string) string
+	// LookPath finds a client's binary; nil means exec.LookPath.
+	LookPath func(string) (string, error)
+	// HookBinary and MCPBinary are the absolute paths of acc-hook (what
+	// the shim runs) and acc-mcp (what Grok registers).
+	HookBinary, MCPBinary string
+	AccVersion            string
+	// Adapters are the installable adapters, by id.
+	Adapters map[string]adapter.Installer
+	Now      func() time.Time
+	// ProbeTimeout bounds one `<client> --version`; 0 means 3 s.
+	ProbeTimeout time.Duration
+}
+
+// shimPath is the hook shim's stable absolute path: hooks keep pointing at
+// it when acc-hook is upgraded or moved.
+func (e *Env) shimPath() string { return filepath.Join(e.DataHome, "acc", "bin", "acc-hook-shim") }
+
+func (e *Env) installEnv() adapter.InstallEnv {
+	ie := adapter.InstallEnv{Home: e.Home, Shim: e.shimPath(), MCPServer: e.MCPBinary, Skill: skill, AccVersion: e.AccVersion}
+	if !e.HomeGiven {
+		ie.Getenv = e.Getenv
+	}
+	return ie
+}
+
+// shimScript is the shim: it runs acc-hook by the absolute path recorded
+// at install time, else the one on PATH, and lets the client proceed
+// (fail open: exit 0, nothing on stdout, one line on stderr) when neither
+// exists.
+func shimScript(hook string) []byte {
+	return []byte(`#!/bin/sh
+# Written by "acc install"; "acc uninstall" removes it. Every acc hook a
+# client runs goes through this file, so upgrading or moving acc-hook never
+# touches the clients' configuration: run "acc install" again instead.
+hook=` + shellQuote(hook) + `
+if [ ! -x "$hook" ]; then
+  hook=$(command -v acc-hook 2>/dev/null) || hook=
+fi
+if [ -z "$hook" ]; then
+  echo "acc: acc-hook is not installed; the client proceeds without acc (reinstall acc, then run: acc install)" >&2
+  exit 0
+fi
+exec "$hook" "$@"
+`)
+}
+
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// Detection is what acc found of one client, read-only (§3.7).
+type Detection struct {
+	Adapter     string `json:"adapter"`
+	DisplayName string `json:"displayName"`
+	// Binary is the client's program on PATH ("" when not found).
+	Binary string `json:"binary"`
+	// Present: the program was found, or the configuration directory exists.
+	Present bool `json:"present"`
+	// Version is the client's version, "" when unknown; VersionLine is
+	// the line it was read from.
+	Version     string `json:"version"`
+	VersionLine string `json:"versionLine,omitempty"`
+	ConfigDir   string `json:"configDir"`
+	ConfigFound bool   `json:"configFound"`
+}
+
+var versionRE = regexp.MustCompile(`\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.-]+)?`)
+
+// detect finds one client: its binary on PATH, its version from
+// `<binary> --version` (bounded by ProbeTimeout), its config directory.
+func (e *Env) detect(ctx context.Context, a adapter.Installer) Detection {
+	d := Detection{Adapter: a.ID(), DisplayName: a.DisplayName(), ConfigDir: a.ConfigDir(e.installEnv())}
+	if st, err := os.Stat(d.ConfigDir); err == nil && st.IsDir() {
+		d.ConfigFound = true
+	}
+	look := e.LookPath
+	if look == nil {
+		look = exec.LookPath
+	}
+	if bin, err := look(a.Binary()); err == nil {
+		d.Binary = bin
+		timeout := e.ProbeTimeout
+		if timeout == 0 {
+			timeout = 3 * time.Second
+		}
+		pctx, cancel := context.WithTimeout(ctx, timeout)
+		out, _ := exec.CommandContext(pctx, bin, "--version").Output()
+		cancel()
+		for _, line := range strings.Split(string(out), "\n") {
+			if v := versionRE.FindString(line); v != "" {
+				d.Version, d.VersionLine = v, strings.TrimSpace(line)
+				break
+			}
+		}
+	}
+	d.Present = d.Binary != "" || d.ConfigFound
+	return d
+}
+
+// Options select what install and uninstall do.
+type Options struct {
+	// Adapters named with --adapter; empty means every detected client
+	// (install) or every recorded one (uninstall).
+	Adapters []string
+	DryRun   bool
+	// Delivery is the requested live-delivery policy ("" keeps the
+	// recorded one, else off).
+	Delivery string
+}
+
+// Change is one thing install or uninstall did (or, dry, would do) to a path.
+type Change struct {
+	Path string `json:"path"`
+	Kind string `json:"kind"`
+	// Op is create, update, unchanged, remove, kept (a person changed it;
+	// left and reported) or missing (already gone).
+	Op     string `json:"op"`
+	Detail string `json:"detail,omitempty"`
+}
+
+// ClientReport is one client's part of a report.
+type ClientReport struct {
+	Detection
+	// Action is install, reinstall, uninstall or skip.
+	Action string `json:"action"`
+	// Reason says why a client was skipped.
+	Reason            string   `json:"reason,omitempty"`
+	Changes           []Change `json:"changes"`
+	Notes             []string `json:"notes"`
+	DeliveryPolicy    string   `json:"deliveryPolicy,omitempty"`
+	EffectiveDelivery string   `json:"effectiveDelivery,omitempty"`
+	DeliveryReason    string   `json:"deliveryReason,omitempty"`
+}
+
+// Report is the result of install or uninstall.
+type Report struct {
+	DryRun  bool           `json:"dryRun"`
+	Record  string         `json:"record"`
+	Shim    string         `json:"shim"`
+	Clients []ClientReport `json:"clients"`
+	// Shared are changes to what all clients share (the shim).
+	Shared []Change `json:"shared"`
+}
+
+// checkOptions refuses unknown adapters and policies and a home that is
+// not a directory (exit 2), before anything is read.
+func (e *Env) checkOptions(o Options) error {
+	for _, id := range o.Adapters {
+		if _, ok := e.Adapters[id]; !ok {
+			return protocol.Errorf(protocol.ReasonUnknownAdapter, "no adapter is called %q; the adapters are %s", id, strings.Join(e.ids(), ", ")).With("adapter", id)
+		}
+	}
+	if o.Delivery != "" && !slices.Contains(DeliveryPolicies, o.Delivery) {
+		return protocol.Errorf(protocol.ReasonInvalidFlagValue, "--delivery %q is not one of off, actionable, all", o.Delivery)
+	}
+	if st, err := os.Stat(e.Home); err != nil || !st.IsDir() {
+		return protocol.Errorf(protocol.ReasonHomeNotDirectory, "home %s is not an existing directory; pass --home DIR naming one", e.Home).With("home", e.Home)
+	}
+	return nil
+}
+
+func (e *Env) ids() []string {
+	var ids []string
+	for id := range e.Adapters {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// fileState is one client file being edited in memory.
+type fileState struct {
+	path       string
+	old        []byte
+	existed    bool
+	new        []byte // nil: remove the file
+	executable bool
+}
+
+func (e *Env) now() string {
+	now := time.Now
+	if e.Now != nil {
+		now = e.Now
+	}
+	return now().UTC().Format("2006-01-02T15:04:05.000Z")
+}
+
+// marshalIndent lays a value out as acc writes a JSON file it creates:
+// two-space indent, no HTML escaping, final newline.
+func marshalIndent(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+func readFile(path string) ([]byte, bool, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, false, nil
+	}
+	return b, err == nil, err
+}
+
+// missingDirs lists the directories above path that do not exist yet,
+// outermost first.
+func missingDirs(path string) []string {
+	var out []string
+	for dir := filepath.Dir(path); ; dir = filepath.Dir(dir) {
+		if _, err := os.Lstat(dir); err == nil {
+			break
+		}
+		out = append([]string{dir}, out...)
+		if filepath.Dir(dir) == dir {
+			break
+		}
+	}
+	return out
+}
+
+func invalidConfig(path, format string, err error) error {
+	return protocol.Errorf(protocol.ReasonClientConfigInvalid, "%s is not valid %s (%v); acc left it untouched — fix it, then run the command again", path, format, err).With("path", path)
+}
+
+// unapply removes what a recorded installation wrote to a file's bytes,
+// as far as it is still there unchanged. It returns the new bytes, whether
+// the file should be deleted, and one change per artifact.
+func unapply(path string, src []byte, existed bool, arts []RecordedArtifact, shim string) ([]byte, bool, []Change, error) {
+	var changes []Change
+	if !existed {
+		for _, a := range arts {
+			changes = append(changes, Change{Path: path, Kind: string(a.Kind), Op: "missing", Detail: "already gone"})
+		}
+		return nil, false, changes, nil
+	}
+	switch arts[0].Kind {
+	case adapter.ArtifactFile:
+		if sum(src) == arts[0].SHA256 {
+			return nil, true, []Change{{Path: path, Kind: "file", Op: "remove"}}, nil
+		}
+		return src, false, []Change{{Path: path, Kind: "file", Op: "kept", Detail: "changed since acc wrote it; remove it by hand if you no longer want it"}}, nil
+	case adapter.ArtifactTOMLBlock:
+		regions := findBlocks(src)
+		if len(regions) == 0 {
+			return src, false, []Change{{Path: path, Kind: "toml-block", Op: "missing", Detail: "acc's block is no longer in the file"}}, nil
+		}
+		if len(regions) != 1 || sum(regions[0].block) != arts[0].SHA256 {
+			return src, false, []Change{{Path: path, Kind: "toml-block", Op: "kept", Detail: "acc's block was edited; remove it by hand if you no longer want it"}}, nil
+		}
+		out := stripBlocks(src, arts[0].Separator)
+		return out, arts[0].CreatedFile && len(bytes.TrimSpace(out)) == 0, []Change{{Path: path, Kind: "toml-block", Op: "remove"}}, nil
+	case adapter.ArtifactJSONEntry:
+		doc, err := parseJSON(src)
+		if err != nil {
+			return nil, false, nil, invalidConfig(path, "JSON", err)
+		}
+		var created [][]string
+		createdFile := false
+		var seed []byte
+		for _, a := range arts {
+			created = append(created, a.CreatedContainers...)
+			createdFile = createdFile || a.CreatedFile
+			if a.Seed != nil {
+				seed = a.Seed
+			}
+			found, err := doc.removeEntry(a.Pointer, a.Value)
+			if err != nil {
+				return nil, false, nil, invalidConfig(path, "JSON", err)
+			}
+			label := strings.Join(a.Pointer, ".")
+			switch {
+			case found:
+				changes = append(changes, Change{Path: path, Kind: "json-entry", Op: "remove", Detail: label})
+			default:
+				n, _ := doc.entriesContaining(a.Pointer, shim)
+				if n > 0 {
+					changes = append(changes, Change{Path: path, Kind: "json-entry", Op: "kept", Detail: label + ": acc's entry was edited; remove it by hand if you no longer want it"})
+				} else {
+					changes = append(changes, Change{Path: path, Kind: "json-entry", Op: "missing", Detail: label + ": acc's entry is no longer there"})
+				}
+			}
+		}
+		if err := doc.prune(created); err != nil {
+			return nil, false, nil, err
+		}
+		out := doc.bytes()
+		del := false
+		if createdFile {
+			if seed == nil {
+				seed = []byte("{}")
+			}
+			del = equalJSON(out, seed)
+		}
+		return out, del, changes, nil
+	}
+	return nil, false, nil, fmt.Errorf("unknown artifact kind %q", arts[0].Kind)
+}
+
+// groupByPath keeps artifacts in order, grouped by file.
+func groupByPath[T any](arts []T, path func(T) string) ([]string, map[string][]T) {
+	var order []string
+	by := map[string][]T{}
+	for _, a := range arts {
+		p := path(a)
+		if _, ok := by[p]; !ok {
+			order = append(order, p)
+		}
+		by[p] = append(by[p], a)
+	}
+	return order, by
+}

@@ -1,0 +1,168 @@
+package install
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/acc-go/acc/pkg/adapters/adapter"
+	"github.com/acc-go/acc/pkg/protocol"
+)
+
+// RecordSchemaVersion is the installs.json schema this acc reads and writes.
+const RecordSchemaVersion = 1
+
+// Record is the ownership record, <data home>/acc/installs.json (SPEC
+// decision 9; reference/adapters.md §6.4): every file and entry acc wrote
+// into a client's configuration, with what it wrote, so that uninstall
+// removes exactly that and nothing a person changed.
+type Record struct {
+	SchemaVersion int `json:"schemaVersion"`
+	// Shim is the hook shim every installed hook runs.
+	Shim *RecordedFile `json:"shim,omitempty"`
+	// Installs has one entry per adapter, sorted by adapter id.
+	Installs []Install `json:"installs"`
+}
+
+// RecordedFile is a whole file acc wrote.
+type RecordedFile struct {
+	Path   string `json:"path"`
+	SHA256 string `json:"sha256"`
+}
+
+// Install is one client's installation.
+type Install struct {
+	AdapterID string `json:"adapterId"`
+	// State is "pending" while the files are being written and
+	// "installed" once every one was; uninstall treats both alike.
+	State         string `json:"state"`
+	ClientVersion string `json:"clientVersion"`
+	AccVersion    string `json:"accVersion"`
+	InstalledAt   string `json:"installedAt"`
+	Home          string `json:"home"`
+	ConfigDir     string `json:"configDir"`
+	// DeliveryPolicy is the live-delivery policy the person asked for
+	// (off, actionable, all); EffectiveDelivery what acc can honour now.
+	DeliveryPolicy    string             `json:"deliveryPolicy"`
+	EffectiveDelivery string             `json:"effectiveDelivery"`
+	DeliveryReason    string             `json:"deliveryReason,omitempty"`
+	Artifacts         []RecordedArtifact `json:"artifacts"`
+	// CreatedDirectories are directories the install made, removed on
+	// uninstall when empty.
+	CreatedDirectories []string `json:"createdDirectories"`
+}
+
+// RecordedArtifact is one artifact as written.
+type RecordedArtifact struct {
+	Kind adapter.ArtifactKind `json:"kind"`
+	Path string               `json:"path"`
+	// SHA256 is the hex hash of a file's bytes, or of a TOML block's text
+	// (markers included).
+	SHA256 string `json:"sha256,omitempty"`
+	// Pointer and Value locate a JSON entry: the value acc appended to the
+	// array at pointer.
+	Pointer []string        `json:"pointer,omitempty"`
+	Value   json.RawMessage `json:"value,omitempty"`
+	// CreatedContainers are the objects and arrays acc created for the
+	// entry; uninstall removes them once empty.
+	CreatedContainers [][]string `json:"createdContainers,omitempty"`
+	// CreatedFile: the file did not exist before acc wrote it; uninstall
+	// deletes it when nothing but acc's seed is left.
+	CreatedFile bool `json:"createdFile,omitempty"`
+	// Seed is what acc created a JSON file with, besides its entries.
+	Seed json.RawMessage `json:"seed,omitempty"`
+	// Separator: acc added a newline to end the user's last line before
+	// its TOML block.
+	Separator bool `json:"separator,omitempty"`
+}
+
+func sum(b []byte) string {
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:])
+}
+
+// recordPath is <data home>/acc/installs.json.
+func recordPath(dataHome string) string { return filepath.Join(dataHome, "acc", "installs.json") }
+
+// loadRecord reads the record; a missing one is empty. One that does not
+// parse, or has another schema version, is refused (exit 4): treating it
+// as empty would orphan every file acc wrote.
+func loadRecord(dataHome string) (*Record, error) {
+	path := recordPath(dataHome)
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return &Record{SchemaVersion: RecordSchemaVersion, Installs: []Install{}}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var r Record
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&r); err != nil {
+		return nil, protocol.Errorf(protocol.ReasonInstallRecordInvalid, "%s is not a valid install record (%v); restore it from a backup, or move it away and remove acc's entries by hand", path, err).With("path", path)
+	}
+	if r.SchemaVersion != RecordSchemaVersion {
+		return nil, protocol.Errorf(protocol.ReasonInstallRecordInvalid, "%s has schema version %d; this acc reads version %d — use the acc that wrote it", path, r.SchemaVersion, RecordSchemaVersion).With("path", path)
+	}
+	if r.Installs == nil {
+		r.Installs = []Install{}
+	}
+	return &r, nil
+}
+
+// save writes the record atomically; an empty record (no installs, no
+// shim) removes the file instead.
+func (r *Record) save(dataHome string) error {
+	path := recordPath(dataHome)
+	if len(r.Installs) == 0 && r.Shim == nil {
+		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		return nil
+	}
+	slices.SortFunc(r.Installs, func(a, b Install) int {
+		switch {
+		case a.AdapterID < b.AdapterID:
+			return -1
+		case a.AdapterID > b.AdapterID:
+			return 1
+		}
+		return 0
+	})
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	return writeAtomic(path, append(b, '\n'), 0o600)
+}
+
+func (r *Record) find(id string) *Install {
+	for i := range r.Installs {
+		if r.Installs[i].AdapterID == id {
+			return &r.Installs[i]
+		}
+	}
+	return nil
+}
+
+func (r *Record) put(in Install) {
+	if cur := r.find(in.AdapterID); cur != nil {
+		*cur = in
+		return
+	}
+	r.Installs = append(r.Installs, in)
+}
+
+func (r *Record) drop(id string) {
+	r.Installs = slices.DeleteFunc(r.Installs, func(in Install) bool { return in.AdapterID == id })
+}

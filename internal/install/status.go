@@ -1,0 +1,141 @@
+package install
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/acc-go/acc/pkg/adapters/adapter"
+)
+
+// FileStatus is how one recorded artifact stands now.
+type FileStatus struct {
+	Path string `json:"path"`
+	Kind string `json:"kind"`
+	// Status is intact (as acc wrote it), modified (a person changed it)
+	// or missing.
+	Status string `json:"status"`
+	Detail string `json:"detail,omitempty"`
+}
+
+// ClientStatus is one client as `acc doctor` reports it (§3.7; SPEC
+// decision 6).
+type ClientStatus struct {
+	Detection
+	// Installed: the record holds an installation of this client;
+	// InstallState is its state (installed, or pending when a run did not
+	// finish).
+	Installed    bool         `json:"installed"`
+	InstallState string       `json:"installState,omitempty"`
+	Files        []FileStatus `json:"files"`
+	// Capabilities are those proven for the running version (carried
+	// forward from the newest proof not above it).
+	Capabilities adapter.Capabilities `json:"capabilities"`
+	// ProvenAt is the version whose proof applies ("" when none does);
+	// NewestProven the newest version acc holds a proof for.
+	ProvenAt     string `json:"provenAt"`
+	NewestProven string `json:"newestProven"`
+	// Proof says it in words: "proven at X, running Y".
+	Proof             string   `json:"proof"`
+	Guarded           bool     `json:"guarded"`
+	DeliveryPolicy    string   `json:"deliveryPolicy"`
+	EffectiveDelivery string   `json:"effectiveDelivery"`
+	DeliveryReason    string   `json:"deliveryReason,omitempty"`
+	Remediation       []string `json:"remediation"`
+}
+
+// Clients reports every client, sorted by id: detection, the installed
+// files checked against the record, the proven capabilities and the
+// delivery policy, with the next command for anything to fix. Read-only.
+func (e *Env) Clients(ctx context.Context) ([]ClientStatus, error) {
+	rec, err := loadRecord(e.DataHome)
+	if err != nil {
+		return nil, err
+	}
+	out := []ClientStatus{}
+	for _, id := range e.ids() {
+		a := e.Adapters[id]
+		st := ClientStatus{Detection: e.detect(ctx, a), Files: []FileStatus{}, Remediation: []string{}, DeliveryPolicy: "off", EffectiveDelivery: "off"}
+		caps, ev := adapter.CapabilitiesFor(a, st.Version)
+		st.Capabilities, st.Guarded = caps, caps.Guarded()
+		all := a.Evidence()
+		if len(all) > 0 {
+			st.NewestProven = all[len(all)-1].Version
+		}
+		if ev != nil {
+			st.ProvenAt = ev.Version
+		}
+		switch {
+		case len(all) == 0:
+			st.Proof = "no capability of " + a.DisplayName() + " is proven yet; its sessions are advisory"
+		case st.Version == "" && st.Binary == "":
+			st.Proof = fmt.Sprintf("no %s on PATH; proven at %s", a.Binary(), st.NewestProven)
+		case st.Version == "":
+			st.Proof = fmt.Sprintf("version unreadable, so nothing is assumed; proven at %s", st.NewestProven)
+		case ev == nil:
+			st.Proof = fmt.Sprintf("running %s, older than the first proof (%s): no capability assumed", st.Version, all[0].Version)
+		case st.Version != st.NewestProven && ev.Version == st.NewestProven:
+			st.Proof = fmt.Sprintf("proven at %s, running %s (newer: capabilities carried forward from %s)", ev.Version, st.Version, ev.Version)
+		default:
+			st.Proof = fmt.Sprintf("proven at %s, running %s", ev.Version, st.Version)
+		}
+		if in := rec.find(id); in != nil {
+			st.Installed, st.InstallState = true, in.State
+			st.DeliveryPolicy, st.EffectiveDelivery, st.DeliveryReason = in.DeliveryPolicy, in.EffectiveDelivery, in.DeliveryReason
+			changed := false
+			for _, ra := range in.Artifacts {
+				fs := checkArtifact(ra, e.shimPath())
+				changed = changed || fs.Status != "intact"
+				st.Files = append(st.Files, fs)
+			}
+			if in.State != "installed" {
+				st.Remediation = append(st.Remediation, fmt.Sprintf("acc install --adapter %s   # a previous install did not finish", id))
+			} else if changed {
+				st.Remediation = append(st.Remediation, fmt.Sprintf("acc uninstall --adapter %s && acc install --adapter %s   # acc's files for %s were changed or removed", id, id, a.DisplayName()))
+			}
+			if !st.Present {
+				st.Remediation = append(st.Remediation, fmt.Sprintf("acc uninstall --adapter %s   # %s is no longer on this machine", id, a.DisplayName()))
+			}
+			if id == "codex" {
+				st.Remediation = append(st.Remediation, "in Codex, open /hooks and trust acc's hooks (acc cannot see whether you did; untrusted hooks never run)")
+			}
+		} else if st.Present {
+			st.Remediation = append(st.Remediation, fmt.Sprintf("acc install --adapter %s", id))
+		}
+		out = append(out, st)
+	}
+	return out, nil
+}
+
+// checkArtifact compares one recorded artifact with the disk.
+func checkArtifact(ra RecordedArtifact, shim string) FileStatus {
+	fs := FileStatus{Path: ra.Path, Kind: string(ra.Kind), Status: "missing"}
+	src, existed, err := readFile(ra.Path)
+	if err != nil || !existed {
+		return fs
+	}
+	switch ra.Kind {
+	case adapter.ArtifactFile:
+		fs.Status = map[bool]string{true: "intact", false: "modified"}[sum(src) == ra.SHA256]
+	case adapter.ArtifactTOMLBlock:
+		regions := findBlocks(src)
+		switch {
+		case len(regions) == 1 && sum(regions[0].block) == ra.SHA256:
+			fs.Status = "intact"
+		case len(regions) > 0:
+			fs.Status = "modified"
+		}
+	case adapter.ArtifactJSONEntry:
+		fs.Detail = joinDots(ra.Pointer)
+		doc, err := parseJSON(src)
+		if err != nil {
+			fs.Status, fs.Detail = "modified", "the file no longer parses: "+err.Error()
+			return fs
+		}
+		if i, _ := doc.indexOf(ra.Pointer, ra.Value); i >= 0 {
+			fs.Status = "intact"
+		} else if n, _ := doc.entriesContaining(ra.Pointer, shim); n > 0 {
+			fs.Status = "modified"
+		}
+	}
+	return fs
+}

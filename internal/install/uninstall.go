@@ -1,0 +1,132 @@
+package install
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/acc-go/acc/pkg/protocol"
+)
+
+// Uninstall removes what the record says acc wrote, and only what is still
+// as acc wrote it: an entry, block or file a person changed is kept and
+// reported; directories acc created go only when empty; a client's own
+// records (Codex's hook trust) are never touched. It works from the record
+// alone, so a client that left the machine can still be unwired. A client
+// named with --adapter that acc has no record of is skipped and said so.
+// The record entry goes once its files are done; the shim goes with the
+// last one. Errors: exit 2 unknown adapter; exit 4 unreadable record or a
+// client file that no longer parses (left untouched); exit 4
+// install_failed when a write fails (the record stays, and running
+// uninstall again finishes).
+func (e *Env) Uninstall(ctx context.Context, o Options) (*Report, error) {
+	for _, id := range o.Adapters {
+		if _, ok := e.Adapters[id]; !ok {
+			return nil, protocol.Errorf(protocol.ReasonUnknownAdapter, "no adapter is called %q; the adapters are %s", id, strings.Join(e.ids(), ", ")).With("adapter", id)
+		}
+	}
+	rec, err := loadRecord(e.DataHome)
+	if err != nil {
+		return nil, err
+	}
+	rep := &Report{DryRun: o.DryRun, Record: recordPath(e.DataHome), Shim: e.shimPath(), Clients: []ClientReport{}, Shared: []Change{}}
+	targets := o.Adapters
+	if len(targets) == 0 {
+		for _, in := range rec.Installs {
+			targets = append(targets, in.AdapterID)
+		}
+	}
+	slices.Sort(targets)
+	type undo struct {
+		id    string
+		files []*fileState
+		dirs  []string
+	}
+	var undos []undo
+	for _, id := range targets {
+		a := e.Adapters[id]
+		cr := ClientReport{Detection: Detection{Adapter: id, DisplayName: a.DisplayName()}, Action: "uninstall", Changes: []Change{}, Notes: []string{}}
+		in := rec.find(id)
+		if in == nil {
+			cr.Action, cr.Reason = "skip", "acc has no record of installing "+a.DisplayName()+" with this data home ("+recordPath(e.DataHome)+")"
+			rep.Clients = append(rep.Clients, cr)
+			continue
+		}
+		cr.ConfigDir, cr.Version = in.ConfigDir, in.ClientVersion
+		u := undo{id: id, dirs: in.CreatedDirectories}
+		order, by := groupByPath(in.Artifacts, func(x RecordedArtifact) string { return x.Path })
+		for _, path := range order {
+			src, existed, err := readFile(path)
+			if err != nil {
+				return nil, err
+			}
+			out, del, changes, err := unapply(path, src, existed, by[path], e.shimPath())
+			if err != nil {
+				return nil, err
+			}
+			f := &fileState{path: path, old: src, existed: existed, new: out}
+			if del || !existed {
+				f.new = nil
+			}
+			u.files = append(u.files, f)
+			cr.Changes = append(cr.Changes, changes...)
+		}
+		cr.Notes = append(cr.Notes, "restart "+a.DisplayName()+": hooks are read when a session starts")
+		rep.Clients = append(rep.Clients, cr)
+		undos = append(undos, u)
+	}
+	lastOut := len(undos) > 0 && len(rec.Installs) == len(undos)
+	if lastOut && rec.Shim != nil {
+		op := "remove"
+		if b, _, _ := readFile(rec.Shim.Path); b == nil {
+			op = "missing"
+		} else if sum(b) != rec.Shim.SHA256 {
+			op = "kept"
+		}
+		rep.Shared = append(rep.Shared, Change{Path: rec.Shim.Path, Kind: "file", Op: op})
+	}
+	if o.DryRun {
+		return rep, nil
+	}
+	for _, u := range undos {
+		for _, f := range u.files {
+			if err := f.write(); err != nil {
+				return rep, failed(u.id, f.path, err)
+			}
+			removeStaleTemp(f.path)
+		}
+		removeEmptyDirs(u.dirs)
+		rec.drop(u.id)
+		if err := rec.save(e.DataHome); err != nil {
+			return rep, failed(u.id, recordPath(e.DataHome), err)
+		}
+	}
+	if lastOut && rec.Shim != nil {
+		if b, _, _ := readFile(rec.Shim.Path); b != nil && sum(b) == rec.Shim.SHA256 {
+			if err := os.Remove(rec.Shim.Path); err != nil {
+				return rep, failed("the hook shim", rec.Shim.Path, err)
+			}
+		}
+		removeStaleTemp(rec.Shim.Path)
+		_ = os.Remove(filepath.Dir(rec.Shim.Path)) // acc/bin, when empty
+		rec.Shim = nil
+		if err := rec.save(e.DataHome); err != nil {
+			return rep, failed("the record", recordPath(e.DataHome), err)
+		}
+	}
+	return rep, nil
+}
+
+// removeEmptyDirs removes the directories acc created, deepest first, each
+// only when empty and a real directory (never through a symlink).
+func removeEmptyDirs(dirs []string) {
+	sorted := slices.Clone(dirs)
+	slices.SortFunc(sorted, func(a, b string) int { return len(b) - len(a) })
+	for _, d := range sorted {
+		if st, err := os.Lstat(d); err == nil && st.IsDir() {
+			_ = os.Remove(d) // fails, harmlessly, when not empty
+		}
+	}
+}

@@ -1,0 +1,47 @@
+package claude
+
+import (
+	"path/filepath"
+
+	"github.com/acc-go/acc/pkg/adapters/adapter"
+)
+
+// Binary: Claude Code is started as claude.
+func (client) Binary() string { return "claude" }
+
+// ConfigDir is CLAUDE_CONFIG_DIR, else ~/.claude (reference/adapters.md §6.1).
+func (client) ConfigDir(env adapter.InstallEnv) string {
+	return env.Dir("CLAUDE_CONFIG_DIR", ".claude")
+}
+
+// hookEvents are the events acc wires: attach, before-turn projection,
+// the write guard, the heartbeat after tools, and session end.
+var hookEvents = []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "SessionEnd"}
+
+// InstallPlan wires Claude Code through its user settings.json, which
+// 2.1.x loads hooks from (reference/real-clients.md; SPEC decision 9): one
+// matcher group per event under hooks.<Event>, timeout in seconds; tool
+// events match the file-writing tools and Bash only. The skill goes to
+// skills/acc/SKILL.md, where Claude Code finds personal skills.
+func (c client) InstallPlan(env adapter.InstallEnv) adapter.InstallPlan {
+	dir := c.ConfigDir(env)
+	tools := []string{"Bash"}
+	for t := range spec.FileTools {
+		tools = append(tools, t)
+	}
+	matcher := adapter.ToolMatcher(tools...)
+	arts := adapter.JSONHookArtifacts(filepath.Join(dir, "settings.json"), hookEvents,
+		func(ev string) string {
+			if ev == "PreToolUse" || ev == "PostToolUse" {
+				return matcher
+			}
+			return ""
+		},
+		func(ev string) map[string]any {
+			return map[string]any{"type": "command", "command": env.HookCommand(ID, ev), "timeout": 10}
+		})
+	arts = append(arts, adapter.Artifact{Kind: adapter.ArtifactFile, Path: filepath.Join(dir, "skills", "acc", "SKILL.md"), Content: env.Skill})
+	return adapter.InstallPlan{Artifacts: arts, Notes: []string{
+		"restart Claude Code: hooks load when a session starts",
+	}}
+}

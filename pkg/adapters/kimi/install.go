@@ -1,0 +1,62 @@
+package kimi
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/acc-go/acc/pkg/adapters/adapter"
+)
+
+// Binary: Kimi Code is started as kimi.
+func (client) Binary() string { return "kimi" }
+
+// ConfigDir is KIMI_CODE_HOME, else ~/.kimi-code (reference/adapters.md §6.1).
+func (client) ConfigDir(env adapter.InstallEnv) string {
+	return env.Dir("KIMI_CODE_HOME", ".kimi-code")
+}
+
+var hookEvents = []string{"SessionStart", "UserPromptSubmit", "SessionHeartbeat", "PreToolUse", "PostToolUse", "SessionEnd"}
+
+// InstallPlan wires Kimi Code as §2.5 measured: [[hooks]] tables in acc's
+// managed block at the end of config.toml, with only the keys its strict
+// schema accepts (event, command, matcher, timeout in seconds), and a
+// plugin carrying the skill, registered in plugins/installed.json.
+func (c client) InstallPlan(env adapter.InstallEnv) adapter.InstallPlan {
+	dir := c.ConfigDir(env)
+	tools := []string{}
+	for t := range spec.FileTools {
+		tools = append(tools, t)
+	}
+	for t := range spec.ShellTools {
+		tools = append(tools, t)
+	}
+	matcher := adapter.ToolMatcher(tools...)
+	var b strings.Builder
+	for i, ev := range hookEvents {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		fmt.Fprintf(&b, "[[hooks]]\nevent = %s\ncommand = %s\n", adapter.TOMLString(ev), adapter.TOMLString(env.HookCommand(ID, ev)))
+		if ev == "PreToolUse" || ev == "PostToolUse" {
+			fmt.Fprintf(&b, "matcher = %s\n", adapter.TOMLString(matcher))
+		}
+		b.WriteString("timeout = 10\n")
+	}
+	plugin := filepath.Join(dir, "plugins", "managed", "agents-can-communicate")
+	manifest, _ := json.MarshalIndent(map[string]any{
+		"name": "agents-can-communicate", "version": env.AccVersion,
+		"description":  "acc: see the other coding sessions in this repository, claim files, and exchange messages",
+		"skills":       "./skills/",
+		"sessionStart": map[string]any{"skill": "acc"},
+	}, "", "  ")
+	entry, _ := json.Marshal(map[string]any{"id": "agents-can-communicate", "root": plugin, "source": "local", "enabled": true})
+	return adapter.InstallPlan{Artifacts: []adapter.Artifact{
+		{Kind: adapter.ArtifactTOMLBlock, Path: filepath.Join(dir, "config.toml"), Content: []byte(b.String())},
+		{Kind: adapter.ArtifactFile, Path: filepath.Join(plugin, ".kimi-plugin", "plugin.json"), Content: append(manifest, '\n')},
+		{Kind: adapter.ArtifactFile, Path: filepath.Join(plugin, "skills", "acc", "SKILL.md"), Content: env.Skill},
+		{Kind: adapter.ArtifactJSONEntry, Path: filepath.Join(dir, "plugins", "installed.json"), Pointer: []string{"plugins"}, Value: entry,
+			Seed: json.RawMessage(`{"version": 1, "plugins": []}`)},
+	}, Notes: []string{"restart Kimi Code: hooks load when a session starts"}}
+}
