@@ -49,7 +49,9 @@ func TestRestartResumesSession(t *testing.T) {
 	if got := presenceOf(r, second); got != "online" {
 		t.Errorf("presence after the restart: %q", got)
 	}
-	// The end of input still detaches: the next server opens a new session.
+	// The end of input leaves the session open but offline (the server's
+	// pid is gone), and the next server resumes it: a clean restart is a
+	// restart too (A4, A11 item 7).
 	p2.in.Close()
 	done := make(chan error, 1)
 	go func() { done <- p2.cmd.Wait() }()
@@ -61,12 +63,17 @@ func TestRestartResumesSession(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("acc-mcp did not exit at the end of input")
 	}
-	if got := presenceOf(r, first); got != "offline" && got != "" { // closed
-		t.Errorf("presence after the end of input: %q", got)
+	if got := presenceOf(r, first); got != "offline" {
+		t.Errorf("presence after the end of input: %q, want offline", got)
 	}
 	c3 := startBinary(t, r, "research")
 	c3.initialize("2025-11-25")
-	if third := c3.ok("acc_status", map[string]any{})["callerSessionId"].(string); third == first {
-		t.Errorf("a detached session was resumed: %s", third)
+	if third := c3.ok("acc_status", map[string]any{})["callerSessionId"].(string); third != first {
+		t.Errorf("after a clean restart: session %s, want the bound %s", third, first)
+	}
+	// acc_finish ends it; the next call opens a new one.
+	c3.ok("acc_finish", map[string]any{"goal": "done"})
+	if fourth := c3.ok("acc_status", map[string]any{})["callerSessionId"].(string); fourth == first {
+		t.Errorf("a finished session was resumed: %s", fourth)
 	}
 }

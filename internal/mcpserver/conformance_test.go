@@ -2,10 +2,20 @@ package mcpserver
 
 import (
 	"bytes"
+	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
+	"io"
+	"io/fs"
+	"os/exec"
+	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
+
+	_ "modernc.org/sqlite"
 )
 
 // The conformance suite: every row of reference/mcp-acp.md A11, driven
@@ -620,5 +630,234 @@ func TestPeerSnapshotEscapes(t *testing.T) {
 		`"participants":[{"participantId":"a\u001b"}]}}`
 	if s := mustJSON(got); s != want {
 		t.Errorf("got  %s\nwant %s", s, want)
+	}
+}
+
+// Findings of a review that tried to break acc-mcp, each kept as a check.
+
+// Every request taken before the end of input is answered before the
+// server stops, however long the answers take (here: a store held by
+// another process, so each call waits out storeWait in turn).
+func TestEndOfInputAnswersEverything(t *testing.T) {
+	saved := storeWait
+	storeWait = 300 * time.Millisecond
+	t.Cleanup(func() { storeWait = saved })
+	r := newRoom(t)
+	r.acc("attach", "--participant", "alice") // creates the store
+	db, err := sql.Open("sqlite", "file:"+storeFile(t, r))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	conn, err := db.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.ExecContext(context.Background(), "BEGIN EXCLUSIVE"); err != nil {
+		t.Fatal(err)
+	}
+	inR, inW := io.Pipe()
+	var out bytes.Buffer
+	done := make(chan error, 1)
+	go func() {
+		done <- Serve(context.Background(), &Config{Participant: "research", Dir: r.ws, Getenv: r.getenv}, inR, &out, io.Discard)
+	}()
+	lines := []string{`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`}
+	const calls = 6
+	for i := 1; i <= calls; i++ {
+		lines = append(lines, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"acc_status","arguments":{}}}`, i))
+	}
+	io.WriteString(inW, strings.Join(lines, "\n")+"\n")
+	inW.Close()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("Serve did not return")
+	}
+	conn.ExecContext(context.Background(), "ROLLBACK")
+	answered := 0
+	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		var m map[string]any
+		if json.Unmarshal([]byte(line), &m) == nil && m["id"] != 0.0 {
+			answered++
+			if !strings.Contains(line, "store_busy") {
+				t.Errorf("answer %s", line)
+			}
+		}
+	}
+	if answered != calls {
+		t.Errorf("%d of %d calls answered before the server stopped", answered, calls)
+	}
+}
+
+func storeFile(t *testing.T, r *room) string {
+	t.Helper()
+	var found string
+	filepath.WalkDir(r.data, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.Name() == "acc.db" {
+			found = p
+		}
+		return nil
+	})
+	if found == "" {
+		t.Fatal("no store")
+	}
+	return found
+}
+
+// Ids are echoed exactly as the client spelled them.
+func TestIDsEchoedExactly(t *testing.T) {
+	c := startBinary(t, newRoom(t), "mcp")
+	for _, id := range []string{`1.5`, `-1.5`, `12345678901234567890`, `1e2`, `0`, `"x"`, `""`} {
+		c.send(`{"jsonrpc":"2.0","id":` + id + `,"method":"ping"}`)
+		if res := c.wait(id); res["result"] == nil {
+			t.Errorf("id %s: %v", id, res)
+		}
+	}
+}
+
+// An initialize the SDK could not read is refused like any malformed one
+// and leaves the phase alone; an initialize carrying modern _meta is still
+// an initialize; an initialize asking for a newer revision is served as the
+// 2025-11-25 it was answered with.
+func TestInitializeEdges(t *testing.T) {
+	c := startBinary(t, newRoom(t), "mcp")
+	for _, caps := range []string{`{"roots":"x"}`, `{"elicitation":[]}`} {
+		c.send(`{"jsonrpc":"2.0","id":"bad","method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":` + caps + `,"clientInfo":{"name":"c","version":"1"}}}`)
+		if code, _, _ := rpcError(t, caps, c.wait(`"bad"`)); code != codeInvalidArgs {
+			t.Errorf("capabilities %s: code %v", caps, code)
+		}
+	}
+	c.send(`{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}},"protocolVersion":"2026-07-28","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`)
+	if v := result(t, c.wait(`"init"`))["protocolVersion"]; v != "2025-11-25" {
+		t.Fatalf("negotiated %v", v)
+	}
+	c.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	for _, step := range []struct {
+		method string
+		params map[string]any
+	}{
+		{"tools/list", map[string]any{}},
+		{"resources/read", map[string]any{"uri": "acc://roster"}},
+		{"tools/call", map[string]any{"name": "acc_status", "arguments": map[string]any{}}},
+		{"tools/call", map[string]any{"name": "acc_work", "arguments": map[string]any{}}},
+	} {
+		res := result(t, c.request(step.method, step.params))
+		if _, ok := res["resultType"]; ok {
+			t.Errorf("%s: a 2025-11-25 result carries resultType", step.method)
+		}
+	}
+}
+
+// Only the routed methods are served; everything else is -32601 in both
+// eras, and a reserved _meta key makes a request modern even when null.
+func TestUnroutedMethods(t *testing.T) {
+	c := startBinary(t, newRoom(t), "mcp")
+	result(t, c.initialize("2025-11-25"))
+	for _, m := range []string{"prompts/list", "resources/templates/list", "logging/setLevel", "notifications/initialized", "completion/complete"} {
+		code, msg, _ := rpcError(t, m, c.request(m, map[string]any{}))
+		if code != codeMethodNotFound || msg != "unknown method: "+m {
+			t.Errorf("legacy %s: %v %q", m, code, msg)
+		}
+	}
+	for _, m := range []string{"resources/templates/list", "subscriptions/listen", "prompts/list"} {
+		if code, _, _ := rpcError(t, m, c.request(m, modernParams(nil))); code != codeMethodNotFound {
+			t.Errorf("modern %s: %v", m, code)
+		}
+	}
+	for _, meta := range []map[string]any{{metaVersion: nil}, {metaCapabilities: nil}} {
+		if code, _, _ := rpcError(t, "null meta", c.request("tools/list", map[string]any{"_meta": meta})); code != codeInvalidArgs {
+			t.Errorf("meta %v: %v", meta, code)
+		}
+	}
+	disc := result(t, c.request("server/discover", modernParams(nil)))
+	if si, _ := disc["serverInfo"].(map[string]any); si["name"] != serverName {
+		t.Errorf("discover serverInfo %v", disc["serverInfo"])
+	}
+}
+
+// Integers in any JSON spelling: one that is an integer is served, one out
+// of range is refused like any bad argument, before any session exists.
+func TestIntegerSpellings(t *testing.T) {
+	for _, e := range []era{eras[0], eras[2]} {
+		r := newRoom(t)
+		c := startBinary(t, r, "research")
+		e.open(t, c)
+		for _, args := range []string{`{"limit":1e400}`, `{"limit":1.5}`, `{"limit":9223372036854775808}`} {
+			out := e.tool(t, c, "acc_inbox", json.RawMessage(args))
+			if !out.isErr || out.reason != "invalid_limit" {
+				t.Errorf("%s %s: %+v", e.name, args, out)
+			}
+		}
+		if out := e.tool(t, c, "acc_claim", json.RawMessage(`{"action":"acquire","resource":"file:a","leaseSeconds":9223372036854775808}`)); !out.isErr || out.reason != "invalid_argument" {
+			t.Errorf("%s leaseSeconds 2^63: %+v", e.name, out)
+		}
+		if roster := rosterText(t, e, c); roster != "[]" {
+			t.Errorf("%s: refused calls created presence: %s", e.name, roster)
+		}
+		for _, args := range []string{`{"limit":1.0}`, `{"limit":1e2}`} {
+			if out := e.tool(t, c, "acc_inbox", json.RawMessage(args)); out.isErr {
+				t.Errorf("%s %s: %s", e.name, args, out.text)
+			}
+		}
+		if out := e.tool(t, c, "acc_claim", json.RawMessage(`{"action":"acquire","resource":"file:a","leaseSeconds":1e3}`)); out.isErr {
+			t.Errorf("%s leaseSeconds 1e3: %s", e.name, out.text)
+		}
+		if out := e.tool(t, c, "acc_sync", json.RawMessage(`{"limit":2.0}`)); out.isErr {
+			t.Errorf("%s sync limit 2.0: %s", e.name, out.text)
+		}
+	}
+}
+
+// A failure to read a resource is a JSON-RPC internal error, -32603.
+func TestResourceFailureCode(t *testing.T) {
+	r := newRoom(t)
+	cmd := exec.Command(filepath.Join(binDir, "acc-mcp"))
+	cmd.Env = r.environ("ACC_MCP_WORKSPACE=" + filepath.Join(r.ws, "does-not-exist"))
+	in, _ := cmd.StdinPipe()
+	out, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { in.Close(); cmd.Wait() }()
+	c := newClient(t, in, out)
+	result(t, c.initialize("2025-06-18"))
+	if code, _, _ := rpcError(t, "roster", c.request("resources/read", map[string]any{"uri": "acc://roster"})); code != -32603 {
+		t.Errorf("code %v, want -32603", code)
+	}
+}
+
+// Servers started together with one participant share one session.
+func TestConcurrentServersOneSession(t *testing.T) {
+	r := newRoom(t)
+	r.acc("attach", "--participant", "alice")
+	const n = 4
+	clients := make([]*client, n)
+	for i := range clients {
+		clients[i] = startBinary(t, r, "research")
+		clients[i].initialize("2025-11-25")
+	}
+	ids := make([]string, n)
+	var wg sync.WaitGroup
+	for i, c := range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c.nextID++
+			b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": c.nextID, "method": "tools/call", "params": map[string]any{"name": "acc_status", "arguments": map[string]any{}}})
+			c.send(string(b))
+			res := c.wait(fmt.Sprint(c.nextID))
+			ids[i], _ = res["result"].(map[string]any)["structuredContent"].(map[string]any)["callerSessionId"].(string)
+		}()
+	}
+	wg.Wait()
+	for _, id := range ids[1:] {
+		if id != ids[0] || id == "" {
+			t.Fatalf("sessions %v, want one", ids)
+		}
 	}
 }

@@ -1,10 +1,13 @@
 package mcpserver
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/acc-go/acc/pkg/protocol"
@@ -74,11 +77,16 @@ func argError(reason, format string, a ...any) *protocol.Error {
 // session is resolved. The per-field checks give messages that name the
 // field; the schema's oneOf/anyOf/not shapes are then checked by
 // jsonschema-go, whose failures are reported as a shape error.
-func checkArgs(schema *jsonschema.Schema, resolved *jsonschema.Resolved, raw json.RawMessage) (map[string]any, error) {
+//
+// It returns the arguments normalised for decoding: an integer spelled
+// 1.0 or 1e2 becomes 1 or 100, so that what passed validation also decodes.
+func checkArgs(schema *jsonschema.Schema, resolved *jsonschema.Resolved, raw json.RawMessage) (json.RawMessage, error) {
 	args := map[string]any{}
 	if len(raw) > 0 && string(raw) != "null" {
 		var v any
-		if err := json.Unmarshal(raw, &v); err != nil {
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.UseNumber() // 1e400 is a number too: refused by range, not as "not JSON"
+		if err := dec.Decode(&v); err != nil {
 			return nil, argError(protocol.ReasonInvalidArgument, "arguments must be a JSON object")
 		}
 		m, ok := v.(map[string]any)
@@ -103,9 +111,11 @@ func checkArgs(schema *jsonschema.Schema, resolved *jsonschema.Resolved, raw jso
 		}
 	}
 	for _, k := range keys {
-		if err := checkValue("arguments."+k, schema.Properties[k], args[k]); err != nil {
+		norm, err := checkValue("arguments."+k, schema.Properties[k], args[k])
+		if err != nil {
 			return nil, err
 		}
+		args[k] = norm
 	}
 	if err := resolved.Validate(args); err != nil {
 		switch {
@@ -116,10 +126,18 @@ func checkArgs(schema *jsonschema.Schema, resolved *jsonschema.Resolved, raw jso
 		}
 		return nil, argError(protocol.ReasonArgumentShape, "arguments must match an accepted shape")
 	}
-	return args, nil
+	out, err := json.Marshal(args)
+	if err != nil {
+		return nil, argError(protocol.ReasonInvalidArgument, "arguments cannot be read: %v", err)
+	}
+	return out, nil
 }
 
-func checkValue(path string, s *jsonschema.Schema, v any) error {
+// maxSafeInteger is the largest integer every JSON reader holds exactly
+// (2^53 - 1).
+const maxSafeInteger = 1<<53 - 1
+
+func checkValue(path string, s *jsonschema.Schema, v any) (any, error) {
 	bad := func(format string, a ...any) error {
 		reason := protocol.ReasonInvalidArgument
 		if strings.HasSuffix(path, ".limit") {
@@ -131,61 +149,80 @@ func checkValue(path string, s *jsonschema.Schema, v any) error {
 	case "string":
 		str, ok := v.(string)
 		if !ok {
-			return bad("must be a string")
+			return nil, bad("must be a string")
 		}
 		if len(s.Enum) > 0 {
 			for _, e := range s.Enum {
 				if e == str {
-					return nil
+					return v, nil
 				}
 			}
 			quoted := make([]string, len(s.Enum))
 			for i, e := range s.Enum {
 				quoted[i] = fmt.Sprintf("%q", e)
 			}
-			return bad("must be one of %s", strings.Join(quoted, ", "))
+			return nil, bad("must be one of %s", strings.Join(quoted, ", "))
 		}
 	case "boolean":
 		if _, ok := v.(bool); !ok {
-			return bad("must be a boolean")
+			return nil, bad("must be a boolean")
 		}
 	case "integer":
-		n, ok := v.(float64)
-		if !ok || n != math.Trunc(n) {
-			return bad("must be an integer")
+		num, ok := v.(json.Number)
+		if !ok {
+			return nil, bad("must be an integer")
+		}
+		n, err := strconv.ParseFloat(string(num), 64)
+		if err != nil && !errors.Is(err, strconv.ErrRange) {
+			return nil, bad("must be an integer")
+		}
+		if n != math.Trunc(n) || math.IsInf(n, 0) {
+			if math.IsInf(n, 0) {
+				return nil, bad("must be an integer from %d to %d", int64(*s.Minimum), maxOf(s))
+			}
+			return nil, bad("must be an integer")
 		}
 		if s.Minimum != nil && n < *s.Minimum {
-			return bad("must be at least %d", int64(*s.Minimum))
+			return nil, bad("must be at least %d", int64(*s.Minimum))
 		}
-		if s.Maximum != nil && n > *s.Maximum {
-			return bad("must be at most %d", int64(*s.Maximum))
+		if n > float64(maxOf(s)) {
+			return nil, bad("must be at most %d", maxOf(s))
 		}
+		return int64(n), nil
 	case "array":
 		a, ok := v.([]any)
 		if !ok {
-			return bad("must be an array")
+			return nil, bad("must be an array")
 		}
 		if s.MinItems != nil && len(a) < *s.MinItems {
-			return bad("must hold at least %d item(s)", *s.MinItems)
+			return nil, bad("must hold at least %d item(s)", *s.MinItems)
 		}
 		if s.MaxItems != nil && len(a) > *s.MaxItems {
-			return bad("must hold at most %d items", *s.MaxItems)
+			return nil, bad("must hold at most %d items", *s.MaxItems)
 		}
 		seen := map[string]bool{}
 		for i, e := range a {
-			if err := checkValue(fmt.Sprintf("%s[%d]", path, i), s.Items, e); err != nil {
-				return err
+			if _, err := checkValue(fmt.Sprintf("%s[%d]", path, i), s.Items, e); err != nil {
+				return nil, err
 			}
 			if s.UniqueItems {
 				k := e.(string)
 				if seen[k] {
-					return bad("must not repeat %q", k)
+					return nil, bad("must not repeat %q", k)
 				}
 				seen[k] = true
 			}
 		}
 	}
-	return nil
+	return v, nil
+}
+
+// maxOf is an integer schema's maximum, or the largest safe integer.
+func maxOf(s *jsonschema.Schema) int64 {
+	if s.Maximum != nil {
+		return int64(*s.Maximum)
+	}
+	return maxSafeInteger
 }
 
 type schemaT = jsonschema.Schema

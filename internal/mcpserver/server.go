@@ -27,9 +27,11 @@ const (
 	EnvWorkspace   = "ACC_MCP_WORKSPACE"
 
 	defaultParticipant = "mcp"
-	// storeWait bounds one call's wait for a busy store, as the CLI does.
-	storeWait = 5 * time.Second
 )
+
+// storeWait bounds one call's wait for a busy store, as the CLI does (a
+// variable so that tests can shorten it).
+var storeWait = 5 * time.Second
 
 // Version is reported as serverInfo.version.
 var Version = "0.4.0"
@@ -87,8 +89,12 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// Serve runs one connection over r and w until the end of input, then
-// detaches the session it attached, if any.
+// Serve runs one connection over r and w until the end of input, and
+// answers every request it took before it returns. The acc session is left
+// open, bound to the launch configuration: the next server started with it
+// resumes the same session (A4, A11 item 7), and while none runs the
+// session shows offline, since its recorded pid (this process) is gone. An
+// MCP session declares no session-end capability (A8); acc_finish ends it.
 func Serve(ctx context.Context, cfg *Config, r io.Reader, w, logw io.Writer) error {
 	s := &server{cfg: cfg, logw: logw}
 	srv := s.newMCPServer()
@@ -106,7 +112,6 @@ func Serve(ctx context.Context, cfg *Config, r io.Reader, w, logw io.Writer) err
 	stop := context.AfterFunc(ctx, func() { legacy.Close(); modern.Close() })
 	errL, errM := legacy.Wait(), modern.Wait()
 	stop()
-	s.detach()
 	for _, e := range []error{ctx.Err(), errL, errM} {
 		if e != nil && e != io.EOF {
 			return e
@@ -143,7 +148,9 @@ func (s *server) newMCPServer() *mcp.Server {
 	for _, mk := range registry {
 		t := mk()
 		known[t.def.Name] = true
-		srv.AddTool(t.def, s.handler(t))
+		listed := *t.def
+		listed.InputSchema = listedSchema(t.def.InputSchema.(*schemaT))
+		srv.AddTool(&listed, s.handler(t))
 	}
 	for _, res := range s.resources() {
 		srv.AddResource(res.def, res.read)
@@ -158,6 +165,28 @@ func (s *server) newMCPServer() *mcp.Server {
 		}
 	})
 	return srv
+}
+
+// listedSchema is a tool's input schema as tools/list shows it: A5's
+// literal shape, which always carries "required" ([] when nothing is),
+// where jsonschema-go leaves an empty list out.
+func listedSchema(schema *schemaT) json.RawMessage {
+	b, err := json.Marshal(schema)
+	if err != nil {
+		panic(err)
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(b, &m); err != nil {
+		panic(err)
+	}
+	if _, ok := m["required"]; !ok {
+		m["required"] = json.RawMessage("[]")
+	}
+	out, err := json.Marshal(m)
+	if err != nil {
+		panic(err)
+	}
+	return out
 }
 
 // open opens the room for one call, as the CLI does for one command.
@@ -223,37 +252,15 @@ func (s *server) owner(ctx context.Context, r *core.Room, heartbeat bool) (core.
 	return *s.caller, nil
 }
 
-// detach closes the connection's session at the end of input.
-func (s *server) detach() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.caller == nil {
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), storeWait)
-	defer cancel()
-	err := s.open(ctx, false, func(r *core.Room) error {
-		_, err := r.Detach(ctx, *s.caller)
-		return err
-	})
-	if err != nil {
-		s.logf("detach %s: %v", s.caller.SessionID, err)
-	}
-	s.caller = nil
-}
-
 // handler wraps a tool: validation first (no session is resolved for an
 // invalid call), then the session, then the core operation.
 func (s *server) handler(t tool) mcp.ToolHandler {
 	var resolved = mustResolve(t.def)
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		name := t.def.Name
-		raw := req.Params.Arguments
-		if _, err := checkArgs(t.def.InputSchema.(*schemaT), resolved, raw); err != nil {
+		raw, err := checkArgs(t.def.InputSchema.(*schemaT), resolved, req.Params.Arguments)
+		if err != nil {
 			return errorResult(name, err), nil
-		}
-		if len(raw) == 0 || string(raw) == "null" {
-			raw = json.RawMessage("{}")
 		}
 		if t.check != nil {
 			if err := t.check(raw); err != nil {
@@ -265,7 +272,7 @@ func (s *server) handler(t tool) mcp.ToolHandler {
 		ctx, cancel := context.WithTimeout(ctx, storeWait)
 		defer cancel()
 		var out any
-		err := s.open(ctx, true, func(r *core.Room) error {
+		err = s.open(ctx, true, func(r *core.Room) error {
 			c, err := s.owner(ctx, r, !t.finish)
 			if err != nil {
 				return err

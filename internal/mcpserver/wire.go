@@ -5,10 +5,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"sync"
-	"time"
 
 	"github.com/acc-go/acc/pkg/protocol"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -48,16 +48,30 @@ import (
 //     server/discover result also gains accCapabilities, the ACC extension
 //     field holding the session's capability floor (A3, A8).
 //
+//   - only the routed methods reach the SDK (initialize, ping,
+//     server/discover, tools/list, tools/call, resources/list,
+//     resources/read); any other is -32601 "unknown method: <m>" (A3);
+//   - an initialize is always legacy: it reaches the SDK with the
+//     negotiated version and without modern metadata, and one the SDK could
+//     not decode is -32602 before it can half-initialize the session;
+//   - every request reaches the SDK under a substitute id, and its answer
+//     goes out with the client's id exactly as spelled (1.5, 1e2, numbers
+//     past int64), which the SDK would round (A2);
+//   - an error the SDK would send as code 0 goes out as -32603 (A9);
+//   - at the end of input every answer owed is written before the
+//     sessions stop, with no time limit: each handler is bounded itself.
+//
 // Left to the SDK: concurrent calls may be answered out of order (B1 item
 // 11); clients match replies by id.
 
 const (
 	versionModern = "2026-07-28"
 
-	codeParse       = -32700
-	codeInvalidReq  = -32600
-	codeInvalidArgs = -32602
-	codeUnsupported = -32022
+	codeParse          = -32700
+	codeInvalidReq     = -32600
+	codeInvalidArgs    = -32602
+	codeMethodNotFound = -32601
+	codeUnsupported    = -32022
 
 	metaVersion      = "io.modelcontextprotocol/protocolVersion"
 	metaCapabilities = "io.modelcontextprotocol/clientCapabilities"
@@ -103,6 +117,9 @@ type mux struct {
 	// discover holds the ids of server/discover requests not answered
 	// yet: their results gain accCapabilities on the way out (A3, A8).
 	discover map[string]bool
+	// ids maps the ids given to the SDK back to the client's own.
+	ids    map[string]json.RawMessage
+	nextID int
 }
 
 func newMux(w io.Writer) *mux {
@@ -153,8 +170,10 @@ func (m *mux) answered(msg jsonrpc.Message) {
 	}
 }
 
-// drain waits (at most storeWait twice over) until every request handed
-// to the SDK has been answered.
+// drain waits until every request handed to the SDK has been answered.
+// Every handler is bounded (a tool call or resource read waits at most
+// storeWait for the store), so this ends; cutting it short would drop
+// answers the client is owed, and possibly for work already committed.
 func (m *mux) drain(done chan struct{}) {
 	m.pmu.Lock()
 	if len(m.pending) == 0 {
@@ -166,7 +185,6 @@ func (m *mux) drain(done chan struct{}) {
 	m.pmu.Unlock()
 	select {
 	case <-ch:
-	case <-time.After(2 * storeWait):
 	case <-done:
 	}
 }
@@ -230,17 +248,38 @@ func (c *filterConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 }
 
 func (c *filterConn) Write(ctx context.Context, msg jsonrpc.Message) error {
-	if res, ok := msg.(*jsonrpc.Response); ok && res.Error == nil && len(res.Result) > 0 {
+	var origID json.RawMessage
+	if res, ok := msg.(*jsonrpc.Response); ok {
 		cp := *res
-		cp.Result = shapeResult(res.Result, c.modern)
-		if c.modern && c.m.wasDiscover(res.ID) {
-			cp.Result = withAccCapabilities(cp.Result)
+		if res.Error == nil && len(res.Result) > 0 {
+			cp.Result = shapeResult(res.Result, c.modern)
+			if c.modern && c.m.wasDiscover(res.ID) {
+				cp.Result = withAccCapabilities(cp.Result)
+			}
 		}
+		if res.Error != nil {
+			// The SDK turns a plain Go error into code 0, which JSON-RPC does
+			// not define; such a failure is an internal error (A2, A9).
+			we := &jsonrpc.Error{Message: res.Error.Error()}
+			var inner *jsonrpc.Error
+			if errors.As(res.Error, &inner) {
+				e := *inner
+				we = &e
+			}
+			if we.Code == 0 {
+				we.Code = jsonrpc.CodeInternalError
+			}
+			cp.Error = we
+		}
+		origID = c.m.originalID(res.ID)
 		msg = &cp
 	}
 	b, err := jsonrpc.EncodeMessage(msg)
 	if err != nil {
 		return err
+	}
+	if origID != nil {
+		b = withID(b, origID)
 	}
 	select {
 	case <-c.done:
@@ -250,6 +289,52 @@ func (c *filterConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	err = c.m.writeLine(b)
 	c.m.answered(msg)
 	return err
+}
+
+// synthesize gives a request a fresh string id for the SDK and remembers
+// the client's own id, exactly as it was spelled (1.5, 1e2, a number past
+// int64), which the SDK would otherwise round or clip; the answer carries
+// the original back (A2: the id is echoed).
+func (m *mux) synthesize(req *jsonrpc.Request, raw json.RawMessage) {
+	m.pmu.Lock()
+	defer m.pmu.Unlock()
+	m.nextID++
+	id, err := jsonrpc.MakeID(fmt.Sprintf("acc-%d", m.nextID))
+	if err != nil {
+		return
+	}
+	if m.ids == nil {
+		m.ids = map[string]json.RawMessage{}
+	}
+	req.ID = id
+	m.ids[idKey(id)] = append(json.RawMessage(nil), raw...)
+}
+
+// originalID returns (once) the client's id for a synthesized one.
+func (m *mux) originalID(id jsonrpc.ID) json.RawMessage {
+	m.pmu.Lock()
+	defer m.pmu.Unlock()
+	k := idKey(id)
+	raw, ok := m.ids[k]
+	if !ok {
+		return nil
+	}
+	delete(m.ids, k)
+	return raw
+}
+
+// withID replaces the id of an encoded message.
+func withID(b []byte, id json.RawMessage) []byte {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(b, &obj) != nil {
+		return b
+	}
+	obj["id"] = id
+	out, err := json.Marshal(obj)
+	if err != nil {
+		return b
+	}
+	return out
 }
 
 // wasDiscover reports (once) whether id is that of a server/discover request.
@@ -273,6 +358,7 @@ func withAccCapabilities(raw json.RawMessage) json.RawMessage {
 		return raw
 	}
 	obj["accCapabilities"] = protocol.DeclaredCapabilities{}
+	obj["serverInfo"] = map[string]any{"name": serverName, "version": Version}
 	b, err := json.Marshal(obj)
 	if err != nil {
 		return raw
@@ -342,6 +428,11 @@ func (m *mux) modernPing(id json.RawMessage) {
 	_ = m.writeLine(b)
 }
 
+// routed are the methods acc-mcp serves after the gate (A3); any other is
+// -32601, even where the SDK would answer it (prompts/list,
+// resources/templates/list, logging/setLevel, …).
+var routed = map[string]bool{"tools/list": true, "tools/call": true, "resources/list": true, "resources/read": true}
+
 // screen answers a line the SDK must not see and returns nil, or returns
 // the decoded message to hand on and whether it is a modern request.
 func (c *mux) screen(line []byte) (jsonrpc.Message, bool) {
@@ -349,7 +440,9 @@ func (c *mux) screen(line []byte) (jsonrpc.Message, bool) {
 		return nil, false
 	}
 	var v any
-	if err := json.Unmarshal(line, &v); err != nil {
+	dec := json.NewDecoder(bytes.NewReader(line))
+	dec.UseNumber() // a number past float64 is still a number
+	if err := dec.Decode(&v); err != nil || dec.More() {
 		c.reply(nil, codeParse, "parse error", nil)
 		return nil, false
 	}
@@ -387,7 +480,42 @@ func (c *mux) screen(line []byte) (jsonrpc.Message, bool) {
 		c.reply(id, codeInvalidArgs, "invalid params", nil)
 		return nil, false
 	}
-	if meta, ok := pmap["_meta"].(map[string]any); method == "server/discover" || ok && (meta[metaVersion] != nil || meta[metaCapabilities] != nil) {
+	if method == "initialize" { // always the legacy path, whatever its _meta (A3)
+		if c.phase != phaseUninitialized {
+			c.reply(id, codeInvalidReq, "already initialized", nil)
+			return nil, false
+		}
+		negotiated, ok := checkInitialize(pmap, raw["params"])
+		if !ok {
+			c.reply(id, codeInvalidArgs, "initialize needs protocolVersion (a string), capabilities (an object) and clientInfo {name, version}", nil)
+			return nil, false
+		}
+		msg := c.decode(id, line)
+		req, isReq := msg.(*jsonrpc.Request)
+		if !isReq {
+			return nil, false
+		}
+		// The SDK shapes later results by the version it was asked for, so
+		// it is given the negotiated one (an unknown version is answered
+		// 2025-11-25 and must then be served as 2025-11-25).
+		pmap["protocolVersion"] = negotiated
+		// Nor does it see modern metadata on an initialize, which it would
+		// route as a 2026-07-28 request (where initialize does not exist).
+		if meta, ok := pmap["_meta"].(map[string]any); ok {
+			delete(meta, metaVersion)
+			delete(meta, metaCapabilities)
+		}
+		if b, err := json.Marshal(pmap); err == nil {
+			req.Params = b
+		}
+		c.phase = phaseInitializing
+		c.synthesize(req, id)
+		return req, false
+	}
+	meta, metaObj := pmap["_meta"].(map[string]any)
+	_, hasVer := meta[metaVersion]
+	_, hasCaps := meta[metaCapabilities]
+	if method == "server/discover" || metaObj && (hasVer || hasCaps) {
 		ver, vok := meta[metaVersion].(string)
 		_, cok := meta[metaCapabilities].(map[string]any)
 		if !vok || !cok {
@@ -403,8 +531,17 @@ func (c *mux) screen(line []byte) (jsonrpc.Message, bool) {
 			c.modernPing(id)
 			return nil, false
 		}
+		if method != "server/discover" && !routed[method] {
+			c.reply(id, codeMethodNotFound, "unknown method: "+method, nil)
+			return nil, false
+		}
 		msg := c.decode(id, line)
-		if req, ok := msg.(*jsonrpc.Request); ok && method == "server/discover" {
+		req, isReq := msg.(*jsonrpc.Request)
+		if !isReq {
+			return nil, false
+		}
+		c.synthesize(req, id)
+		if method == "server/discover" {
 			c.pmu.Lock()
 			if c.discover == nil {
 				c.discover = map[string]bool{}
@@ -412,19 +549,9 @@ func (c *mux) screen(line []byte) (jsonrpc.Message, bool) {
 			c.discover[idKey(req.ID)] = true
 			c.pmu.Unlock()
 		}
-		return msg, true
+		return req, true
 	}
 	switch {
-	case method == "initialize":
-		if c.phase != phaseUninitialized {
-			c.reply(id, codeInvalidReq, "already initialized", nil)
-			return nil, false
-		}
-		if !validInitialize(pmap) {
-			c.reply(id, codeInvalidArgs, "initialize needs protocolVersion (a string), capabilities (an object) and clientInfo {name, version}", nil)
-			return nil, false
-		}
-		c.phase = phaseInitializing
 	case method == "ping":
 	case c.phase == phaseUninitialized:
 		c.reply(id, codeInvalidArgs, "send initialize first, or give each request _meta protocolVersion and clientCapabilities", nil)
@@ -432,8 +559,17 @@ func (c *mux) screen(line []byte) (jsonrpc.Message, bool) {
 	case c.phase == phaseInitializing:
 		c.reply(id, codeInvalidReq, "client has not sent initialized", nil)
 		return nil, false
+	case !routed[method]:
+		c.reply(id, codeMethodNotFound, "unknown method: "+method, nil)
+		return nil, false
 	}
-	return c.decode(id, line), false
+	msg := c.decode(id, line)
+	req, isReq := msg.(*jsonrpc.Request)
+	if !isReq {
+		return nil, false
+	}
+	c.synthesize(req, id)
+	return req, false
 }
 
 func (c *mux) decode(id json.RawMessage, line []byte) jsonrpc.Message {
@@ -457,24 +593,41 @@ func echoID(obj map[string]any, raw map[string]json.RawMessage) (json.RawMessage
 	switch v.(type) {
 	case nil:
 		return json.RawMessage("null"), true
-	case string, float64:
+	case string, float64, json.Number:
 		return raw["id"], true
 	}
 	return nil, false
 }
 
-func validInitialize(p map[string]any) bool {
-	if _, ok := p["protocolVersion"].(string); !ok {
-		return false
+// checkInitialize validates initialize params as A3 step 2 says, and as
+// the SDK will decode them (a params object the SDK cannot read would leave
+// its session half-initialized for good), and returns the version to
+// negotiate: the requested one when acc-mcp initializes it, else 2025-11-25.
+func checkInitialize(p map[string]any, raw json.RawMessage) (string, bool) {
+	ver, ok := p["protocolVersion"].(string)
+	if !ok {
+		return "", false
 	}
 	if _, ok := p["capabilities"].(map[string]any); !ok {
-		return false
+		return "", false
 	}
 	ci, ok := p["clientInfo"].(map[string]any)
 	if !ok {
-		return false
+		return "", false
 	}
 	_, n := ci["name"].(string)
 	_, v := ci["version"].(string)
-	return n && v
+	if !n || !v {
+		return "", false
+	}
+	var sdk mcp.InitializeParams
+	if err := json.Unmarshal(raw, &sdk); err != nil {
+		return "", false
+	}
+	for _, iv := range supportedVersions[1:] {
+		if ver == iv {
+			return ver, true
+		}
+	}
+	return "2025-11-25", true
 }

@@ -320,6 +320,11 @@ func (r *Room) Release(ctx context.Context, in ReleaseInput) (*ReleaseResult, er
 		at := protocol.FormatTime(r.now())
 		forced := target.OwnerSessionID != me.SessionID
 		if forced && in.Authority == "" {
+			if r.Front == FrontMCP {
+				return protocol.Errorf(protocol.ReasonForceReleaseAuthority,
+					"claim %s on %s belongs to another session; ask its holder to release it (only a person can force a release, with acc release --authority)", target.ClaimID, target.Resource).
+					With("claimId", target.ClaimID)
+			}
 			return protocol.Errorf(protocol.ReasonForceReleaseAuthority,
 				"claim %s on %s belongs to another session; force release requires --authority human or policy and a --reason (a peer's request is not authority)", target.ClaimID, target.Resource).
 				With("claimId", target.ClaimID)

@@ -140,21 +140,21 @@ func (v *decisionViews) view(m *protocol.Message) (MessageView, error) {
 // (§8.6) before any transaction: exit 2 when both are given or the kind is
 // not a decision; exit 4 for more than 16, repeated or malformed ids. It
 // sets in.change with the ids sorted.
-func prepareDecisionChange(in *SendInput) error {
+func prepareDecisionChange(in *SendInput, f Front) error {
 	if len(in.Supersedes) == 0 && len(in.Withdraws) == 0 {
 		return nil
 	}
 	if len(in.Supersedes) > 0 && len(in.Withdraws) > 0 {
 		return protocol.Errorf(protocol.ReasonDecisionChangeUsage,
-			"a decision change either supersedes or withdraws, never both; send one change with --supersedes, or one with --withdraws")
+			"a decision change either supersedes or withdraws, never both; send one change with %s, or one with %s", f.Field("supersedes"), f.Field("withdraws"))
 	}
 	if in.Kind != protocol.KindDecision {
 		return protocol.Errorf(protocol.ReasonDecisionChangeUsage,
-			"only decisions accept --supersedes or --withdraws; add --type decision").With("kind", in.Kind)
+			"only decisions accept %s or %s; add %s", f.Field("supersedes"), f.Field("withdraws"), f.Value("kind", protocol.KindDecision)).With("kind", in.Kind)
 	}
-	action, ids, flag := protocol.DecisionReplace, in.Supersedes, "--supersedes"
+	action, ids, flag := protocol.DecisionReplace, in.Supersedes, f.Field("supersedes")
 	if len(in.Withdraws) > 0 {
-		action, ids, flag = protocol.DecisionWithdraw, in.Withdraws, "--withdraws"
+		action, ids, flag = protocol.DecisionWithdraw, in.Withdraws, f.Field("withdraws")
 	}
 	if len(ids) > MaxDecisionTargets {
 		return protocol.Errorf(protocol.ReasonDecisionTargets,

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
+	"errors"
 
 	"github.com/acc-go/acc/pkg/protocol"
 	"github.com/acc-go/acc/pkg/storage"
@@ -54,51 +55,87 @@ func (r *Room) HookAttach(ctx context.Context, in HookAttachInput) (*HookAttachR
 		in.Participant = DefaultHookParticipant(in.Adapter, in.ClientSessionID)
 	}
 	key := BindingKey(in.Adapter, in.ClientSessionID)
+	// Two processes may attach for one binding at once (two acc-mcp
+	// servers of one participant, a hook racing its own retry). The new
+	// session and its binding are written in one transaction that first
+	// looks again: when another process bound a live session meanwhile, the
+	// new one is rolled back and that session is resumed instead.
+	for attempt := 0; ; attempt++ {
+		out, err := r.resumeBinding(ctx, key, in)
+		if err != nil || out != nil {
+			return out, err
+		}
+		res, err := r.attach(ctx, AttachInput{ParticipantID: in.Participant, Harness: in.Adapter, PID: in.PID,
+			Enforcement: in.Enforcement, Lifecycle: in.Lifecycle, CadenceMs: DefaultHookCadenceMs},
+			func(tx storage.Tx, res *AttachResult) error {
+				if live, err := liveBinding(tx, key); err != nil || live {
+					if err == nil {
+						err = errBindingTaken
+					}
+					return err
+				}
+				return tx.PutBinding(&storage.SessionBinding{Key: key, Harness: in.Adapter, HarnessSessionID: in.ClientSessionID,
+					SessionID: res.SessionID, Generation: res.Generation, UpdatedAt: protocol.FormatTime(r.now())})
+			})
+		if errors.Is(err, errBindingTaken) && attempt < 3 {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		return &HookAttachResult{Caller: Caller{SessionID: res.SessionID, Generation: res.Generation}, ParticipantID: res.ParticipantID}, nil
+	}
+}
+
+// errBindingTaken rolls back a new session whose binding another process
+// filled first.
+var errBindingTaken = errors.New("the binding was taken by a concurrent attach")
+
+// liveBinding reports whether key is bound to a session still open at the
+// bound generation.
+func liveBinding(tx storage.ReadTx, key string) (bool, error) {
+	b, err := tx.Binding(key)
+	if err != nil || b == nil {
+		return false, err
+	}
+	s, _, err := findSession(tx, b.SessionID)
+	if err != nil || s == nil {
+		return false, err
+	}
+	return s.State == protocol.SessionOpen && s.Generation == b.Generation, nil
+}
+
+// resumeBinding resumes the session bound to key when it is still open at
+// the bound generation (heartbeat, enforcement, lifecycle, pid), or returns
+// nil.
+func (r *Room) resumeBinding(ctx context.Context, key string, in HookAttachInput) (*HookAttachResult, error) {
 	var out *HookAttachResult
 	err := r.Store.Update(ctx, func(tx storage.Tx) error {
 		b, err := tx.Binding(key)
-		if err != nil {
+		if err != nil || b == nil {
 			return err
 		}
-		at := protocol.FormatTime(r.now())
-		if b != nil {
-			s, area, err := findSession(tx, b.SessionID)
-			if err != nil {
-				return err
-			}
-			if s != nil && s.State == protocol.SessionOpen && s.Generation == b.Generation {
-				s.HeartbeatAt = at
-				s.Enforcement, s.Lifecycle = in.Enforcement, in.Lifecycle
-				if in.PID > 0 {
-					pid := in.PID
-					s.PID = &pid
-					s.PIDStartedAt = nil
-					if t, ok := ProcessStart(in.PID); ok {
-						s.PIDStartedAt = strPtr(protocol.FormatTime(t))
-					}
-				}
-				if err := tx.PutSession(area, s); err != nil {
-					return err
-				}
-				out = &HookAttachResult{Caller: Caller{SessionID: s.SessionID, Generation: s.Generation}, ParticipantID: s.ParticipantID, Resumed: true}
-				return nil
+		s, area, err := findSession(tx, b.SessionID)
+		if err != nil || s == nil || s.State != protocol.SessionOpen || s.Generation != b.Generation {
+			return err
+		}
+		s.HeartbeatAt = protocol.FormatTime(r.now())
+		s.Enforcement, s.Lifecycle = in.Enforcement, in.Lifecycle
+		if in.PID > 0 {
+			pid := in.PID
+			s.PID = &pid
+			s.PIDStartedAt = nil
+			if t, ok := ProcessStart(in.PID); ok {
+				s.PIDStartedAt = strPtr(protocol.FormatTime(t))
 			}
 		}
+		if err := tx.PutSession(area, s); err != nil {
+			return err
+		}
+		out = &HookAttachResult{Caller: Caller{SessionID: s.SessionID, Generation: s.Generation}, ParticipantID: s.ParticipantID, Resumed: true}
 		return nil
 	})
-	if err != nil || out != nil {
-		return out, err
-	}
-	res, err := r.attach(ctx, AttachInput{ParticipantID: in.Participant, Harness: in.Adapter, PID: in.PID,
-		Enforcement: in.Enforcement, Lifecycle: in.Lifecycle, CadenceMs: DefaultHookCadenceMs},
-		func(tx storage.Tx, res *AttachResult) error {
-			return tx.PutBinding(&storage.SessionBinding{Key: key, Harness: in.Adapter, HarnessSessionID: in.ClientSessionID,
-				SessionID: res.SessionID, Generation: res.Generation, UpdatedAt: protocol.FormatTime(r.now())})
-		})
-	if err != nil {
-		return nil, err
-	}
-	return &HookAttachResult{Caller: Caller{SessionID: res.SessionID, Generation: res.Generation}, ParticipantID: res.ParticipantID}, nil
+	return out, err
 }
 
 // HookCaller returns the open session bound to a client session, or nil

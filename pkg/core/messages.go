@@ -70,7 +70,7 @@ func (r *Room) Send(ctx context.Context, in SendInput) (*SendResult, error) {
 	default:
 		return nil, protocol.Errorf(protocol.ReasonKindNotAllowed, "message kind %q is not one of note, question, request, decision", in.Kind)
 	}
-	if err := prepareDecisionChange(&in); err != nil {
+	if err := prepareDecisionChange(&in, r.Front); err != nil {
 		return nil, err
 	}
 	return r.record(ctx, in, "send a message")
