@@ -383,16 +383,38 @@ func (w *world) hooked(t *testing.T, c Client, dir string, script fakemodel.Scri
 	}
 	t.Cleanup(func() { _ = model.Close() })
 	r.model = model
+	// The hooks come from acc install: the shim it writes runs this
+	// wrapper, which records each call around the freshly built acc-hook.
 	hook := filepath.Join(w.bin, "acc-hook")
+	wrapper := filepath.Join(r.logDir, "acc-hook-recorded")
+	wrap := "#!/bin/sh\nexec " + ShellQuote(w.self) + " " + RecorderArg + " " + ShellQuote(r.logDir) + ` "$1" "$2" -- ` + ShellQuote(hook) + ` "$@"` + "\n"
+	if err := os.WriteFile(wrapper, []byte(wrap), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	r.setup = Setup{
 		Client: c, Exe: exe, Home: filepath.Join(w.base, fmt.Sprintf("home-%s-%d", c.Name, n)), Dir: dir, ModelURL: model.URL(),
-		Hook: RecorderCommand(w.self, r.logDir, c.Name, func(event string) []string { return []string{hook, c.Name, event} }),
+		Install: &Install{Acc: filepath.Join(w.bin, "acc"), DataHome: filepath.Join(r.logDir, "install-data"), HookBinary: wrapper},
 		Env: []string{
 			"ACC_DATA_HOME=" + w.dataHome,
 			"PATH=" + w.bin + string(os.PathListSeparator) + clientDir(exe) + string(os.PathListSeparator) + os.Getenv("PATH"),
 		},
 	}
 	return r
+}
+
+// configure writes the run's configuration and, for a run whose hooks acc
+// installs, runs acc install (again, for a resumed run: it changes
+// nothing then).
+func (r *run) configure() {
+	r.t.Helper()
+	if err := r.setup.Configure(); err != nil {
+		r.t.Fatal(err)
+	}
+	if r.setup.Install != nil {
+		if _, err := r.setup.InstallAcc(context.Background()); err != nil {
+			r.t.Fatal(err)
+		}
+	}
 }
 
 // A pending run is a client run in its own goroutine.
@@ -406,9 +428,7 @@ type pending struct {
 // wait, which reports failures).
 func (r *run) start(prompt string) *pending {
 	r.t.Helper()
-	if err := r.setup.Configure(); err != nil {
-		r.t.Fatal(err)
-	}
+	r.configure()
 	p := &pending{done: make(chan struct{})}
 	go func() {
 		defer close(p.done)

@@ -1,13 +1,17 @@
 package realclient
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/acc-go/acc/internal/fakemodel"
+	"github.com/acc-go/acc/internal/hook"
+	"github.com/acc-go/acc/pkg/adapters/adapter"
 )
 
 // A guardStep is one tool call the model makes in a guard test.
@@ -144,8 +148,17 @@ func TestGuardBypass(t *testing.T) {
 	viaLink := filepath.Join(link, "src", "a.go")
 	sibling := filepath.Join(w.wt, "src", "a.go")
 	r := w.hooked(t, Claude, filepath.Join(link, "src"), nil)
-	recorder := r.setup.Hook
-	r.setup.Hook = func(event string) string { return "cd / && " + recorder(event) }
+	// The hook process runs in /, so only the payload's cwd can place the
+	// relative targets: the wrapper acc install's shim runs changes there
+	// first.
+	wrapper := r.setup.Install.HookBinary
+	b, err := os.ReadFile(wrapper)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(wrapper, []byte(strings.Replace(string(b), "#!/bin/sh\n", "#!/bin/sh\ncd / || exit 1\n", 1)), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	steps := []guardStep{
 		{call: fakemodel.Shell("echo x > a.go"), deny: true},
 		{call: fakemodel.Shell("printf x >> ./sub/../a.go"), deny: true},
@@ -200,22 +213,38 @@ func playGuard(t *testing.T, w *world, r *run, holder string, list []guardStep, 
 	r.model.Append(fakemodel.Say("Done with the edits I was allowed to make."))
 	_, recs := r.exec(prompt)
 	calls := r.wantModelCalls(len(list) + 1)
+	// acc install wires the pre-tool hook for the tools that write (the
+	// file tools and the shell); a read runs with no hook at all.
+	watched := installedToolMatcher(t, c)
+	var hooked []int
+	for i, step := range list {
+		if step.call.Kind != fakemodel.CallRaw || watched[step.call.Name] {
+			hooked = append(hooked, i)
+		}
+	}
 	pre := recordsOf(recs, c.PreTool)
-	if len(pre) != len(list) {
-		t.Fatalf("%s fired %d times for %d tool calls", c.PreTool, len(pre), len(list))
+	if len(pre) != len(hooked) {
+		t.Fatalf("%s fired %d times for %d tool calls of watched tools", c.PreTool, len(pre), len(hooked))
 	}
 	for i, step := range list {
 		res := r.resultFor(calls[i+1], calls[i])
-		reason := denyReason(pre[i])
+		var rec HookRecord
+		if j := slices.Index(hooked, i); j >= 0 {
+			rec = pre[j]
+		} else if step.deny {
+			t.Errorf("%v must be denied, but acc install does not hook %s", step, step.call.Name)
+			continue
+		}
+		reason := denyReason(rec)
 		switch {
 		case step.deny && !strings.Contains(reason, deniedBy(holder)):
-			t.Errorf("%v was not denied: acc-hook answered %q (stderr %q, exit %d)", step, pre[i].Stdout, pre[i].Stderr, pre[i].Exit)
+			t.Errorf("%v was not denied: acc-hook answered %q (stderr %q, exit %d)", step, rec.Stdout, rec.Stderr, rec.Exit)
 		case step.deny && !strings.Contains(res.Output, deniedBy(holder)):
 			t.Errorf("%v was denied, but the model was told %q", step, res.Output)
 		case step.deny:
 			t.Logf("denied %v; the model was told %q", step, clip(res.Output, 160))
 			if step.proves != "" {
-				r.proofs = append(r.proofs, proof{Cap: step.proves, OK: true, Record: pre[i], Purpose: "deny", Marker: reason,
+				r.proofs = append(r.proofs, proof{Cap: step.proves, OK: true, Record: rec, Purpose: "deny", Marker: reason,
 					Effect: "blocked", Seen: "the tool did not run and its result was: " + res.Output})
 			}
 		case reason != "":
@@ -227,6 +256,31 @@ func playGuard(t *testing.T, w *world, r *run, holder string, list []guardStep, 
 		}
 	}
 	return recs
+}
+
+// installedToolMatcher is the set of tools whose calls run the pre-tool
+// hook acc install wires for c (its matcher, split at |).
+func installedToolMatcher(t *testing.T, c Client) map[string]bool {
+	t.Helper()
+	a, ok := hook.Registry()[c.Name].(adapter.Installer)
+	if !ok {
+		t.Fatalf("%s has no install plan", c.Name)
+	}
+	for _, art := range a.InstallPlan(adapter.InstallEnv{Home: "/home", Shim: "/shim"}).Artifacts {
+		if len(art.Pointer) == 2 && art.Pointer[1] == c.PreTool {
+			var group struct{ Matcher string }
+			if err := json.Unmarshal(art.Value, &group); err != nil {
+				t.Fatal(err)
+			}
+			set := map[string]bool{}
+			for _, name := range strings.Split(group.Matcher, "|") {
+				set[name] = true
+			}
+			return set
+		}
+	}
+	t.Fatalf("%s: acc install wires no %s", c.Name, c.PreTool)
+	return nil
 }
 
 // wantEnforcement checks, while the client is mid-turn, that the session

@@ -50,6 +50,23 @@ type Setup struct {
 	// one (claude --continue, codex exec resume --last, gemini --resume
 	// latest).
 	Resume bool
+	// Install, when set, wires the hooks with `acc install` instead of
+	// writing them, into a HOME that first gets realistic configuration of
+	// other tools (LivedIn); Hook is then unused.
+	Install *Install
+}
+
+// Install is how a run's hooks are installed by acc itself.
+type Install struct {
+	// Acc is the built acc binary.
+	Acc string
+	// DataHome is where acc install keeps its record and the hook shim.
+	// It is the run's own (installs of several HOMEs must not share one
+	// record); the room's store is the one ACC_DATA_HOME names in Env.
+	DataHome string
+	// HookBinary is what the shim runs (ACC_HOOK_BINARY): acc-hook, or a
+	// wrapper that records the hook call around it.
+	HookBinary string
 }
 
 // Configure writes the client's configuration into Home: the fake model as
@@ -61,6 +78,9 @@ func (s Setup) Configure() error {
 	events := s.Events
 	if events == nil {
 		events = s.Client.Events()
+	}
+	if s.Install != nil {
+		return s.configureLivedIn()
 	}
 	switch s.Client.Name {
 	case "claude":
@@ -118,6 +138,102 @@ enabled = false
 		return writeJSONFile(filepath.Join(s.Home, ".gemini", "settings.json"), settings)
 	}
 	return fmt.Errorf("unknown client %q", s.Client.Name)
+}
+
+// configureLivedIn writes the client's configuration as a person who uses
+// other tools would have it — their hooks and MCP servers, comments,
+// tabs or four-space indentation — with the fake model as provider and no
+// hook of acc's: acc install adds those (InstallAcc). It is written only
+// once, so a resumed run keeps what the first run and acc left.
+func (s Setup) configureLivedIn() error {
+	var files map[string]string
+	switch s.Client.Name {
+	case "claude":
+		files = map[string]string{
+			".claude/settings.json": "{\n\t\"permissions\": {\n\t\t\"allow\": [\"Bash(make test)\"]\n\t},\n" +
+				"\t\"hooks\": {\n\t\t\"PreCompact\": [\n\t\t\t{\"hooks\": [{\"type\": \"command\", \"command\": \"true\"}]}\n\t\t]\n\t},\n" +
+				"\t\"env\": {\"FORMATTER\": \"gofmt\"}\n}\n",
+		}
+	case "codex":
+		files = map[string]string{
+			".codex/config.toml": fmt.Sprintf(`# Codex, configured by hand
+model = "fake-model"          # the model the fake server answers as
+model_provider = "fake"
+check_for_update_on_startup = false
+
+[model_providers.fake]
+name = "fake"
+base_url = %q
+wire_api = "responses"
+env_key = "ACC_FAKE_MODEL_KEY"
+request_max_retries = 0
+stream_max_retries = 0
+
+[analytics]
+enabled = false
+
+[feedback]
+enabled = false
+
+# another tool's MCP server, switched off for now
+[mcp_servers.docs]
+command = "true"
+enabled = false`, s.ModelURL+"/v1"), // no final newline, as an editor may leave it
+			".codex/hooks.json": "{\n    \"hooks\": {\n        \"PreCompact\": [\n            {\"hooks\": [{\"type\": \"command\", \"command\": \"true\", \"timeout\": 5}]}\n        ]\n    }\n}\n",
+		}
+	case "gemini":
+		files = map[string]string{
+			".gemini/settings.json": `{
+    // set up by hand
+    "security": {"auth": {"selectedType": "gemini-api-key"}},
+    "privacy": {"usageStatisticsEnabled": false},
+    "telemetry": {"enabled": false},
+    "general": {"enableAutoUpdate": false, "enableAutoUpdateNotification": false},
+    "hooks": {
+        "PreCompress": [
+            {"hooks": [{"name": "backup", "type": "command", "command": "true", "timeout": 2000}]}
+        ]
+    }
+}
+`,
+		}
+	default:
+		return fmt.Errorf("unknown client %q", s.Client.Name)
+	}
+	for rel, content := range files {
+		path := filepath.Join(s.Home, rel)
+		if _, err := os.Stat(path); err == nil {
+			continue // a resumed run: the first run's configuration stays
+		}
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// InstallAcc runs `acc install --home Home --adapter <client>` (Install
+// must be set), returning its output.
+func (s Setup) InstallAcc(ctx context.Context, args ...string) (string, error) {
+	return s.runAcc(ctx, append([]string{"install", "--home", s.Home, "--adapter", s.Client.Name}, args...)...)
+}
+
+// UninstallAcc runs `acc uninstall --home Home --adapter <client>`.
+func (s Setup) UninstallAcc(ctx context.Context) (string, error) {
+	return s.runAcc(ctx, "uninstall", "--home", s.Home, "--adapter", s.Client.Name)
+}
+
+func (s Setup) runAcc(ctx context.Context, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, s.Install.Acc, args...)
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + s.Home, "ACC_DATA_HOME=" + s.Install.DataHome, "ACC_HOOK_BINARY=" + s.Install.HookBinary}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return string(out), fmt.Errorf("acc %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out), nil
 }
 
 // hookTable is the event → matcher group → command handler table that all

@@ -127,9 +127,7 @@ func (r *run) respond(event string, resp HookResponse) {
 // unless the client exits 0. It returns the hook records.
 func (r *run) exec(prompt string) (Result, []HookRecord) {
 	r.t.Helper()
-	if err := r.setup.Configure(); err != nil {
-		r.t.Fatal(err)
-	}
+	r.configure()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	res, err := r.setup.Run(ctx, prompt)

@@ -15,8 +15,9 @@ func (client) ConfigDir(env adapter.InstallEnv) string {
 }
 
 // hookEvents are the events acc wires: attach, before-turn projection,
-// the write guard, the heartbeat after tools, and session end.
-var hookEvents = []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "SessionEnd"}
+// the write guard, the heartbeat after tools, the end of a turn, and
+// session end.
+var hookEvents = []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop", "SessionEnd"}
 
 // InstallPlan wires Claude Code through its user settings.json, which
 // 2.1.x loads hooks from (reference/real-clients.md; SPEC decision 9): one

@@ -12,7 +12,7 @@ func (client) Binary() string { return "codex" }
 // ConfigDir is CODEX_HOME, else ~/.codex (reference/adapters.md §6.1).
 func (client) ConfigDir(env adapter.InstallEnv) string { return env.Dir("CODEX_HOME", ".codex") }
 
-var hookEvents = []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "SessionEnd"}
+var hookEvents = []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop", "SessionEnd"}
 
 // InstallPlan wires Codex through $CODEX_HOME/hooks.json, the user hook
 // layer 0.171 loads (hooks are on by default there; SPEC decision 9,

@@ -13,7 +13,7 @@ func (client) Binary() string { return "gemini" }
 // ConfigDir is ~/.gemini (reference/adapters.md §6.1).
 func (client) ConfigDir(env adapter.InstallEnv) string { return env.Dir("", ".gemini") }
 
-var hookEvents = []string{"SessionStart", "BeforeAgent", "BeforeTool", "AfterTool", "SessionEnd"}
+var hookEvents = []string{"SessionStart", "BeforeAgent", "BeforeTool", "AfterTool", "AfterAgent", "SessionEnd"}
 
 // InstallPlan wires Gemini CLI through its user settings.json (0.61 runs
 // hooks from there with no feature flag; reference/real-clients.md): one

@@ -18,7 +18,7 @@ func (client) ConfigDir(env adapter.InstallEnv) string { return env.Dir("GROK_HO
 var hookTimeouts = []struct {
 	event   string
 	timeout int
-}{{"SessionStart", 15}, {"UserPromptSubmit", 30}, {"PreToolUse", 10}, {"PostToolUse", 10}, {"SessionEnd", 10}}
+}{{"SessionStart", 15}, {"UserPromptSubmit", 30}, {"PreToolUse", 10}, {"PostToolUse", 10}, {"Stop", 60}, {"SessionEnd", 10}}
 
 // InstallPlan wires Grok as §2.6 documents: a hook file of acc's own in
 // hooks/ (files there are always trusted), the skill in skills/acc/, and

@@ -17,7 +17,7 @@ func (client) ConfigDir(env adapter.InstallEnv) string {
 	return env.Dir("KIMI_CODE_HOME", ".kimi-code")
 }
 
-var hookEvents = []string{"SessionStart", "UserPromptSubmit", "SessionHeartbeat", "PreToolUse", "PostToolUse", "SessionEnd"}
+var hookEvents = []string{"SessionStart", "UserPromptSubmit", "SessionHeartbeat", "PreToolUse", "PostToolUse", "Stop", "SessionEnd"}
 
 // InstallPlan wires Kimi Code as §2.5 measured: [[hooks]] tables in acc's
 // managed block at the end of config.toml, with only the keys its strict
