@@ -93,7 +93,12 @@ func (e *Env) Install(ctx context.Context, o Options) (*Report, error) {
 			return rep, failed("the hook shim", e.shimPath(), err)
 		}
 	}
-	rec.Shim = &RecordedFile{Path: e.shimPath(), SHA256: sum(shim)}
+	if shimRec := (&RecordedFile{Path: e.shimPath(), SHA256: sum(shim)}); rec.Shim == nil || *rec.Shim != *shimRec {
+		rec.Shim = shimRec
+		if err := rec.save(e.DataHome); err != nil {
+			return rep, failed("the hook shim", recordPath(e.DataHome), err)
+		}
+	}
 	for _, p := range plans {
 		if p.unchanged(rec.find(p.install.AdapterID)) {
 			continue // installing again changes nothing, not even the record

@@ -77,7 +77,7 @@ func (e *Env) Uninstall(ctx context.Context, o Options) (*Report, error) {
 		rep.Clients = append(rep.Clients, cr)
 		undos = append(undos, u)
 	}
-	lastOut := len(undos) > 0 && len(rec.Installs) == len(undos)
+	lastOut := len(rec.Installs) == len(undos) // nothing of acc's stays installed
 	if lastOut && rec.Shim != nil {
 		op := "remove"
 		if b, _, _ := readFile(rec.Shim.Path); b == nil {
