@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -859,5 +860,143 @@ func TestConcurrentServersOneSession(t *testing.T) {
 		if id != ids[0] || id == "" {
 			t.Fatalf("sessions %v, want one", ids)
 		}
+	}
+}
+
+// Findings of a second review.
+
+// A line with a stray closing bracket is not JSON: -32700, id null; ids
+// out of float64 range and ids with HTML-significant characters come back
+// as sent; modern metadata the SDK could not read does not turn a request
+// into a legacy one.
+func TestFramingEdges(t *testing.T) {
+	c := startBinary(t, newRoom(t), "mcp")
+	result(t, c.initialize("2025-11-25"))
+	c.send(`{"jsonrpc":"2.0","id":1,"method":"ping"}}`)
+	c.send(`{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{}}]`)
+	for _, key := range []string{"null", "null#1"} {
+		if code, _, _ := rpcError(t, key, c.wait(key)); code != codeParse {
+			t.Errorf("stray bracket: %v", code)
+		}
+	}
+	c.send(`{"jsonrpc":"2.0","id":1E400,"method":"ping"}`)
+	if raw := c.waitRaw(`1E400`); !bytes.Contains(raw, []byte(`"result":{}`)) || !bytes.Contains(raw, []byte(`"id":1E400`)) {
+		t.Errorf("id 1E400: %s", raw)
+	}
+	c.send(`{"jsonrpc":"2.0","id":"<a&b>","method":"ping"}`)
+	if raw := c.waitRaw(`"<a&b>"`); !bytes.Contains(raw, []byte(`"id":"<a&b>"`)) {
+		t.Errorf("id <a&b>: %s", raw)
+	}
+	for _, meta := range []string{
+		`{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"x":1e400}}`,
+		`{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":"me"}`,
+	} {
+		for _, method := range []string{"tools/list", "server/discover"} {
+			c.send(`{"jsonrpc":"2.0","id":"m","method":"` + method + `","params":{"_meta":` + meta + `}}`)
+			complete(t, method, result(t, c.wait(`"m"`)))
+		}
+	}
+}
+
+// Refusals core makes before it touches the store are made before a
+// session is resolved too: no presence. A store that cannot be opened is an
+// isError result, not a protocol error.
+func TestCoreRefusalsLeaveNoPresence(t *testing.T) {
+	for _, e := range []era{eras[1], eras[2]} {
+		r := newRoom(t)
+		c := startBinary(t, r, "research")
+		e.open(t, c)
+		for _, call := range []struct {
+			tool string
+			args string
+		}{
+			{"acc_message", `{"to":[],"subject":"s","body":"b","supersedes":["x"]}`},
+			{"acc_message", `{"to":[],"subject":"s","body":"b","obligation":"reply"}`},
+			{"acc_message", `{"to":[],"subject":"s","body":"b","kind":"question"}`},
+			{"acc_message", `{"to":[],"subject":"s","body":"b","kind":"decision","supersedes":["x"],"withdraws":["y"]}`},
+			{"acc_message", `{"to":["alice"],"subject":"","body":"b"}`},
+			{"acc_request", `{"toParticipantId":"alice","title":"t\u0007"}`},
+			{"acc_reply", `{"messageId":"not an id","body":"b"}`},
+			{"acc_ack", `{"messageId":"not an id"}`},
+			{"acc_inbox", `{"cursor":"nonsense!"}`},
+			{"acc_inbox", `{"messageId":"not an id"}`},
+		} {
+			out := e.tool(t, c, call.tool, json.RawMessage(call.args))
+			if !out.isErr {
+				t.Errorf("%s %s %s: accepted", e.name, call.tool, call.args)
+			}
+			if strings.Contains(out.text, "--") || strings.Contains(out.text, "`acc ") {
+				t.Errorf("%s %s: CLI words in %q", e.name, call.tool, out.text)
+			}
+		}
+		if roster := rosterText(t, e, c); roster != "[]" {
+			t.Errorf("%s: refused calls created presence: %s", e.name, roster)
+		}
+	}
+	r := newRoom(t)
+	if err := os.WriteFile(filepath.Join(r.base(), "afile"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(filepath.Join(binDir, "acc-mcp"))
+	cmd.Env = append(r.environ("ACC_MCP_WORKSPACE="+r.ws), "ACC_DATA_HOME="+filepath.Join(r.base(), "afile"))
+	in, _ := cmd.StdinPipe()
+	outp, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { in.Close(); cmd.Wait() }()
+	c := newClient(t, in, outp)
+	result(t, c.initialize("2025-11-25"))
+	if out := eras[1].tool(t, c, "acc_status", map[string]any{}); !out.isErr {
+		t.Errorf("a store that cannot be created: %+v", out)
+	}
+}
+
+// Two servers of one participant share one session: it stays online while
+// either runs, and either can finish it (the other then opens a new one).
+func TestSharedSession(t *testing.T) {
+	r := newRoom(t)
+	a := startBinary(t, r, "research")
+	a.initialize("2025-11-25")
+	first := a.ok("acc_status", map[string]any{})["callerSessionId"].(string)
+	b, pb := spawnBinary(t, r, "research")
+	b.initialize("2025-11-25")
+	if got := b.ok("acc_status", map[string]any{})["callerSessionId"]; got != first {
+		t.Fatalf("second server: %v, want %s", got, first)
+	}
+	pb.in.Close()
+	pb.cmd.Wait()
+	a.ok("acc_work", map[string]any{"summary": "s", "mode": "edit"})
+	if got := presenceOf(r, first); got != "online" {
+		t.Errorf("after the other server exited, the live one's session is %q", got)
+	}
+	c := startBinary(t, r, "research")
+	c.initialize("2025-11-25")
+	c.ok("acc_finish", map[string]any{"goal": "done"})
+	fin := a.ok("acc_finish", map[string]any{"goal": "also done"})
+	if fin["message"].(map[string]any)["kind"] != "handoff" {
+		t.Errorf("finish after the other finished: %v", fin)
+	}
+}
+
+// ACC_WORKSPACE_ROOT, the CLI's override, does not move acc-mcp out of
+// ACC_MCP_WORKSPACE.
+func TestWorkspaceRootIgnored(t *testing.T) {
+	r := newRoom(t)
+	other := filepath.Join(r.base(), "other")
+	os.MkdirAll(other, 0o755)
+	cmd := exec.Command(filepath.Join(binDir, "acc-mcp"))
+	cmd.Env = r.environ("ACC_MCP_WORKSPACE="+r.ws, "ACC_WORKSPACE_ROOT="+other)
+	in, _ := cmd.StdinPipe()
+	outp, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { in.Close(); cmd.Wait() }()
+	c := newClient(t, in, outp)
+	c.initialize("2025-11-25")
+	st := c.ok("acc_status", map[string]any{})
+	if root := st["participants"].([]any)[0].(map[string]any)["checkoutRoot"]; root != r.ws {
+		t.Errorf("checkoutRoot %v, want %s", root, r.ws)
 	}
 }

@@ -62,6 +62,9 @@ func (r *room) env() map[string]string {
 
 func (r *room) getenv(k string) string { return r.env()[k] }
 
+// base is the directory holding the room's workspace, data and home.
+func (r *room) base() string { return filepath.Dir(r.ws) }
+
 func (r *room) environ(extra ...string) []string {
 	var out []string
 	for k, v := range r.env() {
@@ -165,6 +168,17 @@ func (c *client) send(line string) {
 // wait returns the reply whose id is key (raw JSON of the id).
 func (c *client) wait(key string) map[string]any {
 	c.t.Helper()
+	b := c.waitRaw(key)
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		c.t.Fatal(err)
+	}
+	return m
+}
+
+// waitRaw returns the bytes of the reply whose id is key.
+func (c *client) waitRaw(key string) []byte {
+	c.t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	go func() { time.Sleep(20 * time.Second); c.mu.Lock(); c.cond.Broadcast(); c.mu.Unlock() }()
 	c.mu.Lock()
@@ -172,11 +186,7 @@ func (c *client) wait(key string) map[string]any {
 	for {
 		if b, ok := c.replies[key]; ok {
 			delete(c.replies, key)
-			var m map[string]any
-			if err := json.Unmarshal(b, &m); err != nil {
-				c.t.Fatal(err)
-			}
-			return m
+			return b
 		}
 		if c.eof || time.Now().After(deadline) {
 			c.t.Fatalf("no reply with id %s", key)

@@ -12,12 +12,14 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/acc-go/acc/pkg/core"
 	"github.com/acc-go/acc/pkg/protocol"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -189,9 +191,18 @@ func listedSchema(schema *schemaT) json.RawMessage {
 	return out
 }
 
-// open opens the room for one call, as the CLI does for one command.
+// open opens the room for one call, as the CLI does for one command. The
+// workspace comes from ACC_MCP_WORKSPACE (else the launch directory) only:
+// ACC_WORKSPACE_ROOT, the CLI's override, is hidden from discovery, so it
+// cannot move this server into another room (SPEC decision 19).
 func (s *server) open(ctx context.Context, create bool, fn func(r *core.Room) error) error {
-	r, err := core.Open(ctx, core.OpenOptions{Cwd: s.cfg.Dir, Getenv: s.cfg.Getenv, NoCreate: !create, Front: core.FrontMCP})
+	getenv := func(k string) string {
+		if k == "ACC_WORKSPACE_ROOT" {
+			return ""
+		}
+		return s.cfg.Getenv(k)
+	}
+	r, err := core.Open(ctx, core.OpenOptions{Cwd: s.cfg.Dir, Getenv: getenv, NoCreate: !create, Front: core.FrontMCP})
 	if err != nil {
 		return err
 	}
@@ -210,26 +221,16 @@ func (s *server) bindingID(r *core.Room) string {
 	return s.cfg.Participant + "@" + r.WS.ID
 }
 
-// owner returns the connection's session: resolved through the persistent
-// binding on first use (resumed while still open, else a new one), then
-// reused with a heartbeat on every call; a session whose generation is gone
-// is replaced by a new one (A4). heartbeat false skips the heartbeat
-// (acc_finish), which then finishes the bound generation if it is current.
+// owner returns the connection's session, resolved on every call through
+// the persistent binding (A4): the bound session is resumed while it is
+// open at its bound generation — which refreshes its heartbeat and records
+// this server's pid, so a session two servers share stays online while
+// either runs — and a new one is opened and bound when it is not (finished
+// by acc_finish, here or in another server). heartbeat false (acc_finish)
+// looks the binding up without touching the session first, and finishes
+// that exact generation when it is current; with none current, a new
+// session is opened to carry the handoff.
 func (s *server) owner(ctx context.Context, r *core.Room, heartbeat bool) (core.Caller, error) {
-	if s.caller != nil {
-		if !heartbeat {
-			return *s.caller, nil
-		}
-		_, err := r.Heartbeat(ctx, *s.caller)
-		if err == nil {
-			return *s.caller, nil
-		}
-		if protocol.CodeOf(err) != protocol.ExitConflict {
-			return core.Caller{}, err
-		}
-		s.logf("session %s ended elsewhere (%v); attaching a new one", s.caller.SessionID, err)
-		s.caller = nil
-	}
 	if !heartbeat {
 		c, err := r.HookCaller(ctx, bindingAdapter, s.bindingID(r))
 		if err != nil {
@@ -240,13 +241,14 @@ func (s *server) owner(ctx context.Context, r *core.Room, heartbeat bool) (core.
 			return *c, nil
 		}
 	}
-	// The server's own pid is recorded, so a crashed server's session goes
-	// offline as soon as the process is gone.
 	res, err := r.HookAttach(ctx, core.HookAttachInput{Adapter: bindingAdapter, ClientSessionID: s.bindingID(r),
 		Participant: s.cfg.Participant, PID: os.Getpid(),
 		Enforcement: protocol.EnforcementAdvisory, Lifecycle: protocol.LifecycleManual})
 	if err != nil {
 		return core.Caller{}, err
+	}
+	if s.caller != nil && s.caller.SessionID != res.Caller.SessionID {
+		s.logf("session %s ended elsewhere; now %s", s.caller.SessionID, res.Caller.SessionID)
 	}
 	s.caller = &res.Caller
 	return *s.caller, nil
@@ -256,8 +258,14 @@ func (s *server) owner(ctx context.Context, r *core.Room, heartbeat bool) (core.
 // invalid call), then the session, then the core operation.
 func (s *server) handler(t tool) mcp.ToolHandler {
 	var resolved = mustResolve(t.def)
-	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
 		name := t.def.Name
+		defer func() {
+			if p := recover(); p != nil {
+				s.logf("%s: panic: %v\n%s", name, p, debug.Stack())
+				res, err = nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("%s: internal error (a bug in acc-mcp; see its stderr)", name)}
+			}
+		}()
 		raw, err := checkArgs(t.def.InputSchema.(*schemaT), resolved, req.Params.Arguments)
 		if err != nil {
 			return errorResult(name, err), nil
@@ -284,9 +292,11 @@ func (s *server) handler(t tool) mcp.ToolHandler {
 			return err
 		})
 		if err != nil {
+			// Every failure inside a call is a tool result (A6), the
+			// store's own included (exit 1, internal); only a panic, a bug,
+			// is a protocol error (the recover above).
 			if protocol.CodeOf(err) == protocol.ExitInternal {
 				s.logf("%s: %v", name, err)
-				return nil, err // a bug: a protocol error
 			}
 			return errorResult(name, err), nil
 		}

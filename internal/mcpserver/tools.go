@@ -241,6 +241,15 @@ type messageArgs struct {
 	Withdraws       []string `json:"withdraws"`
 }
 
+func (a messageArgs) input(c core.Caller) core.SendInput {
+	kind := a.Kind
+	if kind == "" {
+		kind = protocol.KindNote
+	}
+	return core.SendInput{Caller: c, To: a.To, Kind: kind, Obligation: a.Obligation,
+		Subject: a.Subject, Body: a.Body, ClientMessageID: a.ClientMessageID, Supersedes: a.Supersedes, Withdraws: a.Withdraws}
+}
+
 func messageTool() tool {
 	return tool{
 		def: def("acc_message", "Record a note, question, request or decision for participants (to) or the room (to: []). Answers come from acc_reply and handoffs from acc_finish. A decision may supersede or withdraw 1 to 16 earlier decisions."+sendNote+mutateNote+pollNote,
@@ -254,22 +263,35 @@ func messageTool() tool {
 				"supersedes":      boundedIDs("decision only: the decisions this one replaces"),
 				"withdraws":       boundedIDs("decision only: the decisions this one withdraws"),
 			})),
+		check: func(raw json.RawMessage) error {
+			a, err := decode[messageArgs](raw)
+			if err != nil {
+				return err
+			}
+			return core.CheckSend(a.input(core.Caller{}), core.FrontMCP)
+		},
 		run: func(ctx context.Context, c *call, raw json.RawMessage) (any, error) {
 			a, err := decode[messageArgs](raw)
 			if err != nil {
 				return nil, err
 			}
-			if a.Kind == "" {
-				a.Kind = protocol.KindNote
-			}
-			res, err := c.room.Send(ctx, core.SendInput{Caller: c.caller, To: a.To, Kind: a.Kind, Obligation: a.Obligation,
-				Subject: a.Subject, Body: a.Body, ClientMessageID: a.ClientMessageID, Supersedes: a.Supersedes, Withdraws: a.Withdraws})
+			res, err := c.room.Send(ctx, a.input(c.caller))
 			if err != nil {
 				return nil, err
 			}
 			return sentOf(res), nil
 		},
 	}
+}
+
+func requestInput(raw json.RawMessage, c core.Caller) (core.RequestInput, error) {
+	a, err := decode[struct {
+		To              string `json:"toParticipantId"`
+		Title           string `json:"title"`
+		Detail          string `json:"detail"`
+		ClientMessageID string `json:"clientMessageId"`
+	}](raw)
+	return core.RequestInput{Caller: c, To: a.To, Title: a.Title, Detail: a.Detail, ClientMessageID: a.ClientMessageID}, err
 }
 
 func requestTool() tool {
@@ -281,23 +303,31 @@ func requestTool() tool {
 				"detail":          str("the request in full"),
 				"clientMessageId": str("idempotency key"),
 			})),
+		check: func(raw json.RawMessage) error {
+			in, err := requestInput(raw, core.Caller{})
+			if err != nil {
+				return err
+			}
+			return core.CheckRequest(in, core.FrontMCP)
+		},
 		run: func(ctx context.Context, c *call, raw json.RawMessage) (any, error) {
-			a, err := decode[struct {
-				To              string `json:"toParticipantId"`
-				Title           string `json:"title"`
-				Detail          string `json:"detail"`
-				ClientMessageID string `json:"clientMessageId"`
-			}](raw)
+			in, err := requestInput(raw, c.caller)
 			if err != nil {
 				return nil, err
 			}
-			res, err := c.room.Request(ctx, core.RequestInput{Caller: c.caller, To: a.To, Title: a.Title, Detail: a.Detail, ClientMessageID: a.ClientMessageID})
+			res, err := c.room.Request(ctx, in)
 			if err != nil {
 				return nil, err
 			}
 			return sentOf(res), nil
 		},
 	}
+}
+
+type inboxArgs struct {
+	MessageID string `json:"messageId"`
+	Cursor    string `json:"cursor"`
+	Limit     int    `json:"limit"`
 }
 
 func inboxTool() tool {
@@ -309,12 +339,18 @@ func inboxTool() tool {
 	s.Not = anyOf(requires("messageId", "cursor"), requires("messageId", "limit"))
 	return tool{
 		def: def("acc_inbox", "Without messageId: a read-only page of your pending messages as summaries, newest first, never bodies, changing nothing; continue with cursor = nextCursor, or call again without it to see new arrivals. With messageId: the whole message as a one-item list, and your receipt moves to retrieved. Answer questions and requests with acc_reply, acknowledge the rest with acc_ack."+pollNote, s),
+		check: func(raw json.RawMessage) error {
+			a, err := decode[inboxArgs](raw)
+			if err != nil {
+				return err
+			}
+			if a.MessageID != "" {
+				return core.CheckMessageID(a.MessageID)
+			}
+			return core.CheckInbox(core.InboxQuery{Cursor: a.Cursor, Limit: a.Limit}, core.FrontMCP)
+		},
 		run: func(ctx context.Context, c *call, raw json.RawMessage) (any, error) {
-			a, err := decode[struct {
-				MessageID string `json:"messageId"`
-				Cursor    string `json:"cursor"`
-				Limit     int    `json:"limit"`
-			}](raw)
+			a, err := decode[inboxArgs](raw)
 			if err != nil {
 				return nil, err
 			}
@@ -326,6 +362,16 @@ func inboxTool() tool {
 	}
 }
 
+func replyInput(raw json.RawMessage, c core.Caller) (core.ReplyInput, error) {
+	a, err := decode[struct {
+		MessageID       string `json:"messageId"`
+		Body            string `json:"body"`
+		Subject         string `json:"subject"`
+		ClientMessageID string `json:"clientMessageId"`
+	}](raw)
+	return core.ReplyInput{Caller: c, MessageID: a.MessageID, Body: a.Body, Subject: a.Subject, ClientMessageID: a.ClientMessageID}, err
+}
+
 func replyTool() tool {
 	return tool{
 		def: def("acc_reply", "Answer a message in its thread and acknowledge it, in one step. It says nothing about whether requested work is done."+sendNote+mutateNote+pollNote,
@@ -335,17 +381,19 @@ func replyTool() tool {
 				"subject":         str("one line (default \"Re: <original subject>\")"),
 				"clientMessageId": str("idempotency key"),
 			})),
+		check: func(raw json.RawMessage) error {
+			in, err := replyInput(raw, core.Caller{})
+			if err != nil {
+				return err
+			}
+			return core.CheckReply(in)
+		},
 		run: func(ctx context.Context, c *call, raw json.RawMessage) (any, error) {
-			a, err := decode[struct {
-				MessageID       string `json:"messageId"`
-				Body            string `json:"body"`
-				Subject         string `json:"subject"`
-				ClientMessageID string `json:"clientMessageId"`
-			}](raw)
+			in, err := replyInput(raw, c.caller)
 			if err != nil {
 				return nil, err
 			}
-			res, err := c.room.Reply(ctx, core.ReplyInput{Caller: c.caller, MessageID: a.MessageID, Body: a.Body, Subject: a.Subject, ClientMessageID: a.ClientMessageID})
+			res, err := c.room.Reply(ctx, in)
 			if err != nil {
 				return nil, err
 			}
@@ -358,6 +406,15 @@ func ackTool() tool {
 	return tool{
 		def: def("acc_ack", "Acknowledge a message that asks for acknowledgement (questions and requests need acc_reply instead). Returns your receipt."+mutateNote+pollNote,
 			closed([]string{"messageId"}, map[string]*jsonschema.Schema{"messageId": str("the message acknowledged")})),
+		check: func(raw json.RawMessage) error {
+			a, err := decode[struct {
+				MessageID string `json:"messageId"`
+			}](raw)
+			if err != nil {
+				return err
+			}
+			return core.CheckMessageID(a.MessageID)
+		},
 		run: func(ctx context.Context, c *call, raw json.RawMessage) (any, error) {
 			a, err := decode[struct {
 				MessageID string `json:"messageId"`

@@ -76,6 +76,7 @@ const (
 	metaVersion      = "io.modelcontextprotocol/protocolVersion"
 	metaCapabilities = "io.modelcontextprotocol/clientCapabilities"
 	metaServerInfo   = "io.modelcontextprotocol/serverInfo"
+	metaClientInfo   = "io.modelcontextprotocol/clientInfo"
 
 	serverName = "agents-can-communicate"
 )
@@ -291,23 +292,47 @@ func (c *filterConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	return err
 }
 
-// synthesize gives a request a fresh string id for the SDK and remembers
-// the client's own id, exactly as it was spelled (1.5, 1e2, a number past
-// int64), which the SDK would otherwise round or clip; the answer carries
-// the original back (A2: the id is echoed).
-func (m *mux) synthesize(req *jsonrpc.Request, raw json.RawMessage) {
+// forward hands a request to the SDK under a fresh string id, with params
+// replaced by params when it is not nil, and remembers the client's own id
+// exactly as it was spelled (1.5, 1e2, 1E400, a number past int64), which
+// the SDK would round, clip or refuse; the answer carries the original
+// back (A2: the id is echoed).
+func (m *mux) forward(raw map[string]json.RawMessage, id json.RawMessage, params map[string]any) *jsonrpc.Request {
 	m.pmu.Lock()
-	defer m.pmu.Unlock()
 	m.nextID++
-	id, err := jsonrpc.MakeID(fmt.Sprintf("acc-%d", m.nextID))
-	if err != nil {
-		return
+	sid := fmt.Sprintf("acc-%d", m.nextID)
+	m.pmu.Unlock()
+	out := make(map[string]json.RawMessage, len(raw))
+	for k, v := range raw {
+		out[k] = v
 	}
+	out["id"], _ = json.Marshal(sid)
+	if params != nil {
+		b, err := json.Marshal(params)
+		if err != nil {
+			m.reply(id, codeInvalidArgs, "invalid params", nil)
+			return nil
+		}
+		out["params"] = b
+	}
+	line, err := json.Marshal(out)
+	if err != nil {
+		m.reply(id, codeInvalidReq, "invalid request", nil)
+		return nil
+	}
+	msg, err := jsonrpc.DecodeMessage(line)
+	req, ok := msg.(*jsonrpc.Request)
+	if err != nil || !ok {
+		m.reply(id, codeInvalidReq, fmt.Sprintf("invalid request: %v", err), nil)
+		return nil
+	}
+	m.pmu.Lock()
 	if m.ids == nil {
 		m.ids = map[string]json.RawMessage{}
 	}
-	req.ID = id
-	m.ids[idKey(id)] = append(json.RawMessage(nil), raw...)
+	m.ids[idKey(req.ID)] = append(json.RawMessage(nil), id...)
+	m.pmu.Unlock()
+	return req
 }
 
 // originalID returns (once) the client's id for a synthesized one.
@@ -323,18 +348,21 @@ func (m *mux) originalID(id jsonrpc.ID) json.RawMessage {
 	return raw
 }
 
-// withID replaces the id of an encoded message.
+// withID replaces the id of an encoded message, keeping the id's bytes as
+// they came (no HTML escaping).
 func withID(b []byte, id json.RawMessage) []byte {
 	var obj map[string]json.RawMessage
 	if json.Unmarshal(b, &obj) != nil {
 		return b
 	}
 	obj["id"] = id
-	out, err := json.Marshal(obj)
-	if err != nil {
+	var out bytes.Buffer
+	enc := json.NewEncoder(&out)
+	enc.SetEscapeHTML(false)
+	if enc.Encode(obj) != nil {
 		return b
 	}
-	return out
+	return bytes.TrimSuffix(out.Bytes(), []byte("\n"))
 }
 
 // wasDiscover reports (once) whether id is that of a server/discover request.
@@ -442,7 +470,7 @@ func (c *mux) screen(line []byte) (jsonrpc.Message, bool) {
 	var v any
 	dec := json.NewDecoder(bytes.NewReader(line))
 	dec.UseNumber() // a number past float64 is still a number
-	if err := dec.Decode(&v); err != nil || dec.More() {
+	if !json.Valid(line) || dec.Decode(&v) != nil {
 		c.reply(nil, codeParse, "parse error", nil)
 		return nil, false
 	}
@@ -490,11 +518,6 @@ func (c *mux) screen(line []byte) (jsonrpc.Message, bool) {
 			c.reply(id, codeInvalidArgs, "initialize needs protocolVersion (a string), capabilities (an object) and clientInfo {name, version}", nil)
 			return nil, false
 		}
-		msg := c.decode(id, line)
-		req, isReq := msg.(*jsonrpc.Request)
-		if !isReq {
-			return nil, false
-		}
 		// The SDK shapes later results by the version it was asked for, so
 		// it is given the negotiated one (an unknown version is answered
 		// 2025-11-25 and must then be served as 2025-11-25).
@@ -505,11 +528,11 @@ func (c *mux) screen(line []byte) (jsonrpc.Message, bool) {
 			delete(meta, metaVersion)
 			delete(meta, metaCapabilities)
 		}
-		if b, err := json.Marshal(pmap); err == nil {
-			req.Params = b
+		req := c.forward(raw, id, pmap)
+		if req == nil {
+			return nil, false
 		}
 		c.phase = phaseInitializing
-		c.synthesize(req, id)
 		return req, false
 	}
 	meta, metaObj := pmap["_meta"].(map[string]any)
@@ -535,12 +558,16 @@ func (c *mux) screen(line []byte) (jsonrpc.Message, bool) {
 			c.reply(id, codeMethodNotFound, "unknown method: "+method, nil)
 			return nil, false
 		}
-		msg := c.decode(id, line)
-		req, isReq := msg.(*jsonrpc.Request)
-		if !isReq {
+		// acc-mcp uses nothing of the client's capabilities or
+		// self-description, so the SDK gets them in a form it always reads
+		// (it refuses a clientInfo that is not an object, or a number it
+		// cannot hold, and then mistakes the request for a legacy one).
+		meta[metaCapabilities] = map[string]any{}
+		delete(meta, metaClientInfo)
+		req := c.forward(raw, id, pmap)
+		if req == nil {
 			return nil, false
 		}
-		c.synthesize(req, id)
 		if method == "server/discover" {
 			c.pmu.Lock()
 			if c.discover == nil {
@@ -563,12 +590,10 @@ func (c *mux) screen(line []byte) (jsonrpc.Message, bool) {
 		c.reply(id, codeMethodNotFound, "unknown method: "+method, nil)
 		return nil, false
 	}
-	msg := c.decode(id, line)
-	req, isReq := msg.(*jsonrpc.Request)
-	if !isReq {
+	req := c.forward(raw, id, nil)
+	if req == nil {
 		return nil, false
 	}
-	c.synthesize(req, id)
 	return req, false
 }
 

@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"time"
 
@@ -151,8 +152,9 @@ func (r *Room) claimConflict(tx storage.ReadTx, c *protocol.Claim, requested str
 		presence = Presence(s, now, r.Probe)
 	}
 	return protocol.Errorf(protocol.ReasonClaimConflict,
-		"%s is already claimed by %s (%s, %s, %s) until %s; ask them (`acc message --to %s`), narrow your claim, or wait",
-		requested, owner, c.OwnerSessionID, presence, c.Mode+" "+c.Resource, c.ExpiresAt, owner).
+		"%s is already claimed by %s (%s, %s, %s) until %s; ask them (%s), narrow your claim, or wait",
+		requested, owner, c.OwnerSessionID, presence, c.Mode+" "+c.Resource, c.ExpiresAt,
+		r.Front.Cmd(fmt.Sprintf("`acc message --to %s`", owner), fmt.Sprintf("acc_message {to: [%q]}", owner))).
 		With("claimId", c.ClaimID).With("resource", c.Resource).With("ownerSessionId", c.OwnerSessionID).
 		With("ownerParticipantId", owner).With("ownerPresence", presence).With("expiresAt", c.ExpiresAt).
 		With("requestedBy", me.SessionID)

@@ -182,7 +182,7 @@ func prepareDecisionChange(in *SendInput, f Front) error {
 // workspace (exit 4 otherwise) and returns the change's recipients: the
 // explicit ones plus every target's author and receipt holders, without the
 // changing participant, deduplicated and sorted (§8.6).
-func inheritRecipients(tx storage.ReadTx, me *protocol.Session, change *protocol.DecisionChange, explicit []string) ([]string, error) {
+func inheritRecipients(tx storage.ReadTx, me *protocol.Session, change *protocol.DecisionChange, explicit []string, front Front) ([]string, error) {
 	set := map[string]bool{}
 	for _, p := range explicit {
 		set[p] = true
@@ -198,7 +198,8 @@ func inheritRecipients(tx storage.ReadTx, me *protocol.Session, change *protocol
 				what = "is a " + m.Kind
 			}
 			return nil, protocol.Errorf(protocol.ReasonDecisionTargets,
-				"a decision change must reference existing decisions in this workspace: %s %s; `acc sync --scope history --type decision` lists them", id, what).
+				"a decision change must reference existing decisions in this workspace: %s %s; %s lists them", id, what,
+				front.Cmd("`acc sync --scope history --type decision`", `acc_sync {scope: "history", kind: "decision"}`)).
 				With("messageId", id)
 		}
 		inherited := []string{m.FromParticipantID}

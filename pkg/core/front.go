@@ -59,3 +59,12 @@ func (f Front) Value(name, value string) string {
 	}
 	return f.Field(name) + " " + value
 }
+
+// Cmd picks the words for a next step: cli names the acc command, mcp the
+// acc-mcp tool call.
+func (f Front) Cmd(cli, mcp string) string {
+	if f == FrontMCP {
+		return mcp
+	}
+	return cli
+}

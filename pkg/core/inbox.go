@@ -83,12 +83,12 @@ func CheckLimit(limit int) (int, error) {
 // exit 4 when one summary alone exceeds the page budget; exit 5 for a stale
 // generation or closed session.
 func (r *Room) Inbox(ctx context.Context, q InboxQuery) (*InboxPage, error) {
+	if err := CheckInbox(q, r.Front); err != nil {
+		return nil, err
+	}
 	limit, err := CheckLimit(q.Limit)
 	if err != nil {
 		return nil, err
-	}
-	if q.Cursor != "" && !protocol.IsPortableID(q.Cursor) {
-		return nil, protocol.Errorf(protocol.ReasonInvalidCursor, "cursor %q is not a message id; pass the nextCursor of a previous page, or start again without %s", q.Cursor, r.Front.Field("cursor"))
 	}
 	page := &InboxPage{Items: []InboxItem{}}
 	err = r.Store.View(ctx, func(tx storage.ReadTx) error {
@@ -173,8 +173,8 @@ type ExactItem struct {
 // Errors: exit 5 not_recoverable when the caller's participant holds no
 // receipt for the message; exit 5 for a stale generation.
 func (r *Room) ReadMessage(ctx context.Context, c Caller, messageID string) ([]ExactItem, error) {
-	if !protocol.IsPortableID(messageID) {
-		return nil, protocol.Errorf(protocol.ReasonInvalidInput, "%q is not a message id", messageID)
+	if err := CheckMessageID(messageID); err != nil {
+		return nil, err
 	}
 	var out []ExactItem
 	err := r.Store.Update(ctx, func(tx storage.Tx) error {
@@ -212,4 +212,24 @@ func (r *Room) ReadMessage(ctx context.Context, c Caller, messageID string) ([]E
 		return nil
 	})
 	return out, err
+}
+
+// CheckInbox applies Inbox's rules that need no store: the limit range and
+// the cursor's spelling (a message id). Exit 2.
+func CheckInbox(q InboxQuery, f Front) error {
+	if _, err := CheckLimit(q.Limit); err != nil {
+		return err
+	}
+	if q.Cursor != "" && !protocol.IsPortableID(q.Cursor) {
+		return protocol.Errorf(protocol.ReasonInvalidCursor, "cursor %q is not a message id; pass the nextCursor of a previous page, or start again without %s", q.Cursor, f.Field("cursor"))
+	}
+	return nil
+}
+
+// CheckMessageID refuses a message id that is not spelled as one. Exit 4.
+func CheckMessageID(id string) error {
+	if !protocol.IsPortableID(id) {
+		return protocol.Errorf(protocol.ReasonInvalidInput, "%q is not a message id", id)
+	}
+	return nil
 }

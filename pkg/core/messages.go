@@ -58,22 +58,104 @@ type SendResult struct {
 // that are not 1..16 existing decisions; exit 5 for a stale generation or a
 // clientMessageId reused with other content.
 func (r *Room) Send(ctx context.Context, in SendInput) (*SendResult, error) {
+	if err := CheckSend(in, r.Front); err != nil {
+		return nil, err
+	}
+	if in.Kind == "" {
+		in.Kind = protocol.KindNote
+	}
+	if err := prepareDecisionChange(&in, r.Front); err != nil {
+		return nil, err
+	}
+	return r.record(ctx, in, "send a message")
+}
+
+// CheckSend applies every rule of Send that needs no store: the kind this
+// command may send, the shape of a decision change, the text limits, the
+// obligation the kind allows and, for a message to the room (no recipient
+// and no change, whose recipients it would inherit), the room's rules.
+// Surfaces that must refuse bad input before they resolve a session (MCP,
+// A4) call it first; Send calls it too. Errors as Send's, exit 2 and 4.
+func CheckSend(in SendInput, f Front) error {
 	if in.Kind == "" {
 		in.Kind = protocol.KindNote
 	}
 	switch in.Kind {
 	case protocol.KindNote, protocol.KindQuestion, protocol.KindRequest, protocol.KindDecision:
 	case protocol.KindAnswer:
-		return nil, protocol.Errorf(protocol.ReasonKindNotAllowed, "an answer is sent with `acc reply --message ID`, which keeps it in the thread")
+		return protocol.Errorf(protocol.ReasonKindNotAllowed, "an answer is sent with %s, which keeps it in the thread", f.Cmd("`acc reply --message ID`", "acc_reply"))
 	case protocol.KindHandoff:
-		return nil, protocol.Errorf(protocol.ReasonKindNotAllowed, "a handoff is sent with `acc finish --goal …`, which carries its structured payload")
+		return protocol.Errorf(protocol.ReasonKindNotAllowed, "a handoff is sent with %s, which carries its structured payload", f.Cmd("`acc finish --goal …`", "acc_finish"))
 	default:
-		return nil, protocol.Errorf(protocol.ReasonKindNotAllowed, "message kind %q is not one of note, question, request, decision", in.Kind)
+		return protocol.Errorf(protocol.ReasonKindNotAllowed, "message kind %q is not one of note, question, request, decision", in.Kind)
 	}
-	if err := prepareDecisionChange(&in, r.Front); err != nil {
-		return nil, err
+	if err := prepareDecisionChange(&in, f); err != nil {
+		return err
 	}
-	return r.record(ctx, in, "send a message")
+	if err := checkMessageText(in); err != nil {
+		return err
+	}
+	if in.Obligation != "" {
+		if err := checkObligation(in.Kind, in.Obligation); err != nil {
+			return err
+		}
+	}
+	if len(in.To) == 0 && in.change == nil {
+		ob := in.Obligation
+		if ob == "" {
+			ob = protocol.DefaultObligation(in.Kind, true)
+		}
+		if in.Kind != protocol.KindNote && in.Kind != protocol.KindDecision {
+			return protocol.Errorf(protocol.ReasonInvalidInput, "a room message cannot have kind %s; address it with %s", in.Kind, f.Field("to"))
+		}
+		if in.Kind == protocol.KindDecision && ob != protocol.ObligationNone {
+			return roomDecisionAck(f)
+		}
+		return protocol.CheckKindObligation(in.Kind, ob, true)
+	}
+	return nil
+}
+
+// checkObligation refuses an obligation the kind does not take (§8.1).
+func checkObligation(kind, obligation string) error {
+	if valid := protocol.ValidObligations[kind]; !slices.Contains(valid, obligation) {
+		return protocol.Errorf(protocol.ReasonInvalidInput,
+			"a %s cannot carry obligation %s; it takes %s (leave the obligation out to get the kind's default)",
+			kind, obligation, strings.Join(valid, " or ")).With("kind", kind).With("obligation", obligation)
+	}
+	return nil
+}
+
+func roomDecisionAck(f Front) error {
+	return protocol.Errorf(protocol.ReasonInvalidInput, "a room decision cannot ask for acknowledgement; address it with %s", f.Field("to"))
+}
+
+// CheckRequest is CheckSend for a request (Request's rules without a store).
+func CheckRequest(in RequestInput, f Front) error {
+	body := in.Detail
+	if body == "" {
+		body = in.Title
+	}
+	return CheckSend(SendInput{To: []string{in.To}, Kind: protocol.KindRequest, Subject: in.Title, Body: body, ClientMessageID: in.ClientMessageID}, f)
+}
+
+// CheckReply applies Reply's rules that need no store: the message id, the
+// client message id, the subject and body limits. Exit 4.
+func CheckReply(in ReplyInput) error {
+	if err := protocol.CheckPortableID("message", in.MessageID); err != nil {
+		return err
+	}
+	if in.ClientMessageID != "" {
+		if err := protocol.CheckPortableID("clientMessageId", in.ClientMessageID); err != nil {
+			return err
+		}
+	}
+	if in.Subject != "" {
+		if err := protocol.CheckLine("subject", in.Subject, protocol.MaxLineText); err != nil {
+			return err
+		}
+	}
+	return protocol.CheckProse("body", in.Body, protocol.MaxProseText)
 }
 
 // record validates, resolves recipients, applies idempotency and commits.
@@ -124,7 +206,7 @@ func (r *Room) recordAs(tx storage.Tx, me *protocol.Session, in SendInput) (*Sen
 		}
 		if in.change != nil {
 			// Inherited before the idempotency comparison (§8.5).
-			if to, err = inheritRecipients(tx, me, in.change, to); err != nil {
+			if to, err = inheritRecipients(tx, me, in.change, to, r.Front); err != nil {
 				return nil, err
 			}
 		}
@@ -133,10 +215,8 @@ func (r *Room) recordAs(tx storage.Tx, me *protocol.Session, in SendInput) (*Sen
 	obligation := in.Obligation
 	if obligation == "" {
 		obligation = protocol.DefaultObligation(in.Kind, room)
-	} else if valid := protocol.ValidObligations[in.Kind]; !slices.Contains(valid, obligation) {
-		return nil, protocol.Errorf(protocol.ReasonInvalidInput,
-			"a %s cannot carry obligation %s; it takes %s (leave the obligation out to get the kind's default)",
-			in.Kind, obligation, strings.Join(valid, " or ")).With("kind", in.Kind).With("obligation", obligation)
+	} else if err := checkObligation(in.Kind, obligation); err != nil {
+		return nil, err
 	}
 	m := protocol.Message{
 		SchemaVersion: protocol.SchemaVersion, MessageID: protocol.NewID(protocol.KindMessage),
@@ -183,7 +263,7 @@ func (r *Room) recordAs(tx storage.Tx, me *protocol.Session, in SendInput) (*Sen
 	}
 	if room {
 		if m.Kind == protocol.KindDecision && m.Obligation != protocol.ObligationNone {
-			return nil, protocol.Errorf(protocol.ReasonInvalidInput, "a room decision cannot ask for acknowledgement; address it with %s", r.Front.Field("to"))
+			return nil, roomDecisionAck(r.Front)
 		}
 		if err := m.Validate(); err != nil {
 			return nil, err
@@ -364,6 +444,9 @@ type RequestInput struct {
 // Request records a request; without a detail the title is the body
 // (SPEC decision 18).
 func (r *Room) Request(ctx context.Context, in RequestInput) (*SendResult, error) {
+	if err := CheckRequest(in, r.Front); err != nil {
+		return nil, err
+	}
 	body := in.Detail
 	if body == "" {
 		body = in.Title
@@ -387,20 +470,7 @@ type ReplyInput struct {
 // when the caller's participant holds no receipt for it, or the generation is
 // stale.
 func (r *Room) Reply(ctx context.Context, in ReplyInput) (*SendResult, error) {
-	if err := protocol.CheckPortableID("message", in.MessageID); err != nil {
-		return nil, err
-	}
-	if in.ClientMessageID != "" {
-		if err := protocol.CheckPortableID("clientMessageId", in.ClientMessageID); err != nil {
-			return nil, err
-		}
-	}
-	if in.Subject != "" {
-		if err := protocol.CheckLine("subject", in.Subject, protocol.MaxLineText); err != nil {
-			return nil, err
-		}
-	}
-	if err := protocol.CheckProse("body", in.Body, protocol.MaxProseText); err != nil {
+	if err := CheckReply(in); err != nil {
 		return nil, err
 	}
 	var res *SendResult
@@ -421,7 +491,7 @@ func (r *Room) Reply(ctx context.Context, in ReplyInput) (*SendResult, error) {
 			return err
 		}
 		if rc == nil {
-			hint := fmt.Sprintf("send a new message with `acc message --to %s`", orig.FromParticipantID)
+			hint := "send a new message with " + r.Front.Cmd(fmt.Sprintf("`acc message --to %s`", orig.FromParticipantID), fmt.Sprintf("acc_message {to: [%q]}", orig.FromParticipantID))
 			if orig.FromParticipantID == me.ParticipantID {
 				hint = "you sent it; to add to the conversation send a new message to its recipients"
 			}
@@ -523,7 +593,8 @@ func (r *Room) Ack(ctx context.Context, c Caller, messageID string) (*protocol.R
 		}
 		if m.Obligation == protocol.ObligationReply {
 			return protocol.Errorf(protocol.ReasonReplyRequired,
-				"%s %s asks for a reply, not an acknowledgement; answer it with `acc reply --message %s --body …` (a reply may also decline)", m.Kind, messageID, messageID).
+				"%s %s asks for a reply, not an acknowledgement; answer it with %s (a reply may also decline)", m.Kind, messageID,
+				r.Front.Cmd(fmt.Sprintf("`acc reply --message %s --body …`", messageID), fmt.Sprintf("acc_reply {messageId: %q, body: …}", messageID))).
 				With("messageId", messageID)
 		}
 		out, err = r.advance(tx, me.SessionID, rc, protocol.ReceiptAcknowledged)
@@ -603,7 +674,9 @@ func (r *Room) Finish(ctx context.Context, in FinishInput) (*SendResult, error) 
 			}
 		}
 		if s.State != protocol.SessionOpen {
-			return protocol.Errorf(protocol.ReasonSessionNotOpen, "cannot finish: session %s is already closed; repeat the first finish with its --client-message-id to get its handoff back, or open a new session with `acc attach`", s.SessionID).With("sessionId", s.SessionID)
+			return protocol.Errorf(protocol.ReasonSessionNotOpen, "cannot finish: session %s is already closed; %s", s.SessionID,
+				r.Front.Cmd("repeat the first finish with its --client-message-id to get its handoff back, or open a new session with `acc attach`",
+					"repeat the first acc_finish with its clientMessageId to get its handoff back")).With("sessionId", s.SessionID)
 		}
 		claims, err := tx.Claims()
 		if err != nil {

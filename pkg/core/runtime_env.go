@@ -183,7 +183,7 @@ func locate(ctx context.Context, o OpenOptions) (*Workspace, *RuntimeEnv, error)
 	if getenv == nil {
 		getenv = getenvOS
 	}
-	ws, err := Discover(ctx, DiscoverOptions{Cwd: o.Cwd, ConfigPath: o.ConfigPath, Getenv: getenv})
+	ws, err := Discover(ctx, DiscoverOptions{Cwd: o.Cwd, ConfigPath: o.ConfigPath, Getenv: getenv, Front: o.Front})
 	if err != nil {
 		return nil, nil, err
 	}

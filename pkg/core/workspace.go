@@ -150,6 +150,8 @@ type DiscoverOptions struct {
 	// Remote also asks Git for the origin URL (GitInfo.Remote). Nothing in
 	// acc's rules needs it, so commands and hooks skip that extra process.
 	Remote bool
+	// Front words refusals for the caller's interface.
+	Front Front
 }
 
 // Discover finds the workspace that governs the start directory
@@ -209,7 +211,8 @@ func Discover(ctx context.Context, o DiscoverOptions) (*Workspace, error) {
 	}
 	if err != nil {
 		return nil, protocol.Errorf(protocol.ReasonWorkspaceUnresolvable,
-			"cannot resolve the workspace root %s: %s; start acc in an existing directory (check --cwd and ACC_WORKSPACE_ROOT)", startIn, errText(err)).
+			"cannot resolve the workspace root %s: %s; %s", startIn, errText(err),
+			o.Front.Cmd("start acc in an existing directory (check --cwd and ACC_WORKSPACE_ROOT)", "set ACC_MCP_WORKSPACE to the project's existing directory")).
 			With("path", startIn).Wrap(err)
 	}
 

@@ -342,6 +342,29 @@ type Message struct {
 // IsRoom reports whether m is a room record (no addressed recipients).
 func (m *Message) IsRoom() bool { return len(m.ToParticipantIDs) == 0 }
 
+// CheckKindObligation applies §8.1's rules to a message's kind and
+// obligation: a room message (no addressed recipient) is a note, decision
+// or handoff with obligation none, and each kind carries only its valid
+// obligations. Errors are exit 4 invalid_input.
+func CheckKindObligation(kind, obligation string, room bool) error {
+	if room {
+		switch kind {
+		case KindNote, KindDecision, KindHandoff:
+		default:
+			return Errorf(ReasonInvalidInput, "a room message cannot have kind %s; address it to a participant", kind)
+		}
+		if obligation != ObligationNone {
+			return Errorf(ReasonInvalidInput, "a room message cannot carry obligation %s", obligation)
+		}
+	}
+	for _, o := range ValidObligations[kind] {
+		if o == obligation {
+			return nil
+		}
+	}
+	return Errorf(ReasonInvalidInput, "a %s cannot carry obligation %s", kind, obligation)
+}
+
 // ValidObligations maps each kind to the obligations it may carry (§8.1).
 var ValidObligations = map[string][]string{
 	KindNote:     {ObligationNone},
@@ -413,22 +436,8 @@ func (m *Message) checkSemantics() error {
 		seen[to] = true
 	}
 	room := m.IsRoom()
-	if room {
-		switch m.Kind {
-		case KindNote, KindDecision, KindHandoff:
-		default:
-			return Errorf(ReasonInvalidInput, "a room message cannot have kind %s; address it with --to", m.Kind)
-		}
-		if m.Obligation != ObligationNone {
-			return Errorf(ReasonInvalidInput, "a room message cannot carry obligation %s", m.Obligation)
-		}
-	}
-	ok := false
-	for _, o := range ValidObligations[m.Kind] {
-		ok = ok || o == m.Obligation
-	}
-	if !ok {
-		return Errorf(ReasonInvalidInput, "a %s cannot carry obligation %s", m.Kind, m.Obligation)
+	if err := CheckKindObligation(m.Kind, m.Obligation, room); err != nil {
+		return err
 	}
 	if m.InReplyTo == nil {
 		if m.ThreadID != m.MessageID {
