@@ -108,6 +108,7 @@ func (a *app) configInitCommand() *cli.Command {
 					fmt.Fprint(w, preview)
 				}
 				fmt.Fprintf(w, "written: %s\n", plan.File)
+				fmt.Fprintln(w, "next: commit it: every worktree and clone that has this file joins this new room; one without it stays in the old one")
 			})
 		},
 	}

@@ -34,21 +34,34 @@ func (a *app) doctorCommand() *cli.Command {
 			}
 			ctx, cancel := context.WithTimeout(ctx, StoreWait)
 			defer cancel()
-			rep, err := core.Doctor(ctx, core.OpenOptions{Cwd: dir, ConfigPath: cmd.String("workspace"), Getenv: a.env.Getenv})
+			// The clients first: which adapters acc install has installed
+			// decides whether a required one is missing.
+			clients := []install.ClientStatus{}
+			var clientNotes []string
+			if ienv, ierr := a.installEnv(cmd); ierr == nil {
+				if cs, cerr := ienv.Clients(ctx); cerr == nil {
+					clients = cs
+				} else {
+					clientNotes = append(clientNotes, protocol.AsError(cerr).Message)
+				}
+			}
+			installed := func(id string) bool {
+				for _, c := range clients {
+					if c.Adapter == id && c.Installed {
+						return true
+					}
+				}
+				return false
+			}
+			rep, err := core.Doctor(ctx, core.DoctorOptions{OpenOptions: core.OpenOptions{Cwd: dir, ConfigPath: cmd.String("workspace"), Getenv: a.env.Getenv}, Installed: installed})
 			if rep == nil {
 				return err
 			}
-			full := &doctorReport{DoctorReport: rep, Clients: []install.ClientStatus{}}
-			if ienv, ierr := a.installEnv(cmd); ierr == nil {
-				if clients, cerr := ienv.Clients(ctx); cerr == nil {
-					full.Clients = clients
-					for _, c := range clients {
-						rep.Remediation = append(rep.Remediation, c.Remediation...)
-					}
-				} else {
-					rep.Remediation = append(rep.Remediation, protocol.AsError(cerr).Message)
-				}
+			full := &doctorReport{DoctorReport: rep, Clients: clients}
+			for _, c := range clients {
+				rep.Remediation = append(rep.Remediation, c.Remediation...)
 			}
+			rep.Remediation = append(rep.Remediation, clientNotes...)
 			if err != nil {
 				// Unhealthy: the report still prints; the refusal follows.
 				if !a.jsonMode {
@@ -70,9 +83,12 @@ type doctorReport struct {
 func printDoctor(w io.Writer, full *doctorReport) {
 	rep := full.DoctorReport
 	s := rep.Store
-	if s.Healthy {
+	switch {
+	case s.Healthy && !s.Exists:
+		fmt.Fprintf(w, "no store yet (nothing wrong); %d live session(s); protection %s\n", rep.LiveSessions, rep.Protection)
+	case s.Healthy:
 		fmt.Fprintf(w, "store healthy; %d live session(s); protection %s\n", rep.LiveSessions, rep.Protection)
-	} else {
+	default:
 		fmt.Fprintf(w, "store unhealthy; live sessions unknown; protection %s\n", rep.Protection)
 	}
 	config := "no acc.workspace.json"

@@ -185,16 +185,30 @@ type Report struct {
 // checkOptions refuses unknown adapters and policies and a home that is
 // not a directory (exit 2), before anything is read.
 func (e *Env) checkOptions(o Options) error {
-	for _, id := range o.Adapters {
-		if _, ok := e.Adapters[id]; !ok {
-			return protocol.Errorf(protocol.ReasonUnknownAdapter, "no adapter is called %q; the adapters are %s", id, strings.Join(e.ids(), ", ")).With("adapter", id)
-		}
+	if err := e.checkAdapters(o.Adapters); err != nil {
+		return err
 	}
 	if o.Delivery != "" && !slices.Contains(DeliveryPolicies, o.Delivery) {
 		return protocol.Errorf(protocol.ReasonInvalidFlagValue, "--delivery %q is not one of off, actionable, all", o.Delivery)
 	}
 	if st, err := os.Stat(e.Home); err != nil || !st.IsDir() {
 		return protocol.Errorf(protocol.ReasonHomeNotDirectory, "home %s is not an existing directory; pass --home DIR naming one", e.Home).With("home", e.Home)
+	}
+	return nil
+}
+
+// checkAdapters refuses an id no adapter has (exit 2), suggesting the
+// lower-case spelling, and pointing MCP-only clients at acc-mcp.
+func (e *Env) checkAdapters(ids []string) error {
+	for _, id := range ids {
+		if _, ok := e.Adapters[id]; ok {
+			continue
+		}
+		hint := "; a client that speaks MCP but has no adapter (Cursor, Windsurf, Claude Desktop, …) joins through acc-mcp instead (docs/mcp.md)"
+		if _, ok := e.Adapters[strings.ToLower(id)]; ok {
+			hint = fmt.Sprintf("; did you mean %s?", strings.ToLower(id))
+		}
+		return protocol.Errorf(protocol.ReasonUnknownAdapter, "no adapter is called %q; the adapters are %s%s", id, strings.Join(e.ids(), ", "), hint).With("adapter", id)
 	}
 	return nil
 }

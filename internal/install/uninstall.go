@@ -5,9 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 
-	"github.com/acc-go/acc/pkg/protocol"
 )
 
 // Uninstall removes what the record says acc wrote, and only what is still
@@ -22,10 +20,8 @@ import (
 // install_failed when a write fails (the record stays, and running
 // uninstall again finishes).
 func (e *Env) Uninstall(ctx context.Context, o Options) (*Report, error) {
-	for _, id := range o.Adapters {
-		if _, ok := e.Adapters[id]; !ok {
-			return nil, protocol.Errorf(protocol.ReasonUnknownAdapter, "no adapter is called %q; the adapters are %s", id, strings.Join(e.ids(), ", ")).With("adapter", id)
-		}
+	if err := e.checkAdapters(o.Adapters); err != nil {
+		return nil, err
 	}
 	rec, err := loadRecord(e.DataHome)
 	if err != nil {

@@ -106,8 +106,15 @@ type DoctorAdapter struct {
 	// Known is false for an id that is not one of AdapterIDs.
 	Known     bool `json:"known"`
 	Installed bool `json:"installed"`
-	// Status is "missing" or "unknown_adapter".
+	// Status is "installed", "missing" or "unknown_adapter".
 	Status string `json:"status"`
+}
+
+// DoctorOptions selects the workspace, and says which adapters acc install
+// has installed on this machine (nil: none known).
+type DoctorOptions struct {
+	OpenOptions
+	Installed func(adapter string) bool
 }
 
 // NoStoreNote is the note of a workspace whose store does not exist yet.
@@ -125,7 +132,8 @@ const NoStoreNote = "no store yet; it is created by the first `acc attach`"
 // store is healthy (NoStoreNote) and is not created; an empty file (a first
 // attach that never finished) is reported healthy and left alone. A store
 // that stays busy is store_busy (exit 3).
-func Doctor(ctx context.Context, o OpenOptions) (*DoctorReport, error) {
+func Doctor(ctx context.Context, d DoctorOptions) (*DoctorReport, error) {
+	o := d.OpenOptions
 	ws, env, err := locate(ctx, o)
 	if err != nil {
 		return nil, err
@@ -159,9 +167,11 @@ func Doctor(ctx context.Context, o OpenOptions) (*DoctorReport, error) {
 			}
 			rep.Remediation = append(rep.Remediation, fmt.Sprintf(
 				"requiredAdapters names %q, which is no acc adapter (%s); fix requiredAdapters in %s", id, joinComma(AdapterIDs), where))
+		} else if d.Installed != nil && d.Installed(id) {
+			a.Installed, a.Status = true, "installed"
 		} else {
 			rep.Remediation = append(rep.Remediation, fmt.Sprintf(
-				"adapter %s is required by the workspace config but not installed; `acc install --adapter %s` will install it once acc install exists (this acc cannot install adapters yet)", id, id))
+				"adapter %s is required by the workspace config but not installed: acc install --adapter %s", id, id))
 		}
 		rep.Adapters = append(rep.Adapters, a)
 	}

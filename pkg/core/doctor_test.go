@@ -52,7 +52,7 @@ func (w *doctorWorld) attach(participant string) {
 }
 
 func (w *doctorWorld) doctor() (*DoctorReport, error) {
-	return Doctor(context.Background(), w.opts())
+	return Doctor(context.Background(), DoctorOptions{OpenOptions: w.opts()})
 }
 
 // dirState lists every file under dir with its bytes, to prove nothing
@@ -145,10 +145,21 @@ func TestDoctorReportsRequiredAdapters(t *testing.T) {
 		t.Fatalf("adapters: %+v", rep.Adapters)
 	}
 	all := strings.Join(rep.Remediation, "\n")
-	for _, want := range []string{"acc install --adapter claude", "acc install --adapter codex", "cannot install adapters yet", `"vim"`} {
+	for _, want := range []string{"acc install --adapter claude", "acc install --adapter codex", `"vim"`} {
 		if !strings.Contains(all, want) {
 			t.Fatalf("remediation lacks %q:\n%s", want, all)
 		}
+	}
+	// Once acc install has installed claude, it is no longer missing.
+	rep, err = Doctor(context.Background(), DoctorOptions{OpenOptions: w.opts(), Installed: func(id string) bool { return id == "claude" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Adapters[0].Installed || rep.Adapters[0].Status != "installed" || rep.Adapters[1].Status != "missing" {
+		t.Fatalf("adapters with claude installed: %+v", rep.Adapters)
+	}
+	if all := strings.Join(rep.Remediation, "\n"); strings.Contains(all, "--adapter claude") {
+		t.Fatalf("an installed adapter is still to install:\n%s", all)
 	}
 }
 
