@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-
 )
 
 // Uninstall removes what the record says acc wrote, and only what is still
