@@ -35,52 +35,27 @@ func (e *Env) Install(ctx context.Context, o Options) (*Report, error) {
 	if err := e.checkOptions(o); err != nil {
 		return nil, err
 	}
-	rec, err := loadRecord(e.DataHome)
-	if err != nil {
-		return nil, err
-	}
-	rep := &Report{DryRun: o.DryRun, Record: recordPath(e.DataHome), Shim: e.shimPath(), Clients: []ClientReport{}, Shared: []Change{}}
-	ie := e.installEnv()
-	var plans []*planned
+	// Detect once; plan read-only, so that a refusal writes nothing (not
+	// even the lock file); then, to write, take the data home's install
+	// lock and plan again under it, since another run may have written in
+	// between.
+	dets := map[string]Detection{}
 	for _, id := range e.ids() {
-		a := e.Adapters[id]
-		named := len(o.Adapters) == 0 || slices.Contains(o.Adapters, id)
-		if !named {
-			continue
+		if len(o.Adapters) == 0 || slices.Contains(o.Adapters, id) {
+			dets[id] = e.detect(ctx, e.Adapters[id])
 		}
-		det := e.detect(ctx, a)
-		if len(o.Adapters) == 0 && !det.Present {
-			rep.Clients = append(rep.Clients, ClientReport{Detection: det, Action: "skip", Changes: []Change{}, Notes: []string{},
-				Reason: det.DisplayName + " is not installed here (no " + a.Binary() + " on PATH, no " + det.ConfigDir + "); if it is, wire it with --adapter " + id})
-			continue
-		}
-		p, err := e.plan(a, det, ie, rec.find(id), o)
-		if err != nil {
-			return nil, err
-		}
-		plans = append(plans, p)
 	}
-	shim := shimScript(e.HookBinary)
-	shimOld, _, err := readFile(e.shimPath())
+	rep, rec, plans, shim, shimOld, err := e.planInstall(o, dets)
+	if err != nil || o.DryRun || len(plans) == 0 {
+		return rep, err
+	}
+	unlock, err := lock(ctx, e.DataHome)
 	if err != nil {
 		return nil, err
 	}
-	if len(plans) > 0 {
-		op := "create"
-		switch {
-		case bytes.Equal(shimOld, shim):
-			op = "unchanged"
-		case shimOld != nil:
-			op = "update"
-		}
-		rep.Shared = append(rep.Shared, Change{Path: e.shimPath(), Kind: "file", Op: op, Detail: "runs " + e.HookBinary})
-	}
-	for _, p := range plans {
-		rep.Clients = append(rep.Clients, p.report)
-	}
-	slices.SortFunc(rep.Clients, func(a, b ClientReport) int { return compareStrings(a.Adapter, b.Adapter) })
-	if o.DryRun || len(plans) == 0 {
-		return rep, nil
+	defer unlock()
+	if rep, rec, plans, shim, shimOld, err = e.planInstall(o, dets); err != nil {
+		return nil, err
 	}
 
 	// Apply: the shim, then per client a pending record, the files, and
@@ -120,6 +95,53 @@ func (e *Env) Install(ctx context.Context, o Options) (*Report, error) {
 		}
 	}
 	return rep, nil
+}
+
+// planInstall reads the record and every file, and plans the edits.
+func (e *Env) planInstall(o Options, dets map[string]Detection) (rep *Report, rec *Record, plans []*planned, shim, shimOld []byte, err error) {
+	rec, err = loadRecord(e.DataHome)
+	if err != nil {
+		return nil, nil, nil, nil, nil, err
+	}
+	rep = &Report{DryRun: o.DryRun, Record: recordPath(e.DataHome), Shim: e.shimPath(), Clients: []ClientReport{}, Shared: []Change{}}
+	ie := e.installEnv()
+	for _, id := range e.ids() {
+		det, ok := dets[id]
+		if !ok {
+			continue
+		}
+		a := e.Adapters[id]
+		if len(o.Adapters) == 0 && !det.Present {
+			rep.Clients = append(rep.Clients, ClientReport{Detection: det, Action: "skip", Changes: []Change{}, Notes: []string{},
+				Reason: det.DisplayName + " is not installed here (no " + a.Binary() + " on PATH, no " + det.ConfigDir + "); if it is, wire it with --adapter " + id})
+			continue
+		}
+		p, err := e.plan(a, det, ie, rec.find(id), o)
+		if err != nil {
+			return nil, nil, nil, nil, nil, err
+		}
+		plans = append(plans, p)
+	}
+	shim = shimScript(e.HookBinary)
+	shimOld, _, err = readFile(e.shimPath())
+	if err != nil {
+		return nil, nil, nil, nil, nil, err
+	}
+	if len(plans) > 0 {
+		op := "create"
+		switch {
+		case bytes.Equal(shimOld, shim):
+			op = "unchanged"
+		case shimOld != nil:
+			op = "update"
+		}
+		rep.Shared = append(rep.Shared, Change{Path: e.shimPath(), Kind: "file", Op: op, Detail: "runs " + e.HookBinary})
+	}
+	for _, p := range plans {
+		rep.Clients = append(rep.Clients, p.report)
+	}
+	slices.SortFunc(rep.Clients, func(a, b ClientReport) int { return compareStrings(a.Adapter, b.Adapter) })
+	return rep, rec, plans, shim, shimOld, nil
 }
 
 // unchanged reports whether applying p would change no file and only the

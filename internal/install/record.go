@@ -2,6 +2,7 @@ package install
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -10,9 +11,11 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"time"
 
 	"github.com/acc-go/acc/pkg/adapters/adapter"
 	"github.com/acc-go/acc/pkg/protocol"
+	"github.com/gofrs/flock"
 )
 
 // RecordSchemaVersion is the installs.json schema this acc reads and writes.
@@ -165,4 +168,30 @@ func (r *Record) put(in Install) {
 
 func (r *Record) drop(id string) {
 	r.Installs = slices.DeleteFunc(r.Installs, func(in Install) bool { return in.AdapterID == id })
+}
+
+// lockWait bounds how long install and uninstall wait for another one
+// working on the same data home.
+var lockWait = 5 * time.Second
+
+// lock takes <data home>/acc/install.lock (gofrs/flock), so that two runs
+// never interleave their reads and writes of the record and the clients'
+// files; it returns the unlock. Exit 3 install_busy when another run keeps
+// it past lockWait.
+func lock(ctx context.Context, dataHome string) (func(), error) {
+	dir := filepath.Join(dataHome, "acc")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, err
+	}
+	fl := flock.New(filepath.Join(dir, "install.lock"))
+	ctx, cancel := context.WithTimeout(ctx, lockWait)
+	defer cancel()
+	ok, err := fl.TryLockContext(ctx, 50*time.Millisecond)
+	if err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		return nil, err
+	}
+	if !ok {
+		return nil, protocol.Errorf(protocol.ReasonInstallBusy, "another acc install or uninstall is working on %s; let it finish, then run the command again", dataHome)
+	}
+	return func() { _ = fl.Unlock() }, nil
 }

@@ -22,68 +22,19 @@ func (e *Env) Uninstall(ctx context.Context, o Options) (*Report, error) {
 	if err := e.checkAdapters(o.Adapters); err != nil {
 		return nil, err
 	}
-	rec, err := loadRecord(e.DataHome)
+	// Plan read-only (a run with nothing to do writes nothing), then plan
+	// again under the install lock to write.
+	rep, rec, undos, lastOut, err := e.planUninstall(o)
+	if err != nil || o.DryRun || (len(undos) == 0 && (!lastOut || rec.Shim == nil)) {
+		return rep, err
+	}
+	unlock, err := lock(ctx, e.DataHome)
 	if err != nil {
 		return nil, err
 	}
-	rep := &Report{DryRun: o.DryRun, Record: recordPath(e.DataHome), Shim: e.shimPath(), Clients: []ClientReport{}, Shared: []Change{}}
-	targets := o.Adapters
-	if len(targets) == 0 {
-		for _, in := range rec.Installs {
-			targets = append(targets, in.AdapterID)
-		}
-	}
-	slices.Sort(targets)
-	type undo struct {
-		id    string
-		files []*fileState
-		dirs  []string
-	}
-	var undos []undo
-	for _, id := range targets {
-		a := e.Adapters[id]
-		cr := ClientReport{Detection: Detection{Adapter: id, DisplayName: a.DisplayName()}, Action: "uninstall", Changes: []Change{}, Notes: []string{}}
-		in := rec.find(id)
-		if in == nil {
-			cr.Action, cr.Reason = "skip", "acc has no record of installing "+a.DisplayName()+" with this data home ("+recordPath(e.DataHome)+")"
-			rep.Clients = append(rep.Clients, cr)
-			continue
-		}
-		cr.ConfigDir, cr.Version = in.ConfigDir, in.ClientVersion
-		u := undo{id: id, dirs: in.CreatedDirectories}
-		order, by := groupByPath(in.Artifacts, func(x RecordedArtifact) string { return x.Path })
-		for _, path := range order {
-			src, existed, err := readFile(path)
-			if err != nil {
-				return nil, err
-			}
-			out, del, changes, err := unapply(path, src, existed, by[path], e.shimPath())
-			if err != nil {
-				return nil, err
-			}
-			f := &fileState{path: path, old: src, existed: existed, new: out}
-			if del || !existed {
-				f.new = nil
-			}
-			u.files = append(u.files, f)
-			cr.Changes = append(cr.Changes, changes...)
-		}
-		cr.Notes = append(cr.Notes, "restart "+a.DisplayName()+": hooks are read when a session starts")
-		rep.Clients = append(rep.Clients, cr)
-		undos = append(undos, u)
-	}
-	lastOut := len(rec.Installs) == len(undos) // nothing of acc's stays installed
-	if lastOut && rec.Shim != nil {
-		op := "remove"
-		if b, _, _ := readFile(rec.Shim.Path); b == nil {
-			op = "missing"
-		} else if sum(b) != rec.Shim.SHA256 {
-			op = "kept"
-		}
-		rep.Shared = append(rep.Shared, Change{Path: rec.Shim.Path, Kind: "file", Op: op})
-	}
-	if o.DryRun {
-		return rep, nil
+	defer unlock()
+	if rep, rec, undos, lastOut, err = e.planUninstall(o); err != nil {
+		return nil, err
 	}
 	for _, u := range undos {
 		for _, f := range u.files {
@@ -112,6 +63,74 @@ func (e *Env) Uninstall(ctx context.Context, o Options) (*Report, error) {
 		}
 	}
 	return rep, nil
+}
+
+// undo is one client's uninstall computed in memory.
+type undo struct {
+	id    string
+	files []*fileState
+	dirs  []string
+}
+
+// planUninstall reads the record and every recorded file, and computes
+// what uninstall removes, keeps and reports.
+func (e *Env) planUninstall(o Options) (*Report, *Record, []undo, bool, error) {
+	rec, err := loadRecord(e.DataHome)
+	if err != nil {
+		return nil, nil, nil, false, err
+	}
+	rep := &Report{DryRun: o.DryRun, Record: recordPath(e.DataHome), Shim: e.shimPath(), Clients: []ClientReport{}, Shared: []Change{}}
+	targets := o.Adapters
+	if len(targets) == 0 {
+		for _, in := range rec.Installs {
+			targets = append(targets, in.AdapterID)
+		}
+	}
+	slices.Sort(targets)
+	var undos []undo
+	for _, id := range targets {
+		a := e.Adapters[id]
+		cr := ClientReport{Detection: Detection{Adapter: id, DisplayName: a.DisplayName()}, Action: "uninstall", Changes: []Change{}, Notes: []string{}}
+		in := rec.find(id)
+		if in == nil {
+			cr.Action, cr.Reason = "skip", "acc has no record of installing "+a.DisplayName()+" with this data home ("+recordPath(e.DataHome)+")"
+			rep.Clients = append(rep.Clients, cr)
+			continue
+		}
+		cr.ConfigDir, cr.Version = in.ConfigDir, in.ClientVersion
+		u := undo{id: id, dirs: in.CreatedDirectories}
+		order, by := groupByPath(in.Artifacts, func(x RecordedArtifact) string { return x.Path })
+		for _, path := range order {
+			src, existed, err := readFile(path)
+			if err != nil {
+				return nil, nil, nil, false, err
+			}
+			out, del, changes, err := unapply(path, src, existed, by[path], e.shimPath())
+			if err != nil {
+				return nil, nil, nil, false, err
+			}
+			f := &fileState{path: path, old: src, existed: existed, new: out}
+			if del || !existed {
+				f.new = nil
+			}
+			u.files = append(u.files, f)
+			cr.Changes = append(cr.Changes, changes...)
+		}
+		cr.Notes = append(cr.Notes, "restart "+a.DisplayName()+": hooks are read when a session starts")
+		rep.Clients = append(rep.Clients, cr)
+		undos = append(undos, u)
+	}
+	lastOut := len(rec.Installs) == len(undos) // nothing of acc's stays installed
+	if lastOut && rec.Shim != nil {
+		op := "remove"
+		if b, _, _ := readFile(rec.Shim.Path); b == nil {
+			op = "missing"
+		} else if sum(b) != rec.Shim.SHA256 {
+			op = "kept"
+		}
+		rep.Shared = append(rep.Shared, Change{Path: rec.Shim.Path, Kind: "file", Op: op})
+	}
+	return rep, rec, undos, lastOut, nil
 }
 
 // removeEmptyDirs removes the directories acc created, deepest first, each

@@ -103,6 +103,7 @@ const (
 	ReasonInstallRecordInvalid  = "install_record_invalid"
 	ReasonInstallFailed         = "install_failed"
 	ReasonInstallConflict       = "install_conflict"
+	ReasonInstallBusy           = "install_busy"
 	ReasonStoreUnhealthy        = "store_unhealthy"
 
 	ReasonStaleGeneration            = "stale_generation"
@@ -185,6 +186,7 @@ var Reasons = []ReasonInfo{
 	{ReasonInstallFailed, ExitData, "writing a client's configuration failed; what was written is recorded, and running the command again completes it"},
 	{ReasonStoreUnhealthy, ExitData, "acc doctor found the store corrupt, foreign, of an unknown version or failing its integrity check; the report is in details"},
 
+	{ReasonInstallBusy, ExitTimeout, "another acc install or uninstall held the data home's install lock past the deadline; let it finish, then run the command again"},
 	{ReasonInstallConflict, ExitConflict, "a file acc would write exists and acc did not write it, or the client already registers what acc would add"},
 	{ReasonStaleGeneration, ExitConflict, "the session generation is not the current one; use the pair from the latest attach"},
 	{ReasonSessionNotOpen, ExitConflict, "the session is closed or does not exist"},
