@@ -39,9 +39,9 @@ func (a *app) doctorCommand() *cli.Command {
 			clients := []install.ClientStatus{}
 			var clientNotes []string
 			if ienv, ierr := a.installEnv(cmd); ierr == nil {
-				if cs, cerr := ienv.Clients(ctx); cerr == nil {
-					clients = cs
-				} else {
+				cs, cerr := ienv.Clients(ctx)
+				clients = cs
+				if cerr != nil {
 					clientNotes = append(clientNotes, protocol.AsError(cerr).Message)
 				}
 			}

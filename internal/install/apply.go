@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/acc-go/acc/pkg/adapters/adapter"
 	"github.com/acc-go/acc/pkg/protocol"
+	"golang.org/x/sys/unix"
 )
 
 // planned is one client's installation computed in memory.
@@ -75,16 +77,39 @@ func (e *Env) Install(ctx context.Context, o Options) (*Report, error) {
 		}
 	}
 	for _, p := range plans {
-		if p.unchanged(rec.find(p.install.AdapterID)) {
+		if err := p.writable(); err != nil {
+			return rep, failed(p.report.DisplayName, "", err)
+		}
+	}
+	for _, p := range plans {
+		prev := rec.find(p.install.AdapterID)
+		if p.unchanged(prev) {
 			continue // installing again changes nothing, not even the record
+		}
+		var before *Install
+		if prev != nil {
+			cp := *prev
+			before = &cp
 		}
 		p.install.State = "pending"
 		rec.put(p.install)
 		if err := rec.save(e.DataHome); err != nil {
 			return rep, failed(p.report.DisplayName, recordPath(e.DataHome), err)
 		}
-		for _, f := range p.files {
+		for i, f := range p.files {
 			if err := f.write(); err != nil {
+				// Roll back this client's bytes: what it wrote goes, the
+				// record says what it said before.
+				for j := i - 1; j >= 0; j-- {
+					p.files[j].undo()
+				}
+				removeEmptyDirs(newDirs(p.install.CreatedDirectories, before))
+				if before != nil {
+					rec.put(*before)
+				} else {
+					rec.drop(p.install.AdapterID)
+				}
+				_ = rec.save(e.DataHome)
 				return rep, failed(p.report.DisplayName, f.path, err)
 			}
 		}
@@ -173,7 +198,10 @@ func compareStrings(a, b string) int {
 }
 
 func failed(what, path string, err error) error {
-	return protocol.Errorf(protocol.ReasonInstallFailed, "installing %s: writing %s failed (%v); nothing recorded was lost — fix the cause and run the command again", what, path, err).With("path", path)
+	if path == "" {
+		return protocol.Errorf(protocol.ReasonInstallFailed, "installing %s: %v", what, err)
+	}
+	return protocol.Errorf(protocol.ReasonInstallFailed, "installing %s: writing %s failed (%v); what this run wrote was undone — fix the cause and run the command again", what, path, err).With("path", path)
 }
 
 // write puts the file's new bytes in place (or removes it), creating its
@@ -188,14 +216,70 @@ func (f *fileState) write() error {
 	if f.existed && bytes.Equal(f.old, f.new) {
 		return nil
 	}
-	if err := os.MkdirAll(filepath.Dir(f.path), 0o755); err != nil {
+	if err := mkdirAll(filepath.Dir(f.target())); err != nil {
 		return err
 	}
 	perm := fs.FileMode(0o644)
 	if f.executable {
 		perm = 0o755
 	}
-	return writeAtomic(f.path, f.new, perm)
+	return writeAtomic(f.target(), f.new, perm)
+}
+
+// target is where the file's bytes go: through a symlink to its file.
+func (f *fileState) target() string {
+	if f.real != "" {
+		return f.real
+	}
+	return f.path
+}
+
+// undo puts back what write changed (rollback after a later failure).
+func (f *fileState) undo() {
+	switch {
+	case f.existed && !bytes.Equal(f.old, f.new):
+		_ = writeAtomic(f.target(), f.old, 0o644)
+	case !f.existed && f.new != nil:
+		_ = os.Remove(f.target())
+	}
+}
+
+// writable checks, before anything is written, that every file of p can
+// be: its directory (or the nearest one that exists) is writable.
+func (p *planned) writable() error {
+	for _, f := range p.files {
+		if f.existed && f.new != nil && bytes.Equal(f.old, f.new) {
+			continue
+		}
+		dir := filepath.Dir(f.target())
+		for {
+			if _, err := os.Stat(dir); err == nil {
+				break
+			}
+			if filepath.Dir(dir) == dir {
+				break
+			}
+			dir = filepath.Dir(dir)
+		}
+		if err := unix.Access(dir, unix.W_OK); err != nil {
+			return fmt.Errorf("%s is not writable (%v), so %s cannot be written; nothing was changed", dir, err, f.path)
+		}
+	}
+	return nil
+}
+
+// newDirs are the directories of created that before did not list.
+func newDirs(created []string, before *Install) []string {
+	if before == nil {
+		return created
+	}
+	var out []string
+	for _, d := range created {
+		if !slices.Contains(before.CreatedDirectories, d) {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 // plan computes one client's edits in memory.
@@ -222,6 +306,11 @@ func (e *Env) plan(a adapter.Installer, det Detection, ie adapter.InstallEnv, ol
 		p.install.DeliveryReason = det.DisplayName + " has no proven live-push transport yet; messages reach it on its next turn and in its inbox"
 		p.report.DeliveryReason = p.install.DeliveryReason
 	}
+	if old != nil && old.Home != "" && old.Home != e.Home {
+		return nil, protocol.Errorf(protocol.ReasonInstallConflict,
+			"acc is installed for %s under the home %s (this data home keeps one installation per client); unwire it first: acc uninstall --adapter %s --home %s",
+			det.DisplayName, old.Home, id, old.Home).With("home", old.Home)
+	}
 	var oldArts []RecordedArtifact
 	if old != nil {
 		oldArts = old.Artifacts
@@ -236,13 +325,13 @@ func (e *Env) plan(a adapter.Installer, det Detection, ie adapter.InstallEnv, ol
 		}
 		src, existed, err := readFile(path)
 		if err != nil {
-			return nil, err
+			return nil, inTheWay(path, err)
 		}
 		out, del, changes, err := unapply(path, src, existed, oldByPath[path], ie.Shim)
 		if err != nil {
 			return nil, err
 		}
-		f := &fileState{path: path, old: src, existed: existed, new: out}
+		f := &fileState{path: path, real: resolveLink(path), old: src, existed: existed, new: out}
 		if del {
 			f.new = nil
 		}
@@ -251,17 +340,17 @@ func (e *Env) plan(a adapter.Installer, det Detection, ie adapter.InstallEnv, ol
 	}
 	for _, path := range order {
 		arts := byPath[path]
-		src, existed, err := readFile(path)
+		f, err := readTarget(path)
 		if err != nil {
 			return nil, err
 		}
-		f := &fileState{path: path, old: src, existed: existed}
+		src, existed := f.old, f.existed
 		for _, d := range missingDirs(path) {
 			if !slices.Contains(p.install.CreatedDirectories, d) {
 				p.install.CreatedDirectories = append(p.install.CreatedDirectories, d)
 			}
 		}
-		recorded, err := e.planFile(f, arts, oldByPath[path], ie.Shim, id)
+		recorded, kept, err := e.planFile(f, arts, oldByPath[path], ie.Shim, id)
 		if err != nil {
 			return nil, err
 		}
@@ -275,6 +364,9 @@ func (e *Env) plan(a adapter.Installer, det Detection, ie adapter.InstallEnv, ol
 			op = "update"
 		}
 		p.report.Changes = append(p.report.Changes, Change{Path: path, Kind: string(arts[0].Kind), Op: op, Detail: describe(arts)})
+		for _, k := range kept {
+			p.report.Changes = append(p.report.Changes, Change{Path: path, Kind: string(arts[0].Kind), Op: "kept", Detail: k})
+		}
 	}
 	return p, nil
 }
@@ -325,84 +417,132 @@ func sortedKeys[T any](m map[string]T) []string {
 }
 
 // planFile computes a file's new bytes for the plan's artifacts (all of
-// one kind) and the records of what will be written.
-func (e *Env) planFile(f *fileState, arts []adapter.Artifact, old []RecordedArtifact, shim, id string) ([]RecordedArtifact, error) {
+// one kind) and the records of what will be written. kept lists what a
+// person changed of acc's earlier writes and acc therefore leaves as it is.
+func (e *Env) planFile(f *fileState, arts []adapter.Artifact, old []RecordedArtifact, shim, id string) (recs []RecordedArtifact, kept []string, err error) {
 	switch arts[0].Kind {
 	case adapter.ArtifactFile:
 		a := arts[0]
 		f.executable = a.Executable
-		ours := len(old) == 1 && old[0].Kind == adapter.ArtifactFile && sum(f.old) == old[0].SHA256
+		recorded := len(old) == 1 && old[0].Kind == adapter.ArtifactFile
+		ours := recorded && sum(f.old) == old[0].SHA256
 		if f.existed && !bytes.Equal(f.old, a.Content) && !ours {
-			return nil, protocol.Errorf(protocol.ReasonInstallConflict, "%s exists and acc did not write it; move it away (or merge it by hand), then run acc install again", f.path).With("path", f.path)
+			if recorded {
+				return nil, nil, protocol.Errorf(protocol.ReasonInstallConflict, "%s was written by acc and changed since; remove it (or put back acc's version), then run acc install again", f.path).With("path", f.path)
+			}
+			return nil, nil, protocol.Errorf(protocol.ReasonInstallConflict, "%s exists and acc did not write it; move it away (or merge it by hand), then run acc install again", f.path).With("path", f.path)
 		}
 		f.new = slices.Clone(a.Content)
-		return []RecordedArtifact{{Kind: a.Kind, Path: f.path, SHA256: sum(a.Content), CreatedFile: !f.existed || (len(old) == 1 && old[0].CreatedFile)}}, nil
+		return []RecordedArtifact{{Kind: a.Kind, Path: f.path, SHA256: sum(a.Content), CreatedFile: !f.existed || (recorded && old[0].CreatedFile)}}, nil, nil
 	case adapter.ArtifactTOMLBlock:
 		a := arts[0]
 		if err := checkTOML(stripBlocks(f.old, false)); err != nil {
-			return nil, invalidConfig(f.path, "TOML", err)
+			return nil, nil, invalidConfig(f.path, "TOML", err)
 		}
 		if id == "grok" && tomlHasTable(f.old, "mcp_servers", "acc") {
-			return nil, protocol.Errorf(protocol.ReasonInstallConflict, "%s already registers an MCP server named acc outside acc's block; remove or rename it, then run acc install again", f.path).With("path", f.path)
+			return nil, nil, protocol.Errorf(protocol.ReasonInstallConflict, "%s already registers an MCP server named acc outside acc's block; remove or rename it, then run acc install again", f.path).With("path", f.path)
 		}
 		block := blockText(a.Content)
 		rec := RecordedArtifact{Kind: a.Kind, Path: f.path, SHA256: sum(block), CreatedFile: !f.existed}
-		if len(old) == 1 {
-			rec.CreatedFile = old[0].CreatedFile || !f.existed
+		var prior *RecordedArtifact
+		if len(old) == 1 && old[0].Kind == adapter.ArtifactTOMLBlock {
+			prior = &old[0]
+			rec.CreatedFile = prior.CreatedFile || !f.existed
 		}
-		if regions := findBlocks(f.old); len(regions) == 1 && bytes.Equal(regions[0].block, block) && regions[0].end == len(f.old) {
+		regions := findBlocks(f.old)
+		switch {
+		case len(regions) == 0:
+		case len(regions) == 1 && regions[0].closed && bytes.Equal(regions[0].block, block) && regions[0].end == len(f.old):
 			f.new = slices.Clone(f.old) // already there, at the end
-			if len(old) == 1 {
-				rec.Separator = old[0].Separator
+			if prior != nil {
+				rec.Separator = prior.Separator
 			}
-			return []RecordedArtifact{rec}, nil
+			return []RecordedArtifact{rec}, nil, nil
+		case len(regions) == 1 && regions[0].closed && prior != nil && sum(regions[0].block) == prior.SHA256:
+			// acc's own block, unchanged since: replaced below.
+		case prior != nil:
+			// A person edited acc's block (or removed its end marker, or
+			// copied it): their bytes stay, and acc says so.
+			f.new = slices.Clone(f.old)
+			return []RecordedArtifact{*prior}, []string{"acc's block was edited by hand; acc leaves it (remove it to let acc write it again)"}, nil
+		default:
+			return nil, nil, protocol.Errorf(protocol.ReasonInstallConflict, "%s holds a block marked as acc's that acc has no record of writing; remove it, then run acc install again", f.path).With("path", f.path)
 		}
 		out, sep := addBlock(f.old, a.Content)
 		if err := checkTOML(out); err != nil {
-			return nil, invalidConfig(f.path, "TOML", err)
+			return nil, nil, protocol.Errorf(protocol.ReasonInstallConflict, "%s defines something acc's block cannot join (%v); acc left it untouched", f.path, err).With("path", f.path)
 		}
 		f.new, rec.Separator = out, sep
-		return []RecordedArtifact{rec}, nil
+		if prior != nil && sum(regions0(regions)) == prior.SHA256 {
+			rec.Separator = prior.Separator || sep
+		}
+		return []RecordedArtifact{rec}, nil, nil
 	case adapter.ArtifactJSONEntry:
 		src := f.old
-		createdFile := !f.existed || len(bytes.TrimSpace(f.old)) == 0
-		if createdFile && arts[0].Seed != nil {
+		blank := len(bytes.TrimSpace(f.old)) == 0
+		createdFile := !f.existed
+		if blank && arts[0].Seed != nil {
 			src = arts[0].Seed
 		}
 		doc, err := parseJSON(src)
 		if err != nil {
-			return nil, invalidConfig(f.path, "JSON", err)
+			return nil, nil, invalidConfig(f.path, "JSON", err)
 		}
 		// Entries of the old installation that the plan no longer has go.
 		for _, o := range old {
 			if !slices.ContainsFunc(arts, func(a adapter.Artifact) bool { return sameEntry(o, a) }) {
 				if _, err := doc.removeEntry(o.Pointer, o.Value); err != nil {
-					return nil, invalidConfig(f.path, "JSON", err)
+					return nil, nil, shapeConflict(f.path, err)
 				}
 			}
 		}
 		var out []RecordedArtifact
 		for _, a := range arts {
+			var prior *RecordedArtifact
+			for i := range old {
+				if slices.Equal(old[i].Pointer, a.Pointer) {
+					prior = &old[i]
+				}
+			}
+			i, err := doc.indexOf(a.Pointer, a.Value)
+			if err != nil {
+				return nil, nil, shapeConflict(f.path, err)
+			}
+			if i < 0 && prior != nil {
+				if n, _ := doc.entriesContaining(a.Pointer, shim); n > 0 {
+					// acc's entry, edited by a person: theirs now; not doubled.
+					out = append(out, *prior)
+					kept = append(kept, joinDots(a.Pointer)+": acc's entry was edited by hand; acc leaves it (remove it to let acc write it again)")
+					continue
+				}
+			}
+			if a.Identity != "" && i < 0 {
+				if err := doc.checkIdentity(a.Pointer, a.Identity, a.Value, f.path); err != nil {
+					return nil, nil, err
+				}
+			}
 			created, _, err := doc.appendEntry(a.Pointer, a.Value)
 			if err != nil {
-				return nil, invalidConfig(f.path, "JSON", err)
+				return nil, nil, shapeConflict(f.path, err)
 			}
 			rec := RecordedArtifact{Kind: a.Kind, Path: f.path, Pointer: a.Pointer, Value: a.Value, CreatedContainers: created, CreatedFile: createdFile}
-			if createdFile {
+			if blank {
 				rec.Seed = arts[0].Seed
-			}
-			for _, o := range old {
-				if sameEntry(o, a) { // still ours from before: keep what we created then
-					rec.CreatedContainers = append(o.CreatedContainers, created...)
-					rec.CreatedFile = o.CreatedFile
-					rec.Seed = o.Seed
+				if f.existed {
+					o := string(f.old) // a blank file of the user's comes back as it was
+					rec.Original = &o
 				}
+			}
+			if prior != nil && sameEntry(*prior, a) { // still ours from before: keep what we created then
+				rec.CreatedContainers = append(prior.CreatedContainers, created...)
+				rec.CreatedFile, rec.Seed, rec.Original = prior.CreatedFile, prior.Seed, prior.Original
 			}
 			out = append(out, rec)
 		}
 		f.new = doc.bytes()
-		if createdFile {
-			// A file acc creates is laid out in full (two spaces, final newline).
+		if blank {
+			// A file acc creates (or fills) is laid out in full (two
+			// spaces, final newline).
 			var v any
 			if err := standardJSON(f.new, &v); err == nil {
 				if b, err := marshalIndent(v); err == nil {
@@ -410,9 +550,22 @@ func (e *Env) planFile(f *fileState, arts []adapter.Artifact, old []RecordedArti
 				}
 			}
 		}
-		return out, nil
+		return out, kept, nil
 	}
-	return nil, errors.New("unknown artifact kind " + string(arts[0].Kind))
+	return nil, nil, errors.New("unknown artifact kind " + string(arts[0].Kind))
+}
+
+func regions0(r []tomlRegion) []byte {
+	if len(r) == 0 {
+		return nil
+	}
+	return r[0].block
+}
+
+// shapeConflict is a JSON file whose shape acc cannot join (a "hooks" that
+// is not an object, say): exit 5, the file untouched.
+func shapeConflict(path string, err error) error {
+	return protocol.Errorf(protocol.ReasonInstallConflict, "%s: %v, so acc cannot add its entries there; acc left the file untouched", path, err).With("path", path)
 }
 
 func sameEntry(o RecordedArtifact, a adapter.Artifact) bool {

@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 
 	"github.com/acc-go/acc/pkg/storage"
 )
@@ -21,8 +22,10 @@ const tmpSuffix = ".acc-install-tmp"
 // name> (ACC_FAILPOINT) kills the process between the fsync and the rename
 // of that file.
 func writeAtomic(path string, data []byte, perm fs.FileMode) error {
+	owner := filepath.Dir(path) // a new file takes its directory's owner
 	if st, err := os.Stat(path); err == nil {
 		perm = st.Mode().Perm()
+		owner = path // an existing one keeps its own
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
@@ -36,6 +39,7 @@ func writeAtomic(path string, data []byte, perm fs.FileMode) error {
 		os.Remove(tmp)
 		return err
 	}
+	chownLike(tmp, owner)
 	if _, err := f.Write(data); err != nil {
 		f.Close()
 		os.Remove(tmp)
@@ -72,4 +76,31 @@ func syncDir(dir string) error {
 // beside path (its name is acc's own, so nothing else is touched).
 func removeStaleTemp(path string) {
 	_ = os.Remove(path + tmpSuffix)
+}
+
+// chownLike gives path the owner of like, when acc runs as root (say, acc
+// install --home for another user): a file acc writes into someone's home
+// stays theirs. Otherwise files are acc's user's anyway.
+func chownLike(path, like string) {
+	if os.Geteuid() != 0 {
+		return
+	}
+	if st, err := os.Stat(like); err == nil {
+		if sys, ok := st.Sys().(*syscall.Stat_t); ok {
+			_ = os.Lchown(path, int(sys.Uid), int(sys.Gid))
+		}
+	}
+}
+
+// mkdirAll creates dir and its missing parents, each owned like its parent
+// (chownLike).
+func mkdirAll(dir string) error {
+	missing := missingDirs(filepath.Join(dir, "x"))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for _, d := range missing {
+		chownLike(d, filepath.Dir(d))
+	}
+	return nil
 }

@@ -124,7 +124,11 @@ func (e *Env) detect(ctx context.Context, a adapter.Installer) Detection {
 			timeout = 3 * time.Second
 		}
 		pctx, cancel := context.WithTimeout(ctx, timeout)
-		out, _ := exec.CommandContext(pctx, bin, "--version").Output()
+		cmd := exec.CommandContext(pctx, bin, "--version")
+		// A child the client leaves holding stdout must not keep acc
+		// waiting past the timeout.
+		cmd.WaitDelay = 200 * time.Millisecond
+		out, _ := cmd.Output()
 		cancel()
 		for _, line := range strings.Split(string(out), "\n") {
 			if v := versionRE.FindString(line); v != "" {
@@ -224,11 +228,73 @@ func (e *Env) ids() []string {
 
 // fileState is one client file being edited in memory.
 type fileState struct {
-	path       string
+	path string
+	// real is where the bytes are written: path itself, or the file a
+	// symlink at path points to (the link stays a link).
+	real       string
 	old        []byte
 	existed    bool
 	new        []byte // nil: remove the file
 	executable bool
+}
+
+// readTarget reads a file acc is about to edit, refusing (exit 5, nothing
+// written) what is in the way: a directory where a file goes, a file
+// where a directory goes, a symlink to nothing or a loop, a read-only
+// file (a person made it so; acc does not override that).
+func readTarget(path string) (*fileState, error) {
+	f := &fileState{path: path, real: path}
+	for dir := filepath.Dir(path); ; dir = filepath.Dir(dir) {
+		st, err := os.Stat(dir)
+		if err == nil {
+			if !st.IsDir() {
+				return nil, protocol.Errorf(protocol.ReasonInstallConflict, "%s is in the way: it is a file where acc needs a directory; move it, then run acc install again", dir).With("path", dir)
+			}
+			break
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return nil, inTheWay(dir, err)
+		}
+		if filepath.Dir(dir) == dir {
+			break
+		}
+	}
+	lst, err := os.Lstat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return f, nil
+	}
+	if err != nil {
+		return nil, inTheWay(path, err)
+	}
+	if lst.Mode()&fs.ModeSymlink != 0 {
+		real, err := filepath.EvalSymlinks(path)
+		if err != nil {
+			return nil, protocol.Errorf(protocol.ReasonInstallConflict, "%s is a symlink that leads nowhere (%v); fix or remove it, then run acc install again", path, err).With("path", path)
+		}
+		f.real = real
+	}
+	st, err := os.Stat(f.real)
+	if err != nil {
+		return nil, inTheWay(path, err)
+	}
+	if st.IsDir() {
+		return nil, protocol.Errorf(protocol.ReasonInstallConflict, "%s is a directory where acc needs a file; move it, then run acc install again", path).With("path", path)
+	}
+	if st.Mode().Perm()&0o200 == 0 {
+		return nil, protocol.Errorf(protocol.ReasonInstallConflict, "%s is read-only; acc does not change a file someone made read-only — make it writable, then run acc install again", path).With("path", path)
+	}
+	b, err := os.ReadFile(f.real)
+	if err != nil {
+		return nil, inTheWay(path, err)
+	}
+	f.old, f.existed = b, true
+	return f, nil
+}
+
+// inTheWay turns a file-system error on path into a refusal naming it
+// (exit 5) instead of an internal error.
+func inTheWay(path string, err error) error {
+	return protocol.Errorf(protocol.ReasonInstallConflict, "%s cannot be used (%v); fix it, then run the command again", path, err).With("path", path)
 }
 
 func (e *Env) now() string {
@@ -302,7 +368,7 @@ func unapply(path string, src []byte, existed bool, arts []RecordedArtifact, shi
 		if len(regions) == 0 {
 			return src, false, []Change{{Path: path, Kind: "toml-block", Op: "missing", Detail: "acc's block is no longer in the file"}}, nil
 		}
-		if len(regions) != 1 || sum(regions[0].block) != arts[0].SHA256 {
+		if len(regions) != 1 || !regions[0].closed || sum(regions[0].block) != arts[0].SHA256 {
 			return src, false, []Change{{Path: path, Kind: "toml-block", Op: "kept", Detail: "acc's block was edited; remove it by hand if you no longer want it"}}, nil
 		}
 		out := stripBlocks(src, arts[0].Separator)
@@ -315,11 +381,15 @@ func unapply(path string, src []byte, existed bool, arts []RecordedArtifact, shi
 		var created [][]string
 		createdFile := false
 		var seed []byte
+		var original *string
 		for _, a := range arts {
 			created = append(created, a.CreatedContainers...)
 			createdFile = createdFile || a.CreatedFile
 			if a.Seed != nil {
 				seed = a.Seed
+			}
+			if a.Original != nil {
+				original = a.Original
 			}
 			found, err := doc.removeEntry(a.Pointer, a.Value)
 			if err != nil {
@@ -343,10 +413,13 @@ func unapply(path string, src []byte, existed bool, arts []RecordedArtifact, shi
 		}
 		out := doc.bytes()
 		del := false
+		if seed == nil {
+			seed = []byte("{}")
+		}
+		if original != nil && equalJSON(out, seed) {
+			return []byte(*original), false, changes, nil // the user's blank file, as it was
+		}
 		if createdFile {
-			if seed == nil {
-				seed = []byte("{}")
-			}
 			del = equalJSON(out, seed)
 		}
 		return out, del, changes, nil

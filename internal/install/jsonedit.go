@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/acc-go/acc/pkg/protocol"
 	"github.com/tailscale/hujson"
 )
 
@@ -22,12 +23,21 @@ import (
 type jsonDoc struct {
 	v      hujson.Value
 	indent string // the file's indent unit, measured ("  " by default)
+	eol    string // the file's line ending: "\r\n" when it uses CRLF
 }
+
+// maxDepth bounds the nesting acc parses (hujson recurses per level; a
+// file nested millions deep would exhaust the stack). No client
+// configuration comes near it.
+const maxDepth = 10000
 
 // parseJSON parses src; an empty or blank src is an empty object.
 func parseJSON(src []byte) (*jsonDoc, error) {
 	if len(bytes.TrimSpace(src)) == 0 {
 		src = []byte("{}\n")
+	}
+	if depth(src) > maxDepth {
+		return nil, fmt.Errorf("it nests deeper than %d levels", maxDepth)
 	}
 	v, err := hujson.Parse(src)
 	if err != nil {
@@ -36,7 +46,39 @@ func parseJSON(src []byte) (*jsonDoc, error) {
 	if _, ok := v.Value.(*hujson.Object); !ok {
 		return nil, fmt.Errorf("the top level is not an object")
 	}
-	return &jsonDoc{v: v, indent: measureIndent(src)}, nil
+	eol := "\n"
+	if bytes.Contains(src, []byte("\r\n")) {
+		eol = "\r\n"
+	}
+	return &jsonDoc{v: v, indent: measureIndent(src), eol: eol}, nil
+}
+
+// depth is the deepest nesting of objects and arrays in src, strings and
+// comments aside (approximately: a bracket inside a comment counts, which
+// only errs on the safe side).
+func depth(src []byte) int {
+	d, max, inStr, esc := 0, 0, false, false
+	for _, c := range src {
+		switch {
+		case inStr && esc:
+			esc = false
+		case inStr && c == '\\':
+			esc = true
+		case inStr && c == '"':
+			inStr = false
+		case inStr:
+		case c == '"':
+			inStr = true
+		case c == '{' || c == '[':
+			d++
+			if d > max {
+				max = d
+			}
+		case c == '}' || c == ']':
+			d--
+		}
+	}
+	return max
 }
 
 // measureIndent returns the whitespace of the first indented line: a tab,
@@ -170,11 +212,14 @@ func (d *jsonDoc) appendEntry(keys []string, value []byte) (created [][]string, 
 	if err != nil {
 		return nil, false, err
 	}
+	if d.eol != "\n" {
+		text = bytes.ReplaceAll(text, []byte("\n"), []byte(d.eol))
+	}
 	nv, err := hujson.Parse(text)
 	if err != nil {
 		return nil, false, err
 	}
-	nv.BeforeExtra = hujson.Extra("\n" + prefix)
+	nv.BeforeExtra = hujson.Extra(d.eol + prefix)
 	// A trailing comma (JWCC) stays a trailing comma: hujson marks it by a
 	// non-nil AfterExtra on the last value, which the new last value takes
 	// over; the old last value keeps its own, so removing the new one later
@@ -280,4 +325,30 @@ func (d *jsonDoc) entriesContaining(keys []string, s string) (int, error) {
 		}
 	}
 	return n, nil
+}
+
+// checkIdentity refuses (exit 5) when the array at keys already holds an
+// element whose member key equals value's but that is not value: an entry
+// of the same name that acc did not write (Kimi refuses two plugins with
+// one id).
+func (d *jsonDoc) checkIdentity(keys []string, key string, value []byte, path string) error {
+	var want map[string]any
+	if json.Unmarshal(value, &want) != nil {
+		return nil
+	}
+	elems, err := d.elements(keys)
+	if err != nil {
+		return err
+	}
+	for i := range elems {
+		var v any
+		if standardJSON(elems[i].Pack(), &v) != nil {
+			continue
+		}
+		have, _ := v.(map[string]any)
+		if have != nil && have[key] == want[key] && !equalJSON(elems[i].Pack(), value) {
+			return protocol.Errorf(protocol.ReasonInstallConflict, "%s already holds an entry with %s %v that acc did not write; remove it, then run acc install again", path, key, want[key]).With("path", path)
+		}
+	}
+	return nil
 }

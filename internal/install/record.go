@@ -83,6 +83,9 @@ type RecordedArtifact struct {
 	// Separator: acc added a newline to end the user's last line before
 	// its TOML block.
 	Separator bool `json:"separator,omitempty"`
+	// Original is a blank file's bytes (only whitespace) from before acc
+	// filled it, given back when acc's entries go.
+	Original *string `json:"original,omitempty"`
 }
 
 func sum(b []byte) string {

@@ -46,10 +46,13 @@ type ClientStatus struct {
 // Clients reports every client, sorted by id: detection, the installed
 // files checked against the record, the proven capabilities and the
 // delivery policy, with the next command for anything to fix. Read-only.
+//
+// An install record that cannot be read is returned as the error, with
+// every client still detected (but none shown installed).
 func (e *Env) Clients(ctx context.Context) ([]ClientStatus, error) {
-	rec, err := loadRecord(e.DataHome)
-	if err != nil {
-		return nil, err
+	rec, recErr := loadRecord(e.DataHome)
+	if recErr != nil {
+		rec = &Record{}
 	}
 	out := []ClientStatus{}
 	for _, id := range e.ids() {
@@ -90,7 +93,14 @@ func (e *Env) Clients(ctx context.Context) ([]ClientStatus, error) {
 			if in.State != "installed" {
 				st.Remediation = append(st.Remediation, fmt.Sprintf("acc install --adapter %s   # a previous install did not finish", id))
 			} else if changed {
-				st.Remediation = append(st.Remediation, fmt.Sprintf("acc uninstall --adapter %s && acc install --adapter %s   # acc's files for %s were changed or removed", id, id, a.DisplayName()))
+				for _, f := range st.Files {
+					switch {
+					case f.Status == "missing":
+						st.Remediation = append(st.Remediation, fmt.Sprintf("acc install --adapter %s   # acc's %s in %s is gone; this puts it back", id, what(f), f.Path))
+					case f.Status == "modified":
+						st.Remediation = append(st.Remediation, fmt.Sprintf("acc's %s in %s was changed by hand: put it back or remove it, then run acc install --adapter %s", what(f), f.Path, id))
+					}
+				}
 			}
 			if !st.Present {
 				st.Remediation = append(st.Remediation, fmt.Sprintf("acc uninstall --adapter %s   # %s is no longer on this machine", id, a.DisplayName()))
@@ -103,7 +113,7 @@ func (e *Env) Clients(ctx context.Context) ([]ClientStatus, error) {
 		}
 		out = append(out, st)
 	}
-	return out, nil
+	return out, recErr
 }
 
 // checkArtifact compares one recorded artifact with the disk.
@@ -138,4 +148,14 @@ func checkArtifact(ra RecordedArtifact, shim string) FileStatus {
 		}
 	}
 	return fs
+}
+
+func what(f FileStatus) string {
+	switch f.Kind {
+	case "json-entry":
+		return "entry " + f.Detail
+	case "toml-block":
+		return "block"
+	}
+	return "file"
 }

@@ -3,7 +3,7 @@ package install
 import (
 	"bytes"
 
-	"github.com/BurntSushi/toml"
+	toml "github.com/pelletier/go-toml/v2"
 )
 
 // acc's managed block in a user's TOML file (reference/adapters.md §6.5):
@@ -33,6 +33,7 @@ func blockText(body []byte) []byte {
 type tomlRegion struct {
 	start, end int
 	block      []byte // the block's own bytes, markers included
+	closed     bool   // its end marker is there
 }
 
 // findBlocks returns every managed block in src. An unterminated begin
@@ -45,14 +46,14 @@ func findBlocks(src []byte) []tomlRegion {
 		if i < 0 {
 			return out
 		}
-		end := len(src)
+		end, closed := len(src), false
 		if j := indexLine(src, i, blockEnd); j >= 0 {
-			end = j + len(blockEnd)
+			end, closed = j+len(blockEnd), true
 			if end < len(src) && src[end] == '\n' {
 				end++
 			}
 		}
-		out = append(out, tomlRegion{start: i, end: end, block: src[i:end]})
+		out = append(out, tomlRegion{start: i, end: end, block: src[i:end], closed: closed})
 		pos = end
 	}
 }
@@ -107,12 +108,12 @@ func stripBlocks(src []byte, sep bool) []byte {
 	return out
 }
 
-// checkTOML reports whether src parses as TOML (the file is refused, and
-// left alone, when it does not).
+// checkTOML reports whether src parses as TOML 1.0 (the file is refused,
+// and left alone, when it does not). pelletier/go-toml is strict where
+// clients are: an inline table cannot be extended by a later [table].
 func checkTOML(src []byte) error {
 	var v map[string]any
-	_, err := toml.Decode(string(src), &v)
-	return err
+	return toml.Unmarshal(src, &v)
 }
 
 // tomlHasTable reports whether src (outside acc's blocks) defines the
@@ -120,7 +121,7 @@ func checkTOML(src []byte) error {
 // own, since a duplicate table makes the client reject the whole file.
 func tomlHasTable(src []byte, keys ...string) bool {
 	var v map[string]any
-	if _, err := toml.Decode(string(stripBlocks(src, false)), &v); err != nil {
+	if err := toml.Unmarshal(stripBlocks(src, false), &v); err != nil {
 		return false
 	}
 	var cur any = v

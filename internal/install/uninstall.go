@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+
+	"github.com/acc-go/acc/pkg/protocol"
 )
 
 // Uninstall removes what the record says acc wrote, and only what is still
@@ -21,6 +23,11 @@ import (
 func (e *Env) Uninstall(ctx context.Context, o Options) (*Report, error) {
 	if err := e.checkAdapters(o.Adapters); err != nil {
 		return nil, err
+	}
+	if e.HomeGiven {
+		if st, err := os.Stat(e.Home); err != nil || !st.IsDir() {
+			return nil, protocol.Errorf(protocol.ReasonHomeNotDirectory, "home %s is not an existing directory; pass --home DIR naming one, or leave --home out to unwire what the record lists", e.Home).With("home", e.Home)
+		}
 	}
 	// Plan read-only (a run with nothing to do writes nothing), then plan
 	// again under the install lock to write.
@@ -97,6 +104,11 @@ func (e *Env) planUninstall(o Options) (*Report, *Record, []undo, bool, error) {
 			rep.Clients = append(rep.Clients, cr)
 			continue
 		}
+		if e.HomeGiven && in.Home != "" && in.Home != e.Home {
+			cr.Action, cr.Reason = "skip", "acc installed "+a.DisplayName()+" under the home "+in.Home+", not "+e.Home+"; name that home, or leave --home out"
+			rep.Clients = append(rep.Clients, cr)
+			continue
+		}
 		cr.ConfigDir, cr.Version = in.ConfigDir, in.ClientVersion
 		u := undo{id: id, dirs: in.CreatedDirectories}
 		order, by := groupByPath(in.Artifacts, func(x RecordedArtifact) string { return x.Path })
@@ -109,7 +121,7 @@ func (e *Env) planUninstall(o Options) (*Report, *Record, []undo, bool, error) {
 			if err != nil {
 				return nil, nil, nil, false, err
 			}
-			f := &fileState{path: path, old: src, existed: existed, new: out}
+			f := &fileState{path: path, real: resolveLink(path), old: src, existed: existed, new: out}
 			if del || !existed {
 				f.new = nil
 			}
@@ -143,4 +155,15 @@ func removeEmptyDirs(dirs []string) {
 			_ = os.Remove(d) // fails, harmlessly, when not empty
 		}
 	}
+}
+
+// resolveLink is the file a symlink at path points to (path itself when
+// it is none, or leads nowhere): edits go through the link, which stays.
+func resolveLink(path string) string {
+	if st, err := os.Lstat(path); err == nil && st.Mode()&os.ModeSymlink != 0 {
+		if real, err := filepath.EvalSymlinks(path); err == nil {
+			return real
+		}
+	}
+	return path
 }

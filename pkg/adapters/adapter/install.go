@@ -54,9 +54,13 @@ func (e InstallEnv) Dir(envVar, rel string) string {
 
 // HookCommand is the command line a client runs for one of its hook
 // events: the shim, by absolute path, through sh (so a lost execute bit
-// does not matter), with the adapter id and the client's event name.
+// does not matter), with the adapter id and the client's event name. When
+// the shim is gone (the data home was removed) the command succeeds doing
+// nothing: a missing shim must never block a client (dash exits 2 for a
+// script it cannot open, which Claude Code takes as "block").
 func (e InstallEnv) HookCommand(adapterID, event string) string {
-	return "sh " + shellQuote(e.Shim) + " " + adapterID + " " + event
+	q := shellQuote(e.Shim)
+	return "[ ! -f " + q + " ] || exec sh " + q + " " + adapterID + " " + event
 }
 
 func shellQuote(s string) string {
@@ -107,6 +111,10 @@ type Artifact struct {
 	// Seed is the document a JSON entry's file starts as when acc creates
 	// it ({} when empty).
 	Seed json.RawMessage `json:"-"`
+	// Identity names the member that identifies a JSON entry among its
+	// siblings (Kimi's plugin "id"): an element with the same value that
+	// acc did not write is in acc's way. "" means none.
+	Identity string `json:"-"`
 	// Executable marks a file that is run (mode 0755 instead of 0644).
 	Executable bool `json:"-"`
 }

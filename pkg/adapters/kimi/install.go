@@ -57,6 +57,6 @@ func (c client) InstallPlan(env adapter.InstallEnv) adapter.InstallPlan {
 		{Kind: adapter.ArtifactFile, Path: filepath.Join(plugin, ".kimi-plugin", "plugin.json"), Content: append(manifest, '\n')},
 		{Kind: adapter.ArtifactFile, Path: filepath.Join(plugin, "skills", "acc", "SKILL.md"), Content: env.Skill},
 		{Kind: adapter.ArtifactJSONEntry, Path: filepath.Join(dir, "plugins", "installed.json"), Pointer: []string{"plugins"}, Value: entry,
-			Seed: json.RawMessage(`{"version": 1, "plugins": []}`)},
+			Seed: json.RawMessage(`{"version": 1, "plugins": []}`), Identity: "id"},
 	}, Notes: []string{"restart Kimi Code: hooks load when a session starts"}}
 }
