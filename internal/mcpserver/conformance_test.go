@@ -920,6 +920,16 @@ func TestCoreRefusalsLeaveNoPresence(t *testing.T) {
 			{"acc_ack", `{"messageId":"not an id"}`},
 			{"acc_inbox", `{"cursor":"nonsense!"}`},
 			{"acc_inbox", `{"messageId":"not an id"}`},
+			{"acc_claim", `{"action":"acquire","resource":"file:../outside.go"}`},
+			{"acc_claim", `{"action":"acquire","resource":"nonsense"}`},
+			{"acc_claim", `{"action":"acquire","resource":"file:src/*"}`},
+			{"acc_claim", `{"action":"acquire","resource":"file:a.go","leaseSeconds":99999999}`},
+			{"acc_claim", `{"action":"renew","claimId":"not an id"}`},
+			{"acc_release", `{"claimId":"not an id"}`},
+			{"acc_work", `{"summary":"s","mode":"edit","resourceHints":["file:../x"]}`},
+			{"acc_work", `{"summary":"","mode":"edit"}`},
+			{"acc_finish", `{"goal":""}`},
+			{"acc_finish", `{"goal":"g","completed":["line\u0007"]}`},
 		} {
 			out := e.tool(t, c, call.tool, json.RawMessage(call.args))
 			if !out.isErr {
@@ -931,6 +941,9 @@ func TestCoreRefusalsLeaveNoPresence(t *testing.T) {
 		}
 		if roster := rosterText(t, e, c); roster != "[]" {
 			t.Errorf("%s: refused calls created presence: %s", e.name, roster)
+		}
+		if fp := r.fingerprint(); fp != emptyFingerprint(t) {
+			t.Errorf("%s: refused calls wrote into the data home", e.name)
 		}
 	}
 	r := newRoom(t)
@@ -999,4 +1012,9 @@ func TestWorkspaceRootIgnored(t *testing.T) {
 	if root := st["participants"].([]any)[0].(map[string]any)["checkoutRoot"]; root != r.ws {
 		t.Errorf("checkoutRoot %v, want %s", root, r.ws)
 	}
+}
+
+// emptyFingerprint is the fingerprint of an empty data home.
+func emptyFingerprint(t *testing.T) string {
+	return newRoom(t).fingerprint()
 }

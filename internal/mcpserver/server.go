@@ -280,6 +280,13 @@ func (s *server) handler(t tool) mcp.ToolHandler {
 		ctx, cancel := context.WithTimeout(ctx, storeWait)
 		defer cancel()
 		var out any
+		if t.roomCheck != nil {
+			// Judged against the workspace, without creating the store: a
+			// refused call leaves no trace at all.
+			if err := s.open(ctx, false, func(r *core.Room) error { return t.roomCheck(r, s.cfg.Dir, raw) }); err != nil {
+				return errorResult(name, err), nil
+			}
+		}
 		err = s.open(ctx, true, func(r *core.Room) error {
 			c, err := s.owner(ctx, r, !t.finish)
 			if err != nil {

@@ -27,6 +27,10 @@ type tool struct {
 	// check refuses shapes the schema cannot express (acc_sync's scope
 	// rules) before a session is resolved.
 	check func(raw json.RawMessage) error
+	// roomCheck refuses what needs the workspace to judge (a resource's
+	// spelling and place) once the room is open, still before a session is
+	// resolved.
+	roomCheck func(r *core.Room, dir string, raw json.RawMessage) error
 	// run decodes raw (already validated) and calls the core operation.
 	run func(ctx context.Context, c *call, raw json.RawMessage) (any, error)
 	// finish marks acc_finish: it uses the session without a heartbeat
@@ -153,6 +157,13 @@ func workTool() tool {
 	}
 	return tool{
 		def: def("acc_work", "Publish what this session is doing (intent) so peers see it, or clear it with {clear:true}. Intent protects nothing: claim what you are about to change with acc_claim."+mutateNote+pollNote, s),
+		roomCheck: func(r *core.Room, dir string, raw json.RawMessage) error {
+			a, err := decode[workArgs](raw)
+			if err != nil || a.Clear {
+				return err
+			}
+			return r.CheckWork(core.IntentInput{Summary: a.Summary, Mode: a.Mode, State: a.State, Hints: a.ResourceHints, Cwd: dir})
+		},
 		run: func(ctx context.Context, c *call, raw json.RawMessage) (any, error) {
 			a, err := decode[workArgs](raw)
 			if err != nil {
@@ -196,6 +207,20 @@ func claimTool() tool {
 	}
 	return tool{
 		def: def("acc_claim", "Claim a resource before changing it (action acquire), or renew a claim you hold (action renew). Claims made over MCP are always advisory: peers see them, nothing blocks a write. A conflicting claim of another session is refused, naming its holder. Release with acc_release."+mutateNote+pollNote, s),
+		roomCheck: func(r *core.Room, dir string, raw json.RawMessage) error {
+			a, err := decode[claimArgs](raw)
+			if err != nil {
+				return err
+			}
+			if a.Action == "renew" {
+				if err := protocol.CheckPortableID("claimId", a.ClaimID); err != nil {
+					return err
+				}
+				return core.CheckLease(a.LeaseSeconds)
+			}
+			return r.CheckClaim(core.ClaimInput{Resource: a.Resource, Cwd: dir, Mode: a.Mode,
+				Enforcement: protocol.EnforcementAdvisory, Reason: a.Reason, LeaseSeconds: a.LeaseSeconds})
+		},
 		run: func(ctx context.Context, c *call, raw json.RawMessage) (any, error) {
 			a, err := decode[claimArgs](raw)
 			if err != nil {
@@ -214,6 +239,15 @@ func releaseTool() tool {
 	return tool{
 		def: def("acc_release", "Release a claim this session holds, by its claimId."+mutateNote+pollNote,
 			closed([]string{"claimId"}, map[string]*jsonschema.Schema{"claimId": str("the claim to release")})),
+		check: func(raw json.RawMessage) error {
+			a, err := decode[struct {
+				ClaimID string `json:"claimId"`
+			}](raw)
+			if err != nil {
+				return err
+			}
+			return protocol.CheckPortableID("claimId", a.ClaimID)
+		},
 		run: func(ctx context.Context, c *call, raw json.RawMessage) (any, error) {
 			a, err := decode[struct {
 				ClaimID string `json:"claimId"`
@@ -427,6 +461,23 @@ func ackTool() tool {
 	}
 }
 
+func finishInput(raw json.RawMessage, c core.Caller) (core.FinishInput, error) {
+	a, err := decode[struct {
+		Goal            string   `json:"goal"`
+		Status          string   `json:"status"`
+		Completed       []string `json:"completed"`
+		Remaining       []string `json:"remaining"`
+		Blockers        []string `json:"blockers"`
+		To              string   `json:"toParticipantId"`
+		ClientMessageID string   `json:"clientMessageId"`
+	}](raw)
+	if a.Status == "" {
+		a.Status = protocol.HandoffPartial
+	}
+	return core.FinishInput{Caller: c, Goal: a.Goal, Status: a.Status, Completed: a.Completed,
+		Remaining: a.Remaining, Blockers: a.Blockers, To: a.To, ClientMessageID: a.ClientMessageID}, err
+}
+
 func finishTool() tool {
 	return tool{
 		def: def("acc_finish", "Hand off and end this session: records what was done and what remains (to one known participant, or to the room), releases this session's claims and ends its presence, in one step. The next tool call starts a new session."+sendNote+pollNote,
@@ -440,24 +491,19 @@ func finishTool() tool {
 				"clientMessageId": str("idempotency key"),
 			})),
 		finish: true,
+		check: func(raw json.RawMessage) error {
+			in, err := finishInput(raw, core.Caller{})
+			if err != nil {
+				return err
+			}
+			return core.CheckFinish(in)
+		},
 		run: func(ctx context.Context, c *call, raw json.RawMessage) (any, error) {
-			a, err := decode[struct {
-				Goal            string   `json:"goal"`
-				Status          string   `json:"status"`
-				Completed       []string `json:"completed"`
-				Remaining       []string `json:"remaining"`
-				Blockers        []string `json:"blockers"`
-				To              string   `json:"toParticipantId"`
-				ClientMessageID string   `json:"clientMessageId"`
-			}](raw)
+			in, err := finishInput(raw, c.caller)
 			if err != nil {
 				return nil, err
 			}
-			if a.Status == "" {
-				a.Status = protocol.HandoffPartial
-			}
-			res, err := c.room.Finish(ctx, core.FinishInput{Caller: c.caller, Goal: a.Goal, Status: a.Status, Completed: a.Completed,
-				Remaining: a.Remaining, Blockers: a.Blockers, To: a.To, ClientMessageID: a.ClientMessageID})
+			res, err := c.room.Finish(ctx, in)
 			if err != nil {
 				return nil, err
 			}

@@ -37,18 +37,21 @@ type ClaimResult struct {
 	Renewed            bool   `json:"renewed"`
 }
 
-// Claim acquires a claim, or renews the caller's own claim on the identical
-// resource (same claim id, acquiredAt kept, new expiry and claim generation),
-// in one transaction with the overlap check (reference/core.md §7.3). It
-// materialises the room. Errors: exit 2 for a resource spelling acc refuses
-// or a path outside the workspace; exit 4 for invalid text or lease; exit 5
-// claim_conflict when an overlapping live claim of another session is
-// exclusive or the request is, naming the holder; exit 5 for a stale
-// generation.
-func (r *Room) Claim(ctx context.Context, in ClaimInput) (*ClaimResult, error) {
+// CheckClaim applies Claim's rules that need no store: the resource's
+// spelling and place in the workspace, the mode, enforcement, reason and
+// lease. Surfaces that refuse bad input before resolving a session (MCP)
+// call it; Claim applies the same rules. Errors as Claim's, exit 2 and 4.
+func (r *Room) CheckClaim(in ClaimInput) error {
+	_, _, err := r.prepareClaim(&in)
+	return err
+}
+
+// prepareClaim checks in and fills its defaults; it returns the canonical
+// resource and the lease.
+func (r *Room) prepareClaim(in *ClaimInput) (string, time.Duration, error) {
 	resource, err := r.WS.CanonicalResource(in.Resource, in.Cwd)
 	if err != nil {
-		return nil, err
+		return "", 0, err
 	}
 	if in.Mode == "" {
 		in.Mode = protocol.ClaimExclusive
@@ -64,13 +67,29 @@ func (r *Room) Claim(ctx context.Context, in ClaimInput) (*ClaimResult, error) {
 	}
 	lease, err := checkLease(in.LeaseSeconds)
 	if err != nil {
-		return nil, err
+		return "", 0, err
 	}
 	if err := firstError(
 		protocol.CheckOneOf("mode", in.Mode, protocol.ClaimShared, protocol.ClaimExclusive),
 		protocol.CheckOneOf("enforcement", in.Enforcement, protocol.EnforcementAdvisory, protocol.EnforcementGuarded),
 		protocol.CheckLine("reason", in.Reason, protocol.MaxLineText),
 	); err != nil {
+		return "", 0, err
+	}
+	return resource, lease, nil
+}
+
+// Claim acquires a claim, or renews the caller's own claim on the identical
+// resource (same claim id, acquiredAt kept, new expiry and claim generation),
+// in one transaction with the overlap check (reference/core.md §7.3). It
+// materialises the room. Errors: exit 2 for a resource spelling acc refuses
+// or a path outside the workspace; exit 4 for invalid text or lease; exit 5
+// claim_conflict when an overlapping live claim of another session is
+// exclusive or the request is, naming the holder; exit 5 for a stale
+// generation.
+func (r *Room) Claim(ctx context.Context, in ClaimInput) (*ClaimResult, error) {
+	resource, lease, err := r.prepareClaim(&in)
+	if err != nil {
 		return nil, err
 	}
 	var out *ClaimResult
@@ -132,6 +151,13 @@ func (r *Room) Claim(ctx context.Context, in ClaimInput) (*ClaimResult, error) {
 		return nil
 	})
 	return out, err
+}
+
+// CheckLease refuses a lease outside 1..MaxLeaseSeconds seconds (0 means
+// the default). Exit 4.
+func CheckLease(seconds int) error {
+	_, err := checkLease(seconds)
+	return err
 }
 
 func checkLease(seconds int) (time.Duration, error) {
@@ -365,12 +391,16 @@ type IntentInput struct {
 	Clear bool
 }
 
-// Work publishes the caller's intent, or clears it. While the room is not
-// materialised the intent stays ephemeral (no event, no materialisation);
-// afterwards it is durable with intent.published / intent.cleared. Hints are
-// canonicalised like claims. Errors: exit 2 for a hint spelling acc refuses,
-// exit 4 for invalid text, exit 5 for a stale generation.
-func (r *Room) Work(ctx context.Context, in IntentInput) (*protocol.Intent, error) {
+// CheckWork applies Work's rules that need no store: the summary, mode and
+// state, and each resource hint's spelling and place in the workspace.
+// Errors as Work's.
+func (r *Room) CheckWork(in IntentInput) error {
+	_, err := r.prepareWork(&in)
+	return err
+}
+
+// prepareWork checks in, fills its defaults and returns the canonical hints.
+func (r *Room) prepareWork(in *IntentInput) ([]string, error) {
 	hints := []string{}
 	if !in.Clear {
 		if in.Mode == "" {
@@ -398,8 +428,21 @@ func (r *Room) Work(ctx context.Context, in IntentInput) (*protocol.Intent, erro
 			}
 		}
 	}
+	return hints, nil
+}
+
+// Work publishes the caller's intent, or clears it. While the room is not
+// materialised the intent stays ephemeral (no event, no materialisation);
+// afterwards it is durable with intent.published / intent.cleared. Hints are
+// canonicalised like claims. Errors: exit 2 for a hint spelling acc refuses,
+// exit 4 for invalid text, exit 5 for a stale generation.
+func (r *Room) Work(ctx context.Context, in IntentInput) (*protocol.Intent, error) {
+	hints, err := r.prepareWork(&in)
+	if err != nil {
+		return nil, err
+	}
 	var out *protocol.Intent
-	err := r.Store.Update(ctx, func(tx storage.Tx) error {
+	err = r.Store.Update(ctx, func(tx storage.Tx) error {
 		me, area, err := requireOwner(tx, in.Caller, "publish intent")
 		if err != nil {
 			return err

@@ -615,22 +615,25 @@ type FinishInput struct {
 	ClientMessageID string
 }
 
-// Finish records a handoff, releases every claim the session owns and closes
-// the session, in one transaction. A retry with the same clientMessageId from
-// the same session returns the original handoff even though the session is
-// closed. Errors: exit 4 for invalid text or an unknown recipient; exit 5 for
-// a stale generation, a closed session, or a key used by another session.
-func (r *Room) Finish(ctx context.Context, in FinishInput) (*SendResult, error) {
+// CheckFinish applies Finish's rules that need no store: the status, the
+// handoff lists and the goal's text. Errors as Finish's.
+func CheckFinish(in FinishInput) error {
+	_, err := prepareFinish(&in)
+	return err
+}
+
+// prepareFinish checks in and builds the handoff's send.
+func prepareFinish(in *FinishInput) (SendInput, error) {
 	if in.Status == "" {
 		in.Status = protocol.HandoffPartial
 	}
 	if err := protocol.CheckOneOf("status", in.Status, protocol.HandoffComplete, protocol.HandoffPartial, protocol.HandoffBlocked); err != nil {
-		return nil, err
+		return SendInput{}, err
 	}
 	h := &protocol.HandoffPayload{Status: in.Status, Completed: orEmpty(in.Completed), Remaining: orEmpty(in.Remaining),
 		Blockers: orEmpty(in.Blockers), Verification: []protocol.ArtifactRef{}}
 	if err := h.Validate(); err != nil {
-		return nil, err
+		return SendInput{}, err
 	}
 	send := SendInput{Caller: in.Caller, Kind: protocol.KindHandoff, Subject: in.Goal, Body: handoffBody(in.Goal, h),
 		ClientMessageID: in.ClientMessageID, handoff: h}
@@ -638,10 +641,23 @@ func (r *Room) Finish(ctx context.Context, in FinishInput) (*SendResult, error) 
 		send.To = []string{in.To}
 	}
 	if err := checkMessageText(send); err != nil {
+		return SendInput{}, err
+	}
+	return send, nil
+}
+
+// Finish records a handoff, releases every claim the session owns and closes
+// the session, in one transaction. A retry with the same clientMessageId from
+// the same session returns the original handoff even though the session is
+// closed. Errors: exit 4 for invalid text or an unknown recipient; exit 5 for
+// a stale generation, a closed session, or a key used by another session.
+func (r *Room) Finish(ctx context.Context, in FinishInput) (*SendResult, error) {
+	send, err := prepareFinish(&in)
+	if err != nil {
 		return nil, err
 	}
 	var res *SendResult
-	err := r.Store.Update(ctx, func(tx storage.Tx) error {
+	err = r.Store.Update(ctx, func(tx storage.Tx) error {
 		s, _, err := findSession(tx, in.Caller.SessionID)
 		if err != nil {
 			return err
