@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/acc-go/acc/internal/install"
 	"github.com/acc-go/acc/pkg/core"
 	"github.com/acc-go/acc/pkg/protocol"
 	"github.com/acc-go/acc/pkg/router"
@@ -27,9 +28,11 @@ type sendOutput struct {
 	Session        *core.DetachResult `json:"session,omitempty"`
 }
 
-func newSendOutput(res *core.SendResult) *sendOutput {
-	return &sendOutput{Message: res.Message, Delivery: router.Plan(&res.Message, res.Recipients), Created: res.Created,
-		Receipt: res.Receipt, Session: res.Session}
+// newSendOutput routes the committed send (pkg/router) and shapes the
+// result.
+func newSendOutput(ctx context.Context, r *core.Room, res *core.SendResult) *sendOutput {
+	d := router.Router{}.Deliver(ctx, r, &res.Message, res.Recipients, install.Policies(r.DataHome))
+	return &sendOutput{Message: res.Message, Delivery: d, Created: res.Created, Receipt: res.Receipt, Session: res.Session}
 }
 
 func printSend(w io.Writer, out *sendOutput) {
@@ -91,7 +94,7 @@ func (a *app) messageCommand() *cli.Command {
 				if err != nil {
 					return err
 				}
-				out := newSendOutput(res)
+				out := newSendOutput(ctx, r, res)
 				return a.emit(out, func(w io.Writer) { printSend(w, out) })
 			})
 		},
@@ -120,7 +123,7 @@ func (a *app) requestCommand() *cli.Command {
 				if err != nil {
 					return err
 				}
-				out := newSendOutput(res)
+				out := newSendOutput(ctx, r, res)
 				return a.emit(out, func(w io.Writer) { printSend(w, out) })
 			})
 		},
@@ -151,7 +154,7 @@ func (a *app) replyCommand() *cli.Command {
 				if err != nil {
 					return err
 				}
-				out := newSendOutput(res)
+				out := newSendOutput(ctx, r, res)
 				return a.emit(out, func(w io.Writer) {
 					printSend(w, out)
 					fmt.Fprintf(w, "acknowledged %s\n", res.Receipt.MessageID)
@@ -218,7 +221,7 @@ func (a *app) finishCommand() *cli.Command {
 				if err != nil {
 					return err
 				}
-				out := newSendOutput(res)
+				out := newSendOutput(ctx, r, res)
 				released := res.ReleasedClaims
 				out.ReleasedClaims = &released
 				return a.emit(out, func(w io.Writer) {
@@ -318,16 +321,14 @@ func printExact(w io.Writer, it core.ExactItem) {
 // deliveryText says in words how a recipient's copy travels.
 func deliveryText(d router.Delivery) string {
 	where := d.Outcome + " via " + d.Transport
-	if d.Outcome == router.OutcomeQueued && d.Transport == router.TransportInbox {
-		where = "queued in the inbox"
+	switch {
+	case d.Outcome == router.OutcomeQueued && d.Transport == router.TransportInbox:
+		where = "queued in their inbox"
+	case d.Outcome == router.OutcomeQueued && d.Transport == router.TransportNextTurn:
+		where = "queued; their client shows it at their next turn"
 	}
 	if d.ErrorCode == nil {
 		return where
 	}
-	switch *d.ErrorCode {
-	case router.ErrDeliveryDisabled:
-		return where + " (live delivery is off; they read it with `acc inbox`)"
-	default:
-		return where + " (" + *d.ErrorCode + ")"
-	}
+	return where + " (" + router.ReasonText(*d.ErrorCode) + ")"
 }

@@ -228,8 +228,10 @@ func (r *Runner) turn(ctx context.Context, a adapter.Adapter, ev *adapter.Event,
 	if c == nil || ev.Kind == adapter.SessionStart {
 		version = r.ClientVersion(ctx, a)
 		caps, _ := adapter.CapabilitiesFor(a, version)
+		declared := declaredCapabilities(caps)
 		in := core.HookAttachInput{Adapter: a.ID(), ClientSessionID: ev.SessionID, PID: r.ClientPID(a),
-			Enforcement: protocol.EnforcementAdvisory, Lifecycle: protocol.LifecycleManual}
+			Enforcement: protocol.EnforcementAdvisory, Lifecycle: protocol.LifecycleManual,
+			ClientVersion: version, Capabilities: &declared}
 		if room.Env != nil {
 			in.Participant = room.Env.Participant
 		}
@@ -349,4 +351,17 @@ func sanitise(s string) string {
 		}
 		return r
 	}, s)
+}
+
+// declaredCapabilities maps what evidence proves for a client version onto
+// the capability record a session carries (reference/adapters.md §3.1).
+func declaredCapabilities(c adapter.Capabilities) protocol.DeclaredCapabilities {
+	var d protocol.DeclaredCapabilities
+	d.Lifecycle.SessionStart = c.Attach
+	d.Lifecycle.SessionEnd = c.SessionEnd
+	d.Context.BeforeTurnInjection = c.NextTurn
+	d.Guards.BeforeWrite = c.GuardFiles
+	d.Guards.BeforeShell = c.GuardShell
+	d.Delivery.NextTurn = c.NextTurn
+	return d
 }

@@ -198,3 +198,20 @@ func lock(ctx context.Context, dataHome string) (func(), error) {
 	}
 	return func() { _ = fl.Unlock() }, nil
 }
+
+// Policies returns a lookup of the live-delivery policy recorded for each
+// client installation in dataHome's record (reference/adapters.md §3.6):
+// adapter id → off, actionable or all. A missing or unreadable record, or a
+// client acc did not install, is off.
+func Policies(dataHome string) func(adapter string) string {
+	rec, err := loadRecord(dataHome)
+	return func(adapter string) string {
+		if err != nil {
+			return "off"
+		}
+		if in := rec.find(adapter); in != nil && in.DeliveryPolicy != "" {
+			return in.DeliveryPolicy
+		}
+		return "off"
+	}
+}

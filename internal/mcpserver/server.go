@@ -243,7 +243,8 @@ func (s *server) owner(ctx context.Context, r *core.Room, heartbeat bool) (core.
 	}
 	res, err := r.HookAttach(ctx, core.HookAttachInput{Adapter: bindingAdapter, ClientSessionID: s.bindingID(r),
 		Participant: s.cfg.Participant, PID: os.Getpid(),
-		Enforcement: protocol.EnforcementAdvisory, Lifecycle: protocol.LifecycleManual})
+		Enforcement: protocol.EnforcementAdvisory, Lifecycle: protocol.LifecycleManual,
+		Capabilities: &protocol.DeclaredCapabilities{}}) // the floor of A8: nothing
 	if err != nil {
 		return core.Caller{}, err
 	}

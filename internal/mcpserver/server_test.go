@@ -295,3 +295,30 @@ func TestTwoServers(t *testing.T) {
 		t.Errorf("answer body %v", body)
 	}
 }
+
+// TestDeliveryThroughMCP: acc_message reports each recipient's path as the
+// CLI does (pkg/router); an MCP participant, whose capability floor has no
+// next-turn delivery, is reached through its inbox.
+func TestDeliveryThroughMCP(t *testing.T) {
+	r := newRoom(t)
+	c := startBinary(t, r, "research")
+	c.initialize("2025-11-25")
+	c.ok("acc_status", map[string]any{})
+	alice := r.acc("attach", "--participant", "alice")
+	ghost := r.acc("attach", "--participant", "ghost")
+	r.acc("detach", "--session", ghost["sessionId"].(string), "--generation", ghost["generation"].(string))
+	m := c.ok("acc_message", map[string]any{"to": []any{"alice", "ghost"}, "subject": "s", "body": "b"})
+	for _, d := range m["delivery"].([]any) {
+		d := d.(map[string]any)
+		want := map[string]string{"alice": "unsupported_client_version", "ghost": "recipient_unavailable"}[d["recipientParticipantId"].(string)]
+		if d["outcome"] != "queued" || d["transport"] != "inbox" || d["errorCode"] != want {
+			t.Errorf("delivery %v, want queued via inbox (%s)", d, want)
+		}
+	}
+	back := r.acc("message", "--to", "research", "--subject", "s", "--body", "b",
+		"--session", alice["sessionId"].(string), "--generation", alice["generation"].(string))
+	d := back["delivery"].([]any)[0].(map[string]any)
+	if d["transport"] != "inbox" || d["errorCode"] != "unsupported_client_version" {
+		t.Errorf("to the MCP participant: %v", d)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/acc-go/acc/internal/install"
 	"github.com/acc-go/acc/pkg/core"
 	"github.com/acc-go/acc/pkg/protocol"
 	"github.com/acc-go/acc/pkg/router"
@@ -72,8 +73,9 @@ type sent struct {
 	Delivery []router.Delivery `json:"delivery"`
 }
 
-func sentOf(res *core.SendResult) *sent {
-	return &sent{Message: res.Message, Receipt: res.Receipt, Delivery: router.Plan(&res.Message, res.Recipients)}
+func sentOf(ctx context.Context, r *core.Room, res *core.SendResult) *sent {
+	d := router.Router{}.Deliver(ctx, r, &res.Message, res.Recipients, install.Policies(r.DataHome))
+	return &sent{Message: res.Message, Receipt: res.Receipt, Delivery: d}
 }
 
 func statusTool() tool {
@@ -313,7 +315,7 @@ func messageTool() tool {
 			if err != nil {
 				return nil, err
 			}
-			return sentOf(res), nil
+			return sentOf(ctx, c.room, res), nil
 		},
 	}
 }
@@ -353,7 +355,7 @@ func requestTool() tool {
 			if err != nil {
 				return nil, err
 			}
-			return sentOf(res), nil
+			return sentOf(ctx, c.room, res), nil
 		},
 	}
 }
@@ -431,7 +433,7 @@ func replyTool() tool {
 			if err != nil {
 				return nil, err
 			}
-			return sentOf(res), nil
+			return sentOf(ctx, c.room, res), nil
 		},
 	}
 }
@@ -507,7 +509,7 @@ func finishTool() tool {
 			if err != nil {
 				return nil, err
 			}
-			return sentOf(res), nil
+			return sentOf(ctx, c.room, res), nil
 		},
 	}
 }

@@ -35,6 +35,24 @@ type HookAttachInput struct {
 	PID         int
 	Enforcement string // guarded only where the client's guard is proven
 	Lifecycle   string // managed only where its session end is proven
+	// ClientVersion and Capabilities are recorded on the session (and
+	// refreshed on resume): what the client is and what is proven for it.
+	ClientVersion string
+	Capabilities  *protocol.DeclaredCapabilities
+}
+
+func (in HookAttachInput) extensions() protocol.Extensions {
+	ext := protocol.Extensions{}
+	if in.ClientVersion != "" {
+		ext[protocol.ExtClientVersion] = in.ClientVersion
+	}
+	if in.Capabilities != nil {
+		ext[protocol.ExtCapabilities] = *in.Capabilities
+	}
+	if len(ext) == 0 {
+		return nil
+	}
+	return ext
 }
 
 // HookAttachResult is the caller a hook acts as.
@@ -66,7 +84,7 @@ func (r *Room) HookAttach(ctx context.Context, in HookAttachInput) (*HookAttachR
 			return out, err
 		}
 		res, err := r.attach(ctx, AttachInput{ParticipantID: in.Participant, Harness: in.Adapter, PID: in.PID,
-			Enforcement: in.Enforcement, Lifecycle: in.Lifecycle, CadenceMs: DefaultHookCadenceMs},
+			Enforcement: in.Enforcement, Lifecycle: in.Lifecycle, CadenceMs: DefaultHookCadenceMs, Extensions: in.extensions()},
 			func(tx storage.Tx, res *AttachResult) error {
 				if live, err := liveBinding(tx, key); err != nil || live {
 					if err == nil {
@@ -121,6 +139,12 @@ func (r *Room) resumeBinding(ctx context.Context, key string, in HookAttachInput
 		}
 		s.HeartbeatAt = protocol.FormatTime(r.now())
 		s.Enforcement, s.Lifecycle = in.Enforcement, in.Lifecycle
+		for k, v := range in.extensions() {
+			if s.Extensions == nil {
+				s.Extensions = protocol.Extensions{}
+			}
+			s.Extensions[k] = v
+		}
 		if in.PID > 0 {
 			pid := in.PID
 			s.PID = &pid

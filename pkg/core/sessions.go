@@ -29,6 +29,10 @@ type AttachInput struct {
 	Enforcement string // default advisory
 	Lifecycle   string // default manual
 	CadenceMs   int64  // default DefaultCLICadenceMs
+	// Extensions are stored on the session record (a hooked session's
+	// client version and proven capabilities, protocol.ExtClientVersion and
+	// protocol.ExtCapabilities).
+	Extensions protocol.Extensions
 }
 
 // AttachResult is what attach returns: the pair that proves ownership.
@@ -140,7 +144,7 @@ func (r *Room) attach(ctx context.Context, in AttachInput, then func(tx storage.
 			WorkspaceID: r.WS.ID, Generation: protocol.NewID(protocol.KindGeneration), Harness: in.Harness,
 			State: protocol.SessionOpen, CheckoutRoot: strPtr(r.WS.CheckoutRoot()), Branch: r.WS.Branch(),
 			PID: pid, PIDStartedAt: pidStart, Enforcement: in.Enforcement, Lifecycle: in.Lifecycle,
-			HeartbeatCadenceMs: in.CadenceMs, StartedAt: at, HeartbeatAt: at,
+			HeartbeatCadenceMs: in.CadenceMs, StartedAt: at, HeartbeatAt: at, Extensions: in.Extensions,
 		}
 		if in.ParentSessionID != "" {
 			s.ParentSessionID = strPtr(in.ParentSessionID)

@@ -1,5 +1,7 @@
 package protocol
 
+import "encoding/json"
+
 // DeclaredCapabilities is what a surface that is not a native adapter
 // declares it can do for its sessions (reference/mcp-acp.md A8): acc-mcp
 // declares every one false, so its participants are advisory and manual.
@@ -38,4 +40,34 @@ type DeliveryCapabilities struct {
 	NextTurn   bool `json:"nextTurn"`
 	LivePush   bool `json:"livePush"`
 	ReplyRoute bool `json:"replyRoute"`
+}
+
+// Session extension keys acc itself writes: the client version a hooked
+// session's client reported, and the capabilities proven for it (the
+// delivery router reads delivery.nextTurn).
+const (
+	ExtClientVersion = "acc.clientVersion"
+	ExtCapabilities  = "acc.capabilities"
+)
+
+// SessionCapabilities returns what s declared at attach (all false when
+// nothing was recorded: a CLI or MCP session).
+func SessionCapabilities(s *Session) DeclaredCapabilities {
+	var out DeclaredCapabilities
+	v, ok := s.Extensions[ExtCapabilities]
+	if !ok {
+		return out
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return out
+	}
+	_ = json.Unmarshal(b, &out)
+	return out
+}
+
+// SessionClientVersion returns the client version recorded on s, or "".
+func SessionClientVersion(s *Session) string {
+	v, _ := s.Extensions[ExtClientVersion].(string)
+	return v
 }

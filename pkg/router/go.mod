@@ -1,7 +1,36 @@
 module github.com/acc-go/acc/pkg/router
 
-go 1.26
+go 1.26.0
 
-require github.com/acc-go/acc/pkg/protocol v0.0.0
+require (
+	github.com/acc-go/acc/pkg/core v0.0.0
+	github.com/acc-go/acc/pkg/protocol v0.0.0
+)
 
-replace github.com/acc-go/acc/pkg/protocol => ../protocol
+require (
+	github.com/acc-go/acc/pkg/storage v0.0.0 // indirect
+	github.com/dustin/go-humanize v1.1.0 // indirect
+	github.com/ebitengine/purego v0.11.2 // indirect
+	github.com/go-ole/go-ole v1.2.6 // indirect
+	github.com/google/uuid v1.6.0 // indirect
+	github.com/lufia/plan9stats v0.0.0-20211012122336-39d0f177ccd0 // indirect
+	github.com/mattn/go-isatty v0.0.24 // indirect
+	github.com/ncruces/go-strftime v1.1.0 // indirect
+	github.com/power-devops/perfstat v0.0.0-20260805114148-88456608a4f6 // indirect
+	github.com/remyoudompheng/bigfft v0.0.0-20230129092748-24d4a6f8daec // indirect
+	github.com/shirou/gopsutil/v4 v4.26.10 // indirect
+	github.com/tklauser/go-sysconf v0.4.0 // indirect
+	github.com/tklauser/numcpus v0.12.0 // indirect
+	github.com/yusufpapurcu/wmi v1.2.4 // indirect
+	golang.org/x/sys v0.49.0 // indirect
+	modernc.org/libc v1.80.1 // indirect
+	modernc.org/mathutil v1.7.1 // indirect
+	modernc.org/memory v1.12.1 // indirect
+	modernc.org/sqlite v1.62.0 // indirect
+)
+
+replace (
+	github.com/acc-go/acc/pkg/core => ../core
+	github.com/acc-go/acc/pkg/protocol => ../protocol
+	github.com/acc-go/acc/pkg/storage => ../storage
+)

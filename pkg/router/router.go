@@ -4,13 +4,12 @@
 //
 // The durable record is the truth: a delivery outcome never changes whether
 // a message was recorded, and a failed or skipped transport never changes a
-// command's exit code. In this version no live transport exists yet, so
-// every recipient's outcome is "queued" on the durable inbox, with the reason
-// live delivery was not attempted; next-turn projection (acc-hook) and
-// `acc inbox` carry the message from there.
+// command's exit code. Each recipient's outcome names the path that carries
+// the message — a live transport (none is certified yet; the table has its
+// row), the recipient's next turn (acc-hook's projection, where the client
+// has it proven), or the inbox — and, when the path is a fallback, why
+// (route.go).
 package router
-
-import "github.com/acc-go/acc/pkg/protocol"
 
 // Outcomes and transports.
 const (
@@ -39,16 +38,4 @@ type Delivery struct {
 	Outcome                string  `json:"outcome"`
 	Transport              string  `json:"transport"`
 	ErrorCode              *string `json:"errorCode"`
-}
-
-// Plan returns one Delivery per recipient of m, in the order given. With no
-// live transport enabled, each stays queued in the durable inbox with
-// errorCode delivery_disabled.
-func Plan(m *protocol.Message, recipients []string) []Delivery {
-	out := make([]Delivery, 0, len(recipients))
-	for _, p := range recipients {
-		code := ErrDeliveryDisabled
-		out = append(out, Delivery{RecipientParticipantID: p, Outcome: OutcomeQueued, Transport: TransportInbox, ErrorCode: &code})
-	}
-	return out
 }

@@ -1,0 +1,72 @@
+package core
+
+import (
+	"context"
+
+	"github.com/acc-go/acc/pkg/protocol"
+	"github.com/acc-go/acc/pkg/storage"
+)
+
+// DeliveryTarget is one recipient of a committed message as the delivery
+// router sees it: the receipt's state and the participant's live sessions
+// (open, not offline), read after the send committed.
+type DeliveryTarget struct {
+	ParticipantID string
+	Receipt       string
+	Sessions      []protocol.Session
+}
+
+// DeliveryTargets reads, in one read transaction, the receipt and the live
+// sessions of each participant of messageID (reference/adapters.md §7.3
+// steps 1–2). A participant without a receipt is reported with receipt "".
+func (r *Room) DeliveryTargets(ctx context.Context, messageID string, participants []string) ([]DeliveryTarget, error) {
+	out := make([]DeliveryTarget, 0, len(participants))
+	err := r.Store.View(ctx, func(tx storage.ReadTx) error {
+		sessions, err := allSessions(tx, true)
+		if err != nil {
+			return err
+		}
+		now := r.now()
+		live := map[string][]protocol.Session{}
+		for _, s := range sessions {
+			if Presence(&s, now, r.Probe) != PresenceOffline {
+				live[s.ParticipantID] = append(live[s.ParticipantID], s)
+			}
+		}
+		for _, p := range participants {
+			t := DeliveryTarget{ParticipantID: p, Sessions: live[p]}
+			rc, err := tx.Receipt(messageID, p)
+			if err != nil {
+				return err
+			}
+			if rc != nil {
+				t.Receipt = rc.State
+			}
+			out = append(out, t)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// RecordOffer moves participantID's receipt for messageID from queued to
+// offered after a live transport accepted the message, with a
+// message.offer_succeeded event naming the transport. A receipt already
+// past queued is left as it is.
+func (r *Room) RecordOffer(ctx context.Context, messageID, participantID, transport string) error {
+	return r.Store.Update(ctx, func(tx storage.Tx) error {
+		rc, err := tx.Receipt(messageID, participantID)
+		if err != nil || rc == nil || rc.State != protocol.ReceiptQueued {
+			return err
+		}
+		at := protocol.FormatTime(r.now())
+		next := *rc
+		next.State, next.UpdatedAt = protocol.ReceiptOffered, at
+		if err := tx.PutReceipt(&next); err != nil {
+			return err
+		}
+		return tx.AppendEvent(newEvent(at, "", protocol.EventMessageOfferSucceeded, map[string]any{
+			"messageId": messageID, "recipientParticipantId": participantID, "transport": transport,
+		}))
+	})
+}

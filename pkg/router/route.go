@@ -1,0 +1,272 @@
+package router
+
+import (
+	"context"
+	"slices"
+
+	"github.com/acc-go/acc/pkg/core"
+	"github.com/acc-go/acc/pkg/protocol"
+)
+
+// TransportNextTurn is the path of a message that a recipient's hook puts
+// before its model at the next turn (the receipt becomes offered when the
+// client has taken the hook's output).
+const TransportNextTurn = "next-turn"
+
+// ErrRoomMessage: a room message is never pushed live; it reaches each
+// recipient on its next turn or in its inbox.
+const ErrRoomMessage = "room_message"
+
+// Policies of live delivery a recipient consents to (reference/adapters.md
+// §3.6), recorded per client installation by `acc install --delivery`.
+const (
+	PolicyOff        = "off"
+	PolicyActionable = "actionable"
+	PolicyAll        = "all"
+)
+
+// Binding is a live-push endpoint published for one session by its
+// client's certified transport. No transport is certified yet (SPEC
+// decision 10); the router's table has the row, tested with a fake.
+type Binding struct {
+	// Transport names the transport that serves the endpoint.
+	Transport string
+	// Endpoint is the transport's opaque reference; never shown to senders.
+	Endpoint string
+}
+
+// Session is one live (not offline) open session of a recipient.
+type Session struct {
+	SessionID, Harness, ClientVersion string
+	// NextTurn: the session's client has next-turn projection proven for
+	// its version (recorded at attach).
+	NextTurn bool
+	// Live is the session's live-push binding, nil when none.
+	Live *Binding
+}
+
+// Recipient is what the router knows of one addressed participant after
+// the send committed.
+type Recipient struct {
+	ParticipantID string
+	// Receipt is the recipient's receipt state for the message.
+	Receipt string
+	// Sessions are the participant's live sessions.
+	Sessions []Session
+	// Policy is the live-delivery policy recorded for the recipient's
+	// client installation ("" is off).
+	Policy string
+}
+
+// Transport is a certified live-delivery transport.
+type Transport interface {
+	Name() string
+	// Offer hands m to the endpoint. accepted true means the client took
+	// it (the receipt may become offered); false with code is a refusal
+	// (code from the closed set, else transport_rejected); err is a
+	// failure (transport_error).
+	Offer(ctx context.Context, b Binding, m *protocol.Message) (accepted bool, code string, err error)
+}
+
+// Router decides, per recipient, which path carries a committed message
+// (reference/adapters.md §7.3, adapted: next-turn projection is a path of
+// its own).
+type Router struct {
+	// Transports are the live transports by name; none in production yet.
+	Transports map[string]Transport
+	// Offered records a successful live offer (the receipt becomes
+	// offered); when it fails the outcome falls back with transport_error.
+	Offered func(ctx context.Context, m *protocol.Message, participantID, transport string) error
+}
+
+// Route returns one Delivery per recipient, in order. The table, first
+// match wins:
+//
+//  1. the receipt is no longer queued (a repeated send): its state, inbox;
+//  2. live push, for an addressed message whose recipient has exactly one
+//     live session with a binding, a policy that admits the kind and the
+//     binding's transport: offered via that transport when it accepts;
+//     otherwise the reason is kept (room_message, ambiguous_recipient_sessions,
+//     delivery_disabled, transport_rejected, transport_error, …) and the
+//     next rows decide the path;
+//  3. no live session: queued, inbox, recipient_unavailable;
+//  4. a live session whose client has next-turn projection proven:
+//     queued, next-turn (the receipt becomes offered only when the client
+//     has taken the hook's output);
+//  5. otherwise: queued, inbox, unsupported_client_version (the client's
+//     next-turn delivery is not proven for its version).
+//
+// A receipt is never reported offered without a transport's acceptance.
+func (rt Router) Route(ctx context.Context, m *protocol.Message, recipients []Recipient) []Delivery {
+	out := make([]Delivery, 0, len(recipients))
+	for _, r := range recipients {
+		out = append(out, rt.route(ctx, m, r))
+	}
+	return out
+}
+
+func (rt Router) route(ctx context.Context, m *protocol.Message, r Recipient) Delivery {
+	d := Delivery{RecipientParticipantID: r.ParticipantID, Outcome: OutcomeQueued, Transport: TransportInbox}
+	if r.Receipt != "" && r.Receipt != protocol.ReceiptQueued {
+		d.Outcome = r.Receipt
+		return d
+	}
+	reason := rt.live(ctx, m, r)
+	if reason == "" {
+		d.Outcome, d.Transport = OutcomeOffered, liveTransport(r)
+		return d
+	}
+	switch {
+	case len(r.Sessions) == 0:
+		d.ErrorCode = code(ErrRecipientUnavailable)
+	case slices.ContainsFunc(r.Sessions, func(s Session) bool { return s.NextTurn }):
+		d.Transport = TransportNextTurn
+		if reason != noLive {
+			d.ErrorCode = code(reason)
+		}
+	default:
+		d.ErrorCode = code(ErrUnsupportedClientVersion)
+		if reason != noLive {
+			d.ErrorCode = code(reason)
+		}
+	}
+	return d
+}
+
+// noLive: no live-push binding at all, so nothing was attempted and there
+// is no reason to report beyond the path taken.
+const noLive = "-"
+
+// live tries row 2 and returns "" when a transport accepted, else why not.
+func (rt Router) live(ctx context.Context, m *protocol.Message, r Recipient) string {
+	var bound []Session
+	for _, s := range r.Sessions {
+		if s.Live != nil {
+			bound = append(bound, s)
+		}
+	}
+	switch {
+	case len(bound) == 0:
+		return noLive
+	case m.IsRoom():
+		return ErrRoomMessage
+	case len(r.Sessions) > 1:
+		return ErrAmbiguousSessions
+	case !Admits(r.Policy, m):
+		return ErrDeliveryDisabled
+	}
+	b := *bound[0].Live
+	t, ok := rt.Transports[b.Transport]
+	if !ok {
+		return ErrUnsupportedClientVersion
+	}
+	accepted, c, err := t.Offer(ctx, b, m)
+	switch {
+	case err != nil:
+		return ErrTransportError
+	case !accepted:
+		if slices.Contains(safeCodes, c) {
+			return c
+		}
+		return ErrTransportRejected
+	}
+	if rt.Offered != nil {
+		if err := rt.Offered(ctx, m, r.ParticipantID, t.Name()); err != nil {
+			return ErrTransportError
+		}
+	}
+	return ""
+}
+
+func liveTransport(r Recipient) string {
+	for _, s := range r.Sessions {
+		if s.Live != nil {
+			return s.Live.Transport
+		}
+	}
+	return TransportInbox
+}
+
+// safeCodes are the refusal codes a transport may report to a sender.
+var safeCodes = []string{ErrAmbiguousSessions, ErrDeliveryDisabled, ErrRecipientBusy, ErrRecipientUnavailable,
+	ErrTransportError, ErrTransportRejected, ErrUnsupportedClientVersion}
+
+// Admits reports whether a recipient's live-delivery policy lets m be
+// pushed (reference/adapters.md §3.6): off never; actionable for
+// questions, requests, answers, decisions and addressed handoffs; all for
+// every addressed message.
+func Admits(policy string, m *protocol.Message) bool {
+	switch policy {
+	case PolicyAll:
+		return true
+	case PolicyActionable:
+		switch m.Kind {
+		case protocol.KindQuestion, protocol.KindRequest, protocol.KindAnswer, protocol.KindDecision:
+			return true
+		case protocol.KindHandoff:
+			return !m.IsRoom()
+		}
+	}
+	return false
+}
+
+func code(c string) *string { return &c }
+
+// Deliver routes a committed send: it reads each recipient's receipt and
+// live sessions from room (core.DeliveryTargets), the recorded live
+// policy of each recipient's client through policy (adapter id → off,
+// actionable or all; nil means off everywhere), and applies Route. A
+// failure to read the targets leaves every recipient queued in its inbox
+// with transport_error: the message is recorded either way.
+func (rt Router) Deliver(ctx context.Context, room *core.Room, m *protocol.Message, participants []string, policy func(adapter string) string) []Delivery {
+	targets, err := room.DeliveryTargets(ctx, m.MessageID, participants)
+	if err != nil {
+		out := make([]Delivery, 0, len(participants))
+		for _, p := range participants {
+			out = append(out, Delivery{RecipientParticipantID: p, Outcome: OutcomeQueued, Transport: TransportInbox, ErrorCode: code(ErrTransportError)})
+		}
+		return out
+	}
+	if rt.Offered == nil {
+		rt.Offered = func(ctx context.Context, m *protocol.Message, p, transport string) error {
+			return room.RecordOffer(ctx, m.MessageID, p, transport)
+		}
+	}
+	recipients := make([]Recipient, 0, len(targets))
+	for _, t := range targets {
+		rc := Recipient{ParticipantID: t.ParticipantID, Receipt: t.Receipt}
+		for i := range t.Sessions {
+			s := &t.Sessions[i]
+			rc.Sessions = append(rc.Sessions, Session{SessionID: s.SessionID, Harness: s.Harness,
+				ClientVersion: protocol.SessionClientVersion(s), NextTurn: protocol.SessionCapabilities(s).Delivery.NextTurn})
+			if policy != nil && rc.Policy == "" {
+				rc.Policy = policy(s.Harness)
+			}
+		}
+		recipients = append(recipients, rc)
+	}
+	return rt.Route(ctx, m, recipients)
+}
+
+// ReasonText says what a fallback code means, for people.
+func ReasonText(code string) string {
+	switch code {
+	case ErrRecipientUnavailable:
+		return "no live session: they see it in their inbox when one starts"
+	case ErrUnsupportedClientVersion:
+		return "their client's next-turn delivery is not proven for its version: they read it with acc inbox"
+	case ErrRoomMessage:
+		return "room messages are never pushed"
+	case ErrDeliveryDisabled:
+		return "live delivery is off for their client"
+	case ErrAmbiguousSessions:
+		return "they have several live sessions, so none is pushed to"
+	case ErrTransportError:
+		return "the live transport failed"
+	case ErrTransportRejected:
+		return "the live transport refused it"
+	case ErrRecipientBusy:
+		return "their session is busy"
+	}
+	return code
+}

@@ -1,0 +1,136 @@
+package router
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/acc-go/acc/pkg/protocol"
+)
+
+// fakeTransport accepts or refuses as told and counts its offers.
+type fakeTransport struct {
+	accept bool
+	code   string
+	err    error
+	offers int
+}
+
+func (f *fakeTransport) Name() string { return "fake-push" }
+func (f *fakeTransport) Offer(context.Context, Binding, *protocol.Message) (bool, string, error) {
+	f.offers++
+	return f.accept, f.code, f.err
+}
+
+func TestRouteTable(t *testing.T) {
+	question := &protocol.Message{MessageID: "message_q", Kind: protocol.KindQuestion, ToParticipantIDs: []string{"bob"}}
+	note := &protocol.Message{MessageID: "message_n", Kind: protocol.KindNote, ToParticipantIDs: []string{"bob"}}
+	room := &protocol.Message{MessageID: "message_r", Kind: protocol.KindNote, ToParticipantIDs: []string{}}
+	hooked := Session{SessionID: "s1", Harness: "claude", NextTurn: true}
+	manual := Session{SessionID: "s2", Harness: "cli"}
+	bound := Session{SessionID: "s3", Harness: "claude", NextTurn: true, Live: &Binding{Transport: "fake-push", Endpoint: "e"}}
+	rows := []struct {
+		name      string
+		m         *protocol.Message
+		r         Recipient
+		transport *fakeTransport
+		outcome   string
+		via       string
+		code      string // "" = none
+		offers    int
+		recorded  bool
+	}{
+		{name: "receipt already past queued", m: question, r: Recipient{ParticipantID: "bob", Receipt: protocol.ReceiptRetrieved, Sessions: []Session{hooked}},
+			outcome: "retrieved", via: TransportInbox},
+		{name: "no live session", m: question, r: Recipient{ParticipantID: "bob", Receipt: "queued"},
+			outcome: "queued", via: TransportInbox, code: ErrRecipientUnavailable},
+		{name: "client next turn not proven", m: question, r: Recipient{ParticipantID: "bob", Receipt: "queued", Sessions: []Session{manual}},
+			outcome: "queued", via: TransportInbox, code: ErrUnsupportedClientVersion},
+		{name: "next turn", m: question, r: Recipient{ParticipantID: "bob", Receipt: "queued", Sessions: []Session{hooked}},
+			outcome: "queued", via: TransportNextTurn},
+		{name: "next turn, one of two sessions proven", m: question, r: Recipient{ParticipantID: "bob", Receipt: "queued", Sessions: []Session{manual, hooked}},
+			outcome: "queued", via: TransportNextTurn},
+		{name: "live push accepted", m: question, r: Recipient{ParticipantID: "bob", Receipt: "queued", Sessions: []Session{bound}, Policy: PolicyActionable},
+			transport: &fakeTransport{accept: true}, outcome: "offered", via: "fake-push", offers: 1, recorded: true},
+		{name: "live push policy off", m: question, r: Recipient{ParticipantID: "bob", Receipt: "queued", Sessions: []Session{bound}, Policy: PolicyOff},
+			transport: &fakeTransport{accept: true}, outcome: "queued", via: TransportNextTurn, code: ErrDeliveryDisabled},
+		{name: "live push: a note under actionable", m: note, r: Recipient{ParticipantID: "bob", Receipt: "queued", Sessions: []Session{bound}, Policy: PolicyActionable},
+			transport: &fakeTransport{accept: true}, outcome: "queued", via: TransportNextTurn, code: ErrDeliveryDisabled},
+		{name: "live push: a note under all", m: note, r: Recipient{ParticipantID: "bob", Receipt: "queued", Sessions: []Session{bound}, Policy: PolicyAll},
+			transport: &fakeTransport{accept: true}, outcome: "offered", via: "fake-push", offers: 1, recorded: true},
+		{name: "live push: room message", m: room, r: Recipient{ParticipantID: "bob", Receipt: "queued", Sessions: []Session{bound}, Policy: PolicyAll},
+			transport: &fakeTransport{accept: true}, outcome: "queued", via: TransportNextTurn, code: ErrRoomMessage},
+		{name: "live push: two live sessions", m: question, r: Recipient{ParticipantID: "bob", Receipt: "queued", Sessions: []Session{bound, hooked}, Policy: PolicyAll},
+			transport: &fakeTransport{accept: true}, outcome: "queued", via: TransportNextTurn, code: ErrAmbiguousSessions},
+		{name: "live push refused with a safe code", m: question, r: Recipient{ParticipantID: "bob", Receipt: "queued", Sessions: []Session{bound}, Policy: PolicyAll},
+			transport: &fakeTransport{code: ErrRecipientBusy}, outcome: "queued", via: TransportNextTurn, code: ErrRecipientBusy, offers: 1},
+		{name: "live push refused with another code", m: question, r: Recipient{ParticipantID: "bob", Receipt: "queued", Sessions: []Session{bound}, Policy: PolicyAll},
+			transport: &fakeTransport{code: "socket path /run/x"}, outcome: "queued", via: TransportNextTurn, code: ErrTransportRejected, offers: 1},
+		{name: "live push failed", m: question, r: Recipient{ParticipantID: "bob", Receipt: "queued", Sessions: []Session{bound}, Policy: PolicyAll},
+			transport: &fakeTransport{err: errors.New("broken pipe")}, outcome: "queued", via: TransportNextTurn, code: ErrTransportError, offers: 1},
+		{name: "live push: transport not available here", m: question, r: Recipient{ParticipantID: "bob", Receipt: "queued", Sessions: []Session{bound}, Policy: PolicyAll},
+			outcome: "queued", via: TransportNextTurn, code: ErrUnsupportedClientVersion},
+	}
+	for _, row := range rows {
+		t.Run(row.name, func(t *testing.T) {
+			rt := Router{Transports: map[string]Transport{}}
+			if row.transport != nil {
+				rt.Transports["fake-push"] = row.transport
+			}
+			recorded := false
+			rt.Offered = func(context.Context, *protocol.Message, string, string) error { recorded = true; return nil }
+			d := rt.Route(context.Background(), row.m, []Recipient{row.r})[0]
+			got := ""
+			if d.ErrorCode != nil {
+				got = *d.ErrorCode
+			}
+			if d.RecipientParticipantID != "bob" || d.Outcome != row.outcome || d.Transport != row.via || got != row.code {
+				t.Errorf("got %s via %s (%q), want %s via %s (%q)", d.Outcome, d.Transport, got, row.outcome, row.via, row.code)
+			}
+			if row.transport != nil && row.transport.offers != row.offers {
+				t.Errorf("%d offers, want %d", row.transport.offers, row.offers)
+			}
+			if recorded != row.recorded {
+				t.Errorf("offer recorded %v, want %v", recorded, row.recorded)
+			}
+		})
+	}
+}
+
+// An offer the store cannot record is not reported offered.
+func TestRouteOfferNotRecorded(t *testing.T) {
+	m := &protocol.Message{MessageID: "message_q", Kind: protocol.KindQuestion, ToParticipantIDs: []string{"bob"}}
+	rt := Router{Transports: map[string]Transport{"fake-push": &fakeTransport{accept: true}},
+		Offered: func(context.Context, *protocol.Message, string, string) error { return errors.New("store busy") }}
+	d := rt.Route(context.Background(), m, []Recipient{{ParticipantID: "bob", Receipt: "queued", Policy: PolicyAll,
+		Sessions: []Session{{SessionID: "s", NextTurn: true, Live: &Binding{Transport: "fake-push"}}}}})[0]
+	if d.Outcome != OutcomeQueued || d.ErrorCode == nil || *d.ErrorCode != ErrTransportError {
+		t.Errorf("%+v", d)
+	}
+}
+
+func TestAdmits(t *testing.T) {
+	for _, c := range []struct {
+		policy, kind string
+		room, want   bool
+	}{
+		{PolicyOff, protocol.KindQuestion, false, false},
+		{"", protocol.KindQuestion, false, false},
+		{PolicyActionable, protocol.KindQuestion, false, true},
+		{PolicyActionable, protocol.KindRequest, false, true},
+		{PolicyActionable, protocol.KindAnswer, false, true},
+		{PolicyActionable, protocol.KindDecision, false, true},
+		{PolicyActionable, protocol.KindHandoff, false, true},
+		{PolicyActionable, protocol.KindHandoff, true, false},
+		{PolicyActionable, protocol.KindNote, false, false},
+		{PolicyAll, protocol.KindNote, false, true},
+	} {
+		to := []string{"bob"}
+		if c.room {
+			to = []string{}
+		}
+		if got := Admits(c.policy, &protocol.Message{Kind: c.kind, ToParticipantIDs: to}); got != c.want {
+			t.Errorf("%s %s room=%v: %v", c.policy, c.kind, c.room, got)
+		}
+	}
+}
