@@ -45,6 +45,10 @@ func (a *app) installEnv(cmd *cli.Command) (*install.Env, error) {
 	hookBin := a.env.Getenv("ACC_HOOK_BINARY")
 	if hookBin == "" {
 		hookBin = siblingBinary("acc-hook")
+	} else if !filepath.IsAbs(hookBin) {
+		if wd, err := a.env.Getwd(); err == nil {
+			hookBin = filepath.Join(wd, hookBin) // the shim runs from anywhere
+		}
 	}
 	return &install.Env{DataHome: rt.DataHome, Home: filepath.Clean(home), HomeGiven: given, Getenv: a.env.Getenv,
 		HookBinary: hookBin, MCPBinary: siblingBinary("acc-mcp"), AccVersion: Version(), Adapters: adapters}, nil
@@ -200,7 +204,11 @@ func printClients(w io.Writer, clients []install.ClientStatus) {
 		var bad []string
 		for _, f := range c.Files {
 			if f.Status != "intact" {
-				bad = append(bad, f.Status+" "+f.Path)
+				where := f.Path
+				if f.Detail != "" {
+					where += " (" + f.Detail + ")"
+				}
+				bad = append(bad, f.Status+" "+where)
 			}
 		}
 		files := ""

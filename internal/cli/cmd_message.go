@@ -31,7 +31,7 @@ type sendOutput struct {
 // newSendOutput routes the committed send (pkg/router) and shapes the
 // result.
 func newSendOutput(ctx context.Context, r *core.Room, res *core.SendResult) *sendOutput {
-	d := router.Router{}.Deliver(ctx, r, &res.Message, res.Recipients, install.Policies(r.DataHome))
+	d := router.Router{}.Deliver(ctx, r, &res.Message, install.Policies(r.DataHome))
 	return &sendOutput{Message: res.Message, Delivery: d, Created: res.Created, Receipt: res.Receipt, Session: res.Session}
 }
 
@@ -41,8 +41,8 @@ func printSend(w io.Writer, out *sendOutput) {
 		fmt.Fprintln(w, "  already recorded earlier with this clientMessageId and content; nothing new was sent")
 	}
 	fmt.Fprintf(w, "  sent as %s (%s)\n", out.Message.FromParticipantID, out.Message.FromSessionID)
-	if len(out.Delivery) == 0 && out.Message.IsRoom() {
-		fmt.Fprintln(w, "  room record: nobody else has an open session, so nobody holds a receipt for it")
+	if out.Message.IsRoom() {
+		fmt.Fprintln(w, "  room message: it waits in the inbox of every session open now (and reaches hooked ones at their next turn)")
 	}
 	for _, d := range out.Delivery {
 		fmt.Fprintf(w, "  %s: %s\n", d.RecipientParticipantID, deliveryText(d))
@@ -322,7 +322,7 @@ func printExact(w io.Writer, it core.ExactItem) {
 func deliveryText(d router.Delivery) string {
 	where := d.Outcome + " via " + d.Transport
 	switch {
-	case d.Outcome == router.OutcomeQueued && d.Transport == router.TransportInbox:
+	case d.Outcome == router.OutcomeQueued && d.Transport == router.TransportDurable:
 		where = "queued in their inbox"
 	case d.Outcome == router.OutcomeQueued && d.Transport == router.TransportNextTurn:
 		where = "queued; their client shows it at their next turn"

@@ -78,14 +78,17 @@ func TestDeliveryOutcomes(t *testing.T) {
 	d, qid := sb.deliver(sender, "--to", "hooked", "--type", "question", "--subject", "q", "--body", "?", "--client-message-id", "client_q1")
 	wantDelivery(t, "next turn", d, "hooked", "queued", "next-turn", "")
 	d, _ = sb.deliver(sender, "--to", "oldclient", "--subject", "n", "--body", "b")
-	wantDelivery(t, "version not proven", d, "oldclient", "queued", "inbox", "unsupported_client_version")
+	wantDelivery(t, "version not proven", d, "oldclient", "queued", "durable", "unsupported_client_version")
 	d, _ = sb.deliver(sender, "--to", "manual", "--subject", "n", "--body", "b")
-	wantDelivery(t, "manual session", d, "manual", "queued", "inbox", "unsupported_client_version")
+	wantDelivery(t, "manual session", d, "manual", "queued", "durable", "unsupported_client_version")
 	d, _ = sb.deliver(sender, "--to", "gone", "--subject", "n", "--body", "b")
-	wantDelivery(t, "no live session", d, "gone", "queued", "inbox", "recipient_unavailable")
+	wantDelivery(t, "no live session", d, "gone", "queued", "durable", "recipient_unavailable")
+	// A room message addresses nobody: no delivery entries (SPEC decision
+	// 22); it still waits in every open session's inbox.
 	d, _ = sb.deliver(sender, "--subject", "room note", "--body", "b")
-	wantDelivery(t, "room message, hooked", d, "hooked", "queued", "next-turn", "")
-	wantDelivery(t, "room message, manual", d, "manual", "queued", "inbox", "unsupported_client_version")
+	if len(d) != 0 {
+		t.Errorf("room message: delivery %+v, want none", d)
+	}
 
 	store := sb.openStore(wsID)
 	if got := receiptState(t, store, qid, "hooked"); got != "queued" {
@@ -100,6 +103,6 @@ func TestDeliveryOutcomes(t *testing.T) {
 	store.Close()
 	// The same send again reports where the receipt stands.
 	d, _ = sb.deliver(sender, "--to", "hooked", "--type", "question", "--subject", "q", "--body", "?", "--client-message-id", "client_q1")
-	wantDelivery(t, "repeated send", d, "hooked", "offered", "inbox", "")
+	wantDelivery(t, "repeated send", d, "hooked", "offered", "durable", "")
 	_ = hooked
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -60,8 +59,13 @@ func (e *Env) Install(ctx context.Context, o Options) (*Report, error) {
 		return nil, err
 	}
 
-	// Apply: the shim, then per client a pending record, the files, and
-	// the record marked installed.
+	// Apply: check every client can be written, then the shim, then per
+	// client a pending record, the files, and the record marked installed.
+	for _, p := range plans {
+		if err := p.writable(); err != nil {
+			return rep, err
+		}
+	}
 	if !bytes.Equal(shimOld, shim) {
 		if err := os.MkdirAll(filepath.Dir(e.shimPath()), 0o755); err != nil {
 			return rep, failed("the hook shim", e.shimPath(), err)
@@ -74,11 +78,6 @@ func (e *Env) Install(ctx context.Context, o Options) (*Report, error) {
 		rec.Shim = shimRec
 		if err := rec.save(e.DataHome); err != nil {
 			return rep, failed("the hook shim", recordPath(e.DataHome), err)
-		}
-	}
-	for _, p := range plans {
-		if err := p.writable(); err != nil {
-			return rep, failed(p.report.DisplayName, "", err)
 		}
 	}
 	for _, p := range plans {
@@ -201,7 +200,7 @@ func failed(what, path string, err error) error {
 	if path == "" {
 		return protocol.Errorf(protocol.ReasonInstallFailed, "installing %s: %v", what, err)
 	}
-	return protocol.Errorf(protocol.ReasonInstallFailed, "installing %s: writing %s failed (%v); what this run wrote was undone — fix the cause and run the command again", what, path, err).With("path", path)
+	return protocol.Errorf(protocol.ReasonInstallFailed, "installing %s: writing %s failed (%v); what was written for %s was undone (clients installed before it in this run stay installed) — fix the cause and run the command again", what, path, err, what).With("path", path)
 }
 
 // write puts the file's new bytes in place (or removes it), creating its
@@ -262,7 +261,7 @@ func (p *planned) writable() error {
 			dir = filepath.Dir(dir)
 		}
 		if err := unix.Access(dir, unix.W_OK); err != nil {
-			return fmt.Errorf("%s is not writable (%v), so %s cannot be written; nothing was changed", dir, err, f.path)
+			return protocol.Errorf(protocol.ReasonInstallConflict, "%s is not writable (%v), so %s cannot be written; nothing was changed — make it writable, then run acc install again", dir, err, f.path).With("path", dir)
 		}
 	}
 	return nil
@@ -473,7 +472,9 @@ func (e *Env) planFile(f *fileState, arts []adapter.Artifact, old []RecordedArti
 			return nil, nil, protocol.Errorf(protocol.ReasonInstallConflict, "%s defines something acc's block cannot join (%v); acc left it untouched", f.path, err).With("path", f.path)
 		}
 		f.new, rec.Separator = out, sep
-		if prior != nil && sum(regions0(regions)) == prior.SHA256 {
+		if prior != nil && sum(regions0(regions)) == prior.SHA256 && regions[0].end == len(f.old) {
+			// The block stays last: the newline acc added before it is still
+			// acc's. Once a person wrote after it, that newline is theirs.
 			rec.Separator = prior.Separator || sep
 		}
 		return []RecordedArtifact{rec}, nil, nil
@@ -487,6 +488,11 @@ func (e *Env) planFile(f *fileState, arts []adapter.Artifact, old []RecordedArti
 		doc, err := parseJSON(src)
 		if err != nil {
 			return nil, nil, invalidConfig(f.path, "JSON", err)
+		}
+		for _, a := range arts {
+			if err := doc.checkKeys(a.Pointer, f.path); err != nil {
+				return nil, nil, err
+			}
 		}
 		// Entries of the old installation that the plan no longer has go.
 		for _, o := range old {
@@ -508,24 +514,29 @@ func (e *Env) planFile(f *fileState, arts []adapter.Artifact, old []RecordedArti
 			if err != nil {
 				return nil, nil, shapeConflict(f.path, err)
 			}
-			if i < 0 && prior != nil {
-				if n, _ := doc.entriesContaining(a.Pointer, shim); n > 0 {
-					// acc's entry, edited by a person: theirs now; not doubled.
-					out = append(out, *prior)
-					kept = append(kept, joinDots(a.Pointer)+": acc's entry was edited by hand; acc leaves it (remove it to let acc write it again)")
-					continue
-				}
-			}
-			if a.Identity != "" && i < 0 {
-				if err := doc.checkIdentity(a.Pointer, a.Identity, a.Value, f.path); err != nil {
-					return nil, nil, err
+			if i < 0 {
+				if n, _ := doc.accEntries(a.Pointer, a.Value, a.Identity); n > 0 {
+					switch {
+					case prior != nil || a.Identity == "":
+						// acc's entry, edited by a person (even one whose
+						// record an uninstall dropped): theirs now; not doubled.
+						rec := RecordedArtifact{Kind: a.Kind, Path: f.path, Pointer: a.Pointer, Value: a.Value, Identity: a.Identity}
+						if prior != nil {
+							rec = *prior
+						}
+						out = append(out, rec)
+						kept = append(kept, joinDots(a.Pointer)+": acc's entry was edited by hand; acc leaves it (remove it to let acc write it again)")
+						continue
+					default:
+						return nil, nil, protocol.Errorf(protocol.ReasonInstallConflict, "%s already holds an entry with %s like acc's that acc has no record of writing; remove it, then run acc install again", f.path, a.Identity).With("path", f.path)
+					}
 				}
 			}
 			created, _, err := doc.appendEntry(a.Pointer, a.Value)
 			if err != nil {
 				return nil, nil, shapeConflict(f.path, err)
 			}
-			rec := RecordedArtifact{Kind: a.Kind, Path: f.path, Pointer: a.Pointer, Value: a.Value, CreatedContainers: created, CreatedFile: createdFile}
+			rec := RecordedArtifact{Kind: a.Kind, Path: f.path, Pointer: a.Pointer, Value: a.Value, CreatedContainers: created, CreatedFile: createdFile, Identity: a.Identity}
 			if blank {
 				rec.Seed = arts[0].Seed
 				if f.existed {

@@ -400,7 +400,7 @@ func unapply(path string, src []byte, existed bool, arts []RecordedArtifact, shi
 			case found:
 				changes = append(changes, Change{Path: path, Kind: "json-entry", Op: "remove", Detail: label})
 			default:
-				n, _ := doc.entriesContaining(a.Pointer, shim)
+				n, _ := doc.accEntries(a.Pointer, a.Value, a.Identity)
 				if n > 0 {
 					changes = append(changes, Change{Path: path, Kind: "json-entry", Op: "kept", Detail: label + ": acc's entry was edited; remove it by hand if you no longer want it"})
 				} else {

@@ -310,45 +310,90 @@ func emptyContainer(v *hujson.Value) bool {
 	return false
 }
 
-// entriesContaining counts the elements of the array at keys whose text
-// contains s (used to recognise an entry of acc's that a person edited: it
-// still runs acc's shim).
-func (d *jsonDoc) entriesContaining(keys []string, s string) (int, error) {
+// shimMarker is in every hook command acc writes (the shim's file name).
+const shimMarker = "acc-hook-shim"
+
+// accEntries counts the elements of the array at keys that are acc's,
+// edited or not: with identity (Kimi's plugin "id"), those whose member
+// identity equals value's; otherwise those holding a string that runs acc's
+// shim. Strings are compared decoded, so quoting and JSON escapes of the
+// data home's path do not matter.
+func (d *jsonDoc) accEntries(keys []string, value []byte, identity string) (int, error) {
 	elems, err := d.elements(keys)
 	if err != nil {
 		return 0, err
 	}
+	var want any
+	if identity != "" {
+		var w map[string]any
+		if json.Unmarshal(value, &w) == nil {
+			want = w[identity]
+		}
+	}
 	n := 0
 	for i := range elems {
-		if bytes.Contains(elems[i].Pack(), []byte(s)) {
+		var v any
+		if standardJSON(elems[i].Pack(), &v) != nil {
+			continue
+		}
+		if identity != "" {
+			if m, ok := v.(map[string]any); ok && want != nil && m[identity] == want {
+				n++
+			}
+			continue
+		}
+		if holdsString(v, shimMarker) {
 			n++
 		}
 	}
 	return n, nil
 }
 
-// checkIdentity refuses (exit 5) when the array at keys already holds an
-// element whose member key equals value's but that is not value: an entry
-// of the same name that acc did not write (Kimi refuses two plugins with
-// one id).
-func (d *jsonDoc) checkIdentity(keys []string, key string, value []byte, path string) error {
-	var want map[string]any
-	if json.Unmarshal(value, &want) != nil {
-		return nil
-	}
-	elems, err := d.elements(keys)
-	if err != nil {
-		return err
-	}
-	for i := range elems {
-		var v any
-		if standardJSON(elems[i].Pack(), &v) != nil {
-			continue
+func holdsString(v any, sub string) bool {
+	switch x := v.(type) {
+	case string:
+		return strings.Contains(x, sub)
+	case map[string]any:
+		for _, e := range x {
+			if holdsString(e, sub) {
+				return true
+			}
 		}
-		have, _ := v.(map[string]any)
-		if have != nil && have[key] == want[key] && !equalJSON(elems[i].Pack(), value) {
-			return protocol.Errorf(protocol.ReasonInstallConflict, "%s already holds an entry with %s %v that acc did not write; remove it, then run acc install again", path, key, want[key]).With("path", path)
+	case []any:
+		for _, e := range x {
+			if holdsString(e, sub) {
+				return true
+			}
 		}
 	}
-	return nil
+	return false
+}
+
+// checkKeys refuses (exit 5) an object on the path to keys that names one
+// key twice: JSON readers keep the last, so acc's entry in the first would
+// never be read.
+func (d *jsonDoc) checkKeys(keys []string, path string) error {
+	v := &d.v
+	for depth := 0; ; depth++ {
+		obj, ok := v.Value.(*hujson.Object)
+		if !ok {
+			return nil
+		}
+		seen := map[string]bool{}
+		for _, m := range obj.Members {
+			name := m.Name.Value.(hujson.Literal).String()
+			if seen[name] {
+				return protocol.Errorf(protocol.ReasonInstallConflict, "%s names %q twice in one object; the client reads only the last, so acc cannot add its entries there — merge them, then run acc install again", path, name).With("path", path)
+			}
+			seen[name] = true
+		}
+		if depth == len(keys) {
+			return nil
+		}
+		next := d.find(keys[:depth+1])
+		if next == nil {
+			return nil
+		}
+		v = next
+	}
 }

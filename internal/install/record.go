@@ -83,6 +83,9 @@ type RecordedArtifact struct {
 	// Separator: acc added a newline to end the user's last line before
 	// its TOML block.
 	Separator bool `json:"separator,omitempty"`
+	// Identity names the member that identifies the entry (see
+	// adapter.Artifact.Identity).
+	Identity string `json:"identity,omitempty"`
 	// Original is a blank file's bytes (only whitespace) from before acc
 	// filled it, given back when acc's entries go.
 	Original *string `json:"original,omitempty"`
@@ -146,7 +149,7 @@ func (r *Record) save(dataHome string) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+	if err := accDir(filepath.Dir(path)); err != nil {
 		return err
 	}
 	return writeAtomic(path, append(b, '\n'), 0o600)
@@ -183,8 +186,8 @@ var lockWait = 5 * time.Second
 // it past lockWait.
 func lock(ctx context.Context, dataHome string) (func(), error) {
 	dir := filepath.Join(dataHome, "acc")
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, err
+	if err := accDir(dir); err != nil {
+		return nil, inTheWay(dir, err)
 	}
 	fl := flock.New(filepath.Join(dir, "install.lock"))
 	ctx, cancel := context.WithTimeout(ctx, lockWait)
@@ -214,4 +217,12 @@ func Policies(dataHome string) func(adapter string) string {
 		}
 		return "off"
 	}
+}
+
+// accDir creates acc's directory in the data home readable by everyone
+// (0755): the hook shim inside must be readable by whoever runs the
+// clients, also when root installs for another user (its owner then
+// follows the data home's). The record itself stays 0600.
+func accDir(dir string) error {
+	return mkdirAll(dir)
 }

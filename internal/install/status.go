@@ -3,6 +3,7 @@ package install
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/acc-go/acc/pkg/adapters/adapter"
 )
@@ -93,12 +94,15 @@ func (e *Env) Clients(ctx context.Context) ([]ClientStatus, error) {
 			if in.State != "installed" {
 				st.Remediation = append(st.Remediation, fmt.Sprintf("acc install --adapter %s   # a previous install did not finish", id))
 			} else if changed {
+				// A changed file first: install refuses to overwrite it, so
+				// "put it back" can only work once it is dealt with.
+				modified := slices.ContainsFunc(st.Files, func(f FileStatus) bool { return f.Status == "modified" })
 				for _, f := range st.Files {
 					switch {
-					case f.Status == "missing":
-						st.Remediation = append(st.Remediation, fmt.Sprintf("acc install --adapter %s   # acc's %s in %s is gone; this puts it back", id, what(f), f.Path))
 					case f.Status == "modified":
 						st.Remediation = append(st.Remediation, fmt.Sprintf("acc's %s in %s was changed by hand: put it back or remove it, then run acc install --adapter %s", what(f), f.Path, id))
+					case f.Status == "missing" && !modified:
+						st.Remediation = append(st.Remediation, fmt.Sprintf("acc install --adapter %s   # acc's %s in %s is gone; this puts it back", id, what(f), f.Path))
 					}
 				}
 			}
@@ -108,7 +112,7 @@ func (e *Env) Clients(ctx context.Context) ([]ClientStatus, error) {
 			if id == "codex" {
 				st.Remediation = append(st.Remediation, "in Codex, open /hooks and trust acc's hooks (acc cannot see whether you did; untrusted hooks never run)")
 			}
-		} else if st.Present {
+		} else if st.Present && recErr == nil {
 			st.Remediation = append(st.Remediation, fmt.Sprintf("acc install --adapter %s", id))
 		}
 		out = append(out, st)
@@ -143,7 +147,7 @@ func checkArtifact(ra RecordedArtifact, shim string) FileStatus {
 		}
 		if i, _ := doc.indexOf(ra.Pointer, ra.Value); i >= 0 {
 			fs.Status = "intact"
-		} else if n, _ := doc.entriesContaining(ra.Pointer, shim); n > 0 {
+		} else if n, _ := doc.accEntries(ra.Pointer, ra.Value, ra.Identity); n > 0 {
 			fs.Status = "modified"
 		}
 	}

@@ -115,7 +115,7 @@ func (e *Env) planUninstall(o Options) (*Report, *Record, []undo, bool, error) {
 		for _, path := range order {
 			src, existed, err := readFile(path)
 			if err != nil {
-				return nil, nil, nil, false, err
+				return nil, nil, nil, false, inTheWay(path, err)
 			}
 			out, del, changes, err := unapply(path, src, existed, by[path], e.shimPath())
 			if err != nil {

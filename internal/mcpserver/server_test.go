@@ -311,14 +311,14 @@ func TestDeliveryThroughMCP(t *testing.T) {
 	for _, d := range m["delivery"].([]any) {
 		d := d.(map[string]any)
 		want := map[string]string{"alice": "unsupported_client_version", "ghost": "recipient_unavailable"}[d["recipientParticipantId"].(string)]
-		if d["outcome"] != "queued" || d["transport"] != "inbox" || d["errorCode"] != want {
-			t.Errorf("delivery %v, want queued via inbox (%s)", d, want)
+		if d["outcome"] != "queued" || d["transport"] != "durable" || d["errorCode"] != want {
+			t.Errorf("delivery %v, want queued via durable (%s)", d, want)
 		}
 	}
 	back := r.acc("message", "--to", "research", "--subject", "s", "--body", "b",
 		"--session", alice["sessionId"].(string), "--generation", alice["generation"].(string))
 	d := back["delivery"].([]any)[0].(map[string]any)
-	if d["transport"] != "inbox" || d["errorCode"] != "unsupported_client_version" {
+	if d["transport"] != "durable" || d["errorCode"] != "unsupported_client_version" {
 		t.Errorf("to the MCP participant: %v", d)
 	}
 }

@@ -74,7 +74,7 @@ type sent struct {
 }
 
 func sentOf(ctx context.Context, r *core.Room, res *core.SendResult) *sent {
-	d := router.Router{}.Deliver(ctx, r, &res.Message, res.Recipients, install.Policies(r.DataHome))
+	d := router.Router{}.Deliver(ctx, r, &res.Message, install.Policies(r.DataHome))
 	return &sent{Message: res.Message, Receipt: res.Receipt, Delivery: d}
 }
 

@@ -104,6 +104,7 @@ const (
 	ReasonInstallFailed         = "install_failed"
 	ReasonInstallConflict       = "install_conflict"
 	ReasonInstallBusy           = "install_busy"
+	ReasonWaitTimeout           = "wait_timeout"
 	ReasonStoreUnhealthy        = "store_unhealthy"
 
 	ReasonStaleGeneration            = "stale_generation"
@@ -186,6 +187,7 @@ var Reasons = []ReasonInfo{
 	{ReasonInstallFailed, ExitData, "writing a client's configuration failed; what was written is recorded, and running the command again completes it"},
 	{ReasonStoreUnhealthy, ExitData, "acc doctor found the store corrupt, foreign, of an unknown version or failing its integrity check; the report is in details"},
 
+	{ReasonWaitTimeout, ExitTimeout, "acc wait ran out of time before what it waited for happened; run it again or raise --timeout"},
 	{ReasonInstallBusy, ExitTimeout, "another acc install or uninstall held the data home's install lock past the deadline; let it finish, then run the command again"},
 	{ReasonInstallConflict, ExitConflict, "a file acc would write exists and acc did not write it, or the client already registers what acc would add"},
 	{ReasonStaleGeneration, ExitConflict, "the session generation is not the current one; use the pair from the latest attach"},

@@ -106,7 +106,7 @@ func (rt Router) Route(ctx context.Context, m *protocol.Message, recipients []Re
 }
 
 func (rt Router) route(ctx context.Context, m *protocol.Message, r Recipient) Delivery {
-	d := Delivery{RecipientParticipantID: r.ParticipantID, Outcome: OutcomeQueued, Transport: TransportInbox}
+	d := Delivery{RecipientParticipantID: r.ParticipantID, Outcome: OutcomeQueued, Transport: TransportDurable}
 	if r.Receipt != "" && r.Receipt != protocol.ReceiptQueued {
 		d.Outcome = r.Receipt
 		return d
@@ -184,7 +184,7 @@ func liveTransport(r Recipient) string {
 			return s.Live.Transport
 		}
 	}
-	return TransportInbox
+	return TransportDurable
 }
 
 // safeCodes are the refusal codes a transport may report to a sender.
@@ -212,18 +212,21 @@ func Admits(policy string, m *protocol.Message) bool {
 
 func code(c string) *string { return &c }
 
-// Deliver routes a committed send: it reads each recipient's receipt and
-// live sessions from room (core.DeliveryTargets), the recorded live
+// Deliver routes a committed send to its addressed recipients: it reads
+// each one's receipt and live sessions from room (core.DeliveryTargets), the recorded live
 // policy of each recipient's client through policy (adapter id → off,
 // actionable or all; nil means off everywhere), and applies Route. A
 // failure to read the targets leaves every recipient queued in its inbox
 // with transport_error: the message is recorded either way.
-func (rt Router) Deliver(ctx context.Context, room *core.Room, m *protocol.Message, participants []string, policy func(adapter string) string) []Delivery {
+func (rt Router) Deliver(ctx context.Context, room *core.Room, m *protocol.Message, policy func(adapter string) string) []Delivery {
+	// One entry per addressed recipient (SPEC decision 22): a room message
+	// has none; it waits in each receipt holder's inbox and next turn.
+	participants := m.ToParticipantIDs
 	targets, err := room.DeliveryTargets(ctx, m.MessageID, participants)
 	if err != nil {
 		out := make([]Delivery, 0, len(participants))
 		for _, p := range participants {
-			out = append(out, Delivery{RecipientParticipantID: p, Outcome: OutcomeQueued, Transport: TransportInbox, ErrorCode: code(ErrTransportError)})
+			out = append(out, Delivery{RecipientParticipantID: p, Outcome: OutcomeQueued, Transport: TransportDurable, ErrorCode: code(ErrTransportError)})
 		}
 		return out
 	}

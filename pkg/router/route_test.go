@@ -41,11 +41,11 @@ func TestRouteTable(t *testing.T) {
 		recorded  bool
 	}{
 		{name: "receipt already past queued", m: question, r: Recipient{ParticipantID: "bob", Receipt: protocol.ReceiptRetrieved, Sessions: []Session{hooked}},
-			outcome: "retrieved", via: TransportInbox},
+			outcome: "retrieved", via: TransportDurable},
 		{name: "no live session", m: question, r: Recipient{ParticipantID: "bob", Receipt: "queued"},
-			outcome: "queued", via: TransportInbox, code: ErrRecipientUnavailable},
+			outcome: "queued", via: TransportDurable, code: ErrRecipientUnavailable},
 		{name: "client next turn not proven", m: question, r: Recipient{ParticipantID: "bob", Receipt: "queued", Sessions: []Session{manual}},
-			outcome: "queued", via: TransportInbox, code: ErrUnsupportedClientVersion},
+			outcome: "queued", via: TransportDurable, code: ErrUnsupportedClientVersion},
 		{name: "next turn", m: question, r: Recipient{ParticipantID: "bob", Receipt: "queued", Sessions: []Session{hooked}},
 			outcome: "queued", via: TransportNextTurn},
 		{name: "next turn, one of two sessions proven", m: question, r: Recipient{ParticipantID: "bob", Receipt: "queued", Sessions: []Session{manual, hooked}},

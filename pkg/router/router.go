@@ -16,7 +16,9 @@ const (
 	OutcomeQueued  = "queued"
 	OutcomeOffered = "offered"
 
-	TransportInbox = "inbox"
+	// TransportDurable: the message waits in the recipient's inbox (the
+	// durable record) for the recipient to read (reference/core.md §8.10).
+	TransportDurable = "durable"
 )
 
 // Reasons a live delivery was not attempted or failed: the closed set of safe

@@ -1,0 +1,165 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strconv"
+	"time"
+
+	"github.com/acc-go/acc/internal/watch"
+	"github.com/acc-go/acc/pkg/core"
+	"github.com/acc-go/acc/pkg/protocol"
+	"github.com/urfave/cli/v3"
+)
+
+// waitCommand is `acc wait` (SPEC decision 22): block, without a polling
+// loop in the caller, until this session's inbox holds a pending item, a
+// message is answered or acknowledged, or a resource is released.
+func (a *app) waitCommand() *cli.Command {
+	return &cli.Command{
+		Name:     "wait",
+		Category: "coordination",
+		Usage:    "block until your inbox holds something, a message is answered or acknowledged, or a resource is free",
+		Description: "wait returns as soon as its condition holds, at once when it already does (so it never misses what\n" +
+			"arrived just before it), and prints what it found; it changes nothing and moves no receipt. By default\n" +
+			"it waits until this session's inbox holds a pending message. --answer ID waits for an answer to that\n" +
+			"message, --ack ID until every recipient acknowledged it, --released RESOURCE until no other session's\n" +
+			"live claim overlaps the resource. It watches the store (no polling loop of yours); --timeout takes\n" +
+			"seconds (30) or a duration (10m, 500ms), default 10m, and running out exits 3.\n\n" +
+			"  acc message --to bob --type question --subject … --body … --json   # note the message id\n" +
+			"  acc wait --answer message_… --timeout 10m",
+		Flags: append(ownerFlags(),
+			&cli.StringFlag{Name: "answer", Usage: "wait for an answer to this message `ID`"},
+			&cli.StringFlag{Name: "ack", Usage: "wait until every recipient acknowledged this message `ID`"},
+			&cli.StringFlag{Name: "released", Usage: "wait until no other session's live claim overlaps this `RESOURCE`"},
+			&cli.StringFlag{Name: "timeout", Value: "10m", Usage: "give up after this long (exit 3): seconds (30) or a duration (10m, 500ms)"},
+		),
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			timeout, err := parseTimeout(cmd.String("timeout"))
+			if err != nil {
+				return err
+			}
+			q := core.WaitQuery{For: core.WaitInbox}
+			n := 0
+			for _, f := range []struct{ flag, kind string }{{"answer", core.WaitAnswer}, {"ack", core.WaitAck}, {"released", core.WaitRelease}} {
+				if cmd.IsSet(f.flag) {
+					n++
+					q.For = f.kind
+				}
+			}
+			if n > 1 {
+				return protocol.Errorf(protocol.ReasonUsage, "acc wait takes one of --answer, --ack and --released; see `acc wait --help`")
+			}
+			q.MessageID = cmd.String("answer") + cmd.String("ack")
+			q.Resource = cmd.String("released")
+			dir, err := a.cwd(cmd)
+			if err != nil {
+				return err
+			}
+			q.Cwd = dir
+			openCtx, cancel := context.WithTimeout(ctx, StoreWait)
+			r, err := core.Open(openCtx, core.OpenOptions{Cwd: dir, ConfigPath: cmd.String("workspace"), Getenv: a.env.Getenv, NoCreate: true})
+			cancel()
+			if err != nil {
+				return err
+			}
+			defer r.Close()
+			if err := r.CheckWait(q); err != nil {
+				return err
+			}
+			res, err := a.wait(ctx, cmd, r, q, timeout)
+			if err != nil {
+				return err
+			}
+			return a.emit(res, func(w io.Writer) { printWait(w, res) })
+		},
+	}
+}
+
+// parseTimeout reads seconds ("10") or a Go duration ("10s", "500ms").
+func parseTimeout(s string) (time.Duration, error) {
+	if n, err := strconv.ParseFloat(s, 64); err == nil && n > 0 {
+		return time.Duration(n * float64(time.Second)), nil
+	}
+	if d, err := time.ParseDuration(s); err == nil && d > 0 {
+		return d, nil
+	}
+	return 0, protocol.Errorf(protocol.ReasonInvalidFlagValue, "--timeout takes seconds (30) or a duration (10m, 500ms), not %q", s)
+}
+
+// wait resolves the caller, sets the watch up and only then looks, so
+// nothing recorded before the watch is missed; each look is bounded by
+// StoreWait.
+func (a *app) wait(ctx context.Context, cmd *cli.Command, r *core.Room, q core.WaitQuery, timeout time.Duration) (*core.WaitResult, error) {
+	began := time.Now()
+	deadline, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	step := func(fn func(ctx context.Context) error) error {
+		c, cancel := context.WithTimeout(deadline, StoreWait)
+		defer cancel()
+		return fn(c)
+	}
+	if q.For == core.WaitInbox || q.For == core.WaitRelease {
+		err := step(func(ctx context.Context) error {
+			c, err := a.caller(ctx, cmd, r)
+			if err == nil {
+				q.Caller = &c
+			}
+			return err
+		})
+		if err != nil && q.For == core.WaitInbox {
+			return nil, err
+		}
+	}
+	w := watch.Store(deadline, core.StorePath(r.DataHome, r.WS.ID))
+	for {
+		var res *core.WaitResult
+		if err := step(func(ctx context.Context) (err error) { res, err = r.CheckCondition(ctx, q); return err }); err != nil {
+			if deadline.Err() != nil {
+				break
+			}
+			return nil, err
+		}
+		if res.Satisfied {
+			return res, nil
+		}
+		select {
+		case <-w.C:
+		case <-deadline.Done():
+		}
+		if deadline.Err() != nil {
+			break
+		}
+	}
+	return nil, protocol.Errorf(protocol.ReasonWaitTimeout, "nothing after %s: %s; run it again or raise --timeout",
+		time.Since(began).Round(time.Millisecond), waitingFor(q))
+}
+
+func waitingFor(q core.WaitQuery) string {
+	switch q.For {
+	case core.WaitAnswer:
+		return "no answer to " + q.MessageID + " yet"
+	case core.WaitAck:
+		return q.MessageID + " is not acknowledged by every recipient yet"
+	case core.WaitRelease:
+		return q.Resource + " is still claimed by another session"
+	}
+	return "your inbox holds nothing pending"
+}
+
+func printWait(w io.Writer, res *core.WaitResult) {
+	switch res.For {
+	case core.WaitInbox, core.WaitAnswer:
+		for _, m := range res.Messages {
+			fmt.Fprintf(w, "%s  %s from %s: %s\n", m.MessageID, m.Kind, m.FromParticipantID, m.Subject)
+		}
+		fmt.Fprintln(w, "read one with: acc inbox --message ID")
+	case core.WaitAck:
+		for _, rc := range res.Receipts {
+			fmt.Fprintf(w, "%s acknowledged at %s\n", rc.RecipientParticipantID, rc.UpdatedAt)
+		}
+	case core.WaitRelease:
+		fmt.Fprintf(w, "%s is free: no other session's live claim overlaps it\n", res.Resource)
+	}
+}

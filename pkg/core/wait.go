@@ -1,0 +1,166 @@
+package core
+
+import (
+	"context"
+	"slices"
+
+	"github.com/acc-go/acc/pkg/protocol"
+	"github.com/acc-go/acc/pkg/storage"
+)
+
+// What a wait waits for (SPEC decision 22).
+const (
+	WaitInbox   = "inbox"    // the caller's inbox holds a pending item (the default)
+	WaitAnswer  = "answer"   // an answer in reply to a given message
+	WaitAck     = "ack"      // every recipient of a given message acknowledged it
+	WaitRelease = "released" // no other session's live claim overlaps a resource
+)
+
+// WaitKinds lists them.
+var WaitKinds = []string{WaitInbox, WaitAnswer, WaitAck, WaitRelease}
+
+// WaitQuery is one condition.
+type WaitQuery struct {
+	For string
+	// Caller is the waiting session (required for inbox; released
+	// ignores the caller's own claims).
+	Caller *Caller
+	// MessageID is the message answered or acknowledged (answer, ack).
+	MessageID string
+	// Resource is the resource to see released, spelled as for acc claim,
+	// relative to Cwd.
+	Resource, Cwd string
+}
+
+// WaitResult is one evaluation of a condition.
+type WaitResult struct {
+	For       string `json:"for"`
+	Satisfied bool   `json:"satisfied"`
+	// Cursor is the last event sequence seen.
+	Cursor string `json:"cursor"`
+	// Messages are the pending messages (inbox, newest first, one page)
+	// or the answers (answer), as summaries; read one with acc inbox
+	// --message.
+	Messages []Summary `json:"messages"`
+	// Receipts are the message's receipts (ack).
+	Receipts []protocol.Receipt `json:"receipts"`
+	// Resource and Claims: the canonical resource and the other sessions'
+	// live claims still overlapping it (release).
+	Resource string           `json:"resource,omitempty"`
+	Claims   []protocol.Claim `json:"claims"`
+}
+
+// CheckWait refuses a malformed condition before any wait (exit 2 usage;
+// exit 4 for a message id that is not one; resource spelling as acc claim).
+func (r *Room) CheckWait(q WaitQuery) error {
+	if !slices.Contains(WaitKinds, q.For) {
+		return protocol.Errorf(protocol.ReasonInvalidFlagValue, "wait %q is not one of %s", q.For, joinComma(WaitKinds))
+	}
+	switch q.For {
+	case WaitAnswer, WaitAck:
+		return CheckMessageID(q.MessageID)
+	case WaitRelease:
+		_, err := r.WS.CanonicalResource(q.Resource, q.Cwd)
+		return err
+	}
+	return nil
+}
+
+// LastSequence is the sequence of the room's last event (0 when none).
+func (r *Room) LastSequence(ctx context.Context) (int64, error) {
+	var n int64
+	err := r.Store.View(ctx, func(tx storage.ReadTx) (err error) {
+		n, err = tx.LastSequence()
+		return err
+	})
+	return n, err
+}
+
+// CheckCondition evaluates q once, read-only: it never moves a receipt.
+// Errors: exit 4 for a message that does not exist (answer, ack); exit 5
+// for a caller whose session is not open (message).
+func (r *Room) CheckCondition(ctx context.Context, q WaitQuery) (*WaitResult, error) {
+	res := &WaitResult{For: q.For, Messages: []Summary{}, Receipts: []protocol.Receipt{}, Claims: []protocol.Claim{}}
+	err := r.Store.View(ctx, func(tx storage.ReadTx) error {
+		last, err := tx.LastSequence()
+		if err != nil {
+			return err
+		}
+		res.Cursor = protocol.FormatSequence(last)
+		switch q.For {
+		case WaitInbox:
+			return nil // read below, through Inbox
+		case WaitAnswer:
+			orig, err := tx.Message(q.MessageID)
+			if err != nil {
+				return err
+			}
+			if orig == nil {
+				return unknownMessage(q.MessageID)
+			}
+			return tx.ScanMessages(storage.MessageQuery{Kind: protocol.KindAnswer}, func(m protocol.Message) bool {
+				if m.InReplyTo != nil && *m.InReplyTo == q.MessageID {
+					res.Messages = append(res.Messages, Summarise(&m))
+				}
+				return m.SentAt >= orig.SentAt // answers come after their question
+			})
+		case WaitAck:
+			m, err := tx.Message(q.MessageID)
+			if err != nil {
+				return err
+			}
+			if m == nil {
+				return unknownMessage(q.MessageID)
+			}
+			rcs, err := tx.ReceiptsByMessage(q.MessageID)
+			if err != nil {
+				return err
+			}
+			res.Receipts = rcs
+		case WaitRelease:
+			resource, err := r.WS.CanonicalResource(q.Resource, q.Cwd)
+			if err != nil {
+				return err
+			}
+			res.Resource = resource
+			claims, err := tx.Claims()
+			if err != nil {
+				return err
+			}
+			now := protocol.FormatTime(r.now())
+			for _, c := range claims {
+				if c.ExpiresAt <= now || !Overlaps(c.Resource, resource) {
+					continue
+				}
+				if q.Caller != nil && c.OwnerSessionID == q.Caller.SessionID {
+					continue
+				}
+				res.Claims = append(res.Claims, c)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if q.For == WaitInbox {
+		page, err := r.Inbox(ctx, InboxQuery{Caller: *q.Caller})
+		if err != nil {
+			return nil, err
+		}
+		for _, it := range page.Items {
+			res.Messages = append(res.Messages, it.Message)
+		}
+	}
+	switch q.For {
+	case WaitInbox, WaitAnswer:
+		res.Satisfied = len(res.Messages) > 0
+	case WaitAck:
+		res.Satisfied = len(res.Receipts) > 0 && !slices.ContainsFunc(res.Receipts, func(rc protocol.Receipt) bool {
+			return rc.State != protocol.ReceiptAcknowledged
+		})
+	case WaitRelease:
+		res.Satisfied = len(res.Claims) == 0
+	}
+	return res, nil
+}
