@@ -626,8 +626,8 @@ func TestPeerSnapshotEscapes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"snapshot":{"messages":[{"artifacts":[{"description":"x\\u2028y"}],"body":"red \\u001b[31m\tok\n\\u007f",` +
-		`"handoff":{"completed":["docs\\u0085"]},"messageId":"m1","subject":"bell\\u0007","trust":"untrusted peer content"}],` +
+	want := `{"snapshot":{"messages":[{"artifacts":[{"description":"x\u2028y"}],"body":"red \\u001b[31m\tok\n\\u007f",` +
+		`"handoff":{"completed":["docs` + "\u0085" + `"]},"messageId":"m1","subject":"bell\\u0007","trust":"untrusted peer content"}],` +
 		`"participants":[{"participantId":"a\u001b"}]}}`
 	if s := mustJSON(got); s != want {
 		t.Errorf("got  %s\nwant %s", s, want)
@@ -1017,4 +1017,76 @@ func TestWorkspaceRootIgnored(t *testing.T) {
 // emptyFingerprint is the fingerprint of an empty data home.
 func emptyFingerprint(t *testing.T) string {
 	return newRoom(t).fingerprint()
+}
+
+// Findings of a third review.
+
+// An empty string is refused, never taken as "absent"; refusals name the
+// tool's own arguments; a retried acc_finish returns its handoff without
+// opening a session; a call with no tool name is refused as such.
+func TestThirdReview(t *testing.T) {
+	r := newRoom(t)
+	c := startBinary(t, r, "research")
+	e := eras[1]
+	e.open(t, c)
+	for _, call := range []struct{ tool, args, want string }{
+		{"acc_inbox", `{"messageId":""}`, "arguments.messageId must not be empty"},
+		{"acc_finish", `{"goal":"g","toParticipantId":""}`, "arguments.toParticipantId must not be empty"},
+		{"acc_message", `{"to":["alice"],"subject":"s","body":"b","clientMessageId":""}`, "arguments.clientMessageId must not be empty"},
+		{"acc_request", `{"toParticipantId":"alice","title":"t","detail":"` + strings.Repeat("x", 4001) + `"}`, "arguments.detail is 4001 characters"},
+		{"acc_request", `{"toParticipantId":"alice","title":"` + strings.Repeat("x", 501) + `"}`, "arguments.title is 501 characters"},
+		{"acc_finish", `{"goal":"` + strings.Repeat("x", 501) + `"}`, "arguments.goal is 501 characters"},
+		{"acc_finish", `{"goal":"g","completed":["` + strings.Repeat("x", 501) + `"]}`, "arguments.completed is 501 characters"},
+	} {
+		out := e.tool(t, c, call.tool, json.RawMessage(call.args))
+		if !out.isErr || !strings.Contains(out.text, call.want) {
+			t.Errorf("%s: %q, want it to say %q", call.tool, clip(out.text), call.want)
+		}
+	}
+	alice := r.acc("attach", "--participant", "alice")
+	_ = alice
+	args := map[string]any{"goal": "g", "clientMessageId": "fin1", "toParticipantId": "alice"}
+	first := e.ok(t, c, "acc_finish", args).(map[string]any)["message"].(map[string]any)["messageId"]
+	again := e.ok(t, c, "acc_finish", args).(map[string]any)["message"].(map[string]any)["messageId"]
+	if first != again {
+		t.Errorf("a retried finish gave %v, want the first handoff %v", again, first)
+	}
+	if roster := rosterText(t, e, c); strings.Contains(roster, `"research"`) {
+		t.Errorf("the retry opened a session: %s", roster)
+	}
+	res := result(t, c.request("tools/call", map[string]any{}))
+	if res["isError"] != true || !strings.Contains(mustJSON(res["content"]), "params.name is required") {
+		t.Errorf("a call with no name: %v", res)
+	}
+}
+
+func clip(s string) string {
+	if len(s) > 200 {
+		return s[:200] + "…"
+	}
+	return s
+}
+
+// A session two servers share stays online while one runs, though the
+// other, whose pid it recorded last, has exited.
+func TestSharedSessionStaysOnline(t *testing.T) {
+	saved := presenceEvery
+	presenceEvery = 200 * time.Millisecond
+	t.Cleanup(func() { presenceEvery = saved })
+	r := newRoom(t)
+	a := startInProcess(t, r, "research")
+	a.initialize("2025-11-25")
+	id := a.ok("acc_status", map[string]any{})["callerSessionId"].(string)
+	b, pb := spawnBinary(t, r, "research")
+	b.initialize("2025-11-25")
+	b.ok("acc_status", map[string]any{}) // the session now records b's pid
+	pb.in.Close()
+	pb.cmd.Wait()
+	deadline := time.Now().Add(10 * time.Second)
+	for presenceOf(r, id) != "online" {
+		if time.Now().After(deadline) {
+			t.Fatalf("the shared session stayed %q while a server of it runs", presenceOf(r, id))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }

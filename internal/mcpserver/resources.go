@@ -3,6 +3,8 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"strings"
 
 	"github.com/acc-go/acc/pkg/core"
 	"github.com/acc-go/acc/pkg/protocol"
@@ -87,8 +89,7 @@ func contents(uri string, v any, err error) (*mcp.ReadResourceResult, error) {
 // peerSnapshot marks the messages of a full sync as peer content (A7):
 // every string inside each message, recursively (subject, body, artifact
 // descriptions, handoff lists), has its control characters escaped
-// (core.EscapeControl), and each message gains trust "untrusted peer
-// content". Attribution is kept as it is. Other records pass unchanged.
+// (escapeA7), and each message gains trust "untrusted peer content". Attribution is kept as it is. Other records pass unchanged.
 func peerSnapshot(data any) (any, error) {
 	b, err := json.Marshal(data)
 	if err != nil {
@@ -112,7 +113,7 @@ func peerSnapshot(data any) (any, error) {
 func escapeStrings(v any) any {
 	switch x := v.(type) {
 	case string:
-		return core.EscapeControl(x)
+		return escapeA7(x)
 	case map[string]any:
 		for k, e := range x {
 			x[k] = escapeStrings(e)
@@ -124,3 +125,23 @@ func escapeStrings(v any) any {
 	}
 	return v
 }
+
+// escapeA7 is A7's peer escaping: each code point below 32 other than
+// newline and tab, and 127, becomes the six characters \u00XX; nothing
+// else changes.
+func escapeA7(s string) string {
+	if !strings.ContainsFunc(s, a7Escaped) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if a7Escaped(r) {
+			fmt.Fprintf(&b, "\\u%04x", r)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+func a7Escaped(r rune) bool { return (r < 0x20 && r != '\n' && r != '\t') || r == 0x7f }

@@ -151,6 +151,11 @@ func checkValue(path string, s *jsonschema.Schema, v any) (any, error) {
 		if !ok {
 			return nil, bad("must be a string")
 		}
+		if str == "" {
+			// Leave a field out rather than send it empty: an empty string
+			// never means "absent" (the CLI refuses an empty flag too).
+			return nil, bad("must not be empty (leave the field out instead)")
+		}
 		if len(s.Enum) > 0 {
 			for _, e := range s.Enum {
 				if e == str {

@@ -112,7 +112,10 @@ func Serve(ctx context.Context, cfg *Config, r io.Reader, w, logw io.Writer) err
 	}
 	go m.readLoop(r)
 	stop := context.AfterFunc(ctx, func() { legacy.Close(); modern.Close() })
+	keep, cancelKeep := context.WithCancel(ctx)
+	go s.keepPresence(keep)
 	errL, errM := legacy.Wait(), modern.Wait()
+	cancelKeep()
 	stop()
 	for _, e := range []error{ctx.Err(), errL, errM} {
 		if e != nil && e != io.EOF {
@@ -161,6 +164,9 @@ func (s *server) newMCPServer() *mcp.Server {
 	srv.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			if ct, ok := req.(*mcp.CallToolRequest); ok && method == "tools/call" && !known[ct.Params.Name] {
+				if ct.Params.Name == "" {
+					return errorResult("tools/call", protocol.Errorf(protocol.ReasonUnknownTool, "params.name is required: the tool to call (tools/list lists them)")), nil
+				}
 				return errorResult(ct.Params.Name, protocol.Errorf(protocol.ReasonUnknownTool, "unknown tool: %s", ct.Params.Name)), nil
 			}
 			return next(ctx, method, req)
@@ -255,6 +261,40 @@ func (s *server) owner(ctx context.Context, r *core.Room, heartbeat bool) (core.
 	return *s.caller, nil
 }
 
+// presenceEvery is how often a server looks at the session it shares.
+var presenceEvery = 3 * time.Second
+
+// keepPresence keeps a session that several servers of one participant
+// share online while any of them runs: the session records one pid (the
+// last server to resolve it), so when that server exits, another one that
+// is still running records its own pid instead, within presenceEvery. It
+// reads only, and writes only when the recorded process is gone.
+func (s *server) keepPresence(ctx context.Context) {
+	t := time.NewTicker(presenceEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		s.mu.Lock()
+		if s.caller != nil {
+			c, cancel := context.WithTimeout(ctx, storeWait)
+			_ = s.open(c, false, func(r *core.Room) error {
+				gone, err := r.SessionProcessGone(c, s.caller.SessionID)
+				if err != nil || !gone {
+					return err
+				}
+				_, err = s.owner(c, r, true)
+				return err
+			})
+			cancel()
+		}
+		s.mu.Unlock()
+	}
+}
+
 // handler wraps a tool: validation first (no session is resolved for an
 // invalid call), then the session, then the core operation.
 func (s *server) handler(t tool) mcp.ToolHandler {
@@ -273,7 +313,7 @@ func (s *server) handler(t tool) mcp.ToolHandler {
 		}
 		if t.check != nil {
 			if err := t.check(raw); err != nil {
-				return errorResult(name, err), nil
+				return errorResult(name, renamed(err, t.renames)), nil
 			}
 		}
 		s.mu.Lock()
@@ -289,15 +329,31 @@ func (s *server) handler(t tool) mcp.ToolHandler {
 			}
 		}
 		err = s.open(ctx, true, func(r *core.Room) error {
-			c, err := s.owner(ctx, r, !t.finish)
-			if err != nil {
+			if t.before != nil {
+				v, done, err := t.before(ctx, r, s.cfg.Participant, raw)
+				if err != nil || done {
+					out = v
+					return err
+				}
+			}
+			for attempt := 0; ; attempt++ {
+				c, err := s.owner(ctx, r, !t.finish)
+				if err != nil {
+					return err
+				}
+				out, err = t.run(ctx, &call{room: r, caller: c, dir: s.cfg.Dir}, raw)
+				if err != nil && attempt == 0 && sessionGone(err) {
+					// Another server of this participant finished the
+					// shared session between resolving it and using it:
+					// resolve again (a new session) and retry once.
+					s.caller = nil
+					continue
+				}
+				if err == nil && t.finish {
+					s.caller = nil // finish closed the session
+				}
 				return err
 			}
-			out, err = t.run(ctx, &call{room: r, caller: c, dir: s.cfg.Dir}, raw)
-			if err == nil && t.finish {
-				s.caller = nil // finish closed the session
-			}
-			return err
 		})
 		if err != nil {
 			// Every failure inside a call is a tool result (A6), the
@@ -306,10 +362,48 @@ func (s *server) handler(t tool) mcp.ToolHandler {
 			if protocol.CodeOf(err) == protocol.ExitInternal {
 				s.logf("%s: %v", name, err)
 			}
-			return errorResult(name, err), nil
+			return errorResult(name, renamed(err, t.renames)), nil
 		}
 		return okResult(out, isModern(req.Params.GetMeta()))
 	}
+}
+
+// sessionGone reports a refusal that means the resolved session was
+// closed or replaced meanwhile.
+func sessionGone(err error) bool {
+	pe := protocol.AsError(err)
+	return pe.Reason == protocol.ReasonSessionNotOpen || pe.Reason == protocol.ReasonStaleGeneration
+}
+
+// renamed words a core refusal with the tool's argument names: a message
+// starting with core's field name ("subject must not be empty") names the
+// argument instead ("arguments.title must not be empty").
+func renamed(err error, renames map[string]string) error {
+	if len(renames) == 0 {
+		return err
+	}
+	pe := protocol.AsError(err)
+	for from, to := range renames {
+		if strings.HasPrefix(pe.Message, from+" ") {
+			cp := *pe
+			cp.Message = "arguments." + to + pe.Message[len(from):]
+			if strings.Contains(to, " ") {
+				cp.Message = to + pe.Message[len(from):]
+			}
+			if cp.Details != nil {
+				d := map[string]any{}
+				for k, v := range cp.Details {
+					d[k] = v
+				}
+				if d["field"] == from {
+					d["field"] = to
+				}
+				cp.Details = d
+			}
+			return &cp
+		}
+	}
+	return err
 }
 
 func isModern(meta map[string]any) bool {

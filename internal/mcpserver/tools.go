@@ -32,6 +32,12 @@ type tool struct {
 	// spelling and place) once the room is open, still before a session is
 	// resolved.
 	roomCheck func(r *core.Room, dir string, raw json.RawMessage) error
+	// before, when set, answers a call without resolving a session (a
+	// retried acc_finish whose handoff exists); done false goes on.
+	before func(ctx context.Context, r *core.Room, participant string, raw json.RawMessage) (out any, done bool, err error)
+	// renames maps core's field names to this tool's argument names, for
+	// refusals (acc_request's title is core's subject).
+	renames map[string]string
 	// run decodes raw (already validated) and calls the core operation.
 	run func(ctx context.Context, c *call, raw json.RawMessage) (any, error)
 	// finish marks acc_finish: it uses the session without a heartbeat
@@ -332,6 +338,7 @@ func requestInput(raw json.RawMessage, c core.Caller) (core.RequestInput, error)
 
 func requestTool() tool {
 	return tool{
+		renames: map[string]string{"subject": "title", "body": "detail"},
 		def: def("acc_request", "Ask one participant to do something; they owe a reply (not completion). The title is the body when detail is absent."+sendNote+mutateNote+pollNote,
 			closed([]string{"toParticipantId", "title"}, map[string]*jsonschema.Schema{
 				"toParticipantId": str("the participant asked"),
@@ -493,12 +500,27 @@ func finishTool() tool {
 				"clientMessageId": str("idempotency key"),
 			})),
 		finish: true,
+		renames: map[string]string{"subject": "goal", "body": "completed, remaining and blockers together", "message.handoff.completed": "completed",
+			"message.handoff.remaining": "remaining", "message.handoff.blockers": "blockers"},
 		check: func(raw json.RawMessage) error {
 			in, err := finishInput(raw, core.Caller{})
 			if err != nil {
 				return err
 			}
 			return core.CheckFinish(in)
+		},
+		before: func(ctx context.Context, r *core.Room, participant string, raw json.RawMessage) (any, bool, error) {
+			in, err := finishInput(raw, core.Caller{})
+			if err != nil || in.ClientMessageID == "" {
+				return nil, false, err
+			}
+			// A retry of a finish that closed its session returns that
+			// handoff, as the CLI does, without opening a new session.
+			prior, err := r.PriorHandoff(ctx, participant, in.ClientMessageID)
+			if err != nil || prior == nil {
+				return nil, false, err
+			}
+			return sentOf(ctx, r, prior), true, nil
 		},
 		run: func(ctx context.Context, c *call, raw json.RawMessage) (any, error) {
 			in, err := finishInput(raw, c.caller)

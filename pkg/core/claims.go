@@ -205,7 +205,7 @@ func (r *Room) RenewClaim(ctx context.Context, c Caller, claimID string, leaseSe
 			return err
 		}
 		if cl == nil {
-			return claimNotFound(claimID)
+			return claimNotFound(claimID, r.Front)
 		}
 		if cl.OwnerSessionID != me.SessionID {
 			return protocol.Errorf(protocol.ReasonClaimNotOwner, "only the owning session generation may renew claim %s; claim the resource yourself once it is released", claimID).With("claimId", claimID)
@@ -239,8 +239,8 @@ func (r *Room) RenewClaim(ctx context.Context, c Caller, claimID string, leaseSe
 	return out, err
 }
 
-func claimNotFound(id string) error {
-	return protocol.Errorf(protocol.ReasonClaimNotFound, "the claim %s does not exist (it was released, or never made); `acc status` lists live claims", id).With("claimId", id)
+func claimNotFound(id string, f Front) error {
+	return protocol.Errorf(protocol.ReasonClaimNotFound, "the claim %s does not exist (it was released, or never made); %s lists live claims", id, f.Cmd("`acc status`", "acc_status")).With("claimId", id)
 }
 
 // ReleaseInput names a claim by id or by resource (matched against the
@@ -298,7 +298,7 @@ func (r *Room) Release(ctx context.Context, in ReleaseInput) (*ReleaseResult, er
 				return err
 			}
 			if target == nil {
-				return claimNotFound(in.ClaimID)
+				return claimNotFound(in.ClaimID, r.Front)
 			}
 		} else {
 			claims, err := tx.Claims()
@@ -342,7 +342,7 @@ func (r *Room) Release(ctx context.Context, in ReleaseInput) (*ReleaseResult, er
 						"%s is held by another session (claim %s); releasing it needs --authority human|policy and --reason, or ask its holder", resource, others[0].ClaimID).
 						With("claimId", others[0].ClaimID)
 				}
-				return protocol.Errorf(protocol.ReasonClaimNotFound, "you hold no claim on %s; `acc status` lists live claims", resource).With("resource", resource)
+				return protocol.Errorf(protocol.ReasonClaimNotFound, "you hold no claim on %s; %s lists live claims", resource, r.Front.Cmd("`acc status`", "acc_status")).With("resource", resource)
 			}
 		}
 		at := protocol.FormatTime(r.now())

@@ -187,7 +187,7 @@ func (r *Room) ReadMessage(ctx context.Context, c Caller, messageID string) ([]E
 			return err
 		}
 		if m == nil {
-			return unknownMessage(messageID)
+			return unknownMessage(messageID, r.Front)
 		}
 		rc, err := tx.Receipt(messageID, me.ParticipantID)
 		if err != nil {
@@ -195,7 +195,7 @@ func (r *Room) ReadMessage(ctx context.Context, c Caller, messageID string) ([]E
 		}
 		if rc == nil {
 			return protocol.Errorf(protocol.ReasonNotRecoverable,
-				"message %s is not recoverable by %s: it was not addressed to this participant; `acc inbox` lists what was", messageID, me.ParticipantID).
+				"message %s is not recoverable by %s: it was not addressed to this participant; %s lists what was", messageID, me.ParticipantID, r.Front.Cmd("`acc inbox`", "acc_inbox")).
 				With("messageId", messageID)
 		}
 		if rc.State != protocol.ReceiptAcknowledged {

@@ -427,7 +427,7 @@ func (r *Room) resolveRecipients(tx storage.ReadTx, me *protocol.Session, raw []
 			list = "nobody yet"
 		}
 		return nil, protocol.Errorf(protocol.ReasonUnknownRecipient,
-			"no participant here is called %s. This workspace has: %s (see `acc status`)", strings.Join(strangers, ", "), list).
+			"no participant here is called %s. This workspace has: %s (see %s)", strings.Join(strangers, ", "), list, r.Front.Cmd("`acc status`", "acc_status")).
 			With("strangers", strangers).With("known", known)
 	}
 	return out, nil
@@ -484,7 +484,7 @@ func (r *Room) Reply(ctx context.Context, in ReplyInput) (*SendResult, error) {
 			return err
 		}
 		if orig == nil {
-			return unknownMessage(in.MessageID)
+			return unknownMessage(in.MessageID, r.Front)
 		}
 		rc, err := tx.Receipt(orig.MessageID, me.ParticipantID)
 		if err != nil {
@@ -578,7 +578,7 @@ func (r *Room) Ack(ctx context.Context, c Caller, messageID string) (*protocol.R
 			return err
 		}
 		if m == nil {
-			return unknownMessage(messageID)
+			return unknownMessage(messageID, r.Front)
 		}
 		rc, err := tx.Receipt(messageID, me.ParticipantID)
 		if err != nil {
@@ -663,7 +663,7 @@ func (r *Room) Finish(ctx context.Context, in FinishInput) (*SendResult, error) 
 			return err
 		}
 		if s == nil {
-			return protocol.Errorf(protocol.ReasonSessionNotOpen, "session %s is not open in this workspace; attach again with `acc attach`", in.Caller.SessionID)
+			return protocol.Errorf(protocol.ReasonSessionNotOpen, "session %s is not open in this workspace; %s", in.Caller.SessionID, r.Front.Cmd("attach again with `acc attach`", "call again: the next call opens a new session"))
 		}
 		if s.Generation != in.Caller.Generation {
 			return staleGeneration("finish", s.SessionID)
@@ -767,8 +767,8 @@ func handoffBody(goal string, h *protocol.HandoffPayload) string {
 
 // unknownMessage is the exit-4 refusal for a message id this workspace has
 // never recorded.
-func unknownMessage(id string) error {
-	return protocol.Errorf(protocol.ReasonUnknownMessage, "message %s does not exist in this workspace; `acc inbox` lists your pending messages with their ids", id).With("messageId", id)
+func unknownMessage(id string, f Front) error {
+	return protocol.Errorf(protocol.ReasonUnknownMessage, "message %s does not exist in this workspace; %s lists your pending messages with their ids", id, f.Cmd("`acc inbox`", "acc_inbox")).With("messageId", id)
 }
 
 // releasedClaimsOf reads the claim ids a handoff recorded as released.
@@ -789,4 +789,27 @@ func staleGeneration(action, sessionID string) error {
 	return protocol.Errorf(protocol.ReasonStaleGeneration,
 		"cannot %s from this session generation: it is not the current generation of %s (the session was reattached, or the value is mistyped); use the --generation printed by the latest attach", action, sessionID).
 		With("sessionId", sessionID)
+}
+
+// PriorHandoff returns the handoff participant recorded with
+// clientMessageID (acc_finish retried after its session closed), or nil.
+func (r *Room) PriorHandoff(ctx context.Context, participant, clientMessageID string) (*SendResult, error) {
+	var out *SendResult
+	err := r.Store.View(ctx, func(tx storage.ReadTx) error {
+		m, err := tx.MessageByClientKey(participant, clientMessageID)
+		if err != nil || m == nil || m.Kind != protocol.KindHandoff {
+			return err
+		}
+		rcs, err := tx.ReceiptsByMessage(m.MessageID)
+		if err != nil {
+			return err
+		}
+		res := &SendResult{Message: *m}
+		for _, rc := range rcs {
+			res.Recipients = append(res.Recipients, rc.RecipientParticipantID)
+		}
+		out = res
+		return nil
+	})
+	return out, err
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/shirou/gopsutil/v4/process"
 
 	"github.com/acc-go/acc/pkg/protocol"
+	"github.com/acc-go/acc/pkg/storage"
 )
 
 // Presence values (reference/core.md §5.1).
@@ -217,4 +218,20 @@ func ClientPID(command string) int {
 		pid = parent
 	}
 	return 0
+}
+
+// SessionProcessGone reports whether the process recorded on session id is
+// known to have exited (false when none is recorded, or the session is not
+// open).
+func (r *Room) SessionProcessGone(ctx context.Context, id string) (bool, error) {
+	var gone bool
+	err := r.Store.View(ctx, func(tx storage.ReadTx) error {
+		s, _, err := findSession(tx, id)
+		if err != nil || s == nil || s.State != protocol.SessionOpen {
+			return err
+		}
+		gone = RecordedProcessGone(s, r.Probe)
+		return nil
+	})
+	return gone, err
 }

@@ -312,8 +312,8 @@ func (r *Room) syncDelta(ctx context.Context, q SyncQuery) (*SyncResult, error) 
 		}
 		if after > last {
 			return protocol.Errorf(protocol.ReasonInvalidCursor,
-				"cursor %s is past the end of this room's event log (last %s), so no sync of this room returned it; leave --cursor out to start from the beginning",
-				q.Cursor, protocol.FormatSequence(last)).With("cursor", q.Cursor)
+				"cursor %s is past the end of this room's event log (last %s), so no sync of this room returned it; leave %s out to start from the beginning",
+				q.Cursor, protocol.FormatSequence(last), r.Front.Field("cursor")).With("cursor", q.Cursor)
 		}
 		events, err := tx.Events(after, limit)
 		if err != nil {
@@ -488,7 +488,7 @@ func (r *Room) historyMessage(ctx context.Context, q SyncQuery) (*SyncResult, er
 		}
 		if m == nil {
 			return protocol.Errorf(protocol.ReasonUnknownMessage,
-				"message %s does not exist in this workspace; `acc sync --scope history` lists its messages", q.MessageID).With("messageId", q.MessageID)
+				"message %s does not exist in this workspace; %s lists its messages", q.MessageID, r.Front.Cmd("`acc sync --scope history`", `acc_sync {scope: "history"}`)).With("messageId", q.MessageID)
 		}
 		mv, err := newDecisionViews(tx).view(m)
 		if err != nil {

@@ -96,7 +96,7 @@ func (r *Room) CheckCondition(ctx context.Context, q WaitQuery) (*WaitResult, er
 				return err
 			}
 			if orig == nil {
-				return unknownMessage(q.MessageID)
+				return unknownMessage(q.MessageID, r.Front)
 			}
 			return tx.ScanMessages(storage.MessageQuery{Kind: protocol.KindAnswer}, func(m protocol.Message) bool {
 				if m.InReplyTo != nil && *m.InReplyTo == q.MessageID {
@@ -110,7 +110,7 @@ func (r *Room) CheckCondition(ctx context.Context, q WaitQuery) (*WaitResult, er
 				return err
 			}
 			if m == nil {
-				return unknownMessage(q.MessageID)
+				return unknownMessage(q.MessageID, r.Front)
 			}
 			rcs, err := tx.ReceiptsByMessage(q.MessageID)
 			if err != nil {
