@@ -217,7 +217,7 @@ func TestConformanceBasicSession(t *testing.T) {
 				if si, _ := init["serverInfo"].(map[string]any); si["name"] != serverName {
 					t.Errorf("serverInfo %v", init["serverInfo"])
 				}
-				if b, _ := json.Marshal(init["capabilities"]); string(b) != `{"resources":{},"tools":{}}` {
+				if b, _ := json.Marshal(init["capabilities"]); string(b) != `{"resources":{"subscribe":true},"tools":{}}` {
 					t.Errorf("capabilities %s", b)
 				}
 			}

@@ -116,7 +116,8 @@ type client struct {
 	mu      sync.Mutex
 	cond    *sync.Cond
 	replies map[string]json.RawMessage
-	nulls   int // replies with id null received so far
+	nulls   int      // replies with id null received so far
+	notes   [][]byte // notifications received, in order
 	eof     bool
 	nextID  int
 }
@@ -129,13 +130,20 @@ func newClient(t testing.TB, w io.WriteCloser, r io.Reader) *client {
 		sc.Buffer(make([]byte, 1<<20), 64<<20)
 		for sc.Scan() {
 			var m struct {
-				ID json.RawMessage `json:"id"`
+				ID     json.RawMessage `json:"id"`
+				Method string          `json:"method"`
 			}
 			line := append([]byte(nil), sc.Bytes()...)
 			if json.Unmarshal(line, &m) != nil {
 				continue
 			}
 			c.mu.Lock()
+			if m.Method != "" && len(m.ID) == 0 { // a notification from the server
+				c.notes = append(c.notes, line)
+				c.cond.Broadcast()
+				c.mu.Unlock()
+				continue
+			}
 			// Replies with id null keep their order: the first is
 			// "null", the second "null#1", the third "null#2", and so on.
 			key := string(m.ID)
@@ -314,4 +322,11 @@ func spawnBinary(t testing.TB, r *room, participant string) (*client, *proc) {
 		t.Fatal(err)
 	}
 	return newClient(t, in, out), &proc{cmd: cmd, in: in, stderr: &stderr}
+}
+
+// notifications returns the notifications received so far.
+func (c *client) notifications() [][]byte {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([][]byte(nil), c.notes...)
 }

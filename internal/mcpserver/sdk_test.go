@@ -135,8 +135,9 @@ func TestSDKPinAgrees(t *testing.T) {
 }
 
 // TestTypeScriptSDKClient: the official TypeScript SDK client lists the tools,
-// reads the three resources and answers a CLI session's question through
-// acc_inbox (summary, then the exact read) and acc_reply.
+// reads the three resources, subscribes to acc://inbox and is notified when
+// a CLI session's question arrives, and answers it through acc_inbox
+// (summary, then the exact read) and acc_reply.
 func TestTypeScriptSDKClient(t *testing.T) {
 	sdk, node := requireSDK(t)
 	r := newRoom(t)
@@ -175,9 +176,12 @@ func TestTypeScriptSDKClient(t *testing.T) {
 		Reply struct {
 			Receipt map[string]any `json:"receipt"`
 		} `json:"reply"`
-		BadIsError bool   `json:"badIsError"`
-		BadText    string `json:"badText"`
-		PeerInbox  struct {
+		SubscribeCap bool   `json:"subscribeCapability"`
+		UpdatedURI   string `json:"updatedUri"`
+		UpdatedMs    int    `json:"updatedAfterMs"`
+		BadIsError   bool   `json:"badIsError"`
+		BadText      string `json:"badText"`
+		PeerInbox    struct {
 			Items []struct {
 				Message map[string]any `json:"message"`
 			} `json:"items"`
@@ -201,6 +205,10 @@ func TestTypeScriptSDKClient(t *testing.T) {
 			t.Errorf("%s: nothing read", uri)
 		}
 	}
+	if !rep.SubscribeCap || rep.UpdatedURI != "acc://inbox" {
+		t.Errorf("subscription: capability %v, notified of %q", rep.SubscribeCap, rep.UpdatedURI)
+	}
+	t.Logf("the SDK client was notified %d ms after the CLI's send began", rep.UpdatedMs)
 	if len(rep.Summary.Items) != 1 || rep.Summary.Items[0].Message["messageId"] != rep.QuestionID {
 		t.Fatalf("summary: %+v", rep.Summary)
 	}

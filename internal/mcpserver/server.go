@@ -98,7 +98,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // session shows offline, since its recorded pid (this process) is gone. An
 // MCP session declares no session-end capability (A8); acc_finish ends it.
 func Serve(ctx context.Context, cfg *Config, r io.Reader, w, logw io.Writer) error {
-	s := &server{cfg: cfg, logw: logw}
+	s := &server{cfg: cfg, logw: logw, life: ctx}
 	srv := s.newMCPServer()
 	m := newMux(w)
 	legacy, err := srv.Connect(ctx, connTransport{m.legacy}, nil)
@@ -113,6 +113,7 @@ func Serve(ctx context.Context, cfg *Config, r io.Reader, w, logw io.Writer) err
 	go m.readLoop(r)
 	stop := context.AfterFunc(ctx, func() { legacy.Close(); modern.Close() })
 	keep, cancelKeep := context.WithCancel(ctx)
+	s.life = keep
 	go s.keepPresence(keep)
 	errL, errM := legacy.Wait(), modern.Wait()
 	cancelKeep()
@@ -133,6 +134,15 @@ type server struct {
 	// concurrently, and one connection owns one session.
 	mu     sync.Mutex
 	caller *core.Caller
+
+	srv *mcp.Server
+	// subs counts subscriptions to acc://inbox; stopWatch ends the watch
+	// that serves them.
+	subMu     sync.Mutex
+	subs      int
+	stopWatch context.CancelFunc
+	// life ends with the connection.
+	life context.Context
 }
 
 func (s *server) logf(format string, a ...any) {
@@ -143,7 +153,12 @@ func (s *server) logf(format string, a ...any) {
 
 func (s *server) newMCPServer() *mcp.Server {
 	srv := mcp.NewServer(&mcp.Implementation{Name: serverName, Version: Version}, &mcp.ServerOptions{
-		Capabilities:              &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}, Resources: &mcp.ResourceCapabilities{}},
+		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}, Resources: &mcp.ResourceCapabilities{}},
+		// acc://inbox can be subscribed to (2025 revisions): the server
+		// then sends notifications/resources/updated when something
+		// arrives for its participant (inbox.go).
+		SubscribeHandler:          s.subscribe,
+		UnsubscribeHandler:        s.unsubscribe,
 		SupportedProtocolVersions: supportedVersions,
 		// Cache hints on modern results: nothing acc-mcp lists is cached
 		// across callers or over time (A3; legacy results drop them, wire.go).
@@ -160,6 +175,7 @@ func (s *server) newMCPServer() *mcp.Server {
 	for _, res := range s.resources() {
 		srv.AddResource(res.def, res.read)
 	}
+	s.srv = srv
 	// An unknown tool is a tool result, not a protocol error (A6, B1 item 7).
 	srv.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestArgumentsRefused(t *testing.T) {
@@ -52,7 +53,7 @@ func TestInitializeBothRevisions(t *testing.T) {
 			if _, ok := res["resultType"]; ok {
 				t.Error("initialize carries resultType")
 			}
-			if b, _ := json.Marshal(res["capabilities"]); string(b) != `{"resources":{},"tools":{}}` {
+			if b, _ := json.Marshal(res["capabilities"]); string(b) != `{"resources":{"subscribe":true},"tools":{}}` {
 				t.Errorf("capabilities %s", b)
 			}
 			tools := c.request("tools/list", map[string]any{})["result"].(map[string]any)["tools"].([]any)
@@ -320,5 +321,46 @@ func TestDeliveryThroughMCP(t *testing.T) {
 	d := back["delivery"].([]any)[0].(map[string]any)
 	if d["transport"] != "durable" || d["errorCode"] != "unsupported_client_version" {
 		t.Errorf("to the MCP participant: %v", d)
+	}
+}
+
+// TestInboxSubscription: a client subscribed to acc://inbox gets
+// notifications/resources/updated when a CLI session sends it a message,
+// and none after it unsubscribed; other URIs cannot be subscribed to.
+func TestInboxSubscription(t *testing.T) {
+	r := newRoom(t)
+	c := startBinary(t, r, "research")
+	c.initialize("2025-11-25")
+	if e, _ := c.request("resources/subscribe", map[string]any{"uri": "acc://roster"})["error"].(map[string]any); e == nil {
+		t.Error("subscribing to acc://roster was accepted")
+	}
+	result(t, c.request("resources/subscribe", map[string]any{"uri": "acc://inbox"}))
+	alice := r.acc("attach", "--participant", "alice")
+	as := []string{"--session", alice["sessionId"].(string), "--generation", alice["generation"].(string)}
+	sent := time.Now()
+	r.acc(append([]string{"message", "--to", "research", "--subject", "s", "--body", "b"}, as...)...)
+	deadline := time.Now().Add(10 * time.Second)
+	for len(c.notifications()) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("no notification within 10 s of the send")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Logf("notified %v after the send returned", time.Since(sent).Round(time.Millisecond))
+	var n struct {
+		Method string `json:"method"`
+		Params struct {
+			URI string `json:"uri"`
+		} `json:"params"`
+	}
+	if err := json.Unmarshal(c.notifications()[0], &n); err != nil || n.Method != "notifications/resources/updated" || n.Params.URI != "acc://inbox" {
+		t.Fatalf("notification %s", c.notifications()[0])
+	}
+	result(t, c.request("resources/unsubscribe", map[string]any{"uri": "acc://inbox"}))
+	before := len(c.notifications())
+	r.acc(append([]string{"message", "--to", "research", "--subject", "s2", "--body", "b"}, as...)...)
+	time.Sleep(500 * time.Millisecond)
+	if len(c.notifications()) != before {
+		t.Errorf("notified after unsubscribing: %s", c.notifications()[before:])
 	}
 }

@@ -387,6 +387,9 @@ func withAccCapabilities(raw json.RawMessage) json.RawMessage {
 	}
 	obj["accCapabilities"] = protocol.DeclaredCapabilities{}
 	obj["serverInfo"] = map[string]any{"name": serverName, "version": Version}
+	// The 2026-07-28 interface has no resources/subscribe (acc-mcp serves
+	// it to 2025 clients only), so discover does not offer it.
+	obj["capabilities"] = map[string]any{"resources": map[string]any{}, "tools": map[string]any{}}
 	b, err := json.Marshal(obj)
 	if err != nil {
 		return raw
@@ -460,6 +463,11 @@ func (m *mux) modernPing(id json.RawMessage) {
 // -32601, even where the SDK would answer it (prompts/list,
 // resources/templates/list, logging/setLevel, …).
 var routed = map[string]bool{"tools/list": true, "tools/call": true, "resources/list": true, "resources/read": true}
+
+// legacyRouted adds what only the 2025 revisions have: resource
+// subscriptions (acc://inbox; the 2026-07-28 interface replaced them with
+// subscriptions/listen, which acc-mcp does not serve).
+var legacyRouted = map[string]bool{"resources/subscribe": true, "resources/unsubscribe": true}
 
 // screen answers a line the SDK must not see and returns nil, or returns
 // the decoded message to hand on and whether it is a modern request.
@@ -586,7 +594,7 @@ func (c *mux) screen(line []byte) (jsonrpc.Message, bool) {
 	case c.phase == phaseInitializing:
 		c.reply(id, codeInvalidReq, "client has not sent initialized", nil)
 		return nil, false
-	case !routed[method]:
+	case !routed[method] && !legacyRouted[method]:
 		c.reply(id, codeMethodNotFound, "unknown method: "+method, nil)
 		return nil, false
 	}

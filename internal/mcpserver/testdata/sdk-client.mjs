@@ -13,6 +13,7 @@ const req = createRequire(path.join(sdkDir, "package.json"));
 const load = (p) => import(pathToFileURL(req.resolve(p)).href);
 const { Client } = await load("@modelcontextprotocol/sdk/client/index.js");
 const { StdioClientTransport } = await load("@modelcontextprotocol/sdk/client/stdio.js");
+const { ResourceUpdatedNotificationSchema } = await load("@modelcontextprotocol/sdk/types.js");
 
 const report = { steps: [] };
 const step = (name, value) => report.steps.push(name) && value;
@@ -45,10 +46,23 @@ try {
     report.resourceReads[uri] = JSON.parse(res.contents[0].text);
   }
 
-  // The MCP participant exists once a call resolves it; then the CLI asks.
+  // The MCP participant exists once a call resolves it; it subscribes to
+  // its inbox; then the CLI asks, and the subscription says so.
   await client.callTool({ name: "acc_status", arguments: {} });
+  report.subscribeCapability = client.getServerCapabilities()?.resources?.subscribe === true;
+  let notified;
+  const updated = new Promise((resolve) => {
+    notified = resolve;
+  });
+  client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => notified(n.params.uri));
+  await client.subscribeResource({ uri: "acc://inbox" });
+  step("subscribed");
+  const sent = Date.now();
   const q = cli("message", "--to", participant, "--type", "question", "--subject", "which port?", "--body", "8080 or 9090?");
   report.questionId = step("question", q.message.messageId);
+  report.updatedUri = await Promise.race([updated, new Promise((r) => setTimeout(() => r(null), 10000))]);
+  report.updatedAfterMs = Date.now() - sent;
+  step("notified");
 
   const page = await client.callTool({ name: "acc_inbox", arguments: {} });
   report.summary = step("summary", JSON.parse(textOf(page)));

@@ -1,0 +1,103 @@
+package mcpserver
+
+import (
+	"context"
+	"time"
+
+	"github.com/acc-go/acc/internal/watch"
+	"github.com/acc-go/acc/pkg/core"
+	"github.com/acc-go/acc/pkg/protocol"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+const inboxURI = "acc://inbox"
+
+// subscribe accepts a subscription to acc://inbox (the only resource that
+// changes for its reader) and starts watching the store for it.
+func (s *server) subscribe(ctx context.Context, req *mcp.SubscribeRequest) error {
+	if req.Params.URI != inboxURI {
+		return &jsonrpc.Error{Code: codeInvalidArgs, Message: "only acc://inbox can be subscribed to"}
+	}
+	s.subMu.Lock()
+	defer s.subMu.Unlock()
+	s.subs++
+	if s.stopWatch == nil {
+		ctx, cancel := context.WithCancel(s.life)
+		s.stopWatch = cancel
+		go s.watchInbox(ctx)
+	}
+	return nil
+}
+
+func (s *server) unsubscribe(ctx context.Context, req *mcp.UnsubscribeRequest) error {
+	s.subMu.Lock()
+	defer s.subMu.Unlock()
+	if req.Params.URI == inboxURI && s.subs > 0 {
+		s.subs--
+		if s.subs == 0 && s.stopWatch != nil {
+			s.stopWatch()
+			s.stopWatch = nil
+		}
+	}
+	return nil
+}
+
+// inboxState is what tells a reader its inbox changed: the pending items
+// of the first page, newest first.
+func (s *server) inboxState(ctx context.Context) (string, string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ctx, cancel := context.WithTimeout(ctx, storeWait)
+	defer cancel()
+	var state, store string
+	err := s.open(ctx, true, func(r *core.Room) error {
+		store = core.StorePath(r.DataHome, r.WS.ID)
+		c, err := s.owner(ctx, r, true)
+		if err != nil {
+			return err
+		}
+		page, err := r.Inbox(ctx, core.InboxQuery{Caller: c})
+		if err != nil {
+			return err
+		}
+		for _, it := range page.Items {
+			state += it.Message.MessageID + " "
+		}
+		return nil
+	})
+	return state, store, err
+}
+
+// watchInbox sends notifications/resources/updated for acc://inbox when
+// the participant's pending page changes, woken by the store's watcher
+// (internal/watch) until the last subscription ends or the connection
+// closes.
+func (s *server) watchInbox(ctx context.Context) {
+	last, store, err := s.inboxState(ctx)
+	if err != nil {
+		s.logf("watch %s: %v", inboxURI, protocol.AsError(err).Message)
+	}
+	w := watch.Store(ctx, store)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-w.C:
+		}
+		now, _, err := s.inboxState(ctx)
+		if err != nil {
+			if ctx.Err() == nil {
+				s.logf("watch %s: %v", inboxURI, protocol.AsError(err).Message)
+				time.Sleep(time.Second)
+			}
+			continue
+		}
+		if now != last {
+			last = now
+			if err := s.srv.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: inboxURI}); err != nil && ctx.Err() == nil {
+				s.logf("notify %s: %v", inboxURI, err)
+			}
+		}
+	}
+}
