@@ -407,7 +407,7 @@ func (a *app) commands() []*cli.Command {
 	return []*cli.Command{
 		a.attachCommand(), a.heartbeatCommand(), a.detachCommand(),
 		a.statusCommand(), a.workCommand(), a.claimCommand(), a.releaseCommand(),
-		a.messageCommand(), a.requestCommand(), a.inboxCommand(), a.replyCommand(), a.ackCommand(), a.finishCommand(), a.waitCommand(),
+		a.messageCommand(), a.requestCommand(), a.inboxCommand(), a.replyCommand(), a.ackCommand(), a.finishCommand(), a.waitCommand(), a.topCommand(),
 		a.syncCommand(),
 		a.configCommand(), a.installCommand(), a.uninstallCommand(), a.doctorCommand(),
 		a.versionCommand(),

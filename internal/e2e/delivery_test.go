@@ -77,11 +77,11 @@ func TestDeliveryOutcomes(t *testing.T) {
 
 	d, qid := sb.deliver(sender, "--to", "hooked", "--type", "question", "--subject", "q", "--body", "?", "--client-message-id", "client_q1")
 	wantDelivery(t, "next turn", d, "hooked", "queued", "next-turn", "")
-	d, _ = sb.deliver(sender, "--to", "oldclient", "--subject", "n", "--body", "b")
+	d, oldID := sb.deliver(sender, "--to", "oldclient", "--subject", "n", "--body", "b")
 	wantDelivery(t, "version not proven", d, "oldclient", "queued", "durable", "unsupported_client_version")
-	d, _ = sb.deliver(sender, "--to", "manual", "--subject", "n", "--body", "b")
+	d, manualID := sb.deliver(sender, "--to", "manual", "--subject", "n", "--body", "b")
 	wantDelivery(t, "manual session", d, "manual", "queued", "durable", "unsupported_client_version")
-	d, _ = sb.deliver(sender, "--to", "gone", "--subject", "n", "--body", "b")
+	d, goneID := sb.deliver(sender, "--to", "gone", "--subject", "n", "--body", "b")
 	wantDelivery(t, "no live session", d, "gone", "queued", "durable", "recipient_unavailable")
 	// A room message addresses nobody: no delivery entries (SPEC decision
 	// 22); it still waits in every open session's inbox.
@@ -91,6 +91,11 @@ func TestDeliveryOutcomes(t *testing.T) {
 	}
 
 	store := sb.openStore(wsID)
+	for _, fb := range []struct{ id, who string }{{oldID, "oldclient"}, {manualID, "manual"}, {goneID, "gone"}} {
+		if got := receiptState(t, store, fb.id, fb.who); got != "queued" {
+			t.Errorf("a fallback to %s left the receipt %s, want queued", fb.who, got)
+		}
+	}
 	if got := receiptState(t, store, qid, "hooked"); got != "queued" {
 		t.Errorf("next-turn path: the receipt is %s before the recipient's turn, want queued", got)
 	}

@@ -44,7 +44,7 @@ func (sb *sandbox) startWait(dir string, args ...string) *waiter {
 	return w
 }
 
-func (w *waiter) finished(t *testing.T, within time.Duration) bool {
+func (w *waiter) finished(t testing.TB, within time.Duration) bool {
 	t.Helper()
 	select {
 	case <-w.done:
@@ -54,7 +54,7 @@ func (w *waiter) finished(t *testing.T, within time.Duration) bool {
 	}
 }
 
-func (w *waiter) result(t *testing.T) (items []string) {
+func (w *waiter) result(t testing.TB) (items []string) {
 	t.Helper()
 	var env struct {
 		OK   bool `json:"ok"`

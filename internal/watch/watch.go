@@ -37,6 +37,12 @@ type Watcher struct {
 
 // Store watches the directory of the store file storePath (…/acc.db).
 func Store(ctx context.Context, storePath string) *Watcher {
+	return StoreEvery(ctx, storePath, Backstop)
+}
+
+// StoreEvery is Store with its own backstop interval (a live view that
+// refreshes its clocks by itself can afford a long one).
+func StoreEvery(ctx context.Context, storePath string, backstop time.Duration) *Watcher {
 	c := make(chan struct{}, 1)
 	w := &Watcher{C: c}
 	wake := func() {
@@ -53,7 +59,7 @@ func Store(ctx context.Context, storePath string) *Watcher {
 	}
 	interval := Fallback
 	if err == nil {
-		w.Watching, interval = true, Backstop
+		w.Watching, interval = true, backstop
 	} else {
 		w.Err = err
 	}

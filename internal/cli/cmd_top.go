@@ -1,0 +1,70 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/acc-go/acc/internal/top"
+	"github.com/acc-go/acc/pkg/core"
+	"github.com/acc-go/acc/pkg/protocol"
+	"github.com/urfave/cli/v3"
+	"golang.org/x/term"
+)
+
+// topCommand is `acc top`: a live view of the room for people. `acc status`
+// stays the scriptable form.
+func (a *app) topCommand() *cli.Command {
+	return &cli.Command{
+		Name:     "top",
+		Category: "coordination",
+		Usage:    "watch the room live: sessions, claims and open threads, updated as they change",
+		Description: "top fills the terminal with the room: each session with its presence, client, branch and intent;\n" +
+			"each live claim with its holder and the time left; each open thread (a message still owed a reply or\n" +
+			"an acknowledgement) with every recipient's receipt. It updates as the store changes. ↑/↓ select a\n" +
+			"thread, enter opens it (reading it there changes no receipt), esc goes back, q quits. It needs a\n" +
+			"terminal; scripts use acc status --json.",
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			if a.jsonMode {
+				return protocol.Errorf(protocol.ReasonUsage, "acc top is for a terminal; use acc status --json for a snapshot")
+			}
+			if !term.IsTerminal(0) || !term.IsTerminal(1) {
+				return protocol.Errorf(protocol.ReasonUsage, "acc top needs a terminal on stdin and stdout; use acc status for a snapshot")
+			}
+			dir, err := a.cwd(cmd)
+			if err != nil {
+				return err
+			}
+			// Without a store yet, wait for the first attach to create it
+			// (top never creates one).
+			for said := false; ; said = true {
+				loc, err := core.Open(ctx, core.OpenOptions{Cwd: dir, ConfigPath: cmd.String("workspace"), Getenv: a.env.Getenv, NoCreate: true})
+				if err != nil {
+					return err
+				}
+				path := core.StorePath(loc.DataHome, loc.WS.ID)
+				loc.Close()
+				if _, err := os.Stat(path); err == nil {
+					break
+				}
+				if !said {
+					fmt.Fprintf(a.env.Stdout, "acc top: nobody has attached in this room yet; waiting for the first acc attach (ctrl+c quits)\n")
+				}
+				select {
+				case <-ctx.Done():
+					return nil
+				case <-time.After(500 * time.Millisecond):
+				}
+			}
+			openCtx, cancel := context.WithTimeout(ctx, StoreWait)
+			r, err := core.Open(openCtx, core.OpenOptions{Cwd: dir, ConfigPath: cmd.String("workspace"), Getenv: a.env.Getenv, NoCreate: true})
+			cancel()
+			if err != nil {
+				return err
+			}
+			defer r.Close()
+			return top.Run(ctx, r, r.WS.DisplayName)
+		},
+	}
+}
