@@ -2,9 +2,9 @@ package cli
 
 import (
 	"context"
-	"fmt"
+	"errors"
+	"io/fs"
 	"os"
-	"time"
 
 	"github.com/acc-go/acc/internal/top"
 	"github.com/acc-go/acc/pkg/core"
@@ -36,35 +36,23 @@ func (a *app) topCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			// Without a store yet, wait for the first attach to create it
-			// (top never creates one).
-			for said := false; ; said = true {
-				loc, err := core.Open(ctx, core.OpenOptions{Cwd: dir, ConfigPath: cmd.String("workspace"), Getenv: a.env.Getenv, NoCreate: true})
-				if err != nil {
-					return err
-				}
-				path := core.StorePath(loc.DataHome, loc.WS.ID)
-				loc.Close()
-				if _, err := os.Stat(path); err == nil {
-					break
-				}
-				if !said {
-					fmt.Fprintf(a.env.Stdout, "acc top: nobody has attached in this room yet; waiting for the first acc attach (ctrl+c quits)\n")
-				}
-				select {
-				case <-ctx.Done():
-					return nil
-				case <-time.After(500 * time.Millisecond):
-				}
-			}
-			openCtx, cancel := context.WithTimeout(ctx, StoreWait)
-			r, err := core.Open(openCtx, core.OpenOptions{Cwd: dir, ConfigPath: cmd.String("workspace"), Getenv: a.env.Getenv, NoCreate: true})
-			cancel()
+			// Without a store yet, top waits (inside the view, so q still
+			// quits) for the first attach to create it; it never creates one.
+			loc, err := core.Open(ctx, core.OpenOptions{Cwd: dir, ConfigPath: cmd.String("workspace"), Getenv: a.env.Getenv, NoCreate: true})
 			if err != nil {
 				return err
 			}
-			defer r.Close()
-			return top.Run(ctx, r, r.WS.DisplayName)
+			path, title := core.StorePath(loc.DataHome, loc.WS.ID), loc.WS.DisplayName
+			loc.Close()
+			open := func(ctx context.Context) (*core.Room, error) {
+				if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+					return nil, nil
+				}
+				ctx, cancel := context.WithTimeout(ctx, StoreWait)
+				defer cancel()
+				return core.Open(ctx, core.OpenOptions{Cwd: dir, ConfigPath: cmd.String("workspace"), Getenv: a.env.Getenv, NoCreate: true})
+			}
+			return top.Run(ctx, open, path, title)
 		},
 	}
 }

@@ -77,31 +77,41 @@ func (a *app) waitCommand() *cli.Command {
 	}
 }
 
-// parseTimeout reads seconds ("10") or a Go duration ("10s", "500ms").
+// maxTimeout bounds --timeout: a wait longer than a year is a mistake,
+// and larger numbers would overflow a duration.
+const maxTimeout = 366 * 24 * time.Hour
+
+// parseTimeout reads seconds ("10", "0.5") or a Go duration ("10s",
+// "500ms"), more than zero and at most maxTimeout; anything else is exit
+// 2 (invalid_flag_value).
 func parseTimeout(s string) (time.Duration, error) {
-	if n, err := strconv.ParseFloat(s, 64); err == nil && n > 0 {
-		return time.Duration(n * float64(time.Second)), nil
-	}
-	if d, err := time.ParseDuration(s); err == nil && d > 0 {
+	if n, err := strconv.ParseFloat(s, 64); err == nil {
+		if n > 0 && n <= maxTimeout.Seconds() { // false for NaN
+			return time.Duration(n * float64(time.Second)), nil
+		}
+	} else if d, err := time.ParseDuration(s); err == nil && d > 0 && d <= maxTimeout {
 		return d, nil
 	}
-	return 0, protocol.Errorf(protocol.ReasonInvalidFlagValue, "--timeout takes seconds (30) or a duration (10m, 500ms), not %q", s)
+	return 0, protocol.Errorf(protocol.ReasonInvalidFlagValue, "--timeout takes seconds (30) or a duration (10m, 500ms), more than zero and at most a year (8784h), not %q", s)
 }
 
 // wait resolves the caller, sets the watch up and only then looks, so
-// nothing recorded before the watch is missed; each look is bounded by
-// StoreWait.
+// nothing recorded before the watch is missed. The caller and the first
+// look are bounded by StoreWait alone, so even the shortest --timeout
+// answers whether the condition already holds (and a bad id or session
+// is reported as itself, not as a timeout); later looks end with the
+// deadline, and a look cut short by it is the timeout (exit 3).
 func (a *app) wait(ctx context.Context, cmd *cli.Command, r *core.Room, q core.WaitQuery, timeout time.Duration) (*core.WaitResult, error) {
 	began := time.Now()
 	deadline, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	step := func(fn func(ctx context.Context) error) error {
-		c, cancel := context.WithTimeout(deadline, StoreWait)
+	bounded := func(parent context.Context, fn func(ctx context.Context) error) error {
+		c, cancel := context.WithTimeout(parent, StoreWait)
 		defer cancel()
 		return fn(c)
 	}
 	if q.For == core.WaitInbox || q.For == core.WaitRelease {
-		err := step(func(ctx context.Context) error {
+		err := bounded(ctx, func(ctx context.Context) error {
 			c, err := a.caller(ctx, cmd, r)
 			if err == nil {
 				q.Caller = &c
@@ -113,11 +123,15 @@ func (a *app) wait(ctx context.Context, cmd *cli.Command, r *core.Room, q core.W
 		}
 	}
 	w := watch.Store(deadline, core.StorePath(r.DataHome, r.WS.ID))
-	for {
+	for first := true; ; first = false {
 		var res *core.WaitResult
-		if err := step(func(ctx context.Context) (err error) { res, err = r.CheckCondition(ctx, q); return err }); err != nil {
-			if deadline.Err() != nil {
-				break
+		parent := deadline
+		if first {
+			parent = ctx
+		}
+		if err := bounded(parent, func(ctx context.Context) (err error) { res, err = r.CheckCondition(ctx, q); return err }); err != nil {
+			if !first && (deadline.Err() != nil || time.Until(began.Add(timeout)) < 100*time.Millisecond) {
+				break // cut short by the deadline: that is the timeout
 			}
 			return nil, err
 		}

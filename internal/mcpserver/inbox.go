@@ -14,14 +14,21 @@ import (
 const inboxURI = "acc://inbox"
 
 // subscribe accepts a subscription to acc://inbox (the only resource that
-// changes for its reader) and starts watching the store for it.
+// changes for its reader) and starts watching the store for it. Like a
+// read of the inbox, it resolves the participant first (A4), so that
+// messages can be addressed to it while it waits; that is the only write,
+// and it happens before the watch starts.
 func (s *server) subscribe(ctx context.Context, req *mcp.SubscribeRequest) error {
 	if req.Params.URI != inboxURI {
 		return &jsonrpc.Error{Code: codeInvalidArgs, Message: "only acc://inbox can be subscribed to"}
 	}
+	if err := s.resolve(ctx); err != nil {
+		return err
+	}
 	s.subMu.Lock()
 	defer s.subMu.Unlock()
-	s.subs++
+	// The SDK keeps one subscription per connection and URI, however often
+	// it is asked: a second subscribe changes nothing.
 	if s.stopWatch == nil {
 		ctx, cancel := context.WithCancel(s.life)
 		s.stopWatch = cancel
@@ -33,36 +40,46 @@ func (s *server) subscribe(ctx context.Context, req *mcp.SubscribeRequest) error
 func (s *server) unsubscribe(ctx context.Context, req *mcp.UnsubscribeRequest) error {
 	s.subMu.Lock()
 	defer s.subMu.Unlock()
-	if req.Params.URI == inboxURI && s.subs > 0 {
-		s.subs--
-		if s.subs == 0 && s.stopWatch != nil {
-			s.stopWatch()
-			s.stopWatch = nil
-		}
+	if req.Params.URI == inboxURI && s.stopWatch != nil {
+		s.stopWatch()
+		s.stopWatch = nil
 	}
 	return nil
 }
 
-// inboxState is what tells a reader its inbox changed: the pending items
-// of the first page, newest first.
-func (s *server) inboxState(ctx context.Context) (string, string, error) {
+// resolve opens the room and the participant's session, as a read of
+// acc://inbox does.
+func (s *server) resolve(ctx context.Context) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	ctx, cancel := context.WithTimeout(ctx, storeWait)
 	defer cancel()
+	return s.open(ctx, true, func(r *core.Room) error {
+		_, err := s.owner(ctx, r, true)
+		return err
+	})
+}
+
+// inboxState is what tells a reader its inbox changed: the pending items
+// of the first page, newest first, each with its receipt's state. It only
+// reads: the session is looked up through its binding, never refreshed
+// (a write would wake the watcher that called it, and every other one).
+func (s *server) inboxState(ctx context.Context) (string, string, error) {
+	ctx, cancel := context.WithTimeout(ctx, storeWait)
+	defer cancel()
 	var state, store string
-	err := s.open(ctx, true, func(r *core.Room) error {
+	err := s.open(ctx, false, func(r *core.Room) error {
 		store = core.StorePath(r.DataHome, r.WS.ID)
-		c, err := s.owner(ctx, r, true)
-		if err != nil {
+		c, err := r.HookCaller(ctx, bindingAdapter, s.bindingID(r))
+		if err != nil || c == nil {
 			return err
 		}
-		page, err := r.Inbox(ctx, core.InboxQuery{Caller: c})
+		page, err := r.Inbox(ctx, core.InboxQuery{Caller: *c})
 		if err != nil {
 			return err
 		}
 		for _, it := range page.Items {
-			state += it.Message.MessageID + " "
+			state += it.Message.MessageID + ":" + it.Receipt.State + " "
 		}
 		return nil
 	})

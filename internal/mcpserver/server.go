@@ -136,10 +136,9 @@ type server struct {
 	caller *core.Caller
 
 	srv *mcp.Server
-	// subs counts subscriptions to acc://inbox; stopWatch ends the watch
-	// that serves them.
+	// stopWatch ends the watch that serves the acc://inbox subscription
+	// (nil when there is none).
 	subMu     sync.Mutex
-	subs      int
 	stopWatch context.CancelFunc
 	// life ends with the connection.
 	life context.Context

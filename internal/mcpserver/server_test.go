@@ -356,6 +356,31 @@ func TestInboxSubscription(t *testing.T) {
 	if err := json.Unmarshal(c.notifications()[0], &n); err != nil || n.Method != "notifications/resources/updated" || n.Params.URI != "acc://inbox" {
 		t.Fatalf("notification %s", c.notifications()[0])
 	}
+	// Quiet: nothing changes, so nothing more is sent (reading the inbox
+	// to compare must not itself look like a change).
+	time.Sleep(time.Second)
+	if n := len(c.notifications()); n != 1 {
+		t.Fatalf("%d notifications for one send", n)
+	}
+	// A receipt that moves elsewhere (the same participant reading from a
+	// CLI session) changes the inbox, so the subscriber hears of it.
+	other := r.acc("attach", "--participant", "research")
+	ss := []string{"--session", other["sessionId"].(string), "--generation", other["generation"].(string)}
+	id := r.acc(append([]string{"inbox"}, ss...)...)["items"].([]any)[0].(map[string]any)["message"].(map[string]any)["messageId"].(string)
+	read := exec.Command(filepath.Join(binDir, "acc"), append([]string{"inbox", "--message", id}, ss...)...)
+	read.Dir, read.Env = r.ws, r.environ()
+	if out, err := read.CombinedOutput(); err != nil {
+		t.Fatalf("reading elsewhere: %v %s", err, out)
+	}
+	deadline = time.Now().Add(10 * time.Second)
+	for len(c.notifications()) < 2 {
+		if time.Now().After(deadline) {
+			t.Fatal("no notification within 10 s of the message being read elsewhere")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	// Subscribing twice is one subscription: one unsubscribe ends it.
+	result(t, c.request("resources/subscribe", map[string]any{"uri": "acc://inbox"}))
 	result(t, c.request("resources/unsubscribe", map[string]any{"uri": "acc://inbox"}))
 	before := len(c.notifications())
 	r.acc(append([]string{"message", "--to", "research", "--subject", "s2", "--body", "b"}, as...)...)

@@ -1,26 +1,39 @@
 // Package top is `acc top`: a live terminal view of one room — its
 // sessions (presence, client, branch, intent), live claims (holder, time
 // left) and open threads (obligation, each recipient's receipt) — updated
-// as the store changes (internal/watch) and every second for the clocks.
-// It only reads: opening a thread shows it through the history exact read,
-// which moves no receipt. Built on charmbracelet/bubbletea.
+// as the store changes (internal/watch), re-read every few seconds for
+// what changes with time alone (presence, expiry), and redrawn every
+// second for the clocks. It only reads: opening a thread shows it through
+// the history exact read, which moves no receipt. Built on
+// charmbracelet/bubbletea; everything is fitted to the terminal's width
+// (display cells) and height (lines).
 package top
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
-	tea "github.com/charmbracelet/bubbletea"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/acc-go/acc/internal/watch"
 	"github.com/acc-go/acc/pkg/core"
 	"github.com/acc-go/acc/pkg/protocol"
 )
 
+// Refresh is how often the room is re-read when nothing wakes the view:
+// presence and claims change with the clock alone.
+const Refresh = 5 * time.Second
+
 // Snapshot is what one refresh reads.
 type Snapshot struct {
+	// Waiting: the room has no store yet (nobody has attached); top
+	// waits for the first attach and never creates one.
+	Waiting bool
 	Status  *core.Status
 	Threads []core.OpenThread
 	Err     error
@@ -33,27 +46,82 @@ type Source interface {
 	Thread(ctx context.Context, messageID string) (*core.SyncResult, error)
 }
 
-// roomSource reads a core.Room.
-type roomSource struct{ r *core.Room }
+// Opener opens the room's store, or returns (nil, nil) while it does not
+// exist yet.
+type Opener func(ctx context.Context) (*core.Room, error)
 
-// RoomSource reads r, each read bounded by 5 s.
-func RoomSource(r *core.Room) Source { return roomSource{r} }
+// roomSource reads a room it opens on first need; once open, it starts
+// the store watcher, whose wake-ups it forwards to wake.
+type roomSource struct {
+	ctx       context.Context
+	open      Opener
+	storePath string
+	wake      chan struct{}
+	mu        sync.Mutex
+	r         *core.Room
+}
 
-func (s roomSource) Read(ctx context.Context) Snapshot {
+func (s *roomSource) room(ctx context.Context) (*core.Room, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.r != nil {
+		return s.r, nil
+	}
+	r, err := s.open(ctx)
+	if err != nil || r == nil {
+		return nil, err
+	}
+	s.r = r
+	w := watch.StoreEvery(s.ctx, s.storePath, 15*time.Second)
+	go func() {
+		for {
+			select {
+			case <-s.ctx.Done():
+				return
+			case <-w.C:
+			}
+			select {
+			case s.wake <- struct{}{}:
+			default:
+			}
+		}
+	}()
+	return r, nil
+}
+
+func (s *roomSource) close() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.r != nil {
+		s.r.Close()
+	}
+}
+
+// Read reads the room, bounded by 5 s.
+func (s *roomSource) Read(ctx context.Context) Snapshot {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	snap := Snapshot{At: time.Now()}
-	snap.Status, snap.Err = s.r.Status(ctx, core.StatusQuery{})
+	r, err := s.room(ctx)
+	if err != nil || r == nil {
+		snap.Waiting, snap.Err = err == nil, err
+		return snap
+	}
+	snap.Status, snap.Err = r.Status(ctx, core.StatusQuery{})
 	if snap.Err == nil {
-		snap.Threads, snap.Err = s.r.OpenThreads(ctx, 30, 500)
+		snap.Threads, snap.Err = r.OpenThreads(ctx, 30, 500)
 	}
 	return snap
 }
 
-func (s roomSource) Thread(ctx context.Context, id string) (*core.SyncResult, error) {
+func (s *roomSource) Thread(ctx context.Context, id string) (*core.SyncResult, error) {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	return s.r.Sync(ctx, core.SyncQuery{Scope: core.SyncScopeHistory, MessageID: id})
+	r, err := s.room(ctx)
+	if err != nil || r == nil {
+		return nil, err
+	}
+	return r.Sync(ctx, core.SyncQuery{Scope: core.SyncScopeHistory, MessageID: id})
 }
 
 type snapMsg Snapshot
@@ -66,40 +134,57 @@ type threadMsg struct {
 
 // Model is the view's state.
 type Model struct {
-	ctx      context.Context
-	src      Source
-	wake     <-chan struct{}
-	snap     Snapshot
+	ctx  context.Context
+	src  Source
+	wake <-chan struct{}
+	// now is the clock (time.Now outside tests).
+	now     func() time.Time
+	snap    Snapshot
+	reading bool
+	// last is when the last read began.
+	last     time.Time
 	selected int
 	open     *threadMsg
+	scroll   int
 	width    int
+	height   int
 	title    string
 }
 
-// New builds the view of a room named title, woken by wake.
-func New(ctx context.Context, src Source, wake <-chan struct{}, title string) Model {
-	return Model{ctx: ctx, src: src, wake: wake, title: title, width: 100}
+// New builds the view of a room named title, woken by wake; size is the
+// terminal's until the first resize (0 = unbounded).
+func New(ctx context.Context, src Source, wake <-chan struct{}, title string, width, height int) Model {
+	return Model{ctx: ctx, src: src, wake: wake, title: title, width: width, height: height, now: time.Now}
 }
 
-// Run shows the view on the terminal until the person quits (q).
-func Run(ctx context.Context, r *core.Room, title string) error {
-	w := watch.StoreEvery(ctx, core.StorePath(r.DataHome, r.WS.ID), 15*time.Second)
-	_, err := tea.NewProgram(New(ctx, RoomSource(r), w.C, title), tea.WithAltScreen(), tea.WithContext(ctx), tea.WithFPS(10)).Run()
-	if err == tea.ErrProgramKilled && ctx.Err() != nil {
+// Run shows the view of the room at storePath on the terminal until the
+// person quits (q or ctrl+c) or ctx ends. open is called until the store
+// exists; the room it returns is closed when Run returns.
+func Run(ctx context.Context, open Opener, storePath, title string) error {
+	src := &roomSource{ctx: ctx, open: open, storePath: storePath, wake: make(chan struct{}, 1)}
+	defer src.close()
+	_, err := tea.NewProgram(New(ctx, src, src.wake, title, 0, 0), tea.WithContext(ctx), tea.WithFPS(10)).Run()
+	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
 		return nil
 	}
 	return err
 }
 
-func (m Model) read() tea.Cmd {
-	return func() tea.Msg { return snapMsg(m.src.Read(m.ctx)) }
+func (m Model) read() (Model, tea.Cmd) {
+	if m.reading {
+		return m, nil
+	}
+	m.reading, m.last = true, m.now()
+	src, ctx := m.src, m.ctx
+	return m, func() tea.Msg { return snapMsg(src.Read(ctx)) }
 }
 
 func (m Model) waitWake() tea.Cmd {
+	wake, ctx := m.wake, m.ctx
 	return func() tea.Msg {
 		select {
-		case <-m.wake:
-		case <-m.ctx.Done():
+		case <-wake:
+		case <-ctx.Done():
 		}
 		return wakeMsg{}
 	}
@@ -109,108 +194,170 @@ func tick() tea.Cmd {
 	return tea.Tick(time.Second, func(t time.Time) tea.Msg { return tickMsg(t) })
 }
 
-func (m Model) Init() tea.Cmd { return tea.Batch(m.read(), m.waitWake(), tick()) }
+func (m Model) Init() tea.Cmd {
+	m, read := m.read()
+	return tea.Batch(read, m.waitWake(), tick())
+}
 
 func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
-	case tea.KeyMsg:
-		switch msg.String() {
-		case "q", "ctrl+c":
-			return m, tea.Quit
-		case "esc":
-			m.open = nil
-		case "up", "k":
-			if m.selected > 0 {
-				m.selected--
-			}
-		case "down", "j":
-			if m.selected < len(m.snap.Threads)-1 {
-				m.selected++
-			}
-		case "enter":
-			if m.selected < len(m.snap.Threads) {
-				id := m.snap.Threads[m.selected].Message.MessageID
-				src, ctx := m.src, m.ctx
-				return m, func() tea.Msg {
-					res, err := src.Thread(ctx, id)
-					return threadMsg{res: res, err: err}
-				}
-			}
-		}
+	case tea.KeyPressMsg:
+		return m.key(msg)
 	case tea.WindowSizeMsg:
-		m.width = msg.Width
+		m.width, m.height = msg.Width, msg.Height
 	case snapMsg:
+		m.reading = false
 		m.snap = Snapshot(msg)
 		if m.selected >= len(m.snap.Threads) {
 			m.selected = max(0, len(m.snap.Threads)-1)
 		}
 	case wakeMsg:
-		return m, tea.Batch(m.read(), m.waitWake())
+		if m.ctx.Err() != nil {
+			return m, nil
+		}
+		m, read := m.read()
+		return m, tea.Batch(read, m.waitWake())
 	case tickMsg:
-		return m, tick() // redraws the clocks
+		// Redraw the clocks; re-read when the last read is old, and every
+		// second while waiting for the room to exist.
+		if m.snap.Waiting || m.now().Sub(m.last) >= Refresh {
+			m, read := m.read()
+			return m, tea.Batch(read, tick())
+		}
+		return m, tick()
 	case threadMsg:
-		m.open = &msg
+		m.open, m.scroll = &msg, 0
 	}
 	return m, nil
 }
 
-func (m Model) View() string {
-	var b strings.Builder
-	line := func(format string, a ...any) {
-		s := fmt.Sprintf(format, a...)
-		if m.width > 0 && len([]rune(s)) > m.width {
-			s = string([]rune(s)[:m.width-1]) + "…"
+func (m Model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
+	switch k.String() {
+	case "q", "ctrl+c":
+		return m, tea.Quit
+	case "esc":
+		m.open = nil
+	case "up", "k":
+		if m.open != nil {
+			m.scroll = max(0, m.scroll-1)
+		} else if m.selected > 0 {
+			m.selected--
 		}
-		b.WriteString(s + "\n")
+	case "down", "j":
+		if m.open != nil {
+			if m.scroll < m.bodyLines()-1 {
+				m.scroll++
+			}
+		} else if m.selected < len(m.snap.Threads)-1 {
+			m.selected++
+		}
+	case "enter":
+		if m.open == nil && m.selected < len(m.snap.Threads) {
+			id := m.snap.Threads[m.selected].Message.MessageID
+			src, ctx := m.src, m.ctx
+			return m, func() tea.Msg {
+				res, err := src.Thread(ctx, id)
+				return threadMsg{res: res, err: err}
+			}
+		}
 	}
+	return m, nil
+}
+
+// View draws the room, or the open thread, on the alternate screen.
+func (m Model) View() tea.View {
+	v := tea.NewView(m.Render())
+	v.AltScreen = true
+	return v
+}
+
+// Render is the text of the view: the room, or the open thread, fitted
+// within the terminal.
+func (m Model) Render() string {
+	var lines []string
 	if m.open != nil {
-		m.threadView(line)
-		return b.String()
+		lines = m.threadLines()
+	} else {
+		lines = m.roomLines()
 	}
+	if m.height > 0 && len(lines) > m.height {
+		lines = lines[:m.height]
+	}
+	for i, l := range lines {
+		if m.width > 0 && ansi.StringWidth(l) > m.width {
+			lines[i] = ansi.Truncate(l, m.width, "…")
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// section is one titled list of the room view. focus is the row to keep
+// in sight when the list is cut (-1: none).
+type section struct {
+	title string
+	rows  []string
+	empty string
+	focus int
+}
+
+// lines renders s in at most keep lines below its title (keep ≥ 1): when
+// the rows do not fit, a window that holds the focus, then "… N more".
+func (s section) lines(keep int) []string {
+	out := []string{s.title}
+	if len(s.rows) == 0 {
+		return append(out, "  "+s.empty)
+	}
+	if len(s.rows) <= keep {
+		return append(out, s.rows...)
+	}
+	shown := keep - 1
+	start := 0
+	if s.focus >= shown {
+		start = s.focus - shown + 1
+	}
+	out = append(out, s.rows[start:start+shown]...)
+	return append(out, fmt.Sprintf("  … %d more", len(s.rows)-shown))
+}
+
+func (s section) need() int { return max(1, len(s.rows)) }
+
+func (m Model) roomLines() []string {
 	st := m.snap.Status
 	if st == nil {
-		if m.snap.Err != nil {
-			line("acc top: %v", protocol.AsError(m.snap.Err).Message)
-		} else {
-			line("acc top: reading the room…")
+		switch {
+		case m.snap.Err != nil:
+			return []string{"acc top: " + protocol.AsError(m.snap.Err).Message, "q quits"}
+		case m.snap.Waiting:
+			return []string{"acc top — " + m.title, "nobody has attached in this room yet; waiting for the first acc attach", "q quits"}
 		}
-		line("q quits")
-		return b.String()
+		return []string{"acc top: reading the room…", "q quits"}
 	}
-	line("acc top — %s (%s) — protection %s — %s", m.title, st.WorkspaceID, st.Protection, m.snap.At.Format("15:04:05"))
+	now := m.now()
+	header := []string{fmt.Sprintf("acc top — %s (%s) — protection %s — %s", m.title, st.WorkspaceID, st.Protection, m.snap.At.Format("15:04:05"))}
 	if m.snap.Err != nil {
-		line("  (last refresh failed: %s)", protocol.AsError(m.snap.Err).Message)
+		header = append(header, "  (last refresh failed: "+protocol.AsError(m.snap.Err).Message+")")
 	}
-	line("")
-	line("SESSIONS")
-	if len(st.Participants) == 0 {
-		line("  nobody is here")
-	}
+	sessions := section{title: "SESSIONS", empty: "nobody is here", focus: -1}
 	for _, p := range st.Participants {
 		intent := ""
 		if p.Intent != nil {
 			intent = "  doing: " + *p.Intent
 		}
-		line("  %-16s %-8s %-7s %-12s%s", p.ParticipantID, p.Harness, p.Presence, deref(p.Branch, "-"), intent)
+		sessions.rows = append(sessions.rows, fmt.Sprintf("  %-16s %-8s %-7s %-12s%s", p.ParticipantID, p.Harness, p.Presence, deref(p.Branch, "-"), intent))
 	}
-	line("")
-	line("CLAIMS")
-	if len(st.Claims) == 0 {
-		line("  none")
-	}
-	now := time.Now()
+	claims := section{title: "CLAIMS", empty: "none", focus: -1}
 	for _, c := range st.Claims {
+		t, err := time.Parse(time.RFC3339Nano, c.ExpiresAt)
+		if err == nil && !t.After(now) {
+			continue // expired since the last read
+		}
 		left := "?"
-		if t, err := time.Parse(time.RFC3339Nano, c.ExpiresAt); err == nil {
+		if err == nil {
 			left = t.Sub(now).Round(time.Second).String()
 		}
-		line("  %-40s %-9s %-9s held by %-14s %s left", c.Resource, c.Mode, c.Enforcement, c.OwnerParticipantID, left)
+		claims.rows = append(claims.rows, fmt.Sprintf("  %-40s %-9s %-9s held by %-14s %s left", c.Resource, c.Mode, c.Enforcement, c.OwnerParticipantID, left))
 	}
-	line("")
-	line("OPEN THREADS (↑/↓ select, enter opens, q quits)")
-	if len(m.snap.Threads) == 0 {
-		line("  nothing is owed")
-	}
+	threads := section{title: "OPEN THREADS (↑/↓ select, enter opens, q quits)", empty: "nothing is owed", focus: m.selected}
 	for i, t := range m.snap.Threads {
 		mark := " "
 		if i == m.selected {
@@ -220,30 +367,81 @@ func (m Model) View() string {
 		for _, rc := range t.Receipts {
 			rs = append(rs, rc.RecipientParticipantID+":"+rc.State)
 		}
-		line("%s %-9s %-11s %s → %s  %q", mark, t.Message.Kind, t.Message.Obligation, t.Message.FromParticipantID, strings.Join(rs, " "), t.Message.Subject)
+		threads.rows = append(threads.rows, fmt.Sprintf("%s %-9s %-11s %s → %s  %q", mark, t.Message.Kind, t.Message.Obligation, t.Message.FromParticipantID, strings.Join(rs, " "), t.Message.Subject))
 	}
-	return b.String()
+	secs := []section{sessions, claims, threads}
+	// Each section takes a blank line and its title; the rows share what
+	// is left, the longest list giving way first.
+	keep := make([]int, len(secs))
+	need := 0
+	for i, s := range secs {
+		keep[i] = s.need()
+		need += keep[i]
+	}
+	if m.height > 0 {
+		room := m.height - len(header) - 2*len(secs)
+		for need > room {
+			big := 0
+			for i := range keep {
+				if keep[i] > keep[big] {
+					big = i
+				}
+			}
+			if keep[big] <= 1 {
+				break // a terminal this small shows what fits
+			}
+			keep[big]--
+			need--
+		}
+	}
+	out := header
+	for i, s := range secs {
+		out = append(out, "")
+		out = append(out, s.lines(keep[i])...)
+	}
+	return out
 }
 
-func (m Model) threadView(line func(string, ...any)) {
+// threadLines puts what to press and who the message is from first, the
+// receipts next and the body last, scrolled by ↑/↓.
+func (m Model) threadLines() []string {
+	out := []string{"esc goes back, ↑/↓ scroll, q quits (reading here changes no receipt)"}
 	if m.open.err != nil {
-		line("cannot open the thread: %s", protocol.AsError(m.open.err).Message)
-	} else if m.open.res != nil && m.open.res.Message != nil {
-		e := m.open.res.Message
-		msg := e.Items[0]
-		line("%s  %s from %s at %s", msg.MessageID, msg.Kind, msg.FromParticipantID, msg.SentAt)
-		line("subject: %s", msg.Subject)
-		line("--- body (untrusted peer content) ---")
-		for _, l := range strings.Split(core.EscapeControl(msg.Body), "\n") {
-			line("%s", l)
-		}
-		line("--- receipts ---")
-		for _, rc := range e.Receipts {
-			line("  %s: %s", rc.RecipientParticipantID, rc.State)
-		}
+		return append(out, "cannot open the thread: "+protocol.AsError(m.open.err).Message)
 	}
-	line("")
-	line("esc goes back (reading here changes no receipt), q quits")
+	if m.open.res == nil || m.open.res.Message == nil || len(m.open.res.Message.Items) == 0 {
+		return append(out, "the message is gone from this room")
+	}
+	e := m.open.res.Message
+	msg := e.Items[0]
+	out = append(out, fmt.Sprintf("%s  %s from %s at %s", msg.MessageID, msg.Kind, msg.FromParticipantID, msg.SentAt),
+		"subject: "+core.EscapeControl(msg.Subject))
+	var rs []string
+	for _, rc := range e.Receipts {
+		rs = append(rs, rc.RecipientParticipantID+": "+rc.State)
+	}
+	out = append(out, "receipts: "+strings.Join(rs, ", "), "--- body (untrusted peer content) ---")
+	body := strings.Split(core.EscapeControl(msg.Body), "\n")
+	room := len(body)
+	if m.height > 0 {
+		room = max(1, m.height-len(out))
+	}
+	start := min(m.scroll, max(0, len(body)-room))
+	end := min(len(body), start+room)
+	if end < len(body) {
+		end = max(start, end-1)
+		out = append(out, body[start:end]...)
+		return append(out, fmt.Sprintf("… %d more lines (↓)", len(body)-end))
+	}
+	return append(out, body[start:end]...)
+}
+
+// bodyLines is how many lines the open message's body has (0 when none).
+func (m Model) bodyLines() int {
+	if m.open == nil || m.open.res == nil || m.open.res.Message == nil || len(m.open.res.Message.Items) == 0 {
+		return 0
+	}
+	return strings.Count(core.EscapeControl(m.open.res.Message.Items[0].Body), "\n") + 1
 }
 
 func deref(s *string, d string) string {

@@ -13,15 +13,34 @@ import (
 type DeliveryTarget struct {
 	ParticipantID string
 	Receipt       string
-	Sessions      []protocol.Session
+	// Sessions are the participant's live sessions, never the session that
+	// sent the message (a session does not deliver to itself).
+	Sessions []protocol.Session
+	// NotPending: the message is a decision already superseded, which no
+	// inbox lists and no projection shows (reference/mcp-acp.md A10,
+	// "pending"); only an exact read returns it.
+	NotPending bool
 }
 
 // DeliveryTargets reads, in one read transaction, the receipt and the live
 // sessions of each participant of messageID (reference/adapters.md §7.3
 // steps 1–2). A participant without a receipt is reported with receipt "".
+// An unknown messageID is an error (exit 4, message_not_found).
 func (r *Room) DeliveryTargets(ctx context.Context, messageID string, participants []string) ([]DeliveryTarget, error) {
 	out := make([]DeliveryTarget, 0, len(participants))
 	err := r.Store.View(ctx, func(tx storage.ReadTx) error {
+		m, err := tx.Message(messageID)
+		if err != nil {
+			return err
+		}
+		if m == nil {
+			return protocol.Errorf(protocol.ReasonUnknownMessage, "no message %s in this workspace", messageID)
+		}
+		st, err := newDecisionViews(tx).of(m)
+		if err != nil {
+			return err
+		}
+		superseded := st != nil && st.State == DecisionSuperseded
 		sessions, err := allSessions(tx, true)
 		if err != nil {
 			return err
@@ -29,12 +48,12 @@ func (r *Room) DeliveryTargets(ctx context.Context, messageID string, participan
 		now := r.now()
 		live := map[string][]protocol.Session{}
 		for _, s := range sessions {
-			if Presence(&s, now, r.Probe) != PresenceOffline {
+			if s.SessionID != m.FromSessionID && Presence(&s, now, r.Probe) != PresenceOffline {
 				live[s.ParticipantID] = append(live[s.ParticipantID], s)
 			}
 		}
 		for _, p := range participants {
-			t := DeliveryTarget{ParticipantID: p, Sessions: live[p]}
+			t := DeliveryTarget{ParticipantID: p, Sessions: live[p], NotPending: superseded}
 			rc, err := tx.Receipt(messageID, p)
 			if err != nil {
 				return err

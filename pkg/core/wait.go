@@ -77,11 +77,19 @@ func (r *Room) LastSequence(ctx context.Context) (int64, error) {
 }
 
 // CheckCondition evaluates q once, read-only: it never moves a receipt.
-// Errors: exit 4 for a message that does not exist (answer, ack); exit 5
-// for a caller whose session is not open (message).
+// Errors: exit 4 for a message that does not exist (answer, ack) or that
+// has no recipient to acknowledge it (ack); exit 5 for a caller whose
+// session is not open or whose generation is stale (inbox, and released
+// when a caller is given: only a verified session's own claims are set
+// aside).
 func (r *Room) CheckCondition(ctx context.Context, q WaitQuery) (*WaitResult, error) {
 	res := &WaitResult{For: q.For, Messages: []Summary{}, Receipts: []protocol.Receipt{}, Claims: []protocol.Claim{}}
 	err := r.Store.View(ctx, func(tx storage.ReadTx) error {
+		if q.Caller != nil && q.For == WaitRelease {
+			if _, _, err := requireOwner(tx, *q.Caller, "wait"); err != nil {
+				return err
+			}
+		}
 		last, err := tx.LastSequence()
 		if err != nil {
 			return err
@@ -115,6 +123,10 @@ func (r *Room) CheckCondition(ctx context.Context, q WaitQuery) (*WaitResult, er
 			rcs, err := tx.ReceiptsByMessage(q.MessageID)
 			if err != nil {
 				return err
+			}
+			if len(rcs) == 0 {
+				return protocol.Errorf(protocol.ReasonInvalidInput,
+					"message %s has no recipients, so nobody can acknowledge it; wait for a reply with %s instead", q.MessageID, r.Front.Field("answer")).With("messageId", q.MessageID)
 			}
 			res.Receipts = rcs
 		case WaitRelease:

@@ -51,6 +51,10 @@ type Recipient struct {
 	ParticipantID string
 	// Receipt is the recipient's receipt state for the message.
 	Receipt string
+	// NotPending: the message no longer shows in any inbox or projection
+	// (a decision superseded before this send was routed, as when a send
+	// is repeated with its client message id).
+	NotPending bool
 	// Sessions are the participant's live sessions.
 	Sessions []Session
 	// Policy is the live-delivery policy recorded for the recipient's
@@ -83,6 +87,8 @@ type Router struct {
 // match wins:
 //
 //  1. the receipt is no longer queued (a repeated send): its state, inbox;
+//     a message that is no longer pending (a superseded decision): queued,
+//     inbox, with no reason — an exact read still returns it;
 //  2. live push, for an addressed message whose recipient has exactly one
 //     live session with a binding, a policy that admits the kind and the
 //     binding's transport: offered via that transport when it accepts;
@@ -109,6 +115,9 @@ func (rt Router) route(ctx context.Context, m *protocol.Message, r Recipient) De
 	d := Delivery{RecipientParticipantID: r.ParticipantID, Outcome: OutcomeQueued, Transport: TransportDurable}
 	if r.Receipt != "" && r.Receipt != protocol.ReceiptQueued {
 		d.Outcome = r.Receipt
+		return d
+	}
+	if r.NotPending {
 		return d
 	}
 	reason := rt.live(ctx, m, r)
@@ -237,7 +246,7 @@ func (rt Router) Deliver(ctx context.Context, room *core.Room, m *protocol.Messa
 	}
 	recipients := make([]Recipient, 0, len(targets))
 	for _, t := range targets {
-		rc := Recipient{ParticipantID: t.ParticipantID, Receipt: t.Receipt}
+		rc := Recipient{ParticipantID: t.ParticipantID, Receipt: t.Receipt, NotPending: t.NotPending}
 		for i := range t.Sessions {
 			s := &t.Sessions[i]
 			rc.Sessions = append(rc.Sessions, Session{SessionID: s.SessionID, Harness: s.Harness,

@@ -42,6 +42,8 @@ func TestRouteTable(t *testing.T) {
 	}{
 		{name: "receipt already past queued", m: question, r: Recipient{ParticipantID: "bob", Receipt: protocol.ReceiptRetrieved, Sessions: []Session{hooked}},
 			outcome: "retrieved", via: TransportDurable},
+		{name: "a superseded decision, repeated", m: question, r: Recipient{ParticipantID: "bob", Receipt: "queued", NotPending: true, Sessions: []Session{bound}, Policy: PolicyAll},
+			transport: &fakeTransport{accept: true}, outcome: "queued", via: TransportDurable},
 		{name: "no live session", m: question, r: Recipient{ParticipantID: "bob", Receipt: "queued"},
 			outcome: "queued", via: TransportDurable, code: ErrRecipientUnavailable},
 		{name: "client next turn not proven", m: question, r: Recipient{ParticipantID: "bob", Receipt: "queued", Sessions: []Session{manual}},

@@ -1,0 +1,218 @@
+package top
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/acc-go/acc/pkg/core"
+	"github.com/acc-go/acc/pkg/protocol"
+)
+
+// fakeSource counts reads and serves a fixed room.
+type fakeSource struct {
+	snap   Snapshot
+	thread *core.SyncResult
+	reads  int
+}
+
+func (f *fakeSource) Read(context.Context) Snapshot { f.reads++; return f.snap }
+func (f *fakeSource) Thread(context.Context, string) (*core.SyncResult, error) {
+	return f.thread, nil
+}
+
+var t0 = time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+
+// room builds a status with n sessions, n claims (one already expired)
+// and n open threads.
+func room(n int) Snapshot {
+	st := &core.Status{WorkspaceID: "workspace_x", Protection: "advisory"}
+	var threads []core.OpenThread
+	for i := range n {
+		st.Participants = append(st.Participants, core.SessionRow{ParticipantID: fmt.Sprintf("p%02d", i), Harness: "cli", Presence: "online"})
+		exp := t0.Add(time.Duration(i) * time.Minute) // claim 0 expires at t0
+		st.Claims = append(st.Claims, core.ClaimRow{Resource: fmt.Sprintf("file:c%02d.go", i), Mode: "exclusive", Enforcement: "advisory",
+			OwnerParticipantID: "p00", ExpiresAt: protocol.FormatTime(exp)})
+		threads = append(threads, core.OpenThread{Message: core.Summary{MessageID: fmt.Sprintf("message_%02d", i), Kind: "question",
+			Obligation: "reply", FromParticipantID: "p00", Subject: fmt.Sprintf("subject %02d", i)}})
+	}
+	return Snapshot{Status: st, Threads: threads, At: t0}
+}
+
+func model(src Source, w, h int) Model {
+	m := New(context.Background(), src, make(chan struct{}), "repo", w, h)
+	m.now = func() time.Time { return t0 }
+	return m
+}
+
+func update(t *testing.T, m Model, msg tea.Msg) (Model, tea.Cmd) {
+	t.Helper()
+	next, cmd := m.Update(msg)
+	return next.(Model), cmd
+}
+
+// TestViewFitsTheTerminal: however long the lists, the view has at most
+// the terminal's lines and cells per line, keeps every section's title,
+// says how many rows it left out, and keeps the selected thread in sight.
+func TestViewFitsTheTerminal(t *testing.T) {
+	src := &fakeSource{snap: room(40)}
+	for _, size := range [][2]int{{80, 24}, {60, 12}, {200, 50}, {30, 8}} {
+		m := model(src, size[0], size[1])
+		m, _ = update(t, m, snapMsg(src.snap))
+		for range 35 {
+			m, _ = update(t, m, tea.KeyPressMsg{Code: tea.KeyDown})
+		}
+		lines := strings.Split(m.Render(), "\n")
+		if len(lines) > size[1] {
+			t.Errorf("%v: %d lines", size, len(lines))
+		}
+		for _, l := range lines {
+			if ansi.StringWidth(l) > size[0] {
+				t.Errorf("%v: line wider than the terminal: %q", size, l)
+			}
+		}
+		v := m.Render()
+		if size[1] >= 12 {
+			for _, want := range []string{"acc top — repo", "SESSIONS", "CLAIMS", "OPEN THREADS", "more", "> question"} {
+				if !strings.Contains(v, want) {
+					t.Errorf("%v: the view lacks %q:\n%s", size, want, v)
+				}
+			}
+		}
+	}
+	// A tall terminal shows everything, and the claim that expired at t0
+	// is gone even before the next read.
+	m := model(src, 200, 200)
+	m, _ = update(t, m, snapMsg(src.snap))
+	v := m.Render()
+	if strings.Contains(v, "more") || !strings.Contains(v, "subject 39") || !strings.Contains(v, "file:c39.go") {
+		t.Errorf("a tall terminal cut the lists:\n%s", v)
+	}
+	if strings.Contains(v, "file:c00.go") {
+		t.Error("an expired claim is shown")
+	}
+}
+
+// TestThreadViewHeaderFirst: an opened thread starts with the keys and the
+// sender, shows receipts before the body, and scrolls a long body.
+func TestThreadViewHeaderFirst(t *testing.T) {
+	body := make([]string, 100)
+	for i := range body {
+		body[i] = fmt.Sprintf("line %03d", i)
+	}
+	res := &core.SyncResult{Message: &core.HistoryMessage{
+		Items:    []core.MessageView{{Message: protocol.Message{MessageID: "message_00", Kind: "question", FromParticipantID: "p00", Subject: "s", Body: strings.Join(body, "\n")}}},
+		Receipts: []core.PublicReceipt{{RecipientParticipantID: "p01", State: "queued"}},
+	}}
+	src := &fakeSource{snap: room(3), thread: res}
+	m := model(src, 80, 20)
+	m, _ = update(t, m, snapMsg(src.snap))
+	m, cmd := update(t, m, tea.KeyPressMsg{Code: tea.KeyEnter})
+	m, _ = update(t, m, cmd())
+	lines := strings.Split(m.Render(), "\n")
+	if len(lines) != 20 || !strings.HasPrefix(lines[0], "esc goes back") || !strings.Contains(lines[1], "from p00") ||
+		!strings.Contains(m.Render(), "p01: queued") || !strings.Contains(lines[19], "more lines") {
+		t.Fatalf("thread view:\n%s", m.Render())
+	}
+	for range 500 {
+		m, _ = update(t, m, tea.KeyPressMsg{Code: tea.KeyDown})
+	}
+	v := m.Render()
+	if !strings.Contains(v, "line 099") || strings.Contains(v, "more lines") {
+		t.Errorf("scrolled to the end:\n%s", v)
+	}
+	m, _ = update(t, m, tea.KeyPressMsg{Code: tea.KeyUp})
+	if !strings.Contains(m.Render(), "line 098") {
+		t.Errorf("one line up from the end:\n%s", m.Render())
+	}
+	m, _ = update(t, m, tea.KeyPressMsg{Code: tea.KeyEscape})
+	if !strings.Contains(m.Render(), "OPEN THREADS") {
+		t.Errorf("esc did not go back:\n%s", m.Render())
+	}
+}
+
+// TestRereadOnTheClock: with no wake-up the room is re-read every Refresh
+// (presence and expiry change with time), and every tick while waiting
+// for the room to exist; q quits while waiting.
+func TestRereadOnTheClock(t *testing.T) {
+	src := &fakeSource{snap: room(2)}
+	m := model(src, 80, 24)
+	now := t0
+	m.now = func() time.Time { return now }
+	run := func(cmd tea.Cmd) {
+		for _, msg := range flatten(cmd) {
+			if s, ok := msg.(snapMsg); ok {
+				m, _ = update(t, m, s)
+			}
+		}
+	}
+	m, cmd := update(t, m, tickMsg(now)) // the first read
+	run(cmd)
+	if src.reads != 1 {
+		t.Fatalf("%d reads after the first tick", src.reads)
+	}
+	for i := 1; i < int(Refresh/time.Second); i++ {
+		now = now.Add(time.Second)
+		m, cmd = update(t, m, tickMsg(now))
+		run(cmd)
+	}
+	if src.reads != 1 {
+		t.Fatalf("%d reads within %v", src.reads, Refresh)
+	}
+	now = now.Add(time.Second)
+	m, cmd = update(t, m, tickMsg(now))
+	run(cmd)
+	if src.reads != 2 {
+		t.Fatalf("%d reads after %v", src.reads, Refresh)
+	}
+
+	src.snap = Snapshot{Waiting: true}
+	now = now.Add(10 * time.Second)
+	m, cmd = update(t, m, tickMsg(now))
+	run(cmd)
+	if !strings.Contains(m.Render(), "nobody has attached") {
+		t.Fatalf("waiting view:\n%s", m.Render())
+	}
+	before := src.reads
+	now = now.Add(time.Second)
+	m, cmd = update(t, m, tickMsg(now))
+	run(cmd)
+	if src.reads != before+1 {
+		t.Errorf("no read on the tick while waiting")
+	}
+	_, cmd = update(t, m, tea.KeyPressMsg{Code: 'q', Text: "q"})
+	if cmd == nil {
+		t.Fatal("q does nothing while waiting")
+	}
+	if _, ok := cmd().(tea.QuitMsg); !ok {
+		t.Error("q does not quit while waiting")
+	}
+}
+
+// flatten runs cmd and the commands of any batch it returns, except
+// ticks and wake-up waits (which block).
+func flatten(cmd tea.Cmd) []tea.Msg {
+	if cmd == nil {
+		return nil
+	}
+	done := make(chan tea.Msg, 1)
+	go func() { done <- cmd() }()
+	select {
+	case msg := <-done:
+		if b, ok := msg.(tea.BatchMsg); ok {
+			var out []tea.Msg
+			for _, c := range b {
+				out = append(out, flatten(c)...)
+			}
+			return out
+		}
+		return []tea.Msg{msg}
+	case <-time.After(100 * time.Millisecond):
+		return nil
+	}
+}
