@@ -11,7 +11,7 @@
 GO ?= go
 BIN := $(CURDIR)/bin
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
-LDFLAGS := -X github.com/acc-go/acc/internal/cli.buildVersion=$(VERSION)
+LDFLAGS := -X github.com/acc-go/acc/internal/buildinfo.buildVersion=$(VERSION)
 
 .PHONY: build demo test vet stress bench fuzz test-clients-latest evidence
 

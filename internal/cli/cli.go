@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/acc-go/acc/internal/buildinfo"
 	"io"
 	"os"
 	"regexp"
@@ -176,6 +177,9 @@ func (a *app) usageError(cmd *cli.Command, err error) error {
 				return unknownCommand(cmd, word)
 			}
 		}
+		if near := nearFlag(cmd, m[1]); near != "" {
+			return protocol.Errorf(protocol.ReasonUnknownFlag, "unknown option for %s: --%s; did you mean --%s? (see `%s --help`)", name, m[1], near, name)
+		}
 		return protocol.Errorf(protocol.ReasonUnknownFlag, "unknown option for %s: --%s; see `%s --help`", name, m[1], name)
 	}
 	if m := invalidValue.FindStringSubmatch(msg); m != nil {
@@ -332,22 +336,8 @@ func (a *app) checkMissingValues(cmd *cli.Command) error {
 	return nil
 }
 
-// buildVersion is set by `make build` (-ldflags -X) from `git describe`
-// when the module version is not in the build information.
-var buildVersion string
-
-// Version returns the module version from the build information
-// (SPEC decision 18); for a build from a checkout, the version `make build`
-// stamped from git; else "(devel)".
-func Version() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	if buildVersion != "" {
-		return buildVersion
-	}
-	return "(devel)"
-}
+// Version is acc's version (internal/buildinfo).
+func Version() string { return buildinfo.Version() }
 
 func (a *app) rootCommand() *cli.Command {
 	root := &cli.Command{
@@ -446,6 +436,21 @@ func firstWord(args []string) string {
 
 // unknownCommand refuses an unknown command name, suggesting the closest
 // known one.
+// nearFlag is the visible flag of cmd closest to word (without dashes),
+// when one is within an edit per three letters (at least one, at most
+// two), else "".
+func nearFlag(cmd *cli.Command, word string) string {
+	best, bestDist := "", min(2, max(1, len(word)/3))+1
+	for _, f := range cmd.VisibleFlags() {
+		for _, n := range f.Names() {
+			if d := editDistance(word, n); d < bestDist && len(n) > 1 {
+				best, bestDist = n, d
+			}
+		}
+	}
+	return best
+}
+
 func unknownCommand(root *cli.Command, word string) error {
 	best, bestDist := "", 3
 	for _, c := range root.Commands {

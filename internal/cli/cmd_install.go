@@ -160,7 +160,13 @@ func printInstall(w io.Writer, rep *install.Report, done string) {
 		fmt.Fprintf(w, "%s (%s): %s\n", c.DisplayName, version, state)
 		for _, ch := range c.Changes {
 			line := fmt.Sprintf("  %-9s %s", verb[ch.Op], ch.Path)
-			if ch.Detail != "" {
+			switch {
+			case ch.Op == "remove" && ch.Kind == "json-entry":
+				// acc's entry goes; the file stays.
+				line = fmt.Sprintf("  %-9s acc's %s entry from %s", verb[ch.Op], ch.Detail, ch.Path)
+			case ch.Op == "remove" && ch.Kind == "toml-block":
+				line = fmt.Sprintf("  %-9s acc's block from %s", verb[ch.Op], ch.Path)
+			case ch.Detail != "":
 				line += "  (" + ch.Detail + ")"
 			}
 			fmt.Fprintln(w, line)

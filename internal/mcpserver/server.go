@@ -9,6 +9,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/acc-go/acc/internal/buildinfo"
 	"io"
 	"os"
 	"path/filepath"
@@ -35,8 +36,9 @@ const (
 // variable so that tests can shorten it).
 var storeWait = 5 * time.Second
 
-// Version is reported as serverInfo.version.
-var Version = "0.4.0"
+// Version is reported as serverInfo.version: the package version (A1),
+// the same as `acc version` prints.
+var Version = buildinfo.Version()
 
 // Config is the launch configuration.
 type Config struct {

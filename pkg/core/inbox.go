@@ -195,7 +195,7 @@ func (r *Room) ReadMessage(ctx context.Context, c Caller, messageID string) ([]E
 		}
 		if rc == nil {
 			return protocol.Errorf(protocol.ReasonNotRecoverable,
-				"message %s is not recoverable by %s: it was not addressed to this participant; %s lists what was", messageID, me.ParticipantID, r.Front.Cmd("`acc inbox`", "acc_inbox")).
+				"message %s was not addressed to %s, so it cannot read it in full; %s lists what was", messageID, me.ParticipantID, r.Front.Cmd("`acc inbox`", "acc_inbox")).
 				With("messageId", messageID)
 		}
 		if rc.State != protocol.ReceiptAcknowledged {

@@ -91,6 +91,9 @@ func CheckResource(field, s string) error {
 	// The reference pattern's \s is JavaScript's, which also matches Unicode
 	// spaces; Go's RE2 \s is ASCII only, so those are refused here.
 	if !resourcePattern.MatchString(s) || strings.IndexFunc(s, isJSSpace) >= 0 {
+		if !strings.Contains(s, ":") && s != "" && strings.IndexFunc(s, isJSSpace) < 0 {
+			return Errorf(ReasonInvalidInput, "%s %q is not a resource like file:src/a.go; for a file, write file:%s", field, s, s)
+		}
 		return Errorf(ReasonInvalidInput, "%s %q is not a resource like file:src/a.go", field, s)
 	}
 	limit := MaxResourceText
