@@ -1,8 +1,12 @@
 package e2e
 
 import (
+	"bufio"
 	"encoding/json"
+	"fmt"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 )
@@ -54,44 +58,185 @@ func wantDelivery(t *testing.T, label string, got []delivery, participant, outco
 	t.Errorf("%s: no delivery for %s in %+v", label, participant, got)
 }
 
+// sendSpec is one send, spelled for either front.
+type sendSpec struct {
+	to                            []string
+	kind, subject, body, clientID string
+	supersedes                    string
+}
+
+func (sp sendSpec) flags() []string {
+	var out []string
+	for _, p := range sp.to {
+		out = append(out, "--to", p)
+	}
+	out = append(out, "--subject", sp.subject, "--body", sp.body)
+	if sp.kind != "" {
+		out = append(out, "--type", sp.kind)
+	}
+	if sp.clientID != "" {
+		out = append(out, "--client-message-id", sp.clientID)
+	}
+	if sp.supersedes != "" {
+		out = append(out, "--supersedes", sp.supersedes)
+	}
+	return out
+}
+
+func (sp sendSpec) arguments() map[string]any {
+	to := []any{}
+	for _, p := range sp.to {
+		to = append(to, p)
+	}
+	args := map[string]any{"to": to, "subject": sp.subject, "body": sp.body}
+	if sp.kind != "" {
+		args["kind"] = sp.kind
+	}
+	if sp.clientID != "" {
+		args["clientMessageId"] = sp.clientID
+	}
+	if sp.supersedes != "" {
+		args["supersedes"] = []any{sp.supersedes}
+	}
+	return args
+}
+
+// mcpSender is a running acc-mcp for one participant, driven over its
+// stdio like any MCP client (2025-11-25).
+type mcpSender struct {
+	t    testing.TB
+	cmd  *exec.Cmd
+	in   io.WriteCloser
+	out  *bufio.Scanner
+	next int
+}
+
+func (sb *sandbox) startMCP(participant, workspace string) *mcpSender {
+	sb.t.Helper()
+	cmd := exec.Command(mcpBin)
+	cmd.Dir = sb.t.TempDir()
+	cmd.Env = append(sb.environ(), "ACC_MCP_PARTICIPANT="+participant, "ACC_MCP_WORKSPACE="+workspace)
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		sb.t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		sb.t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		sb.t.Fatal(err)
+	}
+	m := &mcpSender{t: sb.t, cmd: cmd, in: in, out: bufio.NewScanner(out)}
+	m.out.Buffer(nil, 16<<20)
+	sb.t.Cleanup(func() { in.Close(); cmd.Wait() })
+	m.call("initialize", map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{},
+		"clientInfo": map[string]any{"name": "e2e", "version": "1"}})
+	fmt.Fprintln(in, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	return m
+}
+
+// call sends one request and returns its result (requests are sent one at
+// a time, so the next line with an id is the answer).
+func (m *mcpSender) call(method string, params any) json.RawMessage {
+	m.t.Helper()
+	m.next++
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": m.next, "method": method, "params": params})
+	fmt.Fprintln(m.in, string(b))
+	for m.out.Scan() {
+		var r struct {
+			ID     *int            `json:"id"`
+			Result json.RawMessage `json:"result"`
+			Error  json.RawMessage `json:"error"`
+		}
+		if err := json.Unmarshal(m.out.Bytes(), &r); err != nil || r.ID == nil {
+			continue // a notification
+		}
+		if r.Error != nil {
+			m.t.Fatalf("%s: %s", method, r.Error)
+		}
+		return r.Result
+	}
+	m.t.Fatalf("%s: acc-mcp closed its output", method)
+	return nil
+}
+
+func (m *mcpSender) deliver(sp sendSpec) ([]delivery, string) {
+	m.t.Helper()
+	var res struct {
+		IsError           bool `json:"isError"`
+		StructuredContent struct {
+			Message  struct{ MessageID string } `json:"message"`
+			Delivery []delivery                 `json:"delivery"`
+		} `json:"structuredContent"`
+		Content []struct{ Text string } `json:"content"`
+	}
+	if err := json.Unmarshal(m.call("tools/call", map[string]any{"name": "acc_message", "arguments": sp.arguments()}), &res); err != nil || res.IsError {
+		m.t.Fatalf("acc_message %v: %v %+v", sp.arguments(), err, res.Content)
+	}
+	return res.StructuredContent.Delivery, res.StructuredContent.Message.MessageID
+}
+
 // TestDeliveryOutcomes drives each reachable row of the router's table
-// through the built acc with real sessions: a hooked Claude Code session
-// whose version has next-turn proven, a hooked one whose version has
-// nothing proven, a manual CLI session, a participant with no live
-// session, a room message, and a repeated send after the receipt moved.
-// Every fallback leaves the receipt queued; next-turn leaves it queued
-// until the recipient's hook hands the message to its client.
+// through the built acc and through acc-mcp, with real sessions: a hooked
+// Claude Code session whose version has next-turn proven, a hooked one
+// whose version has nothing proven, a manual CLI session, a participant
+// with no live session, a room message, a repeated send after the
+// receipt moved, a send to one's own participant, and the repeat of a
+// decision superseded since. Every fallback leaves the receipt queued;
+// next-turn leaves it queued until the recipient's hook hands the message
+// to its client.
 func TestDeliveryOutcomes(t *testing.T) {
+	for _, front := range []string{"cli", "mcp"} {
+		t.Run(front, func(t *testing.T) { deliveryOutcomes(t, front) })
+	}
+}
+
+func deliveryOutcomes(t *testing.T, front string) {
 	sb := newSandbox(t)
 	repo := sb.newRepo("repo")
 	claude := clientByID(t, "claude")
 	proven := fakeClientBin(t, "claude", "2.1.332 (Claude Code)")
 	old := fakeClientBin(t, "claude", "1.0.0 (Claude Code)")
-	hooked := sb.hookSession(claude, "sid-hooked", repo, "ACC_PARTICIPANT=hooked", "PATH="+proven+":"+os.Getenv("PATH"))
+	sb.hookSession(claude, "sid-hooked", repo, "ACC_PARTICIPANT=hooked", "PATH="+proven+":"+os.Getenv("PATH"))
 	sb.hookSession(claude, "sid-old", repo, "ACC_PARTICIPANT=oldclient", "PATH="+old+":"+os.Getenv("PATH"))
-	sender := sb.attach(repo, "sender", "cli")
 	sb.attach(repo, "manual", "cli")
 	gone := sb.attach(repo, "gone", "cli")
 	sb.ok(repo, append([]string{"detach"}, gone.creds()...)...)
 	wsID := sb.roomStatus(repo).WorkspaceID
+	var send func(sendSpec) ([]delivery, string)
+	self := "sender"
+	switch front {
+	case "cli":
+		sender := sb.attach(repo, "sender", "cli")
+		send = func(sp sendSpec) ([]delivery, string) { return sb.deliver(sender, sp.flags()...) }
+	case "mcp":
+		m := sb.startMCP("sender", repo)
+		send = m.deliver
+	}
 
-	d, qid := sb.deliver(sender, "--to", "hooked", "--type", "question", "--subject", "q", "--body", "?", "--client-message-id", "client_q1")
+	q := sendSpec{to: []string{"hooked"}, kind: "question", subject: "q", body: "?", clientID: "client_q1"}
+	d, qid := send(q)
 	wantDelivery(t, "next turn", d, "hooked", "queued", "next-turn", "")
-	d, oldID := sb.deliver(sender, "--to", "oldclient", "--subject", "n", "--body", "b")
+	d, oldID := send(sendSpec{to: []string{"oldclient"}, subject: "n", body: "b"})
 	wantDelivery(t, "version not proven", d, "oldclient", "queued", "durable", "unsupported_client_version")
-	d, manualID := sb.deliver(sender, "--to", "manual", "--subject", "n", "--body", "b")
+	d, manualID := send(sendSpec{to: []string{"manual"}, subject: "n", body: "b"})
 	wantDelivery(t, "manual session", d, "manual", "queued", "durable", "unsupported_client_version")
-	d, goneID := sb.deliver(sender, "--to", "gone", "--subject", "n", "--body", "b")
+	d, goneID := send(sendSpec{to: []string{"gone"}, subject: "n", body: "b"})
 	wantDelivery(t, "no live session", d, "gone", "queued", "durable", "recipient_unavailable")
 	// A room message addresses nobody: no delivery entries (SPEC decision
 	// 22); it still waits in every open session's inbox.
-	d, _ = sb.deliver(sender, "--subject", "room note", "--body", "b")
-	if len(d) != 0 {
+	if d, _ = send(sendSpec{subject: "room note", body: "b"}); len(d) != 0 {
 		t.Errorf("room message: delivery %+v, want none", d)
 	}
+	// A session is never a live session of the recipient for its own
+	// message: the sender is its participant's only session, so sending
+	// to itself finds nobody live.
+	d, selfID := send(sendSpec{to: []string{self}, subject: "note to self", body: "b"})
+	wantDelivery(t, "to one's own participant", d, self, "queued", "durable", "recipient_unavailable")
 
 	store := sb.openStore(wsID)
-	for _, fb := range []struct{ id, who string }{{oldID, "oldclient"}, {manualID, "manual"}, {goneID, "gone"}} {
+	for _, fb := range []struct{ id, who string }{{oldID, "oldclient"}, {manualID, "manual"}, {goneID, "gone"}, {selfID, self}} {
 		if got := receiptState(t, store, fb.id, fb.who); got != "queued" {
 			t.Errorf("a fallback to %s left the receipt %s, want queued", fb.who, got)
 		}
@@ -107,7 +252,18 @@ func TestDeliveryOutcomes(t *testing.T) {
 	}
 	store.Close()
 	// The same send again reports where the receipt stands.
-	d, _ = sb.deliver(sender, "--to", "hooked", "--type", "question", "--subject", "q", "--body", "?", "--client-message-id", "client_q1")
+	d, _ = send(q)
 	wantDelivery(t, "repeated send", d, "hooked", "offered", "durable", "")
-	_ = hooked
+
+	// A decision superseded before its send is repeated is no longer
+	// pending anywhere, so the repeat promises no next turn.
+	decide := sendSpec{to: []string{"hooked"}, kind: "decision", subject: "port", body: "8080", clientID: "client_d1"}
+	d, d1 := send(decide)
+	wantDelivery(t, "a decision", d, "hooked", "queued", "next-turn", "")
+	send(sendSpec{kind: "decision", supersedes: d1, subject: "port", body: "9090"})
+	d, again := send(decide)
+	if again != d1 {
+		t.Fatalf("the repeated send recorded %s, not %s", again, d1)
+	}
+	wantDelivery(t, "a repeated, superseded decision", d, "hooked", "queued", "durable", "")
 }
