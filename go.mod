@@ -4,6 +4,7 @@ go 1.26.0
 
 require (
 	charm.land/bubbletea/v2 v2.1.1
+	github.com/acc-go/acc/pkg/adapters/acp v0.0.0
 	github.com/acc-go/acc/pkg/adapters/adapter v0.0.0
 	github.com/acc-go/acc/pkg/adapters/claude v0.0.0
 	github.com/acc-go/acc/pkg/adapters/codex v0.0.0
@@ -71,6 +72,7 @@ require (
 )
 
 replace (
+	github.com/acc-go/acc/pkg/adapters/acp => ./pkg/adapters/acp
 	github.com/acc-go/acc/pkg/adapters/adapter => ./pkg/adapters/adapter
 	github.com/acc-go/acc/pkg/adapters/claude => ./pkg/adapters/claude
 	github.com/acc-go/acc/pkg/adapters/codex => ./pkg/adapters/codex

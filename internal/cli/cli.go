@@ -62,7 +62,7 @@ func Main(args []string, env Env) (code int) {
 	if err != nil {
 		return a.fail(libraryError(err))
 	}
-	return 0
+	return a.exitCode
 }
 
 // helpTopicPattern matches urfave/cli's refusal of `acc help <unknown>`,
@@ -114,6 +114,9 @@ type app struct {
 	jsonMode bool
 	args     []string
 	printed  bool
+	// exitCode is what a successful command exits with: 0, except for
+	// acc acp, which exits as its agent did.
+	exitCode int
 }
 
 // fail prints err (an envelope on stdout with --json, one line on stderr
@@ -219,7 +222,7 @@ func (a *app) checkArgs(ctx context.Context, cmd *cli.Command) (context.Context,
 	if err := a.checkMissingValues(cmd); err != nil {
 		return ctx, err
 	}
-	if cmd.Args().Len() > 0 {
+	if cmd.Args().Len() > 0 && cmd.ArgsUsage == "" { // only acc acp takes arguments (its agent's)
 		return ctx, protocol.Errorf(protocol.ReasonUnexpectedArgument, "unexpected argument %q for %s; flags take the form --name value", cmd.Args().First(), commandPath(cmd))
 	}
 	repeatable := map[string]bool{}
@@ -400,7 +403,7 @@ func (a *app) commands() []*cli.Command {
 		a.messageCommand(), a.requestCommand(), a.inboxCommand(), a.replyCommand(), a.ackCommand(), a.finishCommand(), a.waitCommand(), a.topCommand(),
 		a.syncCommand(),
 		a.configCommand(), a.installCommand(), a.uninstallCommand(), a.doctorCommand(),
-		a.versionCommand(),
+		a.acpCommand(), a.versionCommand(),
 	}
 }
 
@@ -434,8 +437,6 @@ func firstWord(args []string) string {
 	return ""
 }
 
-// unknownCommand refuses an unknown command name, suggesting the closest
-// known one.
 // nearFlag is the visible flag of cmd closest to word (without dashes),
 // when one is within an edit per three letters (at least one, at most
 // two), else "".
@@ -451,6 +452,8 @@ func nearFlag(cmd *cli.Command, word string) string {
 	return best
 }
 
+// unknownCommand refuses an unknown command name, suggesting the closest
+// known one.
 func unknownCommand(root *cli.Command, word string) error {
 	best, bestDist := "", 3
 	for _, c := range root.Commands {

@@ -27,6 +27,9 @@ func TestMain(m *testing.M) {
 }
 
 func runMain(m *testing.M) int {
+	if os.Getenv(fakeACPEnv) != "" {
+		return fakeACPAgent()
+	}
 	root, err := repoRoot()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "e2e: cannot find the repository root: %v\n", err)

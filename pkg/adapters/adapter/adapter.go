@@ -158,10 +158,15 @@ type Adapter interface {
 // gets nothing. The evidence returned is the newest record not above
 // version (what doctor names as "proven at"); nil when nothing applies.
 func CapabilitiesFor(a Adapter, version string) (Capabilities, *Evidence) {
+	return ProvenFor(a.Evidence(), version)
+}
+
+// ProvenFor is CapabilitiesFor over a list of evidence records rather
+// than an adapter's (the ACP relay's agent families keep their own).
+func ProvenFor(all []Evidence, version string) (Capabilities, *Evidence) {
 	if _, ok := parseVersion(version); !ok {
 		return Capabilities{}, nil
 	}
-	all := a.Evidence()
 	var caps Capabilities
 	var newest *Evidence
 	for i := range all {

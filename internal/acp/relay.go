@@ -1,0 +1,320 @@
+package acp
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Defaults of a relay (Config).
+const (
+	// DefaultGrace is how long the agent has to exit after its input ended
+	// before it is sent SIGTERM (and, 2 s later, SIGKILL).
+	DefaultGrace = 3 * time.Second
+	// DefaultBudget bounds the acc work done before a session/prompt is
+	// forwarded (projection); when it runs out the prompt goes unchanged.
+	DefaultBudget = 1500 * time.Millisecond
+	// accWait bounds every other piece of acc work (attach, guard, detach,
+	// offers), none of which holds a frame back for longer.
+	accWait = 2 * time.Second
+	// killWait is the time between SIGTERM and SIGKILL.
+	killWait = 2 * time.Second
+)
+
+// Config configures one relay.
+type Config struct {
+	// Participant is --participant; "" leaves ACC_PARTICIPANT, then the
+	// default per ACP session (core.DefaultHookParticipant).
+	Participant string
+	// Getenv reads the environment acc uses (ACC_DATA_HOME, …).
+	Getenv func(string) string
+	// Stderr receives the agent's stderr and the relay's own notes.
+	Stderr io.Writer
+	// Grace and Budget default to DefaultGrace and DefaultBudget.
+	Grace, Budget time.Duration
+	// Signals, when non-nil, are forwarded to the agent (the CLI passes
+	// SIGINT, SIGTERM and SIGHUP).
+	Signals []os.Signal
+}
+
+// Run relays between the editor (stdin, stdout) and the agent started
+// from argv, until the agent exits, and returns the exit status to report:
+// the agent's own (128+n when a signal ended it), 127 when it could not be
+// started. Frames pass both ways byte for byte, concurrently; the few the
+// relay understands (reference/mcp-acp.md C4) drive acc on the side:
+// session/new, load and resume attach, a session/prompt gains one text
+// block with the session's projection, fs/write_text_file into another
+// session's guarded claim is answered with an error instead of being
+// forwarded, and session/close, end of input and the agent's exit detach.
+// acc work never blocks a frame for more than Budget (a prompt) or 2 s
+// (a write request), and any acc failure leaves the frame as it was.
+func Run(ctx context.Context, cfg Config, argv []string, stdin io.Reader, stdout io.Writer) int {
+	if cfg.Grace <= 0 {
+		cfg.Grace = DefaultGrace
+	}
+	if cfg.Budget <= 0 {
+		cfg.Budget = DefaultBudget
+	}
+	if cfg.Stderr == nil {
+		cfg.Stderr = io.Discard
+	}
+	if cfg.Getenv == nil {
+		cfg.Getenv = os.Getenv
+	}
+	r := &relay{cfg: cfg, out: stdout, acc: newAccSide(cfg)}
+	return r.run(ctx, argv, stdin)
+}
+
+// relay is one editor↔agent connection.
+type relay struct {
+	cfg Config
+	out io.Writer
+	acc *accSide
+
+	cmd     *exec.Cmd
+	inMu    sync.Mutex // serialises writes to the agent's stdin
+	agentIn io.WriteCloser
+	// inBroken is set once a write to the agent failed: later lines are
+	// dropped (the agent is gone or not reading).
+	inBroken bool
+
+	mu sync.Mutex
+	// pending are the editor's requests the agent has not answered yet,
+	// by id key; only the methods the relay acts on are kept.
+	pending map[string]pendingRequest
+}
+
+// pendingRequest is an editor request whose answer the relay needs.
+type pendingRequest struct {
+	method    string
+	sessionID string
+	cwd       string
+}
+
+func (r *relay) run(ctx context.Context, argv []string, stdin io.Reader) int {
+	r.pending = map[string]pendingRequest{}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Stderr = r.cfg.Stderr
+	setProcAttr(cmd)
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		fmt.Fprintf(r.cfg.Stderr, "acc acp: %v\n", err)
+		return 127
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		fmt.Fprintf(r.cfg.Stderr, "acc acp: %v\n", err)
+		return 127
+	}
+	if err := cmd.Start(); err != nil {
+		fmt.Fprintf(r.cfg.Stderr, "acc acp: cannot start the agent %q: %v\n", argv[0], err)
+		return 127
+	}
+	r.cmd, r.agentIn = cmd, in
+	r.acc.agentPID = cmd.Process.Pid
+
+	// Signals for the relay go to the agent, which decides.
+	sigs := make(chan os.Signal, 4)
+	if len(r.cfg.Signals) > 0 {
+		signal.Notify(sigs, r.cfg.Signals...)
+		defer signal.Stop(sigs)
+	}
+	exited := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case s := <-sigs:
+				_ = cmd.Process.Signal(s)
+			case <-exited:
+				return
+			}
+		}
+	}()
+
+	// Agent → editor, until the agent closes its stdout.
+	fromAgent := make(chan struct{})
+	go func() {
+		defer close(fromAgent)
+		r.pumpFromAgent(out)
+	}()
+	// Editor → agent, until the editor's input ends; then the agent has
+	// Grace to exit before it is terminated.
+	inputDone := make(chan struct{})
+	go func() {
+		defer close(inputDone)
+		r.pumpFromEditor(stdin)
+		r.closeAgentInput()
+	}()
+
+	waitErr := make(chan error, 1)
+	go func() {
+		<-fromAgent // read everything the agent wrote before reaping it
+		waitErr <- cmd.Wait()
+	}()
+	var err2 error
+	select {
+	case err2 = <-waitErr:
+	case <-inputDone:
+		select {
+		case err2 = <-waitErr:
+		case <-time.After(r.cfg.Grace):
+			_ = cmd.Process.Signal(syscall.SIGTERM)
+			select {
+			case err2 = <-waitErr:
+			case <-time.After(killWait):
+				_ = cmd.Process.Kill()
+				err2 = <-waitErr
+			}
+		}
+	case <-ctx.Done():
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case err2 = <-waitErr:
+		case <-time.After(killWait):
+			_ = cmd.Process.Kill()
+			err2 = <-waitErr
+		}
+	}
+	close(exited)
+	r.acc.end()
+	return exitStatus(cmd, err2)
+}
+
+// exitStatus is the agent's exit code, 128+signal when a signal ended it.
+func exitStatus(cmd *exec.Cmd, err error) int {
+	if cmd.ProcessState == nil {
+		if err != nil {
+			return 127
+		}
+		return 0
+	}
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal())
+	}
+	return cmd.ProcessState.ExitCode()
+}
+
+// readLines calls fn with each line of rd, newline included (the last one
+// may lack it), however long; it returns at end of input or a read error.
+func readLines(rd io.Reader, fn func(line []byte) bool) {
+	br := bufio.NewReaderSize(rd, 64<<10)
+	for {
+		line, err := br.ReadBytes('\n')
+		if len(line) > 0 && !fn(line) {
+			return
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// writeAgent writes one line to the agent's stdin; after a failure the
+// agent is treated as gone and later lines are dropped.
+func (r *relay) writeAgent(line []byte) error {
+	r.inMu.Lock()
+	defer r.inMu.Unlock()
+	if r.inBroken {
+		return errAgentGone
+	}
+	if _, err := r.agentIn.Write(line); err != nil {
+		r.inBroken = true
+		return err
+	}
+	return nil
+}
+
+var errAgentGone = errors.New("the agent stopped reading its input")
+
+func (r *relay) closeAgentInput() {
+	r.inMu.Lock()
+	defer r.inMu.Unlock()
+	r.inBroken = true
+	_ = r.agentIn.Close()
+}
+
+// pumpFromEditor forwards the editor's lines to the agent. It remembers the
+// requests whose answers drive acc, and gives a session/prompt its
+// projection block.
+func (r *relay) pumpFromEditor(stdin io.Reader) {
+	readLines(stdin, func(line []byte) bool {
+		f := peek(line)
+		if f.kind == frameRequest {
+			switch f.method {
+			case "initialize", "session/new", "session/load", "session/resume", "session/close":
+				var p struct {
+					SessionID string `json:"sessionId"`
+					Cwd       string `json:"cwd"`
+				}
+				_ = json.Unmarshal(f.params, &p)
+				r.mu.Lock()
+				r.pending[f.key] = pendingRequest{method: f.method, sessionID: p.SessionID, cwd: p.Cwd}
+				r.mu.Unlock()
+			case "session/prompt":
+				return r.forwardPrompt(line, f)
+			}
+		}
+		return r.writeAgent(line) == nil
+	})
+}
+
+// forwardPrompt adds the session's projection to a prompt, forwards it and
+// then records the offers.
+func (r *relay) forwardPrompt(line []byte, f frame) bool {
+	var p struct {
+		SessionID string `json:"sessionId"`
+	}
+	_ = json.Unmarshal(f.params, &p)
+	out, after := r.acc.project(p.SessionID, line)
+	if err := r.writeAgent(out); err != nil {
+		return false
+	}
+	if after != nil {
+		after()
+	}
+	return true
+}
+
+// pumpFromAgent forwards the agent's lines to the editor, answering a
+// write into another session's guarded claim itself, and acting on the
+// answers to session/new, load, resume and close after forwarding them.
+func (r *relay) pumpFromAgent(stdout io.Reader) {
+	editorGone := false
+	readLines(stdout, func(line []byte) bool {
+		f := peek(line)
+		if f.kind == frameRequest && f.method == "fs/write_text_file" {
+			if reply := r.acc.guardWrite(f); reply != nil {
+				if err := r.writeAgent(reply); err == nil {
+					return true
+				}
+			}
+		}
+		if !editorGone {
+			if _, err := r.out.Write(line); err != nil {
+				// The editor is gone: keep draining the agent so it is
+				// never blocked on a full pipe, and let it end.
+				editorGone = true
+				r.closeAgentInput()
+			}
+		}
+		if f.kind == frameResponse {
+			r.mu.Lock()
+			req, ok := r.pending[f.key]
+			delete(r.pending, f.key)
+			r.mu.Unlock()
+			if ok && !f.isErr {
+				r.acc.answered(req, f.result)
+			}
+		}
+		return true
+	})
+}

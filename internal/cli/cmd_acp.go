@@ -1,0 +1,70 @@
+package cli
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"syscall"
+
+	"github.com/acc-go/acc/internal/acp"
+	"github.com/acc-go/acc/pkg/protocol"
+	"github.com/urfave/cli/v3"
+)
+
+// acpCommand is `acc acp -- <agent…>` (SPEC decision 23; reference/mcp-acp.md
+// part C): the editor runs it where it ran the agent.
+func (a *app) acpCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "acp",
+		Category:  "clients",
+		Usage:     "relay an editor's ACP agent, putting its sessions in the room",
+		ArgsUsage: "-- AGENT [ARG…]",
+		Description: "acp starts the ACP agent named after -- and relays the editor's JSON-RPC to it and back, byte for\n" +
+			"byte. Each session the agent opens joins the room (as --participant, else ACC_PARTICIPANT, else\n" +
+			"acp-<hash>); each prompt gains one text block with what the room has for that session (peers,\n" +
+			"claims, pending messages as untrusted peer content); a write the agent asks the editor to make\n" +
+			"into another session's guarded claim is refused; the session leaves when it is closed or the agent\n" +
+			"exits. acc acp exits with the agent's status (127 when it cannot start it). It stores no frame.\n" +
+			"Anything acc cannot do leaves the stream as it was; ACC_BYPASS=1 runs the agent without acc.\n\n" +
+			"  # Zed, settings.json:\n" +
+			"  \"agent_servers\": {\"Gemini (acc)\": {\"command\": \"acc\", \"args\": [\"acp\", \"--\", \"gemini\", \"--acp\"],\n" +
+			"                                    \"env\": {\"ACC_PARTICIPANT\": \"gemini-zed\"}}}",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "participant", Usage: "join as this participant `ID` (default: ACC_PARTICIPANT, else acp-<hash of the ACP session>)"},
+			&cli.DurationFlag{Name: "grace", Value: acp.DefaultGrace, Usage: "after the editor's input ends, give the agent this long to exit before it is terminated"},
+		},
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			argv := cmd.Args().Slice()
+			if len(argv) == 0 {
+				return protocol.Errorf(protocol.ReasonUsage, "acc acp needs the agent's command after --, e.g. acc acp -- gemini --acp")
+			}
+			if g := cmd.Duration("grace"); g <= 0 {
+				return protocol.Errorf(protocol.ReasonInvalidFlagValue, "--grace must be more than zero, like 3s")
+			}
+			participant := cmd.String("participant")
+			if cmd.IsSet("participant") {
+				if err := protocol.CheckPortableID("--participant", participant); err != nil {
+					return err
+				}
+			}
+			if a.env.Getenv("ACC_BYPASS") == "1" {
+				return a.execAgent(argv)
+			}
+			a.exitCode = acp.Run(ctx, acp.Config{Participant: participant, Getenv: a.env.Getenv, Stderr: a.env.Stderr,
+				Grace: cmd.Duration("grace"), Signals: []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP}},
+				argv, a.env.Stdin, a.env.Stdout)
+			return nil
+		},
+	}
+}
+
+// execAgent replaces acc with the agent (ACC_BYPASS=1): acc is not in the
+// path at all.
+func (a *app) execAgent(argv []string) error {
+	path, err := exec.LookPath(argv[0])
+	if err != nil {
+		return protocol.Errorf(protocol.ReasonUsage, "cannot find the agent %q: %v", argv[0], err)
+	}
+	err = syscall.Exec(path, argv, os.Environ())
+	return protocol.Errorf(protocol.ReasonUsage, "cannot run the agent %q: %v", argv[0], err)
+}
