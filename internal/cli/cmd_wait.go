@@ -118,7 +118,10 @@ func (a *app) wait(ctx context.Context, cmd *cli.Command, r *core.Room, q core.W
 			}
 			return err
 		})
-		if err != nil && q.For == core.WaitInbox {
+		// --released needs no caller (it then sets no claim aside), but a
+		// session named on purpose that does not resolve is an error.
+		named := cmd.IsSet("session") || cmd.IsSet("generation") || a.env.Getenv("ACC_SESSION") != "" || a.env.Getenv("ACC_GENERATION") != ""
+		if err != nil && (q.For == core.WaitInbox || named) {
 			return nil, err
 		}
 	}

@@ -60,49 +60,54 @@ func (s *server) resolve(ctx context.Context) error {
 	})
 }
 
-// inboxState is what tells a reader its inbox changed: the pending items
-// of the first page, newest first, each with its receipt's state. It only
-// reads: the session is looked up through its binding, never refreshed
-// (a write would wake the watcher that called it, and every other one).
-func (s *server) inboxState(ctx context.Context) (string, string, error) {
+// inboxState is what tells a reader its inbox changed: the participant's
+// pending items of the first page, newest first, each with its receipt's
+// state. It reads the participant's inbox rather than a session's, so a
+// participant whose session finished still hears of what arrives.
+func (s *server) inboxState(ctx context.Context, r *core.Room) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, storeWait)
 	defer cancel()
-	var state, store string
-	err := s.open(ctx, false, func(r *core.Room) error {
-		store = core.StorePath(r.DataHome, r.WS.ID)
-		c, err := r.HookCaller(ctx, bindingAdapter, s.bindingID(r))
-		if err != nil || c == nil {
-			return err
+	return r.InboxDigest(ctx, s.cfg.Participant, core.DefaultPageLimit)
+}
+
+// watchRoom opens the room the watch reads, for as long as it runs: a
+// store opened and closed on every wake-up would, as its last user,
+// remove SQLite's -wal and -shm files, and that change would wake the
+// watcher again.
+func (s *server) watchRoom(ctx context.Context) (*core.Room, error) {
+	ctx, cancel := context.WithTimeout(ctx, storeWait)
+	defer cancel()
+	getenv := func(k string) string {
+		if k == "ACC_WORKSPACE_ROOT" {
+			return ""
 		}
-		page, err := r.Inbox(ctx, core.InboxQuery{Caller: *c})
-		if err != nil {
-			return err
-		}
-		for _, it := range page.Items {
-			state += it.Message.MessageID + ":" + it.Receipt.State + " "
-		}
-		return nil
-	})
-	return state, store, err
+		return s.cfg.Getenv(k)
+	}
+	return core.Open(ctx, core.OpenOptions{Cwd: s.cfg.Dir, Getenv: getenv, NoCreate: true, Front: core.FrontMCP})
 }
 
 // watchInbox sends notifications/resources/updated for acc://inbox when
 // the participant's pending page changes, woken by the store's watcher
-// (internal/watch) until the last subscription ends or the connection
-// closes.
+// (internal/watch), until the subscription ends or the connection closes.
 func (s *server) watchInbox(ctx context.Context) {
-	last, store, err := s.inboxState(ctx)
+	r, err := s.watchRoom(ctx)
+	if err != nil {
+		s.logf("watch %s: %v", inboxURI, protocol.AsError(err).Message)
+		return
+	}
+	defer r.Close()
+	last, err := s.inboxState(ctx, r)
 	if err != nil {
 		s.logf("watch %s: %v", inboxURI, protocol.AsError(err).Message)
 	}
-	w := watch.Store(ctx, store)
+	w := watch.Store(ctx, core.StorePath(r.DataHome, r.WS.ID))
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-w.C:
 		}
-		now, _, err := s.inboxState(ctx)
+		now, err := s.inboxState(ctx, r)
 		if err != nil {
 			if ctx.Err() == nil {
 				s.logf("watch %s: %v", inboxURI, protocol.AsError(err).Message)

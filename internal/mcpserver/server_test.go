@@ -3,8 +3,11 @@ package mcpserver
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -329,7 +332,8 @@ func TestDeliveryThroughMCP(t *testing.T) {
 // and none after it unsubscribed; other URIs cannot be subscribed to.
 func TestInboxSubscription(t *testing.T) {
 	r := newRoom(t)
-	c := startBinary(t, r, "research")
+	c, p := spawnBinary(t, r, "research")
+	t.Cleanup(func() { p.in.Close(); p.cmd.Wait() })
 	c.initialize("2025-11-25")
 	if e, _ := c.request("resources/subscribe", map[string]any{"uri": "acc://roster"})["error"].(map[string]any); e == nil {
 		t.Error("subscribing to acc://roster was accepted")
@@ -357,10 +361,16 @@ func TestInboxSubscription(t *testing.T) {
 		t.Fatalf("notification %s", c.notifications()[0])
 	}
 	// Quiet: nothing changes, so nothing more is sent (reading the inbox
-	// to compare must not itself look like a change).
+	// to compare must not itself look like a change), and the watch does
+	// not spin: acc-mcp, the store's only user now, uses next to no CPU.
 	time.Sleep(time.Second)
 	if n := len(c.notifications()); n != 1 {
 		t.Fatalf("%d notifications for one send", n)
+	}
+	cpu0 := cpuTime(t, p.cmd.Process.Pid)
+	time.Sleep(3 * time.Second)
+	if used := cpuTime(t, p.cmd.Process.Pid) - cpu0; used > time.Second {
+		t.Errorf("an idle subscribed acc-mcp used %v of CPU in 3 s", used)
 	}
 	// A receipt that moves elsewhere (the same participant reading from a
 	// CLI session) changes the inbox, so the subscriber hears of it.
@@ -379,6 +389,17 @@ func TestInboxSubscription(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+	// A participant whose session finished still hears of what arrives.
+	c.ok("acc_finish", map[string]any{"goal": "done for now"})
+	n0 := len(c.notifications())
+	r.acc(append([]string{"message", "--to", "research", "--subject", "after finish", "--body", "b"}, as...)...)
+	deadline = time.Now().Add(10 * time.Second)
+	for len(c.notifications()) == n0 {
+		if time.Now().After(deadline) {
+			t.Fatal("no notification for a message sent after acc_finish")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 	// Subscribing twice is one subscription: one unsubscribe ends it.
 	result(t, c.request("resources/subscribe", map[string]any{"uri": "acc://inbox"}))
 	result(t, c.request("resources/unsubscribe", map[string]any{"uri": "acc://inbox"}))
@@ -388,4 +409,19 @@ func TestInboxSubscription(t *testing.T) {
 	if len(c.notifications()) != before {
 		t.Errorf("notified after unsubscribing: %s", c.notifications()[before:])
 	}
+}
+
+// cpuTime is the user plus system CPU time process pid has used, from
+// /proc/<pid>/stat (clock ticks of 10 ms).
+func cpuTime(t *testing.T, pid int) time.Duration {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		t.Skipf("no /proc here: %v", err)
+	}
+	// Fields after the command name (which may hold spaces) start at ")".
+	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+2:]))
+	utime, _ := strconv.Atoi(f[11])
+	stime, _ := strconv.Atoi(f[12])
+	return time.Duration(utime+stime) * 10 * time.Millisecond
 }

@@ -128,6 +128,7 @@ type snapMsg Snapshot
 type tickMsg time.Time
 type wakeMsg struct{}
 type threadMsg struct {
+	id  string
 	res *core.SyncResult
 	err error
 }
@@ -142,13 +143,17 @@ type Model struct {
 	snap    Snapshot
 	reading bool
 	// last is when the last read began.
-	last     time.Time
-	selected int
-	open     *threadMsg
-	scroll   int
-	width    int
-	height   int
-	title    string
+	last time.Time
+	// selected is the index of the selected thread; selectedID its
+	// message, which the selection follows when the list changes.
+	selected   int
+	selectedID string
+	open       *threadMsg
+	opening    string // the thread asked for with enter, until it arrives
+	scroll     int
+	width      int
+	height     int
+	title      string
 }
 
 // New builds the view of a room named title, woken by wake; size is the
@@ -179,6 +184,15 @@ func (m Model) read() (Model, tea.Cmd) {
 	return m, func() tea.Msg { return snapMsg(src.Read(ctx)) }
 }
 
+// fetch reads thread id for the open view.
+func (m Model) fetch(id string) tea.Cmd {
+	src, ctx := m.src, m.ctx
+	return func() tea.Msg {
+		res, err := src.Thread(ctx, id)
+		return threadMsg{id: id, res: res, err: err}
+	}
+}
+
 func (m Model) waitWake() tea.Cmd {
 	wake, ctx := m.wake, m.ctx
 	return func() tea.Msg {
@@ -205,11 +219,13 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m.key(msg)
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
+		m.scroll = min(m.scroll, m.maxScroll())
 	case snapMsg:
 		m.reading = false
 		m.snap = Snapshot(msg)
-		if m.selected >= len(m.snap.Threads) {
-			m.selected = max(0, len(m.snap.Threads)-1)
+		m.follow()
+		if m.open != nil {
+			return m, m.fetch(m.open.id) // the open thread is read again too
 		}
 	case wakeMsg:
 		if m.ctx.Err() != nil {
@@ -226,9 +242,36 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, tick()
 	case threadMsg:
-		m.open, m.scroll = &msg, 0
+		same := m.open != nil && m.open.id == msg.id
+		if !same && msg.id != m.opening {
+			return m, nil // an answer for a view already left
+		}
+		if same && msg.err != nil && m.open.res != nil {
+			return m, nil // a refresh that failed keeps what is shown
+		}
+		if !same {
+			m.scroll = 0
+		}
+		m.open, m.opening = &msg, ""
+		m.scroll = min(m.scroll, m.maxScroll())
 	}
 	return m, nil
+}
+
+// follow keeps the selection on the same thread when the list changes,
+// or on the nearest row when that thread is gone.
+func (m *Model) follow() {
+	for i, t := range m.snap.Threads {
+		if t.Message.MessageID == m.selectedID {
+			m.selected = i
+			return
+		}
+	}
+	m.selected = min(m.selected, max(0, len(m.snap.Threads)-1))
+	m.selectedID = ""
+	if m.selected < len(m.snap.Threads) {
+		m.selectedID = m.snap.Threads[m.selected].Message.MessageID
+	}
 }
 
 func (m Model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
@@ -236,7 +279,7 @@ func (m Model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	case "q", "ctrl+c":
 		return m, tea.Quit
 	case "esc":
-		m.open = nil
+		m.open, m.opening, m.scroll = nil, "", 0
 	case "up", "k":
 		if m.open != nil {
 			m.scroll = max(0, m.scroll-1)
@@ -245,21 +288,18 @@ func (m Model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		}
 	case "down", "j":
 		if m.open != nil {
-			if m.scroll < m.bodyLines()-1 {
-				m.scroll++
-			}
+			m.scroll = min(m.scroll+1, m.maxScroll())
 		} else if m.selected < len(m.snap.Threads)-1 {
 			m.selected++
 		}
 	case "enter":
 		if m.open == nil && m.selected < len(m.snap.Threads) {
-			id := m.snap.Threads[m.selected].Message.MessageID
-			src, ctx := m.src, m.ctx
-			return m, func() tea.Msg {
-				res, err := src.Thread(ctx, id)
-				return threadMsg{res: res, err: err}
-			}
+			m.opening = m.snap.Threads[m.selected].Message.MessageID
+			return m, m.fetch(m.opening)
 		}
+	}
+	if m.selected < len(m.snap.Threads) {
+		m.selectedID = m.snap.Threads[m.selected].Message.MessageID
 	}
 	return m, nil
 }
@@ -300,9 +340,13 @@ type section struct {
 	focus int
 }
 
-// lines renders s in at most keep lines below its title (keep ≥ 1): when
-// the rows do not fit, a window that holds the focus, then "… N more".
+// lines renders s in at most keep lines below its title: when the rows
+// do not fit, a window that holds the focus, then "… N more". keep 0
+// leaves the section out.
 func (s section) lines(keep int) []string {
+	if keep <= 0 {
+		return nil
+	}
 	out := []string{s.title}
 	if len(s.rows) == 0 {
 		return append(out, "  "+s.empty)
@@ -321,6 +365,47 @@ func (s section) lines(keep int) []string {
 
 func (s section) need() int { return max(1, len(s.rows)) }
 
+// least is the fewest rows s can show usefully: the focused row and the
+// "more" line for a list with a focus, else the "more" line.
+func (s section) least() int {
+	if s.focus >= 0 && len(s.rows) > 1 {
+		return 2
+	}
+	return 1
+}
+
+// screenSafe shows text from the store on the terminal: control
+// characters, line separators and the bidirectional overrides that could
+// disguise a line are written as \uXXXX.
+func screenSafe(s string) string {
+	s = core.EscapePeerLine(s)
+	return strings.Map(func(r rune) rune {
+		if bidi(r) {
+			return -1
+		}
+		return r
+	}, bidiEscape(s))
+}
+
+func bidi(r rune) bool {
+	return r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069 || r == 0x200e || r == 0x200f || r == 0x061c
+}
+
+func bidiEscape(s string) string {
+	if strings.IndexFunc(s, bidi) < 0 {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if bidi(r) {
+			fmt.Fprintf(&b, "\\u%04x", r)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
 func (m Model) roomLines() []string {
 	st := m.snap.Status
 	if st == nil {
@@ -333,7 +418,7 @@ func (m Model) roomLines() []string {
 		return []string{"acc top: reading the room…", "q quits"}
 	}
 	now := m.now()
-	header := []string{fmt.Sprintf("acc top — %s (%s) — protection %s — %s", m.title, st.WorkspaceID, st.Protection, m.snap.At.Format("15:04:05"))}
+	header := []string{fmt.Sprintf("acc top — %s (%s) — protection %s — %s", screenSafe(m.title), st.WorkspaceID, st.Protection, m.snap.At.Format("15:04:05"))}
 	if m.snap.Err != nil {
 		header = append(header, "  (last refresh failed: "+protocol.AsError(m.snap.Err).Message+")")
 	}
@@ -341,9 +426,9 @@ func (m Model) roomLines() []string {
 	for _, p := range st.Participants {
 		intent := ""
 		if p.Intent != nil {
-			intent = "  doing: " + *p.Intent
+			intent = "  doing: " + screenSafe(*p.Intent)
 		}
-		sessions.rows = append(sessions.rows, fmt.Sprintf("  %-16s %-8s %-7s %-12s%s", p.ParticipantID, p.Harness, p.Presence, deref(p.Branch, "-"), intent))
+		sessions.rows = append(sessions.rows, fmt.Sprintf("  %-16s %-8s %-7s %-12s%s", p.ParticipantID, p.Harness, p.Presence, screenSafe(deref(p.Branch, "-")), intent))
 	}
 	claims := section{title: "CLAIMS", empty: "none", focus: -1}
 	for _, c := range st.Claims {
@@ -355,7 +440,7 @@ func (m Model) roomLines() []string {
 		if err == nil {
 			left = t.Sub(now).Round(time.Second).String()
 		}
-		claims.rows = append(claims.rows, fmt.Sprintf("  %-40s %-9s %-9s held by %-14s %s left", c.Resource, c.Mode, c.Enforcement, c.OwnerParticipantID, left))
+		claims.rows = append(claims.rows, fmt.Sprintf("  %-40s %-9s %-9s held by %-14s %s left", screenSafe(c.Resource), c.Mode, c.Enforcement, c.OwnerParticipantID, left))
 	}
 	threads := section{title: "OPEN THREADS (↑/↓ select, enter opens, q quits)", empty: "nothing is owed", focus: m.selected}
 	for i, t := range m.snap.Threads {
@@ -367,46 +452,94 @@ func (m Model) roomLines() []string {
 		for _, rc := range t.Receipts {
 			rs = append(rs, rc.RecipientParticipantID+":"+rc.State)
 		}
-		threads.rows = append(threads.rows, fmt.Sprintf("%s %-9s %-11s %s → %s  %q", mark, t.Message.Kind, t.Message.Obligation, t.Message.FromParticipantID, strings.Join(rs, " "), t.Message.Subject))
+		threads.rows = append(threads.rows, fmt.Sprintf("%s %-9s %-11s %s → %s  %q", mark, t.Message.Kind, t.Message.Obligation, t.Message.FromParticipantID, strings.Join(rs, " "), screenSafe(t.Message.Subject)))
 	}
 	secs := []section{sessions, claims, threads}
-	// Each section takes a blank line and its title; the rows share what
-	// is left, the longest list giving way first.
-	keep := make([]int, len(secs))
-	need := 0
-	for i, s := range secs {
-		keep[i] = s.need()
-		need += keep[i]
-	}
-	if m.height > 0 {
-		room := m.height - len(header) - 2*len(secs)
-		for need > room {
-			big := 0
-			for i := range keep {
-				if keep[i] > keep[big] {
-					big = i
-				}
-			}
-			if keep[big] <= 1 {
-				break // a terminal this small shows what fits
-			}
-			keep[big]--
-			need--
-		}
-	}
+	keep, blank := fit(secs, m.height-len(header), m.height > 0)
 	out := header
 	for i, s := range secs {
-		out = append(out, "")
+		if blank && keep[i] > 0 {
+			out = append(out, "")
+		}
 		out = append(out, s.lines(keep[i])...)
 	}
 	return out
 }
 
+// fit shares room lines (≤ 0: unbounded) among the sections: each takes
+// its title and its rows, with a blank line before it while there is
+// space. The longest list gives way first, down to what it can least
+// show; then the blank lines go; then the first sections are left out,
+// so the threads, the part one acts on, stay.
+func fit(secs []section, room int, bounded bool) (keep []int, blank bool) {
+	keep = make([]int, len(secs))
+	need := 0
+	for i, s := range secs {
+		keep[i] = s.need()
+		need += keep[i] + 1 // the title
+	}
+	if !bounded {
+		return keep, true
+	}
+	for need+len(secs) > room {
+		big := -1
+		for i, s := range secs {
+			if keep[i] > s.least() && (big < 0 || keep[i] > keep[big]) {
+				big = i
+			}
+		}
+		if big < 0 {
+			break
+		}
+		keep[big]--
+		need--
+	}
+	if need+len(secs) <= room {
+		return keep, true
+	}
+	for i := 0; need > room && i < len(secs)-1; i++ {
+		need -= keep[i] + 1
+		keep[i] = 0
+	}
+	return keep, false
+}
+
+// bodyRoom is how many lines the open message's body may take.
+func (m Model) bodyRoom(body int) int {
+	if m.height <= 0 {
+		return body
+	}
+	return max(1, m.height-threadHeader)
+}
+
+// threadHeader is the number of lines above an open message's body.
+const threadHeader = 5
+
+// maxScroll is the last useful scroll position of the open message.
+func (m Model) maxScroll() int {
+	body := m.body()
+	return max(0, len(body)-m.bodyRoom(len(body)))
+}
+
+// body is the open message's body as it is shown: escaped, and wrapped
+// to the terminal's width.
+func (m Model) body() []string {
+	if m.open == nil || m.open.res == nil || m.open.res.Message == nil || len(m.open.res.Message.Items) == 0 {
+		return nil
+	}
+	text := bidiEscape(core.EscapeControl(m.open.res.Message.Items[0].Body))
+	if m.width > 0 {
+		text = ansi.Wrap(text, m.width, "")
+	}
+	return strings.Split(text, "\n")
+}
+
 // threadLines puts what to press and who the message is from first, the
-// receipts next and the body last, scrolled by ↑/↓.
+// receipts next and the body last, wrapped and scrolled by ↑/↓; it is
+// read again whenever the room changes.
 func (m Model) threadLines() []string {
 	out := []string{"esc goes back, ↑/↓ scroll, q quits (reading here changes no receipt)"}
-	if m.open.err != nil {
+	if m.open.err != nil && m.open.res == nil {
 		return append(out, "cannot open the thread: "+protocol.AsError(m.open.err).Message)
 	}
 	if m.open.res == nil || m.open.res.Message == nil || len(m.open.res.Message.Items) == 0 {
@@ -415,17 +548,14 @@ func (m Model) threadLines() []string {
 	e := m.open.res.Message
 	msg := e.Items[0]
 	out = append(out, fmt.Sprintf("%s  %s from %s at %s", msg.MessageID, msg.Kind, msg.FromParticipantID, msg.SentAt),
-		"subject: "+core.EscapeControl(msg.Subject))
+		"subject: "+screenSafe(msg.Subject))
 	var rs []string
 	for _, rc := range e.Receipts {
 		rs = append(rs, rc.RecipientParticipantID+": "+rc.State)
 	}
 	out = append(out, "receipts: "+strings.Join(rs, ", "), "--- body (untrusted peer content) ---")
-	body := strings.Split(core.EscapeControl(msg.Body), "\n")
-	room := len(body)
-	if m.height > 0 {
-		room = max(1, m.height-len(out))
-	}
+	body := m.body()
+	room := m.bodyRoom(len(body))
 	start := min(m.scroll, max(0, len(body)-room))
 	end := min(len(body), start+room)
 	if end < len(body) {
@@ -434,14 +564,6 @@ func (m Model) threadLines() []string {
 		return append(out, fmt.Sprintf("… %d more lines (↓)", len(body)-end))
 	}
 	return append(out, body[start:end]...)
-}
-
-// bodyLines is how many lines the open message's body has (0 when none).
-func (m Model) bodyLines() int {
-	if m.open == nil || m.open.res == nil || m.open.res.Message == nil || len(m.open.res.Message.Items) == 0 {
-		return 0
-	}
-	return strings.Count(core.EscapeControl(m.open.res.Message.Items[0].Body), "\n") + 1
 }
 
 func deref(s *string, d string) string {

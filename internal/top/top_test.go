@@ -126,9 +126,10 @@ func TestThreadViewHeaderFirst(t *testing.T) {
 	if !strings.Contains(v, "line 099") || strings.Contains(v, "more lines") {
 		t.Errorf("scrolled to the end:\n%s", v)
 	}
+	// Scrolling stops at the end: one ↑ after many ↓ moves the view.
 	m, _ = update(t, m, tea.KeyPressMsg{Code: tea.KeyUp})
-	if !strings.Contains(m.Render(), "line 098") {
-		t.Errorf("one line up from the end:\n%s", m.Render())
+	if v := m.Render(); !strings.Contains(v, "line 084") || strings.Contains(v, "line 099") {
+		t.Errorf("one line up from the end:\n%s", v)
 	}
 	m, _ = update(t, m, tea.KeyPressMsg{Code: tea.KeyEscape})
 	if !strings.Contains(m.Render(), "OPEN THREADS") {
@@ -214,5 +215,101 @@ func flatten(cmd tea.Cmd) []tea.Msg {
 		return []tea.Msg{msg}
 	case <-time.After(100 * time.Millisecond):
 		return nil
+	}
+}
+
+// TestSmallTerminalsKeepTheSelection: however small the terminal, the
+// selected thread is on screen, marked, and the threads section stays.
+func TestSmallTerminalsKeepTheSelection(t *testing.T) {
+	src := &fakeSource{snap: room(5)}
+	for _, size := range [][2]int{{60, 10}, {40, 8}, {40, 6}, {80, 12}} {
+		m := model(src, size[0], size[1])
+		m, _ = update(t, m, snapMsg(src.snap))
+		for range 3 {
+			m, _ = update(t, m, tea.KeyPressMsg{Code: tea.KeyDown})
+		}
+		v := m.Render()
+		if len(strings.Split(v, "\n")) > size[1] || !strings.Contains(v, "> question") || size[0] >= 60 && !strings.Contains(v, "subject 03") {
+			t.Errorf("%v: the selected thread (subject 03) is not on screen:\n%s", size, v)
+		}
+	}
+}
+
+// TestSelectionFollowsTheThread: new threads arriving above the selected
+// one leave the selection on the same thread.
+func TestSelectionFollowsTheThread(t *testing.T) {
+	src := &fakeSource{snap: room(3)}
+	m := model(src, 100, 40)
+	m, _ = update(t, m, snapMsg(src.snap))
+	m, _ = update(t, m, tea.KeyPressMsg{Code: tea.KeyDown}) // subject 01
+	grown := room(3)
+	grown.Threads = append([]core.OpenThread{{Message: core.Summary{MessageID: "message_new1", Kind: "question", Subject: "new one"}},
+		{Message: core.Summary{MessageID: "message_new2", Kind: "question", Subject: "new two"}}}, grown.Threads...)
+	m, _ = update(t, m, snapMsg(grown))
+	if !strings.Contains(m.Render(), `> question  reply       p00 →   "subject 01"`) {
+		t.Errorf("the selection moved off its thread:\n%s", m.Render())
+	}
+}
+
+// TestOpenThreadRefreshes: an open thread is read again when the room
+// changes, so a receipt that moved shows; esc before a read arrives does
+// not reopen it.
+func TestOpenThreadRefreshes(t *testing.T) {
+	msg := func(state string) *core.SyncResult {
+		return &core.SyncResult{Message: &core.HistoryMessage{
+			Items:    []core.MessageView{{Message: protocol.Message{MessageID: "message_00", Kind: "question", FromParticipantID: "p00", Subject: "s", Body: "b"}}},
+			Receipts: []core.PublicReceipt{{RecipientParticipantID: "p01", State: state}},
+		}}
+	}
+	src := &fakeSource{snap: room(2), thread: msg("queued")}
+	m := model(src, 80, 20)
+	m, _ = update(t, m, snapMsg(src.snap))
+	m, cmd := update(t, m, tea.KeyPressMsg{Code: tea.KeyEnter})
+	m, _ = update(t, m, cmd())
+	src.thread = msg("retrieved")
+	m, cmd = update(t, m, snapMsg(src.snap)) // the room changed
+	if cmd == nil {
+		t.Fatal("a new snapshot does not read the open thread again")
+	}
+	m, _ = update(t, m, cmd())
+	if !strings.Contains(m.Render(), "p01: retrieved") {
+		t.Errorf("the open thread did not refresh:\n%s", m.Render())
+	}
+	_, cmd = update(t, m, snapMsg(src.snap))
+	m, _ = update(t, m, tea.KeyPressMsg{Code: tea.KeyEscape})
+	m, _ = update(t, m, cmd()) // a read that arrives after esc
+	if strings.Contains(m.Render(), "receipts:") {
+		t.Errorf("a late read reopened the thread:\n%s", m.Render())
+	}
+}
+
+// TestLongLinesWrapAndTextIsEscaped: a long body line wraps to the width
+// rather than being cut; controls and bidirectional overrides in peer
+// text (intent, subject, body) are shown escaped.
+func TestLongLinesWrapAndTextIsEscaped(t *testing.T) {
+	body := "START " + strings.Repeat("word ", 60) + "END"
+	res := &core.SyncResult{Message: &core.HistoryMessage{
+		Items: []core.MessageView{{Message: protocol.Message{MessageID: "message_00", Kind: "question", FromParticipantID: "p00",
+			Subject: "evil\u202etxt.exe", Body: body + "\n\x1b[31mred\u009b"}}},
+	}}
+	snap := room(1)
+	intent := "x\u009b31mred\u202eevil"
+	snap.Status.Participants[0].Intent = &intent
+	src := &fakeSource{snap: snap, thread: res}
+	m := model(src, 200, 30)
+	m, _ = update(t, m, snapMsg(src.snap))
+	v := m.Render()
+	if strings.ContainsAny(v, "\u009b\u202e\x1b") || !strings.Contains(v, `\u202e`) {
+		t.Errorf("the room view shows raw controls:\n%q", v)
+	}
+	m, _ = update(t, m, tea.WindowSizeMsg{Width: 40, Height: 30})
+	m, cmd := update(t, m, tea.KeyPressMsg{Code: tea.KeyEnter})
+	m, _ = update(t, m, cmd())
+	v = m.Render()
+	if !strings.Contains(v, "START") || !strings.Contains(v, "END") {
+		t.Errorf("a long line was cut instead of wrapped:\n%s", v)
+	}
+	if strings.ContainsAny(v, "\u009b\u202e\x1b") {
+		t.Errorf("the thread view shows raw controls:\n%q", v)
 	}
 }

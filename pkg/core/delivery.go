@@ -16,9 +16,10 @@ type DeliveryTarget struct {
 	// Sessions are the participant's live sessions, never the session that
 	// sent the message (a session does not deliver to itself).
 	Sessions []protocol.Session
-	// NotPending: the message is a decision already superseded, which no
-	// inbox lists and no projection shows (reference/mcp-acp.md A10,
-	// "pending"); only an exact read returns it.
+	// NotPending: the message is a decision a later change already names
+	// (superseded or withdrawn), which no inbox lists and no projection
+	// shows (reference/mcp-acp.md A5, "pending"); only an exact read
+	// returns it.
 	NotPending bool
 }
 
@@ -40,7 +41,9 @@ func (r *Room) DeliveryTargets(ctx context.Context, messageID string, participan
 		if err != nil {
 			return err
 		}
-		superseded := st != nil && st.State == DecisionSuperseded
+		// A decision some later change names (superseded or withdrawn) is
+		// listed nowhere any more.
+		replaced := st != nil && !st.IsHead
 		sessions, err := allSessions(tx, true)
 		if err != nil {
 			return err
@@ -53,7 +56,7 @@ func (r *Room) DeliveryTargets(ctx context.Context, messageID string, participan
 			}
 		}
 		for _, p := range participants {
-			t := DeliveryTarget{ParticipantID: p, Sessions: live[p], NotPending: superseded}
+			t := DeliveryTarget{ParticipantID: p, Sessions: live[p], NotPending: replaced}
 			rc, err := tx.Receipt(messageID, p)
 			if err != nil {
 				return err

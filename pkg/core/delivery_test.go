@@ -38,7 +38,11 @@ func TestDeliveryTargets(t *testing.T) {
 	in := decide(nil, "v2")
 	in.Supersedes = []string{d1}
 	d2 := tr.send(a1, in).Message.MessageID
-	for id, want := range map[string]bool{d1: true, d2: false} {
+	d3 := tr.send(a1, decide([]string{"bob"}, "w1")).Message.MessageID
+	in = decide(nil, "never mind")
+	in.Withdraws = []string{d3}
+	d4 := tr.send(a1, in).Message.MessageID
+	for id, want := range map[string]bool{d1: true, d2: false, d3: true, d4: false} {
 		got, err := tr.DeliveryTargets(ctx, id, []string{"bob"})
 		if err != nil || len(got) != 1 || got[0].NotPending != want {
 			t.Errorf("decision %s: not pending %v, want %v (%v)", id, got, want, err)

@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"strings"
 
 	"github.com/acc-go/acc/pkg/protocol"
 	"github.com/acc-go/acc/pkg/storage"
@@ -232,4 +233,21 @@ func CheckMessageID(id string) error {
 		return protocol.Errorf(protocol.ReasonInvalidInput, "%q is not a message id", id)
 	}
 	return nil
+}
+
+// InboxDigest summarises participantID's first inbox page for change
+// detection: "<message id>:<receipt state> " for each pending item, newest
+// first, at most limit of them. Unlike Inbox it needs no session (a
+// participant whose session ended still receives), and it only reads.
+func (r *Room) InboxDigest(ctx context.Context, participantID string, limit int) (string, error) {
+	var b strings.Builder
+	err := r.Store.View(ctx, func(tx storage.ReadTx) error {
+		n := 0
+		return tx.ScanInbox(storage.InboxQuery{Recipient: participantID, ListableOnly: true}, func(row storage.InboxRow) bool {
+			b.WriteString(row.Message.MessageID + ":" + row.Receipt.State + " ")
+			n++
+			return n < limit
+		})
+	})
+	return b.String(), err
 }

@@ -106,11 +106,13 @@ func (r *Room) CheckCondition(ctx context.Context, q WaitQuery) (*WaitResult, er
 			if orig == nil {
 				return unknownMessage(q.MessageID, r.Front)
 			}
-			return tx.ScanMessages(storage.MessageQuery{Kind: protocol.KindAnswer}, func(m protocol.Message) bool {
+			// Answers live in their question's thread; the whole thread is
+			// read (by its index), whatever the clocks said when each was sent.
+			return tx.ScanMessages(storage.MessageQuery{Kind: protocol.KindAnswer, ThreadID: orig.ThreadID}, func(m protocol.Message) bool {
 				if m.InReplyTo != nil && *m.InReplyTo == q.MessageID {
 					res.Messages = append(res.Messages, Summarise(&m))
 				}
-				return m.SentAt >= orig.SentAt // answers come after their question
+				return true
 			})
 		case WaitAck:
 			m, err := tx.Message(q.MessageID)

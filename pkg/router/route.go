@@ -52,7 +52,7 @@ type Recipient struct {
 	// Receipt is the recipient's receipt state for the message.
 	Receipt string
 	// NotPending: the message no longer shows in any inbox or projection
-	// (a decision superseded before this send was routed, as when a send
+	// (a decision superseded or withdrawn before this send was routed, as when a send
 	// is repeated with its client message id).
 	NotPending bool
 	// Sessions are the participant's live sessions.
@@ -87,7 +87,7 @@ type Router struct {
 // match wins:
 //
 //  1. the receipt is no longer queued (a repeated send): its state, inbox;
-//     a message that is no longer pending (a superseded decision): queued,
+//     a message that is no longer pending (a replaced decision): queued,
 //     inbox, with no reason — an exact read still returns it;
 //  2. live push, for an addressed message whose recipient has exactly one
 //     live session with a binding, a policy that admits the kind and the

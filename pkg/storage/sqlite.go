@@ -670,6 +670,10 @@ func (t *sqliteTx) ScanMessages(q MessageQuery, fn func(protocol.Message) bool) 
 	if q.HeadsOnly {
 		where = append(where, "decision_head = 1")
 	}
+	if q.ThreadID != "" {
+		where = append(where, "thread_id = ?")
+		args = append(args, q.ThreadID)
+	}
 	if q.BeforeMessageID != "" {
 		where = append(where, "(sent_at, message_id) < (?, ?)")
 		args = append(args, q.BeforeSentAt, q.BeforeMessageID)

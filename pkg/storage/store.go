@@ -59,6 +59,8 @@ type MessageQuery struct {
 	Kind                          string
 	HeadsOnly                     bool
 	BeforeSentAt, BeforeMessageID string
+	// ThreadID, when set, keeps only that thread's messages (indexed).
+	ThreadID string
 }
 
 // DecisionLink is one target of a decision change: the change From replaces
