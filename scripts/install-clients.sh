@@ -22,7 +22,7 @@
 # match nodeVersion and inspectorVersion there (TestInspectorPinAgrees).
 #
 # Usage: scripts/install-clients.sh [name...]
-#        (default: all of them, mcp-sdk, node and inspector)
+#        (default: all of them, mcp-sdk, the ACP agents, node and inspector)
 set -euo pipefail
 
 # name  npm package  exact version
@@ -39,6 +39,15 @@ MCP_SDK="mcp-sdk:@modelcontextprotocol/sdk:1.32.2"
 # name:package:exact version of the MCP Inspector.
 NODE="node:22.23.5"
 INSPECTOR="inspector:@modelcontextprotocol/inspector:2.12.0"
+
+# name:package:exact version of the ACP agents acc acp is tested with
+# (internal/realclient acp.go; Gemini CLI, above, is the third, run with
+# --acp). claude-agent-acp asks for Node 22 and runs on the one installed
+# below; npm installs it under any Node.
+ACP_AGENTS=(
+	"acp-claude:@agentclientprotocol/claude-agent-acp:0.101.0"
+	"acp-codex:@agentclientprotocol/codex-acp:2.6.0"
+)
 
 cache="${ACC_CLIENTS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/acc-clients}"
 command -v npm >/dev/null || { echo "install-clients: npm is not on PATH" >&2; exit 1; }
@@ -139,6 +148,13 @@ IFS=: read -r name pkg version <<<"$MCP_SDK"
 if [ ${#want[@]} -eq 0 ] || [[ " ${want[*]} " == *" $name "* ]]; then
 	install_library "$name" "$pkg" "$version"
 fi
+
+for line in "${ACP_AGENTS[@]}"; do
+	IFS=: read -r name pkg version <<<"$line"
+	if [ ${#want[@]} -eq 0 ] || [[ " ${want[*]} " == *" $name "* ]]; then
+		install_library "$name" "$pkg" "$version"
+	fi
+done
 
 # install_node installs the node binary's platform package; it is checked by
 # running node --version.

@@ -83,8 +83,10 @@ func (a *accSide) guarded(what string, fn func()) {
 }
 
 // answered acts on the agent's successful answer to an editor request the
-// relay kept (initialize, session/new, load, resume, close).
-func (a *accSide) answered(req pendingRequest, result json.RawMessage) {
+// relay kept (initialize, session/new, load, resume, close). It is called
+// before the answer is forwarded: what it changes in memory is in place
+// when the editor reacts; the acc work it returns runs after forwarding.
+func (a *accSide) answered(req pendingRequest, result json.RawMessage) (then func()) {
 	switch req.method {
 	case "initialize":
 		var r struct {
@@ -103,50 +105,56 @@ func (a *accSide) answered(req pendingRequest, result json.RawMessage) {
 			SessionID string `json:"sessionId"`
 		}
 		if json.Unmarshal(result, &r) == nil && r.SessionID != "" {
-			a.open(r.SessionID, req.cwd)
+			return a.open(r.SessionID, req.cwd)
 		}
 	case "session/load", "session/resume":
 		if req.sessionID != "" {
-			a.open(req.sessionID, req.cwd)
+			return a.open(req.sessionID, req.cwd)
 		}
 	case "session/close":
-		a.close(req.sessionID)
+		id := req.sessionID
+		return func() { a.close(id) }
 	}
+	return nil
 }
 
 // open registers an ACP session at once (a prompt may follow the answer
-// immediately) and attaches its acc session in the background.
-func (a *accSide) open(id, cwd string) {
+// immediately) and returns what attaches its acc session in the
+// background.
+func (a *accSide) open(id, cwd string) func() {
 	s := &session{id: id, cwd: cwd, ready: make(chan struct{})}
 	a.mu.Lock()
 	if a.closed {
 		a.mu.Unlock()
-		return
+		return nil
 	}
 	a.sessions[id] = s
 	a.work.Add(1)
 	a.mu.Unlock()
-	go func() {
-		defer a.work.Done()
-		defer close(s.ready)
-		a.guarded("attach", func() {
-			ctx, cancel := context.WithTimeout(context.Background(), accWait)
-			defer cancel()
-			room, err := a.room(ctx, cwd)
-			if err != nil {
-				a.note("cannot open the room of "+cwd, err)
-				return
-			}
-			c, err := a.attach(ctx, room, id)
-			if err != nil {
-				a.note("cannot attach session "+id, err)
-				return
-			}
-			a.mu.Lock()
-			s.room, s.caller = room, c
-			a.mu.Unlock()
-		})
-	}()
+	return func() { go a.attachSession(s) }
+}
+
+// attachSession attaches s's acc session and closes s.ready.
+func (a *accSide) attachSession(s *session) {
+	defer a.work.Done()
+	defer close(s.ready)
+	a.guarded("attach", func() {
+		ctx, cancel := context.WithTimeout(context.Background(), accWait)
+		defer cancel()
+		room, err := a.room(ctx, s.cwd)
+		if err != nil {
+			a.note("cannot open the room of "+s.cwd, err)
+			return
+		}
+		c, err := a.attach(ctx, room, s.id)
+		if err != nil {
+			a.note("cannot attach session "+s.id, err)
+			return
+		}
+		a.mu.Lock()
+		s.room, s.caller = room, c
+		a.mu.Unlock()
+	})
 }
 
 // room opens (once) the room of cwd, creating its store when needed, as a
@@ -259,6 +267,9 @@ func (a *accSide) project(id string, line []byte) (out []byte, after func()) {
 		defer cancel()
 		s := a.ready(ctx, id)
 		if s == nil {
+			if ctx.Err() != nil {
+				a.note("session "+id+" was not attached within "+a.cfg.Budget.String(), ctx.Err())
+			}
 			return
 		}
 		// Each prompt resumes the binding: heartbeat, and a new session

@@ -298,6 +298,19 @@ func (r *relay) pumpFromAgent(stdout io.Reader) {
 				}
 			}
 		}
+		// An answer the relay acts on registers its session before it is
+		// forwarded (the editor's next frame may name it at once); the acc
+		// work itself starts after.
+		var then func()
+		if f.kind == frameResponse {
+			r.mu.Lock()
+			req, ok := r.pending[f.key]
+			delete(r.pending, f.key)
+			r.mu.Unlock()
+			if ok && !f.isErr {
+				then = r.acc.answered(req, f.result)
+			}
+		}
 		if !editorGone {
 			if _, err := r.out.Write(line); err != nil {
 				// The editor is gone: keep draining the agent so it is
@@ -306,14 +319,8 @@ func (r *relay) pumpFromAgent(stdout io.Reader) {
 				r.closeAgentInput()
 			}
 		}
-		if f.kind == frameResponse {
-			r.mu.Lock()
-			req, ok := r.pending[f.key]
-			delete(r.pending, f.key)
-			r.mu.Unlock()
-			if ok && !f.isErr {
-				r.acc.answered(req, f.result)
-			}
+		if then != nil {
+			then()
 		}
 		return true
 	})

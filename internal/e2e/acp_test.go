@@ -20,7 +20,7 @@ import (
 // editor is a test ACP client driving `acc acp` over its stdio, keeping
 // every byte it sent and received.
 type editor struct {
-	t    *testing.T
+	t    testing.TB
 	cmd  *exec.Cmd
 	in   io.WriteCloser
 	sent bytes.Buffer
@@ -28,6 +28,7 @@ type editor struct {
 	mu       sync.Mutex
 	got      bytes.Buffer
 	lines    [][]byte
+	seen     int // awaitLast's position in lines
 	cond     *sync.Cond
 	eof      bool
 	stderr   bytes.Buffer
@@ -44,7 +45,7 @@ func (sb *sandbox) startRelay(dir string, args []string, env ...string) *editor 
 	if err != nil {
 		sb.t.Fatal(err)
 	}
-	e := &editor{t: sb.t.(*testing.T), agentDir: sb.t.TempDir(), exited: make(chan struct{})}
+	e := &editor{t: sb.t, agentDir: sb.t.TempDir(), exited: make(chan struct{})}
 	e.cond = sync.NewCond(&e.mu)
 	argv := append(append([]string{"acp"}, args...), "--", self)
 	e.cmd = exec.Command(accBin, argv...)
@@ -249,6 +250,12 @@ func TestACPRelayTransparent(t *testing.T) {
 	}
 	e.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":%q,"prompt":[{"type":"text","text":"second turn"}]}}`, created.Result.SessionID))
 	e.await(`"id":3,"jsonrpc":"2.0","result"`)
+	// The offer is recorded right after the prompt was written to the
+	// agent, which may answer first: allow it a moment.
+	deadline := time.Now().Add(5 * time.Second)
+	for receiptState(t, store, q, "zed-agent") != "offered" && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
 	if got := receiptState(t, store, q, "zed-agent"); got != "offered" {
 		t.Errorf("after the prompt reached the agent the receipt is %s, want offered", got)
 	}
@@ -528,5 +535,37 @@ func TestACPRelayRefusals(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(sb.data, "acc", "workspaces")); err == nil {
 		t.Error("a refused acc acp created a store")
+	}
+}
+
+// TestACPRelayPromptRightAfterNew: a prompt the editor sends the moment
+// it has a session/new answer always gets the session's block (the relay
+// registers the session before it forwards the answer).
+func TestACPRelayPromptRightAfterNew(t *testing.T) {
+	sb := newSandbox(t)
+	repo := sb.newRepo("repo")
+	sb.attach(repo, "peer", "cli")
+	e := sb.startRelay(repo, []string{"--participant", "quick"})
+	e.send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}`)
+	e.await(`"id":0,`)
+	const n = 20
+	for i := 1; i <= n; i++ {
+		e.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"session/new","params":{"cwd":%q,"mcpServers":[]}}`, 2*i, repo))
+		e.await(fmt.Sprintf(`"id":%d,"jsonrpc":"2.0","result"`, 2*i))
+		e.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"session/prompt","params":{"sessionId":"fake-session-%d","prompt":[{"type":"text","text":"go"}]}}`, 2*i+1, i))
+	}
+	e.await(fmt.Sprintf(`"id":%d,"jsonrpc":"2.0","result"`, 2*n+1))
+	e.finish(10 * time.Second)
+	prompts := 0
+	for _, l := range rawLines(e.agentFile("in.bin")) {
+		if bytes.Contains(l, []byte(`"session/prompt"`)) {
+			prompts++
+			if blocks := promptBlocks(t, l); len(blocks) != 2 {
+				t.Errorf("prompt %d reached the agent with %d blocks, want 2 (its own and acc's)", prompts, len(blocks))
+			}
+		}
+	}
+	if prompts != n {
+		t.Errorf("%d prompts reached the agent, want %d", prompts, n)
 	}
 }

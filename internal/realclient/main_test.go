@@ -19,7 +19,10 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == RecorderArg {
 		os.Exit(RecorderMain(os.Args[2:], os.Stdin, os.Stdout, os.Stderr))
 	}
-	code := finishEvidence(m.Run())
+	if len(os.Args) > 1 && os.Args[1] == TeeArg {
+		os.Exit(teeMain(os.Args[2:]))
+	}
+	code := finishACPEvidence(finishEvidence(m.Run()))
 	removeBinaries()
 	os.Exit(code)
 }

@@ -37,3 +37,43 @@ func TestPinsAgree(t *testing.T) {
 		}
 	}
 }
+
+// TestAgentPinsAgree does the same for the ACP agents: the script's
+// ACP_AGENTS, its NODE, and docs/real-clients.md name the Go table's
+// versions (Gemini CLI's agent is the pinned client itself).
+func TestAgentPinsAgree(t *testing.T) {
+	script, err := os.ReadFile(filepath.Join("..", "..", "scripts", "install-clients.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "real-clients.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries := regexp.MustCompile(`(?m)^\s*"(acp-[a-z]+):(\S+):(\S+)"$`).FindAllStringSubmatch(string(script), -1)
+	var own []Agent
+	for _, a := range PinnedAgents {
+		if a.Name != GeminiACP.Name {
+			own = append(own, a)
+		}
+	}
+	if len(entries) != len(own) {
+		t.Fatalf("scripts/install-clients.sh lists %d ACP agents, the Go table %d", len(entries), len(own))
+	}
+	for i, a := range own {
+		if e := entries[i]; e[1] != a.Name || e[2] != a.Package || e[3] != a.Version {
+			t.Errorf("scripts/install-clients.sh pins %q %q %q; the Go table %q %q %q", e[1], e[2], e[3], a.Name, a.Package, a.Version)
+		}
+	}
+	for _, a := range PinnedAgents {
+		if row := "| `" + a.Package + "` | " + a.Version + " |"; !strings.Contains(string(doc), row) {
+			t.Errorf("docs/real-clients.md has no row %q", row)
+		}
+	}
+	if !strings.Contains(string(script), `NODE="node:`+NodeVersion+`"`) {
+		t.Errorf("scripts/install-clients.sh does not pin Node %s", NodeVersion)
+	}
+	if GeminiACP.Version != Gemini.Version {
+		t.Error("Gemini CLI's agent is not the pinned client")
+	}
+}

@@ -50,7 +50,11 @@ func Families() []string {
 // initialize result: the name's last "/" segment, lower-cased ("" for an
 // empty name).
 func Family(agentName string) string {
-	return strings.ToLower(path.Base(strings.TrimSpace(agentName)))
+	name := strings.TrimSpace(agentName)
+	if name == "" {
+		return ""
+	}
+	return strings.ToLower(path.Base(name))
 }
 
 // Evidence lists family's records, lowest version first (nil for a
