@@ -143,7 +143,9 @@ func printStatus(w io.Writer, st *core.Status) {
 		if p.State == "closed" {
 			presence = "closed"
 		}
-		line := fmt.Sprintf("  %s (%s) %s", p.ParticipantID, p.Harness, presence)
+		// Enforcement says whether the session's own writes can be stopped
+		// (guarded) or only reported (advisory: manual, MCP and ACP sessions).
+		line := fmt.Sprintf("  %s (%s, %s) %s", p.ParticipantID, p.Harness, p.Enforcement, presence)
 		if p.Branch != nil {
 			line += " on " + *p.Branch
 		}

@@ -74,7 +74,7 @@ func RenderReference() string {
 		{"attach", "`<sessionId> <generation>`"},
 		{"heartbeat", "the new heartbeat timestamp"},
 		{"detach", "`closed <sessionId>`"},
-		{"status", "`<n> live; <n> claim(s); protection <level>`, then one line per session, claim and attention item"},
+		{"status", "`<n> live; <n> claim(s); protection <level>`, then one line per session (`<participant> (<client>, guarded or advisory) <presence> on <branch> in <checkout>  <session>`), claim and attention item"},
 		{"message, request", "`recorded <messageId>`, then `  <recipient>: <outcome> (<transport>; <reason>)` per recipient"},
 		{"reply", "as message, then `acknowledged <originalId>`"},
 		{"ack", "`acknowledged <messageId>`"},

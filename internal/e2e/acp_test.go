@@ -569,3 +569,85 @@ func TestACPRelayPromptRightAfterNew(t *testing.T) {
 		t.Errorf("%d prompts reached the agent, want %d", prompts, n)
 	}
 }
+
+// TestACPRelayLifecycle: session/close ends the acc session bound to an
+// ACP session; session/load and session/resume bind one again (the load's
+// replayed history passes through untouched); several sessions share one
+// connection; the end of input ends them all.
+func TestACPRelayLifecycle(t *testing.T) {
+	sb := newSandbox(t)
+	repo := sb.newRepo("repo")
+	sb.attach(repo, "peer", "cli")
+	e := sb.startRelay(repo, nil, "ACC_PARTICIPANT=life")
+	e.send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}`)
+	e.await(`"id":0,`)
+	e.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":%q,"mcpServers":[]}}`, repo))
+	e.await(`"id":1,"jsonrpc":"2.0","result"`)
+	e.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":%q,"mcpServers":[]}}`, repo))
+	e.await(`"id":2,"jsonrpc":"2.0","result"`)
+	waitLive(t, sb, repo, "life", 2)
+	e.send(`{"jsonrpc":"2.0","id":3,"method":"session/close","params":{"sessionId":"fake-session-1"}}`)
+	e.await(`"id":3,"jsonrpc":"2.0","result"`)
+	waitLive(t, sb, repo, "life", 1)
+	e.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":4,"method":"session/load","params":{"sessionId":"fake-session-1","cwd":%q,"mcpServers":[]}}`, repo))
+	e.await(`"id":4,"jsonrpc":"2.0","result"`)
+	waitLive(t, sb, repo, "life", 2)
+	e.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":5,"method":"session/resume","params":{"sessionId":"from-another-day","cwd":%q}}`, repo))
+	e.await(`"id":5,"jsonrpc":"2.0","result"`)
+	waitLive(t, sb, repo, "life", 3)
+	// A prompt for a resumed session gets its block.
+	e.send(`{"jsonrpc":"2.0","id":6,"method":"session/prompt","params":{"sessionId":"from-another-day","prompt":[{"type":"text","text":"hi"}]}}`)
+	e.await(`"id":6,"jsonrpc":"2.0","result"`)
+	e.finish(10 * time.Second)
+	waitLive(t, sb, repo, "life", 0)
+	for _, l := range rawLines(e.agentFile("in.bin")) {
+		if bytes.Contains(l, []byte(`"session/prompt"`)) && len(promptBlocks(t, l)) != 2 {
+			t.Errorf("the resumed session's prompt got no block: %s", l)
+		}
+	}
+}
+
+// waitLive waits up to 10 s for participant to have n live sessions.
+func waitLive(t *testing.T, sb *sandbox, dir, participant string, n int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		live := 0
+		for _, p := range sb.roomStatus(dir).Participants {
+			if p.ParticipantID == participant && p.Presence != "offline" && p.State == "open" {
+				live++
+			}
+		}
+		if live == n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s has %d live sessions, want %d", participant, live, n)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestACPRelayAdvisoryInStatus: acc status shows a relayed session as
+// advisory, and a room holding one (with a claim) as advisory too.
+func TestACPRelayAdvisoryInStatus(t *testing.T) {
+	sb := newSandbox(t)
+	repo := sb.newRepo("repo")
+	proven := fakeClientBin(t, "claude", "2.1.332 (Claude Code)")
+	holder := sb.hookSession(clientByID(t, "claude"), "sid-guarded", repo, "ACC_PARTICIPANT=holder", "PATH="+proven+":"+os.Getenv("PATH"))
+	sb.ok(repo, append([]string{"claim", "--resource", "file:a.go", "--enforcement", "guarded"}, holder.creds()...)...)
+	if out := sb.ok(repo, "status").stdout; !strings.Contains(out, "protection guarded") {
+		t.Fatalf("with only a guarded session the room is not guarded:\n%s", out)
+	}
+	e := sb.startRelay(repo, []string{"--participant", "zed"})
+	e.send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}`)
+	e.await(`"id":0,`)
+	e.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":%q,"mcpServers":[]}}`, repo))
+	e.await(`"id":1,"jsonrpc":"2.0","result"`)
+	waitPresence(t, sb, repo, "zed", "online")
+	out := sb.ok(repo, "status").stdout
+	if !regexp.MustCompile(`(?m)^  zed \(acp, advisory\) online`).MatchString(out) || !strings.Contains(out, "protection advisory") {
+		t.Errorf("acc status with a relayed session:\n%s", out)
+	}
+	e.finish(10 * time.Second)
+}
