@@ -2,7 +2,10 @@ package acp
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"sync"
@@ -15,11 +18,12 @@ import (
 )
 
 // Adapter is the adapter id of relayed sessions: their harness, and the
-// namespace of their bindings (binding key over "acp:<ACP session id>").
+// namespace of their bindings.
 const Adapter = "acp"
 
 // heartbeatEvery is how often the relay refreshes its sessions' heartbeat
-// while the agent runs (their cadence is core.DefaultHookCadenceMs).
+// while the agent runs (their cadence is core.DefaultHookCadenceMs), and
+// retries what it could not finish (an attach, a detach).
 var heartbeatEvery = 30 * time.Second
 
 // accSide is everything the relay does with acc. Every method fails open:
@@ -28,12 +32,19 @@ var heartbeatEvery = 30 * time.Second
 type accSide struct {
 	cfg      Config
 	agentPID int
+	// nonce makes this relay's bindings its own: two relays whose agents
+	// name the same ACP session id (the same session loaded in two
+	// editors, or an agent with predictable ids) never share an acc
+	// session.
+	nonce string
 
 	mu sync.Mutex
 	// The agent, from its initialize answer.
 	agentName, agentVersion string
 	caps                    adapter.Capabilities
 	sessions                map[string]*session
+	// ending are closed sessions whose detach failed, retried later.
+	ending []*session
 	// rooms are opened once per directory a session named.
 	rooms  map[string]*core.Room
 	noted  map[string]bool
@@ -43,16 +54,24 @@ type accSide struct {
 }
 
 // session is one ACP session the agent opened, and the acc session bound
-// to it once attach finished (ready is closed then, whatever the outcome).
+// to it. ready is closed when the first attach finished, whatever the
+// outcome; attachMu serialises attaches (a later one retries a failed
+// first one).
 type session struct {
 	id, cwd string
-	ready   chan struct{}
-	room    *core.Room
-	caller  *core.Caller
+	// bindID is the client session id of the binding: the ACP session id
+	// and the relay's nonce.
+	bindID   string
+	ready    chan struct{}
+	attachMu sync.Mutex
+	room     *core.Room
+	caller   *core.Caller
 }
 
 func newAccSide(cfg Config) *accSide {
-	a := &accSide{cfg: cfg, sessions: map[string]*session{}, rooms: map[string]*core.Room{},
+	b := make([]byte, 8)
+	_, _ = rand.Read(b)
+	a := &accSide{cfg: cfg, nonce: hex.EncodeToString(b), sessions: map[string]*session{}, rooms: map[string]*core.Room{},
 		noted: map[string]bool{}, stop: make(chan struct{})}
 	go a.heartbeats()
 	return a
@@ -61,7 +80,11 @@ func newAccSide(cfg Config) *accSide {
 // note tells the person once per distinct message that acc could not do
 // something; the relay carries on.
 func (a *accSide) note(what string, err error) {
-	msg := fmt.Sprintf("acc acp: %s: %s; the agent's frames pass unchanged", what, protocol.AsError(err).Message)
+	reason := protocol.AsError(err).Message
+	if errors.Is(err, context.DeadlineExceeded) {
+		reason = "acc's store did not answer in time"
+	}
+	msg := fmt.Sprintf("acc acp: %s: %s; the agent's frames pass unchanged", what, reason)
 	a.mu.Lock()
 	seen := a.noted[msg]
 	a.noted[msg] = true
@@ -89,23 +112,22 @@ func (a *accSide) guarded(what string, fn func()) {
 func (a *accSide) answered(req pendingRequest, result json.RawMessage) (then func()) {
 	switch req.method {
 	case "initialize":
-		var r struct {
-			AgentInfo struct {
-				Name    string `json:"name"`
-				Version string `json:"version"`
-			} `json:"agentInfo"`
+		var r map[string]json.RawMessage
+		var info map[string]json.RawMessage
+		var name, version string
+		if json.Unmarshal(result, &r) == nil && json.Unmarshal(r["agentInfo"], &info) == nil {
+			_ = json.Unmarshal(info["name"], &name)
+			_ = json.Unmarshal(info["version"], &version)
 		}
-		_ = json.Unmarshal(result, &r)
-		caps, _ := acpfam.Capabilities(r.AgentInfo.Name, r.AgentInfo.Version)
+		caps, _ := acpfam.Capabilities(name, version)
 		a.mu.Lock()
-		a.agentName, a.agentVersion, a.caps = r.AgentInfo.Name, r.AgentInfo.Version, caps
+		a.agentName, a.agentVersion, a.caps = name, version, caps
 		a.mu.Unlock()
 	case "session/new":
-		var r struct {
-			SessionID string `json:"sessionId"`
-		}
-		if json.Unmarshal(result, &r) == nil && r.SessionID != "" {
-			return a.open(r.SessionID, req.cwd)
+		var r map[string]json.RawMessage
+		var id string
+		if json.Unmarshal(result, &r) == nil && json.Unmarshal(r["sessionId"], &id) == nil && id != "" {
+			return a.open(id, req.cwd)
 		}
 	case "session/load", "session/resume":
 		if req.sessionID != "" {
@@ -122,31 +144,50 @@ func (a *accSide) answered(req pendingRequest, result json.RawMessage) (then fun
 // immediately) and returns what attaches its acc session in the
 // background.
 func (a *accSide) open(id, cwd string) func() {
-	s := &session{id: id, cwd: cwd, ready: make(chan struct{})}
+	s := &session{id: id, cwd: cwd, bindID: id + "#" + a.nonce, ready: make(chan struct{})}
 	a.mu.Lock()
 	if a.closed {
 		a.mu.Unlock()
 		return nil
 	}
+	prev := a.sessions[id]
 	a.sessions[id] = s
 	a.work.Add(1)
 	a.mu.Unlock()
-	return func() { go a.attachSession(s) }
+	if prev != nil {
+		a.retire(prev) // loaded again: the old binding ends
+	}
+	return func() {
+		go func() {
+			defer a.work.Done()
+			defer close(s.ready)
+			ctx, cancel := context.WithTimeout(context.Background(), accWait)
+			defer cancel()
+			a.ensure(ctx, s)
+		}()
+	}
 }
 
-// attachSession attaches s's acc session and closes s.ready.
-func (a *accSide) attachSession(s *session) {
-	defer a.work.Done()
-	defer close(s.ready)
+// ensure attaches s's acc session unless it is attached, and reports
+// whether it is. A failed attach is tried again by the next prompt,
+// write check or heartbeat.
+func (a *accSide) ensure(ctx context.Context, s *session) bool {
+	s.attachMu.Lock()
+	defer s.attachMu.Unlock()
+	a.mu.Lock()
+	done := s.caller != nil
+	a.mu.Unlock()
+	if done {
+		return true
+	}
+	ok := false
 	a.guarded("attach", func() {
-		ctx, cancel := context.WithTimeout(context.Background(), accWait)
-		defer cancel()
 		room, err := a.room(ctx, s.cwd)
 		if err != nil {
 			a.note("cannot open the room of "+s.cwd, err)
 			return
 		}
-		c, err := a.attach(ctx, room, s.id)
+		c, err := a.attach(ctx, room, s)
 		if err != nil {
 			a.note("cannot attach session "+s.id, err)
 			return
@@ -154,7 +195,9 @@ func (a *accSide) attachSession(s *session) {
 		a.mu.Lock()
 		s.room, s.caller = room, c
 		a.mu.Unlock()
+		ok = true
 	})
+	return ok
 }
 
 // room opens (once) the room of cwd, creating its store when needed, as a
@@ -183,21 +226,25 @@ func (a *accSide) room(ctx context.Context, cwd string) (*core.Room, error) {
 	return r, nil
 }
 
-// attach opens or resumes the acc session bound to ACP session id: the
-// agent process is its presence, it is advisory (the relay cannot see the
+// attach opens or resumes the acc session bound to s in room: the agent
+// process is its presence, it is advisory (the relay cannot see the
 // agent's own writes), managed (the relay sees it end), and it records
-// the agent and what is proven for it.
-func (a *accSide) attach(ctx context.Context, room *core.Room, id string) (*core.Caller, error) {
+// the agent and what is proven for it. The participant is --participant,
+// else ACC_PARTICIPANT, else derived from the ACP session id.
+func (a *accSide) attach(ctx context.Context, room *core.Room, s *session) (*core.Caller, error) {
 	a.mu.Lock()
 	name, version, caps := a.agentName, a.agentVersion, a.caps
 	a.mu.Unlock()
 	declared := Declared(caps)
-	in := core.HookAttachInput{Adapter: Adapter, ClientSessionID: id, PID: a.agentPID,
+	in := core.HookAttachInput{Adapter: Adapter, ClientSessionID: s.bindID, PID: a.agentPID,
 		Enforcement: protocol.EnforcementAdvisory, Lifecycle: protocol.LifecycleManaged,
 		ClientVersion: AgentVersion(name, version), Capabilities: &declared}
 	in.Participant = a.cfg.Participant
 	if in.Participant == "" && room.Env != nil {
 		in.Participant = room.Env.Participant
+	}
+	if in.Participant == "" {
+		in.Participant = core.DefaultHookParticipant(Adapter, s.id)
 	}
 	res, err := room.HookAttach(ctx, in)
 	if err != nil {
@@ -232,9 +279,10 @@ func Declared(c adapter.Capabilities) protocol.DeclaredCapabilities {
 	return d
 }
 
-// ready waits, up to ctx, for session id's attach; nil when there is no
-// such session, the wait ran out or the attach failed.
-func (a *accSide) ready(ctx context.Context, id string) *session {
+// attached returns session id once its acc session is attached — waiting,
+// up to ctx, for the first attach, and trying again when it failed — or
+// nil (no such session, no store, out of time).
+func (a *accSide) attached(ctx context.Context, id string) *session {
 	a.mu.Lock()
 	s := a.sessions[id]
 	a.mu.Unlock()
@@ -244,11 +292,10 @@ func (a *accSide) ready(ctx context.Context, id string) *session {
 	select {
 	case <-s.ready:
 	case <-ctx.Done():
+		a.note("session "+id+" was not attached in time", ctx.Err())
 		return nil
 	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if s.caller == nil {
+	if !a.ensure(ctx, s) {
 		return nil
 	}
 	return s
@@ -258,23 +305,34 @@ func (a *accSide) ready(ctx context.Context, id string) *session {
 // holding the session's projection, exactly what a hook prints before a
 // turn (at least the session's own line, so the agent can act as itself;
 // peers, attention and pending messages when there are any) — and, when
-// messages were projected, the function that records their offers (to be
-// called after the line was written to the agent).
-func (a *accSide) project(id string, line []byte) (out []byte, after func()) {
+// messages were projected, the function to call once the write to the
+// agent is over, with whether it succeeded: only then are their offers
+// recorded. The room is opened afresh for each prompt, as a hook opens it
+// for each turn, so the workspace's policy (its context budget) is the
+// current one.
+func (a *accSide) project(id string, line []byte) (out []byte, after func(delivered bool)) {
 	out = line
 	a.guarded("projection", func() {
 		ctx, cancel := context.WithTimeout(context.Background(), a.cfg.Budget)
 		defer cancel()
-		s := a.ready(ctx, id)
+		s := a.attached(ctx, id)
 		if s == nil {
-			if ctx.Err() != nil {
-				a.note("session "+id+" was not attached within "+a.cfg.Budget.String(), ctx.Err())
-			}
 			return
 		}
+		room, err := core.Open(ctx, core.OpenOptions{Cwd: s.cwd, Getenv: a.cfg.Getenv, NoCreate: true})
+		if err != nil {
+			a.note("cannot open the room of "+s.cwd, err)
+			return
+		}
+		keep := false
+		defer func() {
+			if !keep {
+				room.Close()
+			}
+		}()
 		// Each prompt resumes the binding: heartbeat, and a new session
 		// when the old one was closed meanwhile.
-		c, err := a.attach(ctx, s.room, id)
+		c, err := a.attach(ctx, room, s)
 		if err != nil {
 			a.note("cannot refresh session "+id, err)
 			return
@@ -283,13 +341,14 @@ func (a *accSide) project(id string, line []byte) (out []byte, after func()) {
 		s.caller = c
 		version := AgentVersion(a.agentName, a.agentVersion)
 		a.mu.Unlock()
-		p, err := s.room.Project(ctx, *c, core.ProjectionOptions{})
+		p, err := room.Project(ctx, *c, core.ProjectionOptions{})
 		if err != nil {
 			a.note("cannot project for session "+id, err)
 			return
 		}
 		if p.Text == "" {
-			return // the budget holds not even the session line
+			a.note("cannot project for session "+id, errors.New("policy.contextBudgetBytes is too small for even the session line; raise it in acc.workspace.json"))
+			return
 		}
 		block, err := json.Marshal(map[string]string{"type": "text", "text": p.Text})
 		if err != nil {
@@ -303,8 +362,13 @@ func (a *accSide) project(id string, line []byte) (out []byte, after func()) {
 		if len(p.Offered) == 0 {
 			return
 		}
-		room, caller, offered := s.room, *c, p.Offered
-		after = func() {
+		keep = true
+		caller, offered := *c, p.Offered
+		after = func(delivered bool) {
+			defer room.Close()
+			if !delivered {
+				return // the agent never got the line: nothing was offered
+			}
 			a.guarded("offer", func() {
 				ctx, cancel := context.WithTimeout(context.Background(), accWait)
 				defer cancel()
@@ -322,23 +386,20 @@ func (a *accSide) project(id string, line []byte) (out []byte, after func()) {
 // another live session's guarded claim, else nil (forward it).
 func (a *accSide) guardWrite(f frame) (reply []byte) {
 	a.guarded("write check", func() {
-		var p struct {
-			SessionID string `json:"sessionId"`
-			Path      string `json:"path"`
-		}
-		if json.Unmarshal(f.params, &p) != nil || p.Path == "" {
+		path := f.param("path")
+		if path == "" {
 			return
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), accWait)
 		defer cancel()
-		s := a.ready(ctx, p.SessionID)
+		s := a.attached(ctx, f.param("sessionId"))
 		if s == nil {
 			return
 		}
 		a.mu.Lock()
 		caller := *s.caller
 		a.mu.Unlock()
-		d, err := s.room.CheckWrite(ctx, core.GuardInput{SessionID: caller.SessionID, Cwd: s.cwd, Targets: []string{p.Path}})
+		d, err := s.room.CheckWrite(ctx, core.GuardInput{SessionID: caller.SessionID, Cwd: s.cwd, Targets: []string{path}})
 		if err != nil {
 			a.note("cannot check a write", err)
 			return
@@ -362,36 +423,80 @@ func (a *accSide) guardWrite(f frame) (reply []byte) {
 // (in the range JSON-RPC leaves to implementations).
 const WriteRefused = -32010
 
-// close detaches the acc session bound to ACP session id.
+// close detaches the acc session bound to ACP session id, in the
+// background: the agent's frames do not wait for it. A detach that fails
+// is tried again later.
 func (a *accSide) close(id string) {
 	a.mu.Lock()
+	if a.closed {
+		a.mu.Unlock()
+		return // end detaches it
+	}
 	s := a.sessions[id]
 	delete(a.sessions, id)
 	a.mu.Unlock()
 	if s != nil {
-		a.detach(s)
+		a.retire(s)
 	}
 }
 
-func (a *accSide) detach(s *session) {
+// retire detaches s in the background; when that fails it is kept for the
+// heartbeat (or the end) to try again.
+func (a *accSide) retire(s *session) {
+	a.mu.Lock()
+	if a.closed {
+		a.ending = append(a.ending, s)
+		a.mu.Unlock()
+		return
+	}
+	a.work.Add(1)
+	a.mu.Unlock()
+	go func() {
+		defer a.work.Done()
+		// A store busy for a moment is tried again soon; a longer outage
+		// is left to the heartbeat and the end.
+		for _, wait := range []time.Duration{0, time.Second, 3 * time.Second} {
+			select {
+			case <-a.stop:
+			case <-time.After(wait):
+			}
+			if a.detach(s) {
+				return
+			}
+		}
+		a.mu.Lock()
+		a.ending = append(a.ending, s)
+		a.mu.Unlock()
+	}()
+}
+
+// detach ends s's acc session, and reports whether nothing is left to do.
+func (a *accSide) detach(s *session) bool {
 	ctx, cancel := context.WithTimeout(context.Background(), accWait)
 	defer cancel()
 	select {
 	case <-s.ready:
 	case <-ctx.Done():
-		return
+		return false
 	}
+	ok := true
 	a.guarded("detach", func() {
-		if s.room == nil {
-			return
+		a.mu.Lock()
+		room, caller := s.room, s.caller
+		a.mu.Unlock()
+		if room == nil || caller == nil {
+			return // never attached
 		}
-		if err := s.room.HookEnd(ctx, Adapter, s.id); err != nil {
+		if err := room.HookEnd(ctx, Adapter, s.bindID); err != nil {
 			a.note("cannot detach session "+s.id, err)
+			ok = false
 		}
 	})
+	return ok
 }
 
-// heartbeats keeps the live sessions online while the agent runs.
+// heartbeats keeps the live sessions online while the agent runs, and
+// retries the attaches and detaches that failed.
 func (a *accSide) heartbeats() {
 	t := time.NewTicker(heartbeatEvery)
 	defer t.Stop()
@@ -404,15 +509,25 @@ func (a *accSide) heartbeats() {
 		a.mu.Lock()
 		var live []*session
 		for _, s := range a.sessions {
-			if s.caller != nil {
-				live = append(live, s)
+			live = append(live, s)
+		}
+		ending := a.ending
+		a.ending = nil
+		a.mu.Unlock()
+		for _, s := range ending {
+			if !a.detach(s) {
+				a.mu.Lock()
+				a.ending = append(a.ending, s)
+				a.mu.Unlock()
 			}
 		}
-		a.mu.Unlock()
 		for _, s := range live {
 			a.guarded("heartbeat", func() {
 				ctx, cancel := context.WithTimeout(context.Background(), accWait)
 				defer cancel()
+				if !a.ensure(ctx, s) {
+					return
+				}
 				a.mu.Lock()
 				c := *s.caller
 				a.mu.Unlock()
@@ -432,21 +547,24 @@ func (a *accSide) end() {
 	}
 	a.closed = true
 	close(a.stop)
-	var all []*session
-	for _, s := range a.sessions {
-		all = append(all, s)
-	}
-	a.sessions = map[string]*session{}
 	a.mu.Unlock()
-	sort.Slice(all, func(i, j int) bool { return all[i].id < all[j].id })
-	for _, s := range all {
-		a.detach(s)
-	}
+	// Attaches and detaches under way finish (or time out) first.
 	done := make(chan struct{})
 	go func() { a.work.Wait(); close(done) }()
 	select {
 	case <-done:
-	case <-time.After(accWait):
+	case <-time.After(2 * accWait):
+	}
+	a.mu.Lock()
+	all := append([]*session(nil), a.ending...)
+	for _, s := range a.sessions {
+		all = append(all, s)
+	}
+	a.sessions, a.ending = map[string]*session{}, nil
+	a.mu.Unlock()
+	sort.Slice(all, func(i, j int) bool { return all[i].bindID < all[j].bindID })
+	for _, s := range all {
+		a.detach(s)
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()

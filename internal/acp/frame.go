@@ -36,37 +36,57 @@ const (
 
 // peek reads the envelope of one JSON-RPC line (reference/mcp-acp.md C2):
 // a member "method" with an "id" is a request, without one a notification;
-// an "id" with no "method" is a response. It never fails: anything it
-// cannot read is frameOther.
+// an "id" with no "method" is a response. Member names match exactly, as
+// the agents' and editors' own JSON readers match them, and a repeated
+// member counts as its last occurrence, as theirs do. It never fails:
+// anything it cannot read is frameOther.
 func peek(line []byte) frame {
-	var env struct {
-		Method *string          `json:"method"`
-		ID     json.RawMessage  `json:"id"`
-		Params json.RawMessage  `json:"params"`
-		Result json.RawMessage  `json:"result"`
-		Error  *json.RawMessage `json:"error"`
-	}
 	trimmed := bytes.TrimSpace(line)
-	if len(trimmed) == 0 || trimmed[0] != '{' || json.Unmarshal(trimmed, &env) != nil {
+	if len(trimmed) == 0 || trimmed[0] != '{' {
 		return frame{}
 	}
-	f := frame{params: env.Params, result: env.Result, isErr: env.Error != nil}
-	hasID := len(env.ID) > 0 && string(env.ID) != "null"
+	var env map[string]json.RawMessage
+	if json.Unmarshal(trimmed, &env) != nil {
+		return frame{}
+	}
+	f := frame{params: env["params"], result: env["result"], isErr: env["error"] != nil}
+	var method *string
+	if raw, ok := env["method"]; ok {
+		var m string
+		if json.Unmarshal(raw, &m) != nil {
+			return frame{}
+		}
+		method = &m
+	}
+	id := env["id"]
+	hasID := len(id) > 0 && string(id) != "null"
 	if hasID {
-		f.id, f.key = env.ID, idKey(env.ID)
+		f.id, f.key = id, idKey(id)
 		if f.key == "" {
 			return frame{}
 		}
 	}
 	switch {
-	case env.Method != nil && hasID:
-		f.kind, f.method = frameRequest, *env.Method
-	case env.Method != nil:
-		f.kind, f.method = frameNotification, *env.Method
+	case method != nil && hasID:
+		f.kind, f.method = frameRequest, *method
+	case method != nil:
+		f.kind, f.method = frameNotification, *method
 	case hasID:
 		f.kind = frameResponse
 	}
 	return f
+}
+
+// param returns the string member name of the frame's params (exact name,
+// last occurrence), or "".
+func (f frame) param(name string) string {
+	var p map[string]json.RawMessage
+	if json.Unmarshal(f.params, &p) != nil {
+		return ""
+	}
+	var v string
+	_ = json.Unmarshal(p[name], &v)
+	return v
 }
 
 // idKey normalises a JSON-RPC id for lookup: "s:" and the decoded string
@@ -114,14 +134,12 @@ func appendBlock(line []byte, block []byte) ([]byte, error) {
 	out = append(out, block...)
 	out = append(out, line[end:]...)
 	// A line whose reader would see another prompt (a repeated "params"
-	// or "prompt" key: decoders keep the last) is left alone.
-	var check struct {
-		Params struct {
-			Prompt []json.RawMessage `json:"prompt"`
-		} `json:"params"`
-	}
-	if err := json.Unmarshal(out, &check); err != nil || len(check.Params.Prompt) == 0 ||
-		!bytes.Equal(bytes.TrimSpace(check.Params.Prompt[len(check.Params.Prompt)-1]), bytes.TrimSpace(block)) {
+	// or "prompt" member: readers keep the last) is left alone.
+	var top, params map[string]json.RawMessage
+	var prompt []json.RawMessage
+	if json.Unmarshal(out, &top) != nil || json.Unmarshal(top["params"], &params) != nil ||
+		json.Unmarshal(params["prompt"], &prompt) != nil || len(prompt) == 0 ||
+		!bytes.Equal(bytes.TrimSpace(prompt[len(prompt)-1]), bytes.TrimSpace(block)) {
 		return nil, errNoPrompt
 	}
 	return out, nil

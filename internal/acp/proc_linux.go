@@ -11,3 +11,11 @@ import (
 func setProcAttr(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
 }
+
+// signalGroup sends sig to the agent's whole process group: an agent run
+// through a wrapper (npx, sh -c) is ended with the processes it started.
+func signalGroup(cmd *exec.Cmd, sig syscall.Signal) {
+	if err := syscall.Kill(-cmd.Process.Pid, sig); err != nil {
+		_ = cmd.Process.Signal(sig)
+	}
+}

@@ -3,7 +3,6 @@ package acp
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +10,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -83,9 +83,10 @@ type relay struct {
 	cmd     *exec.Cmd
 	inMu    sync.Mutex // serialises writes to the agent's stdin
 	agentIn io.WriteCloser
-	// inBroken is set once a write to the agent failed: later lines are
-	// dropped (the agent is gone or not reading).
-	inBroken bool
+	// inClosed is set once the agent's input is closed (or a write to it
+	// failed): later lines are dropped.
+	inClosed  atomic.Bool
+	closeOnce sync.Once
 
 	mu sync.Mutex
 	// pending are the editor's requests the agent has not answered yet,
@@ -100,7 +101,15 @@ type pendingRequest struct {
 	cwd       string
 }
 
+// drainWait is how long the relay keeps reading the agent's output after
+// the agent exited: a process the agent started may still hold it, and is
+// then ended with the agent's process group.
+const drainWait = 2 * time.Second
+
 func (r *relay) run(ctx context.Context, argv []string, stdin io.Reader) int {
+	// Writing to an editor that went away must be an error to handle, not
+	// the end of the relay (Go's default for a broken stdout or stderr).
+	signal.Ignore(syscall.SIGPIPE)
 	r.pending = map[string]pendingRequest{}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Stderr = r.cfg.Stderr
@@ -110,15 +119,22 @@ func (r *relay) run(ctx context.Context, argv []string, stdin io.Reader) int {
 		fmt.Fprintf(r.cfg.Stderr, "acc acp: %v\n", err)
 		return 127
 	}
-	out, err := cmd.StdoutPipe()
+	// The agent's stdout is a plain pipe (not StdoutPipe), so reaping the
+	// agent never waits for, nor cuts short, the reading of its output.
+	outR, outW, err := os.Pipe()
 	if err != nil {
 		fmt.Fprintf(r.cfg.Stderr, "acc acp: %v\n", err)
 		return 127
 	}
+	cmd.Stdout = outW
 	if err := cmd.Start(); err != nil {
+		outR.Close()
+		outW.Close()
 		fmt.Fprintf(r.cfg.Stderr, "acc acp: cannot start the agent %q: %v\n", argv[0], err)
 		return 127
 	}
+	outW.Close()
+	defer outR.Close()
 	r.cmd, r.agentIn = cmd, in
 	r.acc.agentPID = cmd.Process.Pid
 
@@ -128,65 +144,79 @@ func (r *relay) run(ctx context.Context, argv []string, stdin io.Reader) int {
 		signal.Notify(sigs, r.cfg.Signals...)
 		defer signal.Stop(sigs)
 	}
-	exited := make(chan struct{})
+	stopSignals := make(chan struct{})
+	defer close(stopSignals)
 	go func() {
 		for {
 			select {
 			case s := <-sigs:
 				_ = cmd.Process.Signal(s)
-			case <-exited:
+			case <-stopSignals:
 				return
 			}
 		}
 	}()
 
-	// Agent → editor, until the agent closes its stdout.
-	fromAgent := make(chan struct{})
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	// Agent → editor, until the agent's output closes.
+	drained := make(chan struct{})
 	go func() {
-		defer close(fromAgent)
-		r.pumpFromAgent(out)
+		defer close(drained)
+		r.pumpFromAgent(outR)
 	}()
-	// Editor → agent, until the editor's input ends; then the agent has
-	// Grace to exit before it is terminated.
-	inputDone := make(chan struct{})
+	// Editor → agent. Reading and writing are apart, so the end of the
+	// editor's input is seen even while a write to an agent that stopped
+	// reading is stuck; from then on the agent has Grace to exit.
+	lines := make(chan []byte, 64)
+	editorEOF := make(chan struct{})
 	go func() {
-		defer close(inputDone)
-		r.pumpFromEditor(stdin)
+		readLines(stdin, func(line []byte) bool { lines <- line; return true })
+		close(editorEOF)
+		close(lines)
+	}()
+	go func() {
+		for line := range lines {
+			if !r.fromEditor(line) {
+				break
+			}
+		}
 		r.closeAgentInput()
 	}()
 
-	waitErr := make(chan error, 1)
-	go func() {
-		<-fromAgent // read everything the agent wrote before reaping it
-		waitErr <- cmd.Wait()
-	}()
-	var err2 error
-	select {
-	case err2 = <-waitErr:
-	case <-inputDone:
+	terminate := func() error {
+		r.closeAgentInput()
+		signalGroup(cmd, syscall.SIGTERM)
 		select {
-		case err2 = <-waitErr:
-		case <-time.After(r.cfg.Grace):
-			_ = cmd.Process.Signal(syscall.SIGTERM)
-			select {
-			case err2 = <-waitErr:
-			case <-time.After(killWait):
-				_ = cmd.Process.Kill()
-				err2 = <-waitErr
-			}
-		}
-	case <-ctx.Done():
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case err2 = <-waitErr:
+		case err := <-exited:
+			return err
 		case <-time.After(killWait):
-			_ = cmd.Process.Kill()
-			err2 = <-waitErr
+			signalGroup(cmd, syscall.SIGKILL)
+			return <-exited
 		}
 	}
-	close(exited)
+	var waitErr error
+	select {
+	case waitErr = <-exited:
+	case <-editorEOF:
+		select {
+		case waitErr = <-exited:
+		case <-time.After(r.cfg.Grace):
+			waitErr = terminate()
+		}
+	case <-ctx.Done():
+		waitErr = terminate()
+	}
+	select {
+	case <-drained:
+	case <-time.After(drainWait):
+		signalGroup(cmd, syscall.SIGKILL) // what the agent left running holds its output
+		outR.Close()
+		<-drained
+	}
+	r.closeAgentInput()
 	r.acc.end()
-	return exitStatus(cmd, err2)
+	return exitStatus(cmd, waitErr)
 }
 
 // exitStatus is the agent's exit code, 128+signal when a signal ended it.
@@ -218,84 +248,75 @@ func readLines(rd io.Reader, fn func(line []byte) bool) {
 	}
 }
 
-// writeAgent writes one line to the agent's stdin; after a failure the
-// agent is treated as gone and later lines are dropped.
+// writeAgent writes one line to the agent's stdin; after its input was
+// closed, or a write failed, lines are dropped.
 func (r *relay) writeAgent(line []byte) error {
 	r.inMu.Lock()
 	defer r.inMu.Unlock()
-	if r.inBroken {
+	if r.inClosed.Load() {
 		return errAgentGone
 	}
 	if _, err := r.agentIn.Write(line); err != nil {
-		r.inBroken = true
+		r.inClosed.Store(true)
 		return err
 	}
 	return nil
 }
 
-var errAgentGone = errors.New("the agent stopped reading its input")
+var errAgentGone = errors.New("the agent's input is closed")
 
+// closeAgentInput ends the agent's input. It does not wait for a write in
+// progress: closing the pipe makes a write stuck on an agent that stopped
+// reading fail.
 func (r *relay) closeAgentInput() {
-	r.inMu.Lock()
-	defer r.inMu.Unlock()
-	r.inBroken = true
-	_ = r.agentIn.Close()
+	r.closeOnce.Do(func() {
+		r.inClosed.Store(true)
+		_ = r.agentIn.Close()
+	})
 }
 
-// pumpFromEditor forwards the editor's lines to the agent. It remembers the
-// requests whose answers drive acc, and gives a session/prompt its
-// projection block.
-func (r *relay) pumpFromEditor(stdin io.Reader) {
-	readLines(stdin, func(line []byte) bool {
-		f := peek(line)
-		if f.kind == frameRequest {
-			switch f.method {
-			case "initialize", "session/new", "session/load", "session/resume", "session/close":
-				var p struct {
-					SessionID string `json:"sessionId"`
-					Cwd       string `json:"cwd"`
-				}
-				_ = json.Unmarshal(f.params, &p)
-				r.mu.Lock()
-				r.pending[f.key] = pendingRequest{method: f.method, sessionID: p.SessionID, cwd: p.Cwd}
-				r.mu.Unlock()
-			case "session/prompt":
-				return r.forwardPrompt(line, f)
-			}
+// fromEditor forwards one of the editor's lines to the agent. It remembers
+// the requests whose answers drive acc, and gives a session/prompt its
+// projection block. It returns false once the agent's input is gone.
+func (r *relay) fromEditor(line []byte) bool {
+	f := peek(line)
+	if f.kind == frameRequest {
+		switch f.method {
+		case "initialize", "session/new", "session/load", "session/resume", "session/close":
+			r.mu.Lock()
+			r.pending[f.key] = pendingRequest{method: f.method, sessionID: f.param("sessionId"), cwd: f.param("cwd")}
+			r.mu.Unlock()
+		case "session/prompt":
+			return r.forwardPrompt(line, f)
 		}
-		return r.writeAgent(line) == nil
-	})
+	}
+	return r.writeAgent(line) == nil
 }
 
 // forwardPrompt adds the session's projection to a prompt, forwards it and
 // then records the offers.
 func (r *relay) forwardPrompt(line []byte, f frame) bool {
-	var p struct {
-		SessionID string `json:"sessionId"`
-	}
-	_ = json.Unmarshal(f.params, &p)
-	out, after := r.acc.project(p.SessionID, line)
-	if err := r.writeAgent(out); err != nil {
-		return false
-	}
+	out, after := r.acc.project(f.param("sessionId"), line)
+	err := r.writeAgent(out)
 	if after != nil {
-		after()
+		after(err == nil)
 	}
-	return true
+	return err == nil
 }
 
 // pumpFromAgent forwards the agent's lines to the editor, answering a
 // write into another session's guarded claim itself, and acting on the
-// answers to session/new, load, resume and close after forwarding them.
+// answers to initialize and session/new, load, resume and close.
 func (r *relay) pumpFromAgent(stdout io.Reader) {
 	editorGone := false
 	readLines(stdout, func(line []byte) bool {
 		f := peek(line)
 		if f.kind == frameRequest && f.method == "fs/write_text_file" {
 			if reply := r.acc.guardWrite(f); reply != nil {
-				if err := r.writeAgent(reply); err == nil {
-					return true
-				}
+				// Refused: the editor never sees it, even when the agent
+				// can no longer be told.
+				_ = r.writeAgent(reply)
+				return true
 			}
 		}
 		// An answer the relay acts on registers its session before it is

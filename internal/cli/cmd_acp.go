@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"syscall"
@@ -38,6 +39,10 @@ func (a *app) acpCommand() *cli.Command {
 			if len(argv) == 0 {
 				return protocol.Errorf(protocol.ReasonUsage, "acc acp needs the agent's command after --, e.g. acc acp -- gemini --acp")
 			}
+			if a.env.Getenv("ACC_BYPASS") == "1" {
+				a.exitCode = a.execAgent(argv) // returns only when the agent cannot be run
+				return nil
+			}
 			if g := cmd.Duration("grace"); g <= 0 {
 				return protocol.Errorf(protocol.ReasonInvalidFlagValue, "--grace must be more than zero, like 3s")
 			}
@@ -46,9 +51,6 @@ func (a *app) acpCommand() *cli.Command {
 				if err := protocol.CheckPortableID("--participant", participant); err != nil {
 					return err
 				}
-			}
-			if a.env.Getenv("ACC_BYPASS") == "1" {
-				return a.execAgent(argv)
 			}
 			a.exitCode = acp.Run(ctx, acp.Config{Participant: participant, Getenv: a.env.Getenv, Stderr: a.env.Stderr,
 				Grace: cmd.Duration("grace"), Signals: []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP}},
@@ -59,12 +61,13 @@ func (a *app) acpCommand() *cli.Command {
 }
 
 // execAgent replaces acc with the agent (ACC_BYPASS=1): acc is not in the
-// path at all.
-func (a *app) execAgent(argv []string) error {
+// path at all, and none of its flags is looked at. It returns only when
+// the agent cannot be run: 127, as when the relay cannot start it.
+func (a *app) execAgent(argv []string) int {
 	path, err := exec.LookPath(argv[0])
-	if err != nil {
-		return protocol.Errorf(protocol.ReasonUsage, "cannot find the agent %q: %v", argv[0], err)
+	if err == nil {
+		err = syscall.Exec(path, argv, os.Environ())
 	}
-	err = syscall.Exec(path, argv, os.Environ())
-	return protocol.Errorf(protocol.ReasonUsage, "cannot run the agent %q: %v", argv[0], err)
+	fmt.Fprintf(a.env.Stderr, "acc acp: cannot start the agent %q: %v\n", argv[0], err)
+	return 127
 }

@@ -45,9 +45,16 @@ func (sb *sandbox) startRelay(dir string, args []string, env ...string) *editor 
 	if err != nil {
 		sb.t.Fatal(err)
 	}
+	return sb.startRelayArgv(dir, args, []string{self}, env...)
+}
+
+// startRelayArgv is startRelay with the agent's command line given (the
+// fake agent behind a wrapper, say).
+func (sb *sandbox) startRelayArgv(dir string, args, agent []string, env ...string) *editor {
+	sb.t.Helper()
 	e := &editor{t: sb.t, agentDir: sb.t.TempDir(), exited: make(chan struct{})}
 	e.cond = sync.NewCond(&e.mu)
-	argv := append(append([]string{"acp"}, args...), "--", self)
+	argv := append(append(append([]string{"acp"}, args...), "--"), agent...)
 	e.cmd = exec.Command(accBin, argv...)
 	e.cmd.Dir = dir
 	e.cmd.Env = append(append(sb.environ(), fakeACPEnv+"=1", "FAKE_ACP_DIR="+e.agentDir), env...)
@@ -507,6 +514,14 @@ func TestACPRelayBypass(t *testing.T) {
 	e.finish(10 * time.Second)
 	if _, err := os.Stat(filepath.Join(sb.data, "acc")); err == nil {
 		t.Error("acc touched its data home under ACC_BYPASS=1")
+	}
+	// An agent that cannot be run is 127 there too, and acc's own flags
+	// are not looked at.
+	cmd := exec.Command(accBin, "acp", "--participant", "not an id", "--", "/nonexistent/agent")
+	cmd.Dir, cmd.Env = repo, append(sb.environ(), "ACC_BYPASS=1")
+	out, err := cmd.CombinedOutput()
+	if code := exitCode(cmd, err); code != 127 || !strings.Contains(string(out), "cannot start the agent") {
+		t.Errorf("ACC_BYPASS=1 with a missing agent: exit %d %s", code, out)
 	}
 }
 

@@ -31,7 +31,10 @@ import (
 // out.bin, every byte the agent read and wrote; pid holds its pid; signal
 // the name of a signal it got. FAKE_ACP_ON_EOF is "exit" (default),
 // "stay" (keep running until a signal) or "stay-hard" (ignore SIGTERM too).
-// FAKE_ACP_EXIT is its exit code at end of input.
+// FAKE_ACP_EXIT is its exit code at end of input; FAKE_ACP_SID fixes the
+// id session/new answers; FAKE_ACP_NOREAD=1 never reads its input;
+// FAKE_ACP_WRITE_AFTER_EOF=p asks the editor to write p once its input
+// ended.
 const fakeACPEnv = "ACC_E2E_FAKE_ACP"
 
 func fakeACPAgent() int {
@@ -55,6 +58,11 @@ func fakeACPAgent() int {
 			_ = os.WriteFile(filepath.Join(dir, "signal"), []byte(s.String()), 0o644)
 			os.Exit(128 + int(s.(syscall.Signal)))
 		}()
+	}
+	if os.Getenv("FAKE_ACP_NOREAD") == "1" {
+		for { // never reads its input
+			time.Sleep(time.Hour)
+		}
 	}
 	sessions, nextID := 0, 0
 	// waiting: a prompt whose answer waits for the editor's answer to one
@@ -94,7 +102,11 @@ func fakeACPAgent() int {
 						"authMethods":       []any{}}})
 				case "session/new":
 					sessions++
-					send(map[string]any{"jsonrpc": "2.0", "id": msg.ID, "result": map[string]any{"sessionId": fmt.Sprintf("fake-session-%d", sessions),
+					sid := fmt.Sprintf("fake-session-%d", sessions)
+					if fixed := os.Getenv("FAKE_ACP_SID"); fixed != "" {
+						sid = fixed
+					}
+					send(map[string]any{"jsonrpc": "2.0", "id": msg.ID, "result": map[string]any{"sessionId": sid,
 						"modes": map[string]any{"currentModeId": "default"}}})
 				case "session/load", "session/resume", "session/close", "session/set_mode":
 					send(map[string]any{"jsonrpc": "2.0", "id": msg.ID, "result": map[string]any{}})
@@ -153,6 +165,10 @@ func fakeACPAgent() int {
 		if err != nil {
 			break
 		}
+	}
+	if path := os.Getenv("FAKE_ACP_WRITE_AFTER_EOF"); path != "" {
+		send(map[string]any{"jsonrpc": "2.0", "id": 77, "method": "fs/write_text_file", "params": map[string]any{"sessionId": "fake-session-1", "path": path, "content": "CLOBBERED\n"}})
+		time.Sleep(time.Second)
 	}
 	switch onEOF {
 	case "stay", "stay-hard":

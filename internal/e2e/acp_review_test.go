@@ -1,0 +1,272 @@
+package e2e
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// Findings of a review of acc acp, each kept as a regression test.
+
+// initSession initializes the relay's agent and opens one session in dir.
+func (e *editor) initSession(dir string) {
+	e.t.Helper()
+	e.send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}`)
+	e.await(`"id":0,`)
+	e.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":%q,"mcpServers":[]}}`, dir))
+	e.await(`"id":1,"jsonrpc":"2.0","result"`)
+}
+
+// lastPromptBlock is the text of the block added to the last prompt the
+// agent read ("" when none was added).
+func (e *editor) lastPromptBlock(t *testing.T) string {
+	var text string
+	for _, l := range rawLines(e.agentFile("in.bin")) {
+		if bytes.Contains(l, []byte(`"session/prompt"`)) {
+			text = ""
+			if blocks := promptBlocks(t, l); len(blocks) > 1 {
+				var b struct{ Text string }
+				json.Unmarshal(blocks[len(blocks)-1], &b)
+				text = b.Text
+			}
+		}
+	}
+	return text
+}
+
+// Two relays whose agents answer session/new with the same id are two
+// sessions, each its participant's: a message for one is never projected
+// to the other, and one ending leaves the other live.
+func TestACPRelaySameSessionIDTwoRelays(t *testing.T) {
+	sb := newSandbox(t)
+	repo := sb.newRepo("repo")
+	peer := sb.attach(repo, "peer", "cli")
+	alice := sb.startRelay(repo, []string{"--participant", "alice"}, "FAKE_ACP_SID=session-1")
+	bob := sb.startRelay(repo, []string{"--participant", "bob"}, "FAKE_ACP_SID=session-1")
+	alice.initSession(repo)
+	bob.initSession(repo)
+	waitLive(t, sb, repo, "alice", 1)
+	waitLive(t, sb, repo, "bob", 1)
+	q := sb.sendAs(peer, "--to", "alice", "--type", "question", "--subject", "for alice", "--body", "ALICE_ONLY_1717")
+	bob.send(`{"jsonrpc":"2.0","id":2,"method":"session/prompt","params":{"sessionId":"session-1","prompt":[{"type":"text","text":"hi"}]}}`)
+	bob.await(`"id":2,"jsonrpc":"2.0","result"`)
+	if strings.Contains(bob.lastPromptBlock(t), "ALICE_ONLY_1717") {
+		t.Error("bob's agent was shown alice's message")
+	}
+	if !strings.Contains(bob.lastPromptBlock(t), "- peer alice (acp") {
+		t.Errorf("bob's block does not list alice as a peer:\n%s", bob.lastPromptBlock(t))
+	}
+	bob.finish(10 * time.Second)
+	waitLive(t, sb, repo, "bob", 0)
+	waitLive(t, sb, repo, "alice", 1)
+	alice.send(`{"jsonrpc":"2.0","id":2,"method":"session/prompt","params":{"sessionId":"session-1","prompt":[{"type":"text","text":"hi"}]}}`)
+	alice.await(`"id":2,"jsonrpc":"2.0","result"`)
+	if !strings.Contains(alice.lastPromptBlock(t), "ALICE_ONLY_1717") {
+		t.Errorf("alice's own message is not in her block:\n%s", alice.lastPromptBlock(t))
+	}
+	alice.finish(10 * time.Second)
+	_ = q
+}
+
+// An agent started through a wrapper that ignores end of input is ended
+// with its whole process group after the grace period, and the relay exits.
+func TestACPRelayWrappedAgentEnds(t *testing.T) {
+	sb := newSandbox(t)
+	repo := sb.newRepo("repo")
+	self, _ := os.Executable()
+	e := sb.startRelayArgv(repo, []string{"--participant", "wrapped", "--grace", "300ms"},
+		[]string{"sh", "-c", "'" + self + "'; echo the wrapper carried on >&2"}, "FAKE_ACP_ON_EOF=stay")
+	e.initSession(repo)
+	code := e.finish(15 * time.Second)
+	if code != 128+int(syscall.SIGTERM) {
+		t.Errorf("acc acp exited %d, want %d (the wrapper ended by SIGTERM)", code, 128+int(syscall.SIGTERM))
+	}
+	var pid int
+	fmt.Sscan(string(e.agentFile("pid")), &pid)
+	if pid <= 0 {
+		t.Fatal("the agent never started")
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for syscall.Kill(pid, 0) == nil {
+		if time.Now().After(deadline) {
+			t.Fatalf("the agent (pid %d) behind the wrapper is still running", pid)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// A write into a claimed file that the agent asks for after its input
+// ended is still refused: the editor never sees it.
+func TestACPRelayGuardAfterEndOfInput(t *testing.T) {
+	sb := newSandbox(t)
+	repo := sb.newRepo("repo")
+	holder := sb.attach(repo, "holder", "cli")
+	claimed := filepath.Join(repo, "a.go")
+	os.WriteFile(claimed, []byte("package a\n"), 0o644)
+	sb.ok(repo, append([]string{"claim", "--resource", "file:a.go", "--enforcement", "guarded"}, holder.creds()...)...)
+	e := sb.startRelay(repo, []string{"--participant", "late"}, "FAKE_ACP_WRITE_AFTER_EOF="+claimed)
+	e.initSession(repo)
+	e.finish(15 * time.Second)
+	if bytes.Contains(e.got.Bytes(), []byte("fs/write_text_file")) {
+		t.Errorf("a refused write reached the editor:\n%s", e.got.String())
+	}
+}
+
+// An editor that stops reading the relay's output, or closes the relay's
+// stderr, does not kill the relay (no SIGPIPE): the agent still gets its
+// end of input and the relay exits with the agent's status.
+func TestACPRelayEditorGone(t *testing.T) {
+	sb := newSandbox(t)
+	repo := sb.newRepo("repo")
+	self, _ := os.Executable()
+	bad := filepath.Join(t.TempDir(), "not-a-dir")
+	os.WriteFile(bad, []byte("x"), 0o644)
+	cmd := exec.Command(accBin, "acp", "--participant", "gone", "--", self)
+	cmd.Dir = repo
+	cmd.Env = append(sb.environ(), fakeACPEnv+"=1", "FAKE_ACP_DIR="+t.TempDir(), "ACC_DATA_HOME="+bad)
+	in, _ := cmd.StdinPipe()
+	outR, outW, _ := os.Pipe()
+	errR, errW, _ := os.Pipe()
+	cmd.Stdout, cmd.Stderr = outW, errW
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	outW.Close()
+	errW.Close()
+	errR.Close() // stderr is gone from the start: the note about the data home hits it
+	br := bufio.NewReader(outR)
+	io.WriteString(in, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}`+"\n")
+	if line, err := br.ReadString('\n'); err != nil || !strings.Contains(line, `"id":0`) {
+		t.Fatalf("no answer to initialize: %q %v", line, err)
+	}
+	io.WriteString(in, fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":%q,"mcpServers":[]}}`+"\n", repo))
+	br.ReadString('\n')
+	outR.Close() // the editor stops reading
+	io.WriteString(in, `{"jsonrpc":"2.0","id":2,"method":"session/prompt","params":{"sessionId":"fake-session-1","prompt":[{"type":"text","text":"BIG"}]}}`+"\n")
+	time.Sleep(300 * time.Millisecond)
+	in.Close()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if code := exitCode(cmd, err); code != 0 {
+			t.Errorf("acc acp exited %d, want the agent's 0 (141 is SIGPIPE)", code)
+		}
+	case <-time.After(15 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("acc acp did not end")
+	}
+}
+
+// A store busy when the session is opened does not keep it out of the
+// room: the next prompt attaches it, with its block. A session closed
+// while the store is busy for a moment is detached once it is free, while
+// the agent still runs.
+func TestACPRelayBusyStore(t *testing.T) {
+	sb := newSandbox(t)
+	repo := sb.newRepo("repo")
+	sb.attach(repo, "peer", "cli")
+	st := sb.roomStatus(repo)
+	e := sb.startRelay(repo, []string{"--participant", "busy"})
+	e.send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}`)
+	e.await(`"id":0,`)
+	release := holdWriteLock(t, sb.storePath(st.WorkspaceID))
+	e.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":%q,"mcpServers":[]}}`, repo))
+	e.await(`"id":1,"jsonrpc":"2.0","result"`)
+	time.Sleep(2500 * time.Millisecond) // the first attach gives up
+	release()
+	e.send(`{"jsonrpc":"2.0","id":2,"method":"session/prompt","params":{"sessionId":"fake-session-1","prompt":[{"type":"text","text":"hi"}]}}`)
+	e.await(`"id":2,"jsonrpc":"2.0","result"`)
+	if !strings.HasPrefix(e.lastPromptBlock(t), "acc: --session ") {
+		t.Errorf("after the store was free again the prompt got no block")
+	}
+	waitLive(t, sb, repo, "busy", 1)
+
+	release = holdWriteLock(t, sb.storePath(st.WorkspaceID))
+	e.send(`{"jsonrpc":"2.0","id":3,"method":"session/close","params":{"sessionId":"fake-session-1"}}`)
+	start := time.Now()
+	e.await(`"id":3,"jsonrpc":"2.0","result"`)
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("the answer to session/close waited %v for acc", d)
+	}
+	time.Sleep(2500 * time.Millisecond)
+	release()
+	waitLive(t, sb, repo, "busy", 0) // within the retries, the agent still running
+	e.finish(10 * time.Second)
+}
+
+// An agent that never reads its input is still ended after the grace
+// period once the editor's input ends, even with a write to it stuck.
+func TestACPRelayAgentNotReading(t *testing.T) {
+	sb := newSandbox(t)
+	repo := sb.newRepo("repo")
+	e := sb.startRelay(repo, []string{"--participant", "deaf", "--grace", "300ms"}, "FAKE_ACP_NOREAD=1")
+	e.send(`{"jsonrpc":"2.0","id":0,"method":"_big","params":{"x":"` + strings.Repeat("y", 4<<20) + `"}}`)
+	if code := e.finish(15 * time.Second); code != 128+int(syscall.SIGTERM) {
+		t.Errorf("acc acp exited %d, want %d", code, 128+int(syscall.SIGTERM))
+	}
+}
+
+// A relay that runs for long sees the workspace's policy as it is now:
+// after the context budget shrinks, a message that no longer fits is
+// named with its recovery command instead of shown.
+func TestACPRelayPolicyIsCurrent(t *testing.T) {
+	sb := newSandbox(t)
+	repo := sb.newRepo("repo")
+	sb.ok(repo, "config", "init", "--yes")
+	peer := sb.attach(repo, "peer", "cli")
+	e := sb.startRelay(repo, []string{"--participant", "long"})
+	e.initSession(repo)
+	body := strings.Repeat("long body ", 300)
+	q := sb.sendAs(peer, "--to", "long", "--subject", "big", "--body", body)
+	cfgPath := filepath.Join(repo, "acc.workspace.json")
+	raw, err := os.ReadFile(cfgPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cfg map[string]any
+	json.Unmarshal(raw, &cfg)
+	policy, _ := cfg["policy"].(map[string]any)
+	if policy == nil {
+		policy = map[string]any{}
+	}
+	policy["contextBudgetBytes"] = 600
+	cfg["policy"] = policy
+	raw, _ = json.MarshalIndent(cfg, "", "  ")
+	os.WriteFile(cfgPath, raw, 0o644)
+	e.send(`{"jsonrpc":"2.0","id":2,"method":"session/prompt","params":{"sessionId":"fake-session-1","prompt":[{"type":"text","text":"hi"}]}}`)
+	e.await(`"id":2,"jsonrpc":"2.0","result"`)
+	block := e.lastPromptBlock(t)
+	if len(block) > 600 || strings.Contains(block, "long body") || !strings.Contains(block, "acc inbox --message "+q) {
+		t.Errorf("with a 600-byte budget the block is %d bytes:\n%s", len(block), block)
+	}
+	e.finish(10 * time.Second)
+}
+
+// Member names match exactly: "Method" is not "method", so such a line
+// is no prompt and goes to the agent unchanged.
+func TestACPRelayExactMemberNames(t *testing.T) {
+	sb := newSandbox(t)
+	repo := sb.newRepo("repo")
+	e := sb.startRelay(repo, []string{"--participant", "exact"})
+	e.initSession(repo)
+	odd := `{"jsonrpc":"2.0","id":5,"Method":"session/prompt","params":{"sessionId":"fake-session-1","prompt":[{"type":"text","text":"x"}]}}`
+	e.send(odd)
+	e.send(`{"jsonrpc":"2.0","id":6,"method":"session/prompt","params":{"sessionId":"fake-session-1","prompt":[{"type":"text","text":"y"}],"sessionId":"fake-session-1"}}`)
+	e.await(`"id":6,"jsonrpc":"2.0","result"`)
+	e.finish(10 * time.Second)
+	for _, l := range rawLines(e.agentFile("in.bin")) {
+		if bytes.Contains(l, []byte(`"Method"`)) && string(l) != odd+"\n" {
+			t.Errorf("a line with \"Method\" was changed:\n%s", l)
+		}
+	}
+}
