@@ -4,8 +4,11 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/acc-go/acc/internal/install"
+	acpfam "github.com/acc-go/acc/pkg/adapters/acp"
+	"github.com/acc-go/acc/pkg/adapters/adapter"
 	"github.com/acc-go/acc/pkg/core"
 	"github.com/acc-go/acc/pkg/protocol"
 	"github.com/urfave/cli/v3"
@@ -24,7 +27,7 @@ func (a *app) doctorCommand() *cli.Command {
 			"unknown-version store exits 4 after printing the report (with --json, the report is in error.details).\n" +
 			"It also reports each coding client on this machine: found or not, its version, whether acc is installed\n" +
 			"for it and whether acc's files are still as acc wrote them, the capabilities proven for that version\n" +
-			"(\"proven at X, running Y\") and its delivery policy.\n\n" +
+			"(\"proven at X, running Y\") and its delivery policy, and what is proven for the ACP agents acc acp relays.\n\n" +
 			"  acc doctor --json",
 		Flags: []cli.Flag{&cli.StringFlag{Name: "home", Usage: "look for the clients' configuration under this home DIR (default $HOME)"}},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
@@ -57,7 +60,7 @@ func (a *app) doctorCommand() *cli.Command {
 			if rep == nil {
 				return err
 			}
-			full := &doctorReport{DoctorReport: rep, Clients: clients}
+			full := &doctorReport{DoctorReport: rep, Clients: clients, ACPAgents: acpAgents()}
 			for _, c := range clients {
 				rep.Remediation = append(rep.Remediation, c.Remediation...)
 			}
@@ -74,10 +77,36 @@ func (a *app) doctorCommand() *cli.Command {
 	}
 }
 
-// doctorReport is the workspace report with the clients of this machine.
+// doctorReport is the workspace report with the clients of this machine
+// and what is proven for the ACP agents acc acp relays.
 type doctorReport struct {
 	*core.DoctorReport
-	Clients []install.ClientStatus `json:"clients"`
+	Clients   []install.ClientStatus `json:"clients"`
+	ACPAgents []acpAgentStatus       `json:"acpAgents"`
+}
+
+// acpAgentStatus is one ACP agent family and the newest version its
+// evidence proves something for (pkg/adapters/acp).
+type acpAgentStatus struct {
+	Family     string `json:"family"`
+	ProvenAt   string `json:"provenAt"`
+	Attach     bool   `json:"attach"`
+	NextTurn   bool   `json:"nextTurn"`
+	SessionEnd bool   `json:"sessionEnd"`
+}
+
+func acpAgents() []acpAgentStatus {
+	out := []acpAgentStatus{}
+	for _, f := range acpfam.Families() {
+		ev, err := acpfam.Evidence(f)
+		if err != nil || len(ev) == 0 {
+			continue
+		}
+		newest := ev[len(ev)-1]
+		caps, _ := adapter.ProvenFor(ev, newest.Version)
+		out = append(out, acpAgentStatus{Family: f, ProvenAt: newest.Version, Attach: caps.Attach, NextTurn: caps.NextTurn, SessionEnd: caps.SessionEnd})
+	}
+	return out
 }
 
 func printDoctor(w io.Writer, full *doctorReport) {
@@ -117,6 +146,18 @@ func printDoctor(w io.Writer, full *doctorReport) {
 		fmt.Fprintf(w, "  adapter %s: required, %s\n", ad.Adapter, ad.Status)
 	}
 	printClients(w, full.Clients)
+	for _, ag := range full.ACPAgents {
+		var proven []string
+		for _, c := range []struct {
+			ok   bool
+			name string
+		}{{ag.Attach, "attach"}, {ag.NextTurn, "next turn"}, {ag.SessionEnd, "session end"}} {
+			if c.ok {
+				proven = append(proven, c.name)
+			}
+		}
+		fmt.Fprintf(w, "  acp agent %s (acc acp): proven at %s: %s; advisory\n", ag.Family, ag.ProvenAt, strings.Join(proven, ", "))
+	}
 	for _, r := range rep.Remediation {
 		fmt.Fprintf(w, "next: %s\n", r)
 	}
