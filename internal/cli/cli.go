@@ -45,7 +45,9 @@ const StoreWait = 5 * time.Second
 // code: 0 ok, 2 usage, 3 timeout, 4 data, 5 conflict, 1 a bug
 // (protocol.ExitCodes). It never calls os.Exit and never panics.
 func Main(args []string, env Env) (code int) {
-	a := &app{env: env, jsonMode: jsonRequested(args), args: args}
+	// acc acp's stdout is the editor's channel: nothing of acc's own goes
+	// there, --json or not.
+	a := &app{env: env, jsonMode: jsonRequested(args) && firstWord(args) != "acp", args: args}
 	defer func() {
 		if p := recover(); p != nil {
 			code = a.fail(fmt.Errorf("panic: %v\n%s", p, debug.Stack()))
@@ -180,6 +182,16 @@ func (a *app) usageError(cmd *cli.Command, err error) error {
 				return unknownCommand(cmd, word)
 			}
 		}
+		if cmd.Name == "acp" {
+			tok := "--" + m[1]
+			for _, arg := range a.args {
+				if strings.TrimLeft(strings.SplitN(arg, "=", 2)[0], "-") == m[1] && strings.HasPrefix(arg, "-") {
+					tok = arg
+					break
+				}
+			}
+			return protocol.Errorf(protocol.ReasonUnknownFlag, "unknown option for acc acp: %s; the agent's command and its options go after --, e.g. acc acp -- gemini --acp", tok)
+		}
 		if near := nearFlag(cmd, m[1]); near != "" {
 			return protocol.Errorf(protocol.ReasonUnknownFlag, "unknown option for %s: --%s; did you mean --%s? (see `%s --help`)", name, m[1], near, name)
 		}
@@ -215,7 +227,7 @@ func commandPath(cmd *cli.Command) string { return cmd.FullName() }
 func (a *app) checkArgs(ctx context.Context, cmd *cli.Command) (context.Context, error) {
 	// The parsed flag is the truth (in `--body -json` it is text, not the
 	// flag).
-	a.jsonMode = cmd.Bool("json")
+	a.jsonMode = cmd.Bool("json") && cmd.Name != "acp"
 	if slices.Contains(a.args, "--generate-shell-completion") {
 		return ctx, nil // completion asks for candidates; nothing runs
 	}

@@ -21,15 +21,17 @@ func (a *app) acpCommand() *cli.Command {
 		Usage:     "relay an editor's ACP agent, putting its sessions in the room",
 		ArgsUsage: "-- AGENT [ARG…]",
 		Description: "acp starts the ACP agent named after -- and relays the editor's JSON-RPC to it and back, byte for\n" +
-			"byte. Each session the agent opens joins the room (as --participant, else ACC_PARTICIPANT, else\n" +
-			"acp-<hash>); each prompt gains one text block with what the room has for that session (peers,\n" +
-			"claims, pending messages as untrusted peer content); a write the agent asks the editor to make\n" +
-			"into another session's guarded claim is refused; the session leaves when it is closed or the agent\n" +
-			"exits. acc acp exits with the agent's status (127 when it cannot start it). It stores no frame.\n" +
-			"Anything acc cannot do leaves the stream as it was; ACC_BYPASS=1 runs the agent without acc.\n\n" +
+			"byte. Each session the agent opens joins the room of the cwd the editor gives it (as --participant,\n" +
+			"else ACC_PARTICIPANT, else acp-<hash of the session>: name it, so peers can address it); each prompt\n" +
+			"gains one text block with what the room has for that session (its session line, peers, what it\n" +
+			"owes, pending messages as untrusted peer content); a write the agent asks the editor to make into\n" +
+			"another session's guarded claim is refused; the session leaves when it is closed or the agent exits.\n" +
+			"acc acp exits with the agent's status (127 when it cannot start it). It stores no frame and writes\n" +
+			"nothing of its own to stdout; its notes go to stderr (the editor's log of the agent). Anything acc\n" +
+			"cannot do leaves the stream as it was; ACC_BYPASS=1 runs the agent without acc.\n\n" +
 			"  # Zed, settings.json:\n" +
-			"  \"agent_servers\": {\"Gemini (acc)\": {\"command\": \"acc\", \"args\": [\"acp\", \"--\", \"gemini\", \"--acp\"],\n" +
-			"                                    \"env\": {\"ACC_PARTICIPANT\": \"gemini-zed\"}}}",
+			"  \"agent_servers\": {\"Gemini (acc)\": {\"command\": \"acc\",\n" +
+			"                                    \"args\": [\"acp\", \"--participant\", \"gemini-zed\", \"--\", \"gemini\", \"--acp\"]}}",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "participant", Usage: "join as this participant `ID` (default: ACC_PARTICIPANT, else acp-<hash of the ACP session>)"},
 			&cli.DurationFlag{Name: "grace", Value: acp.DefaultGrace, Usage: "after the editor's input ends, give the agent this long to exit before it is terminated"},

@@ -539,6 +539,11 @@ func TestACPRelayRefusals(t *testing.T) {
 		{[]string{"acp", "--participant", "bad name", "--", "true"}, 4, "is not a portable id"},
 		{[]string{"acp", "--grace", "0s", "--", "true"}, 2, "--grace must be more than zero"},
 		{[]string{"acp", "--", "/nonexistent/agent"}, 127, "cannot start the agent"},
+		{[]string{"acp", "gemini", "--acp"}, 2, "unknown option for acc acp: --acp; the agent's command and its options go after --"},
+		{[]string{"acp", "sh", "-c", "true"}, 2, "unknown option for acc acp: -c;"},
+		// --json never puts acc's envelope on the editor's channel.
+		{[]string{"--json", "acp"}, 2, "acc acp needs the agent's command after --"},
+		{[]string{"acp", "--json", "--participant", "bad name", "--", "true"}, 4, "is not a portable id"},
 	} {
 		res := sb.run(repo, c.args...)
 		if res.code != c.code || !strings.Contains(res.stderr, c.msg) {

@@ -80,9 +80,13 @@ func (r *Room) CheckWrite(ctx context.Context, in GuardInput) (*GuardDecision, e
 					owner = s.ParticipantID
 				}
 				d.Deny, d.Resource, d.ClaimID, d.HolderParticipantID, d.HolderSessionID = true, res, c.ClaimID, owner, c.OwnerSessionID
-				d.Reason = fmt.Sprintf("acc: %s is claimed by %s (session %s) with a guarded claim on %s until %s; "+
+				held := "claimed"
+				if c.Resource != res {
+					held = "inside " + c.Resource + ", claimed"
+				}
+				d.Reason = fmt.Sprintf("acc: %s is %s by %s (session %s, guarded) until %s; "+
 					"do not work around it: ask them with `acc message --to %s --type question …`, work on something else, or wait for its release",
-					res, owner, c.OwnerSessionID, c.Resource, c.ExpiresAt, owner)
+					res, held, owner, c.OwnerSessionID, c.ExpiresAt, owner)
 				return nil
 			}
 		}

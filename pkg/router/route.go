@@ -266,7 +266,7 @@ func ReasonText(code string) string {
 	case ErrRecipientUnavailable:
 		return "no live session: they see it in their inbox when one starts"
 	case ErrUnsupportedClientVersion:
-		return "their sessions read their inbox themselves (a CLI or MCP session, or a client version whose next-turn delivery is not proven): they see it with acc inbox or acc_inbox"
+		return "their sessions read their inbox themselves: a CLI or MCP session, or a client whose next-turn delivery is not proven for its version, sees it with acc inbox or acc_inbox"
 	case ErrRoomMessage:
 		return "room messages are never pushed"
 	case ErrDeliveryDisabled:
