@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"sort"
 	"sync"
 	"time"
@@ -45,8 +46,12 @@ type accSide struct {
 	sessions                map[string]*session
 	// ending are closed sessions whose detach failed, retried later.
 	ending []*session
-	// rooms are opened once per directory a session named.
-	rooms  map[string]*core.Room
+	// rooms are opened once per directory a session named, and shared by
+	// the directories of one workspace (byWorkspace).
+	rooms       map[string]*core.Room
+	byWorkspace map[string]*core.Room
+	// opened counts the sessions opened, for their binding ids.
+	opened int
 	noted  map[string]bool
 	work   sync.WaitGroup
 	stop   chan struct{}
@@ -66,13 +71,15 @@ type session struct {
 	attachMu sync.Mutex
 	room     *core.Room
 	caller   *core.Caller
+	// closing: the editor asked to close it; nothing attaches it again.
+	closing bool
 }
 
 func newAccSide(cfg Config) *accSide {
 	b := make([]byte, 8)
 	_, _ = rand.Read(b)
 	a := &accSide{cfg: cfg, nonce: hex.EncodeToString(b), sessions: map[string]*session{}, rooms: map[string]*core.Room{},
-		noted: map[string]bool{}, stop: make(chan struct{})}
+		byWorkspace: map[string]*core.Room{}, noted: map[string]bool{}, stop: make(chan struct{})}
 	go a.heartbeats()
 	return a
 }
@@ -144,12 +151,16 @@ func (a *accSide) answered(req pendingRequest, result json.RawMessage) (then fun
 // immediately) and returns what attaches its acc session in the
 // background.
 func (a *accSide) open(id, cwd string) func() {
-	s := &session{id: id, cwd: cwd, bindID: id + "#" + a.nonce, ready: make(chan struct{})}
 	a.mu.Lock()
 	if a.closed {
 		a.mu.Unlock()
 		return nil
 	}
+	// Each open binds anew (a session loaded twice, or closed and opened
+	// again, never shares a binding with its predecessor, whose detach may
+	// still be under way).
+	a.opened++
+	s := &session{id: id, cwd: cwd, bindID: fmt.Sprintf("%s#%s#%d", id, a.nonce, a.opened), ready: make(chan struct{})}
 	prev := a.sessions[id]
 	a.sessions[id] = s
 	a.work.Add(1)
@@ -175,10 +186,10 @@ func (a *accSide) ensure(ctx context.Context, s *session) bool {
 	s.attachMu.Lock()
 	defer s.attachMu.Unlock()
 	a.mu.Lock()
-	done := s.caller != nil
+	done, closing := s.caller != nil, s.closing
 	a.mu.Unlock()
-	if done {
-		return true
+	if done || closing {
+		return done
 	}
 	ok := false
 	a.guarded("attach", func() {
@@ -200,12 +211,24 @@ func (a *accSide) ensure(ctx context.Context, s *session) bool {
 	return ok
 }
 
+// closing marks (or, when the agent refused the close, unmarks) the
+// session the editor asked to close: from then on no prompt attaches it
+// again.
+func (a *accSide) closing(id string, on bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if s := a.sessions[id]; s != nil {
+		s.closing = on
+	}
+}
+
 // room opens (once) the room of cwd, creating its store when needed, as a
-// hook's session start does.
+// hook's session start does. Directories of one workspace share a room.
 func (a *accSide) room(ctx context.Context, cwd string) (*core.Room, error) {
 	if cwd == "" {
 		return nil, protocol.Errorf(protocol.ReasonInvalidInput, "the session names no cwd")
 	}
+	cwd = filepath.Clean(cwd)
 	a.mu.Lock()
 	r := a.rooms[cwd]
 	a.mu.Unlock()
@@ -222,7 +245,12 @@ func (a *accSide) room(ctx context.Context, cwd string) (*core.Room, error) {
 		r.Close()
 		return prev, nil
 	}
-	a.rooms[cwd] = r
+	if prev := a.byWorkspace[r.WS.ID]; prev != nil {
+		r.Close()
+		a.rooms[cwd] = prev
+		return prev, nil
+	}
+	a.rooms[cwd], a.byWorkspace[r.WS.ID] = r, r
 	return r, nil
 }
 
@@ -318,6 +346,12 @@ func (a *accSide) project(id string, line []byte) (out []byte, after func(delive
 		s := a.attached(ctx, id)
 		if s == nil {
 			return
+		}
+		a.mu.Lock()
+		closing := s.closing
+		a.mu.Unlock()
+		if closing {
+			return // the editor closed it: nothing attaches it again
 		}
 		room, err := core.Open(ctx, core.OpenOptions{Cwd: s.cwd, Getenv: a.cfg.Getenv, NoCreate: true})
 		if err != nil {
@@ -548,12 +582,14 @@ func (a *accSide) end() {
 	a.closed = true
 	close(a.stop)
 	a.mu.Unlock()
-	// Attaches and detaches under way finish (or time out) first.
+	// Everything here shares one deadline: attaches and detaches under way
+	// finish (or give up), then every session left is detached at once.
+	deadline := time.Now().Add(2 * accWait)
 	done := make(chan struct{})
 	go func() { a.work.Wait(); close(done) }()
 	select {
 	case <-done:
-	case <-time.After(2 * accWait):
+	case <-time.After(time.Until(deadline) - accWait):
 	}
 	a.mu.Lock()
 	all := append([]*session(nil), a.ending...)
@@ -563,13 +599,22 @@ func (a *accSide) end() {
 	a.sessions, a.ending = map[string]*session{}, nil
 	a.mu.Unlock()
 	sort.Slice(all, func(i, j int) bool { return all[i].bindID < all[j].bindID })
+	var wg sync.WaitGroup
 	for _, s := range all {
-		a.detach(s)
+		wg.Add(1)
+		go func() { defer wg.Done(); a.detach(s) }()
+	}
+	finished := make(chan struct{})
+	go func() { wg.Wait(); close(finished) }()
+	select {
+	case <-finished:
+	case <-time.After(time.Until(deadline)):
+		return // the store did not answer; presence follows the agent's process anyway
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	for _, r := range a.rooms {
+	for _, r := range a.byWorkspace {
 		r.Close()
 	}
-	a.rooms = map[string]*core.Room{}
+	a.rooms, a.byWorkspace = map[string]*core.Room{}, map[string]*core.Room{}
 }

@@ -3,7 +3,6 @@ package acp
 import (
 	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -81,8 +80,15 @@ type relay struct {
 	acc *accSide
 
 	cmd     *exec.Cmd
-	inMu    sync.Mutex // serialises writes to the agent's stdin
 	agentIn io.WriteCloser
+	// toAgent carries the editor's lines, in order, to the one goroutine
+	// that writes the agent's input; refusals (answers the relay gives the
+	// agent itself) wait in their own queue, so the agent→editor direction
+	// never waits on the agent reading.
+	toAgent   chan agentLine
+	refMu     sync.Mutex
+	refusals  [][]byte
+	refNotify chan struct{}
 	// inClosed is set once the agent's input is closed (or a write to it
 	// failed): later lines are dropped.
 	inClosed  atomic.Bool
@@ -92,6 +98,14 @@ type relay struct {
 	// pending are the editor's requests the agent has not answered yet,
 	// by id key; only the methods the relay acts on are kept.
 	pending map[string]pendingRequest
+}
+
+// agentLine is one line for the agent's input, and what to do once its
+// write is over (offers of a prompt's projection), told whether it was
+// written.
+type agentLine struct {
+	line  []byte
+	after func(written bool)
 }
 
 // pendingRequest is an editor request whose answer the relay needs.
@@ -111,6 +125,8 @@ func (r *relay) run(ctx context.Context, argv []string, stdin io.Reader) int {
 	// the end of the relay (Go's default for a broken stdout or stderr).
 	signal.Ignore(syscall.SIGPIPE)
 	r.pending = map[string]pendingRequest{}
+	r.toAgent = make(chan agentLine, 64)
+	r.refNotify = make(chan struct{}, 1)
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Stderr = r.cfg.Stderr
 	setProcAttr(cmd)
@@ -138,25 +154,13 @@ func (r *relay) run(ctx context.Context, argv []string, stdin io.Reader) int {
 	r.cmd, r.agentIn = cmd, in
 	r.acc.agentPID = cmd.Process.Pid
 
-	// Signals for the relay go to the agent, which decides.
+	// Signals for the relay go to the agent's process group (a wrapper
+	// and the agent behind it alike), which decides.
 	sigs := make(chan os.Signal, 4)
 	if len(r.cfg.Signals) > 0 {
 		signal.Notify(sigs, r.cfg.Signals...)
 		defer signal.Stop(sigs)
 	}
-	stopSignals := make(chan struct{})
-	defer close(stopSignals)
-	go func() {
-		for {
-			select {
-			case s := <-sigs:
-				_ = cmd.Process.Signal(s)
-			case <-stopSignals:
-				return
-			}
-		}
-	}()
-
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
 	// Agent → editor, until the agent's output closes.
@@ -165,9 +169,10 @@ func (r *relay) run(ctx context.Context, argv []string, stdin io.Reader) int {
 		defer close(drained)
 		r.pumpFromAgent(outR)
 	}()
-	// Editor → agent. Reading and writing are apart, so the end of the
-	// editor's input is seen even while a write to an agent that stopped
-	// reading is stuck; from then on the agent has Grace to exit.
+	// Editor → agent: a reader, a processor (what the relay does to a
+	// line) and the writer, apart, so the end of the editor's input is
+	// seen even while the agent does not read; from then on the agent has
+	// Grace to exit.
 	lines := make(chan []byte, 64)
 	editorEOF := make(chan struct{})
 	go func() {
@@ -177,12 +182,11 @@ func (r *relay) run(ctx context.Context, argv []string, stdin io.Reader) int {
 	}()
 	go func() {
 		for line := range lines {
-			if !r.fromEditor(line) {
-				break
-			}
+			r.toAgent <- r.fromEditor(line)
 		}
-		r.closeAgentInput()
+		close(r.toAgent)
 	}()
+	go r.writeAgentLoop()
 
 	terminate := func() error {
 		r.closeAgentInput()
@@ -196,16 +200,20 @@ func (r *relay) run(ctx context.Context, argv []string, stdin io.Reader) int {
 		}
 	}
 	var waitErr error
-	select {
-	case waitErr = <-exited:
-	case <-editorEOF:
+	var grace <-chan time.Time
+	for done := false; !done; {
 		select {
 		case waitErr = <-exited:
-		case <-time.After(r.cfg.Grace):
-			waitErr = terminate()
+			done = true
+		case <-editorEOF:
+			editorEOF, grace = nil, time.After(r.cfg.Grace)
+		case <-grace:
+			waitErr, done = terminate(), true
+		case s := <-sigs:
+			signalGroup(cmd, s.(syscall.Signal))
+		case <-ctx.Done():
+			waitErr, done = terminate(), true
 		}
-	case <-ctx.Done():
-		waitErr = terminate()
 	}
 	select {
 	case <-drained:
@@ -215,7 +223,13 @@ func (r *relay) run(ctx context.Context, argv []string, stdin io.Reader) int {
 		<-drained
 	}
 	r.closeAgentInput()
-	r.acc.end()
+	// Detaching is bounded (accSide.end), and a signal cuts it short.
+	ended := make(chan struct{})
+	go func() { r.acc.end(); close(ended) }()
+	select {
+	case <-ended:
+	case <-sigs:
+	}
 	return exitStatus(cmd, waitErr)
 }
 
@@ -248,22 +262,63 @@ func readLines(rd io.Reader, fn func(line []byte) bool) {
 	}
 }
 
-// writeAgent writes one line to the agent's stdin; after its input was
-// closed, or a write failed, lines are dropped.
-func (r *relay) writeAgent(line []byte) error {
-	r.inMu.Lock()
-	defer r.inMu.Unlock()
-	if r.inClosed.Load() {
-		return errAgentGone
+// writeAgentLoop is the only writer of the agent's input: refusals first,
+// then the editor's lines in order, until the editor's input ended; then
+// it closes the agent's input. After a failed write (the agent stopped
+// reading for good) it keeps taking lines and drops them, so the editor
+// side never stalls.
+func (r *relay) writeAgentLoop() {
+	write := func(line []byte) bool {
+		if r.inClosed.Load() {
+			return false
+		}
+		if _, err := r.agentIn.Write(line); err != nil {
+			r.inClosed.Store(true)
+			return false
+		}
+		return true
 	}
-	if _, err := r.agentIn.Write(line); err != nil {
-		r.inClosed.Store(true)
-		return err
+	for {
+		if ref := r.nextRefusal(); ref != nil {
+			write(ref)
+			continue
+		}
+		select {
+		case l, ok := <-r.toAgent:
+			if !ok {
+				r.closeAgentInput()
+				return
+			}
+			written := write(l.line)
+			if l.after != nil {
+				l.after(written)
+			}
+		case <-r.refNotify:
+		}
 	}
-	return nil
 }
 
-var errAgentGone = errors.New("the agent's input is closed")
+// refuse queues an answer the relay gives the agent itself.
+func (r *relay) refuse(line []byte) {
+	r.refMu.Lock()
+	r.refusals = append(r.refusals, line)
+	r.refMu.Unlock()
+	select {
+	case r.refNotify <- struct{}{}:
+	default:
+	}
+}
+
+func (r *relay) nextRefusal() []byte {
+	r.refMu.Lock()
+	defer r.refMu.Unlock()
+	if len(r.refusals) == 0 {
+		return nil
+	}
+	ref := r.refusals[0]
+	r.refusals = r.refusals[1:]
+	return ref
+}
 
 // closeAgentInput ends the agent's input. It does not wait for a write in
 // progress: closing the pipe makes a write stuck on an agent that stopped
@@ -275,33 +330,28 @@ func (r *relay) closeAgentInput() {
 	})
 }
 
-// fromEditor forwards one of the editor's lines to the agent. It remembers
-// the requests whose answers drive acc, and gives a session/prompt its
-// projection block. It returns false once the agent's input is gone.
-func (r *relay) fromEditor(line []byte) bool {
+// fromEditor decides what becomes of one of the editor's lines: it
+// remembers the requests whose answers drive acc, marks a session the
+// editor closes, and gives a session/prompt its projection block.
+func (r *relay) fromEditor(line []byte) agentLine {
 	f := peek(line)
-	if f.kind == frameRequest {
-		switch f.method {
-		case "initialize", "session/new", "session/load", "session/resume", "session/close":
-			r.mu.Lock()
-			r.pending[f.key] = pendingRequest{method: f.method, sessionID: f.param("sessionId"), cwd: f.param("cwd")}
-			r.mu.Unlock()
-		case "session/prompt":
-			return r.forwardPrompt(line, f)
+	if f.kind != frameRequest {
+		return agentLine{line: line}
+	}
+	switch f.method {
+	case "initialize", "session/new", "session/load", "session/resume", "session/close":
+		req := pendingRequest{method: f.method, sessionID: f.param("sessionId"), cwd: f.param("cwd")}
+		r.mu.Lock()
+		r.pending[f.key] = req
+		r.mu.Unlock()
+		if f.method == "session/close" {
+			r.acc.closing(req.sessionID, true)
 		}
+	case "session/prompt":
+		out, after := r.acc.project(f.param("sessionId"), line)
+		return agentLine{line: out, after: after}
 	}
-	return r.writeAgent(line) == nil
-}
-
-// forwardPrompt adds the session's projection to a prompt, forwards it and
-// then records the offers.
-func (r *relay) forwardPrompt(line []byte, f frame) bool {
-	out, after := r.acc.project(f.param("sessionId"), line)
-	err := r.writeAgent(out)
-	if after != nil {
-		after(err == nil)
-	}
-	return err == nil
+	return agentLine{line: line}
 }
 
 // pumpFromAgent forwards the agent's lines to the editor, answering a
@@ -315,7 +365,7 @@ func (r *relay) pumpFromAgent(stdout io.Reader) {
 			if reply := r.acc.guardWrite(f); reply != nil {
 				// Refused: the editor never sees it, even when the agent
 				// can no longer be told.
-				_ = r.writeAgent(reply)
+				r.refuse(reply)
 				return true
 			}
 		}
@@ -328,8 +378,11 @@ func (r *relay) pumpFromAgent(stdout io.Reader) {
 			req, ok := r.pending[f.key]
 			delete(r.pending, f.key)
 			r.mu.Unlock()
-			if ok && !f.isErr {
+			switch {
+			case ok && !f.isErr:
 				then = r.acc.answered(req, f.result)
+			case ok && req.method == "session/close":
+				r.acc.closing(req.sessionID, false) // the agent kept it open
 			}
 		}
 		if !editorGone {

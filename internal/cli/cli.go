@@ -45,6 +45,13 @@ const StoreWait = 5 * time.Second
 // code: 0 ok, 2 usage, 3 timeout, 4 data, 5 conflict, 1 a bug
 // (protocol.ExitCodes). It never calls os.Exit and never panics.
 func Main(args []string, env Env) (code int) {
+	// ACC_BYPASS=1 acc acp [flags] -- AGENT…: the agent runs in acc's place
+	// before anything of acc looks at the command line.
+	if env.Getenv("ACC_BYPASS") == "1" && firstWord(args) == "acp" {
+		if i := slices.Index(args, "--"); i >= 0 && i+1 < len(args) {
+			return execAgent(env, args[i+1:])
+		}
+	}
 	// acc acp's stdout is the editor's channel: nothing of acc's own goes
 	// there, --json or not.
 	a := &app{env: env, jsonMode: jsonRequested(args) && firstWord(args) != "acp", args: args}

@@ -42,7 +42,7 @@ func (a *app) acpCommand() *cli.Command {
 				return protocol.Errorf(protocol.ReasonUsage, "acc acp needs the agent's command after --, e.g. acc acp -- gemini --acp")
 			}
 			if a.env.Getenv("ACC_BYPASS") == "1" {
-				a.exitCode = a.execAgent(argv) // returns only when the agent cannot be run
+				a.exitCode = execAgent(a.env, argv) // returns only when the agent cannot be run
 				return nil
 			}
 			if g := cmd.Duration("grace"); g <= 0 {
@@ -65,11 +65,11 @@ func (a *app) acpCommand() *cli.Command {
 // execAgent replaces acc with the agent (ACC_BYPASS=1): acc is not in the
 // path at all, and none of its flags is looked at. It returns only when
 // the agent cannot be run: 127, as when the relay cannot start it.
-func (a *app) execAgent(argv []string) int {
+func execAgent(env Env, argv []string) int {
 	path, err := exec.LookPath(argv[0])
 	if err == nil {
 		err = syscall.Exec(path, argv, os.Environ())
 	}
-	fmt.Fprintf(a.env.Stderr, "acc acp: cannot start the agent %q: %v\n", argv[0], err)
+	fmt.Fprintf(env.Stderr, "acc acp: cannot start the agent %q: %v\n", argv[0], err)
 	return 127
 }

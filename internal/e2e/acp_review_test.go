@@ -270,3 +270,130 @@ func TestACPRelayExactMemberNames(t *testing.T) {
 		}
 	}
 }
+
+// Findings of a second review.
+
+// A refused write never makes the agent→editor direction wait on the
+// agent reading: an agent that floods its output right after a refused
+// write, while the editor is sending it a large line, gets everything
+// through.
+func TestACPRelayRefusalNeverBlocks(t *testing.T) {
+	sb := newSandbox(t)
+	repo := sb.newRepo("repo")
+	holder := sb.attach(repo, "holder", "cli")
+	claimed := filepath.Join(repo, "a.go")
+	os.WriteFile(claimed, []byte("package a\n"), 0o644)
+	sb.ok(repo, append([]string{"claim", "--resource", "file:a.go", "--enforcement", "guarded"}, holder.creds()...)...)
+	e := sb.startRelay(repo, []string{"--participant", "flood"})
+	e.initSession(repo)
+	e.send(`{"jsonrpc":"2.0","id":2,"method":"session/prompt","params":{"sessionId":"fake-session-1","prompt":[{"type":"text","text":"WRITE:` + claimed + ` FLOOD"}]}}`)
+	e.send(`{"jsonrpc":"2.0","method":"_big","params":{"x":"` + strings.Repeat("z", 1<<20) + `"}}`)
+	e.await(`"id":2,"jsonrpc":"2.0","result"`)
+	e.finish(10 * time.Second)
+	if n := bytes.Count(e.got.Bytes(), []byte(`"agent_message_chunk"`)); n < 3000 {
+		t.Errorf("the editor got %d of the agent's notifications", n)
+	}
+}
+
+// Loading a session that is open, or closing one and loading it again at
+// once, leaves it in the room.
+func TestACPRelayLoadOpenSession(t *testing.T) {
+	sb := newSandbox(t)
+	repo := sb.newRepo("repo")
+	sb.attach(repo, "peer", "cli")
+	e := sb.startRelay(repo, []string{"--participant", "loader"})
+	e.initSession(repo)
+	e.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":2,"method":"session/load","params":{"sessionId":"fake-session-1","cwd":%q,"mcpServers":[]}}`, repo))
+	e.await(`"id":2,"jsonrpc":"2.0","result"`)
+	e.send(`{"jsonrpc":"2.0","id":3,"method":"session/close","params":{"sessionId":"fake-session-1"}}`)
+	e.await(`"id":3,"jsonrpc":"2.0","result"`)
+	e.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":4,"method":"session/load","params":{"sessionId":"fake-session-1","cwd":%q,"mcpServers":[]}}`, repo))
+	e.await(`"id":4,"jsonrpc":"2.0","result"`)
+	time.Sleep(1500 * time.Millisecond) // the earlier bindings' detaches are done
+	waitLive(t, sb, repo, "loader", 1)
+	e.finish(10 * time.Second)
+}
+
+// A prompt sent right after session/close does not bring the session back.
+func TestACPRelayPromptAfterClose(t *testing.T) {
+	sb := newSandbox(t)
+	repo := sb.newRepo("repo")
+	sb.attach(repo, "peer", "cli")
+	e := sb.startRelay(repo, []string{"--participant", "closer"})
+	e.initSession(repo)
+	waitLive(t, sb, repo, "closer", 1)
+	e.send(`{"jsonrpc":"2.0","id":2,"method":"session/close","params":{"sessionId":"fake-session-1"}}`)
+	e.send(`{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":"fake-session-1","prompt":[{"type":"text","text":"hi"}]}}`)
+	e.await(`"id":3,"jsonrpc":"2.0","result"`)
+	time.Sleep(time.Second)
+	waitLive(t, sb, repo, "closer", 0)
+	e.finish(10 * time.Second)
+}
+
+// With the store locked, a relay with several sessions still exits soon
+// after its agent: detaching is bounded as a whole.
+func TestACPRelayEndBounded(t *testing.T) {
+	sb := newSandbox(t)
+	repo := sb.newRepo("repo")
+	sb.attach(repo, "peer", "cli")
+	st := sb.roomStatus(repo)
+	e := sb.startRelay(repo, []string{"--participant", "many"})
+	e.initSession(repo)
+	for i := 2; i <= 6; i++ {
+		e.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"session/new","params":{"cwd":%q,"mcpServers":[]}}`, i, repo))
+		e.await(fmt.Sprintf(`"id":%d,"jsonrpc":"2.0","result"`, i))
+	}
+	waitLive(t, sb, repo, "many", 6)
+	holdWriteLock(t, sb.storePath(st.WorkspaceID))
+	start := time.Now()
+	e.finish(15 * time.Second)
+	if d := time.Since(start); d > 8*time.Second {
+		t.Errorf("with the store locked, acc acp took %v to exit after its agent", d)
+	}
+}
+
+// An agent that closed its own input but runs on is still ended after the
+// grace period, however many lines the editor sent meanwhile.
+func TestACPRelayAgentClosedItsInput(t *testing.T) {
+	sb := newSandbox(t)
+	repo := sb.newRepo("repo")
+	e := sb.startRelayArgv(repo, []string{"--participant", "shut", "--grace", "300ms"}, []string{"sh", "-c", "exec 0<&-; exec sleep 30"})
+	for i := range 300 {
+		e.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"_x","params":{}}`, i))
+	}
+	if code := e.finish(10 * time.Second); code != 128+int(syscall.SIGTERM) {
+		t.Errorf("exit %d, want %d", code, 128+int(syscall.SIGTERM))
+	}
+}
+
+// A signal to the relay reaches an agent behind a wrapper.
+func TestACPRelaySignalReachesWrappedAgent(t *testing.T) {
+	sb := newSandbox(t)
+	repo := sb.newRepo("repo")
+	self, _ := os.Executable()
+	e := sb.startRelayArgv(repo, []string{"--participant", "wrapped"}, []string{"sh", "-c", "'" + self + "'; echo after >&2"})
+	e.initSession(repo)
+	e.cmd.Process.Signal(syscall.SIGINT)
+	deadline := time.Now().Add(10 * time.Second)
+	for string(e.agentFile("signal")) != "interrupt" {
+		if time.Now().After(deadline) {
+			t.Fatalf("the agent behind the wrapper saw signal %q", e.agentFile("signal"))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	e.finish(10 * time.Second)
+}
+
+// ACC_BYPASS=1 runs the agent whatever acc's own flags say.
+func TestACPRelayBypassIgnoresFlags(t *testing.T) {
+	sb := newSandbox(t)
+	repo := sb.newRepo("repo")
+	for _, args := range [][]string{{"acp", "--grace=abc", "--", "echo", "ran"}, {"acp", "--bogus", "--", "echo", "ran"}} {
+		cmd := exec.Command(accBin, args...)
+		cmd.Dir, cmd.Env = repo, append(sb.environ(), "ACC_BYPASS=1")
+		out, err := cmd.CombinedOutput()
+		if err != nil || string(out) != "ran\n" {
+			t.Errorf("ACC_BYPASS=1 acc %v: %v %q", args, err, out)
+		}
+	}
+}

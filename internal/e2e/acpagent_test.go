@@ -25,6 +25,8 @@ import (
 //	WRITE:p   an fs/write_text_file request for path p, awaited likewise
 //	GARBAGE   a line that is not JSON
 //	CRASH     exit 3 at once, mid-turn
+//	FLOOD     with WRITE or PERMIT, 3000 notifications (about 600 KB)
+//	          right after the request, before reading again
 //
 // Every prompt also gets an extension notification (_fake/ext) before its
 // answer and a session/update after it. FAKE_ACP_DIR receives in.bin and
@@ -146,7 +148,19 @@ func fakeACPAgent() int {
 					if req != nil {
 						b, _ := json.Marshal(req["id"])
 						waiting[string(b)] = msg.ID
+						if strings.Contains(t, "FLOOD") {
+							// Let the editor's next line start arriving first.
+							time.Sleep(300 * time.Millisecond)
+						}
 						send(req)
+						if strings.Contains(t, "FLOOD") {
+							// ~600 KB before reading again: the relay must
+							// take it while its answer to req waits.
+							for i := range 3000 {
+								send(map[string]any{"jsonrpc": "2.0", "method": "session/update", "params": map[string]any{"sessionId": sid,
+									"update": map[string]any{"sessionUpdate": "agent_message_chunk", "content": map[string]any{"type": "text", "text": fmt.Sprintf("%04d %s", i, strings.Repeat("f", 160))}}}})
+							}
+						}
 						break
 					}
 					finish(sid, msg.ID)
