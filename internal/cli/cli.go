@@ -421,7 +421,7 @@ func (a *app) commands() []*cli.Command {
 		a.statusCommand(), a.workCommand(), a.claimCommand(), a.releaseCommand(),
 		a.messageCommand(), a.requestCommand(), a.inboxCommand(), a.replyCommand(), a.ackCommand(), a.finishCommand(), a.waitCommand(), a.topCommand(),
 		a.syncCommand(),
-		a.configCommand(), a.installCommand(), a.uninstallCommand(), a.doctorCommand(),
+		a.configCommand(), a.installCommand(), a.uninstallCommand(), a.doctorCommand(), a.certifyCommand(),
 		a.acpCommand(), a.versionCommand(),
 	}
 }

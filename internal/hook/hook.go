@@ -38,6 +38,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/acc-go/acc/internal/evidence"
 	"github.com/acc-go/acc/pkg/adapters/adapter"
 	"github.com/acc-go/acc/pkg/core"
 	"github.com/acc-go/acc/pkg/protocol"
@@ -227,7 +228,9 @@ func (r *Runner) turn(ctx context.Context, a adapter.Adapter, ev *adapter.Event,
 	}
 	if c == nil || ev.Kind == adapter.SessionStart {
 		version = r.ClientVersion(ctx, a)
-		caps, _ := adapter.CapabilitiesFor(a, version)
+		// What acc certify proved on this machine for this exact version
+		// wins over the built-in evidence.
+		caps, _, _ := evidence.For(a, version, room.DataHome)
 		declared := declaredCapabilities(caps)
 		in := core.HookAttachInput{Adapter: a.ID(), ClientSessionID: ev.SessionID, PID: r.ClientPID(a),
 			Enforcement: protocol.EnforcementAdvisory, Lifecycle: protocol.LifecycleManual,

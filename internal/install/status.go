@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 
+	"github.com/acc-go/acc/internal/evidence"
 	"github.com/acc-go/acc/pkg/adapters/adapter"
 )
 
@@ -35,6 +37,9 @@ type ClientStatus struct {
 	// NewestProven the newest version acc holds a proof for.
 	ProvenAt     string `json:"provenAt"`
 	NewestProven string `json:"newestProven"`
+	// ProvenHere is when acc certify proved this version on this machine
+	// ("" when it did not); its record then decides the capabilities.
+	ProvenHere string `json:"provenHere,omitempty"`
 	// Proof says it in words: "proven at X, running Y".
 	Proof             string   `json:"proof"`
 	Guarded           bool     `json:"guarded"`
@@ -59,7 +64,7 @@ func (e *Env) Clients(ctx context.Context) ([]ClientStatus, error) {
 	for _, id := range e.ids() {
 		a := e.Adapters[id]
 		st := ClientStatus{Detection: e.detect(ctx, a), Files: []FileStatus{}, Remediation: []string{}, DeliveryPolicy: "off", EffectiveDelivery: "off"}
-		caps, ev := adapter.CapabilitiesFor(a, st.Version)
+		caps, ev, local := evidence.For(a, st.Version, e.DataHome)
 		st.Capabilities, st.Guarded = caps, caps.Guarded()
 		all := a.Evidence()
 		if len(all) > 0 {
@@ -69,6 +74,9 @@ func (e *Env) Clients(ctx context.Context) ([]ClientStatus, error) {
 			st.ProvenAt = ev.Version
 		}
 		switch {
+		case local != nil:
+			st.Proof = fmt.Sprintf("proven here on %s for %s by acc certify: %s", local.Recorded[:min(10, len(local.Recorded))], st.Version, provenList(caps))
+			st.ProvenHere = local.Recorded
 		case len(all) == 0:
 			st.Proof = "no capability of " + a.DisplayName() + " is proven yet; its sessions are advisory"
 		case st.Version == "" && st.Binary == "":
@@ -162,4 +170,21 @@ func what(f FileStatus) string {
 		return "block"
 	}
 	return "file"
+}
+
+// provenList names the capabilities caps proves, or says none is.
+func provenList(caps adapter.Capabilities) string {
+	var out []string
+	for _, c := range []struct {
+		ok   bool
+		name string
+	}{{caps.Attach, "attach"}, {caps.NextTurn, "next turn"}, {caps.GuardFiles, "file guard"}, {caps.GuardShell, "shell guard"}, {caps.SessionEnd, "session end"}} {
+		if c.ok {
+			out = append(out, c.name)
+		}
+	}
+	if len(out) == 0 {
+		return "nothing proven"
+	}
+	return strings.Join(out, ", ")
 }

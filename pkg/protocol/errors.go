@@ -105,6 +105,7 @@ const (
 	ReasonInstallConflict       = "install_conflict"
 	ReasonInstallBusy           = "install_busy"
 	ReasonWaitTimeout           = "wait_timeout"
+	ReasonNotCertified          = "not_certified"
 	ReasonStoreUnhealthy        = "store_unhealthy"
 
 	ReasonStaleGeneration            = "stale_generation"
@@ -188,6 +189,7 @@ var Reasons = []ReasonInfo{
 	{ReasonStoreUnhealthy, ExitData, "acc doctor found the store corrupt, foreign, of an unknown version or failing its integrity check; the report is in details"},
 
 	{ReasonWaitTimeout, ExitTimeout, "acc wait ran out of time before what it waited for happened; run it again or raise --timeout"},
+	{ReasonNotCertified, ExitData, "acc certify could not prove every capability of a client (the table says which and why), or could not run it"},
 	{ReasonInstallBusy, ExitTimeout, "another acc install or uninstall held the data home's install lock past the deadline; let it finish, then run the command again"},
 	{ReasonInstallConflict, ExitConflict, "a file acc would write exists and acc did not write it, or the client already registers what acc would add"},
 	{ReasonStaleGeneration, ExitConflict, "the session generation is not the current one; use the pair from the latest attach"},

@@ -1,0 +1,537 @@
+// Package certify is `acc certify` (issue 9): it proves acc's capabilities
+// on the user's own installed clients, on the user's own machine, the way
+// acc's tests prove them on the pinned clients — and touches nothing of
+// the user's: each client runs in a temporary HOME, a temporary Git
+// repository with a second worktree and a temporary data home, with acc's
+// hooks installed there as acc install would, headless against the
+// loopback fake model (internal/fakemodel), so no network and no token.
+//
+// Two runs per client prove the five capabilities of SPEC decision 6:
+//
+//   - run 1: the session start attaches a session (attach); a session in
+//     the other worktree holds a guarded claim on src/a.go, and the model
+//     asks the client's file tool, then its shell, to write it — both must
+//     be denied, the model told why, and the file unchanged (guardFiles,
+//     guardShell); when the client exits its session is closed
+//     (sessionEnd);
+//   - run 2: the other session has sent the client's participant a
+//     question; the model's first request must show it inside the
+//     untrusted peer frame, with its receipt offered (nextTurn).
+//
+// What a run proved is written, for that exact client version, into the
+// user's data home (internal/evidence), which acc-hook and acc doctor read
+// beside the built-in evidence. A client that never asks the model (it
+// cannot run headless here, or wants a login) is reported, and nothing is
+// recorded.
+package certify
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/acc-go/acc/internal/evidence"
+	"github.com/acc-go/acc/internal/fakemodel"
+	"github.com/acc-go/acc/internal/realclient"
+	"github.com/acc-go/acc/pkg/adapters/adapter"
+	"github.com/acc-go/acc/pkg/core"
+	"github.com/acc-go/acc/pkg/protocol"
+)
+
+// DefaultTimeout bounds the certification of one client (both runs).
+const DefaultTimeout = 60 * time.Second
+
+// Capabilities are the names certify proves, in table order.
+var Capabilities = []string{"attach", "nextTurn", "guardFiles", "guardShell", "sessionEnd"}
+
+// Options configure a certification.
+type Options struct {
+	// Adapters are the clients to certify: claude, codex, gemini; none
+	// means every one whose program is on PATH.
+	Adapters []string
+	// Client is the program to run instead of the one on PATH (one
+	// adapter only).
+	Client string
+	// Timeout bounds each client; 0 means DefaultTimeout.
+	Timeout time.Duration
+	// Acc and Hook are the acc and acc-hook binaries to install and run.
+	Acc, Hook string
+	// DataHome is the user's data home: only the evidence record goes
+	// there.
+	DataHome string
+	// Adapter returns the adapter of an id (hook.Registry).
+	Adapter func(id string) adapter.Adapter
+	// Progress receives one line per step; may be nil.
+	Progress io.Writer
+}
+
+// Proof is one capability's outcome.
+type Proof struct {
+	Capability string `json:"capability"`
+	Proven     bool   `json:"proven"`
+	Why        string `json:"why"`
+}
+
+// Result is one client's certification.
+type Result struct {
+	Adapter string  `json:"adapter"`
+	Binary  string  `json:"binary"`
+	Version string  `json:"version"`
+	Proofs  []Proof `json:"proofs"`
+	// Ran is false when the client never asked the model (nothing is
+	// recorded then).
+	Ran bool `json:"ran"`
+	// Problem says why the client could not be certified at all.
+	Problem string `json:"problem,omitempty"`
+	// Evidence is the record written, "" when none was.
+	Evidence  string `json:"evidence,omitempty"`
+	ElapsedMs int64  `json:"elapsedMs"`
+}
+
+// AllProven reports whether every capability was proven.
+func (r Result) AllProven() bool {
+	if !r.Ran || len(r.Proofs) != len(Capabilities) {
+		return false
+	}
+	for _, p := range r.Proofs {
+		if !p.Proven {
+			return false
+		}
+	}
+	return true
+}
+
+// clients are the adapters certify knows how to drive.
+var clients = map[string]realclient.Client{"claude": realclient.Claude, "codex": realclient.Codex, "gemini": realclient.Gemini}
+
+// Supported lists them.
+func Supported() []string { return []string{"claude", "codex", "gemini"} }
+
+// Check refuses options certify cannot act on (exit 2): an unknown
+// adapter, or --client with other than exactly one adapter.
+func Check(o Options) error {
+	for _, id := range o.Adapters {
+		if _, ok := clients[id]; !ok {
+			return protocol.Errorf(protocol.ReasonInvalidFlagValue, "acc certify drives claude, codex and gemini headless; %q is not one of them", id)
+		}
+	}
+	if o.Client != "" && len(o.Adapters) != 1 {
+		return protocol.Errorf(protocol.ReasonUsage, "--client names one program: give exactly one --adapter with it")
+	}
+	return nil
+}
+
+// Run certifies each client in turn.
+func Run(ctx context.Context, o Options) []Result {
+	if o.Timeout <= 0 {
+		o.Timeout = DefaultTimeout
+	}
+	ids := o.Adapters
+	if len(ids) == 0 {
+		for _, id := range Supported() {
+			if _, err := exec.LookPath(clients[id].Name); err == nil {
+				ids = append(ids, id)
+			}
+		}
+	}
+	out := []Result{}
+	for _, id := range ids {
+		out = append(out, certifyOne(ctx, o, id))
+	}
+	return out
+}
+
+func (o Options) say(format string, a ...any) {
+	if o.Progress != nil {
+		fmt.Fprintf(o.Progress, format+"\n", a...)
+	}
+}
+
+var versionPattern = regexp.MustCompile(`\d+\.\d+(?:\.\d+)*`)
+
+// version asks the client for its version (`<client> --version`, 10 s).
+func version(ctx context.Context, bin, home string) string {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "--version")
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "CODEX_HOME=" + filepath.Join(home, ".codex")}
+	cmd.Dir = home
+	out, _ := cmd.Output()
+	return versionPattern.FindString(string(out))
+}
+
+// world is one client's temporary everything.
+type world struct {
+	base, home, repo, wt, data string
+	env                        func(string) string
+}
+
+func newWorld(ctx context.Context) (*world, error) {
+	base, err := os.MkdirTemp("", "acc-certify-")
+	if err != nil {
+		return nil, err
+	}
+	if base, err = filepath.EvalSymlinks(base); err != nil {
+		return nil, err
+	}
+	w := &world{base: base, home: filepath.Join(base, "home"), repo: filepath.Join(base, "repo"), wt: filepath.Join(base, "side"), data: filepath.Join(base, "acc-data")}
+	w.env = func(k string) string {
+		switch k {
+		case core.EnvDataHome:
+			return w.data
+		case "HOME":
+			return w.home
+		}
+		return ""
+	}
+	if err := os.MkdirAll(w.home, 0o755); err != nil {
+		return w, err
+	}
+	if err := realclient.InitRepo(ctx, w.repo); err != nil {
+		return w, err
+	}
+	if err := os.MkdirAll(filepath.Join(w.repo, "src"), 0o755); err != nil {
+		return w, err
+	}
+	if err := os.WriteFile(filepath.Join(w.repo, "src", "a.go"), []byte(original), 0o644); err != nil {
+		return w, err
+	}
+	for _, args := range [][]string{{"add", "src"}, {"commit", "-q", "-m", "sources"}, {"worktree", "add", "-q", "-b", "side", w.wt}} {
+		cmd := exec.CommandContext(ctx, "git", append([]string{"-c", "user.name=acc certify", "-c", "user.email=certify@acc.invalid"}, args...)...)
+		cmd.Dir = w.repo
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return w, fmt.Errorf("git %s: %v: %s", args[0], err, out)
+		}
+	}
+	return w, nil
+}
+
+const original = "package a\n"
+
+// state is what the scripted model saw, filled in from its goroutine.
+type state struct {
+	mu     sync.Mutex
+	proofs map[string]Proof
+	calls  int
+}
+
+func (s *state) set(name string, ok bool, why string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.proofs[name] = Proof{Capability: name, Proven: ok, Why: why}
+}
+
+func certifyOne(ctx context.Context, o Options, id string) (res Result) {
+	start := time.Now()
+	c := clients[id]
+	res = Result{Adapter: id, Proofs: []Proof{}}
+	defer func() { res.ElapsedMs = time.Since(start).Milliseconds() }()
+	bin := o.Client
+	if bin == "" {
+		p, err := exec.LookPath(c.Name)
+		if err != nil {
+			res.Problem = fmt.Sprintf("no %s on PATH; name the program with --client", c.Name)
+			return res
+		}
+		bin = p
+	}
+	if abs, err := filepath.Abs(bin); err == nil {
+		bin = abs
+	}
+	res.Binary = bin
+	w, err := newWorld(ctx)
+	if w != nil {
+		defer os.RemoveAll(w.base)
+	}
+	if err != nil {
+		res.Problem = "cannot prepare the temporary repository: " + err.Error()
+		return res
+	}
+	res.Version = version(ctx, bin, w.home)
+	if res.Version == "" {
+		res.Problem = bin + " --version printed no version; acc records proofs per exact version"
+		return res
+	}
+	o.say("%s %s (%s): certifying in %s", id, res.Version, bin, w.base)
+	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
+	defer cancel()
+	st := &state{proofs: map[string]Proof{}}
+	res.Ran = play(ctx, o, c, bin, w, st)
+	for _, name := range Capabilities {
+		p, ok := st.proofs[name]
+		if !ok {
+			p = Proof{Capability: name, Why: "not reached"}
+		}
+		res.Proofs = append(res.Proofs, p)
+	}
+	if ctx.Err() != nil {
+		res.Problem = fmt.Sprintf("the client did not finish within %v", o.Timeout)
+	}
+	if !res.Ran {
+		if res.Problem == "" {
+			res.Problem = "the client never asked the model: it cannot run headless here, or wants a login; nothing recorded"
+		}
+		return res
+	}
+	rec := evidence.Record{Binary: bin, Why: map[string]string{}}
+	rec.Version = res.Version
+	rec.Recorded = time.Now().UTC().Format(time.RFC3339)
+	rec.Test = "acc certify --adapter " + id
+	for _, p := range res.Proofs {
+		rec.Why[p.Capability] = p.Why
+		switch p.Capability {
+		case "attach":
+			rec.Proven.Attach = p.Proven
+		case "nextTurn":
+			rec.Proven.NextTurn = p.Proven
+		case "guardFiles":
+			rec.Proven.GuardFiles = p.Proven
+		case "guardShell":
+			rec.Proven.GuardShell = p.Proven
+		case "sessionEnd":
+			rec.Proven.SessionEnd = p.Proven
+		}
+	}
+	rec.Note = fmt.Sprintf("%s %s at %s, run headless by acc certify against the loopback fake model in a temporary HOME and repository", c.Package, res.Version, bin)
+	if path, err := evidence.Write(o.DataHome, id, rec); err != nil {
+		res.Problem = "cannot write the evidence record: " + err.Error()
+	} else {
+		res.Evidence = path
+	}
+	return res
+}
+
+// Peer names used in the temporary room.
+const peerName = "certify-peer"
+
+func participantOf(id string) string { return "certify-" + id }
+
+// play runs the client twice (see the package comment), filling st, and
+// reports whether the client asked the model at all.
+func play(ctx context.Context, o Options, c realclient.Client, bin string, w *world, st *state) bool {
+	// The other session: in the second worktree, holding src/a.go.
+	room, err := core.Open(ctx, core.OpenOptions{Cwd: w.wt, Getenv: w.env})
+	if err != nil {
+		st.set("attach", false, "cannot open the temporary room: "+protocol.AsError(err).Message)
+		return false
+	}
+	defer room.Close()
+	peer, err := room.Attach(ctx, core.AttachInput{ParticipantID: peerName, Harness: "cli"})
+	if err != nil {
+		st.set("attach", false, "cannot attach the other session: "+protocol.AsError(err).Message)
+		return false
+	}
+	peerCaller := core.Caller{SessionID: peer.SessionID, Generation: peer.Generation}
+	if _, err := room.Claim(ctx, core.ClaimInput{Caller: peerCaller, Resource: "file:src/a.go", Cwd: w.wt, Enforcement: protocol.EnforcementGuarded}); err != nil {
+		st.set("guardFiles", false, "cannot claim src/a.go for the other session: "+protocol.AsError(err).Message)
+	}
+
+	model, err := fakemodel.Start(fakemodel.Config{})
+	if err != nil {
+		st.set("attach", false, "cannot start the fake model: "+err.Error())
+		return false
+	}
+	defer model.Close()
+	setup := realclient.Setup{
+		Client: c, Exe: bin, Home: w.home, Dir: w.repo, ModelURL: model.URL(),
+		Install: &realclient.Install{Acc: o.Acc, DataHome: filepath.Join(w.base, "install-data"), HookBinary: o.Hook},
+		Env: []string{core.EnvDataHome + "=" + w.data, "ACC_PARTICIPANT=" + participantOf(c.Name),
+			"PATH=" + filepath.Dir(o.Acc) + string(os.PathListSeparator) + filepath.Dir(bin) + string(os.PathListSeparator) + os.Getenv("PATH")},
+	}
+	if err := setup.Configure(); err != nil {
+		st.set("attach", false, "cannot configure the client in the temporary HOME: "+err.Error())
+		return false
+	}
+	if _, err := setup.InstallAcc(ctx); err != nil {
+		st.set("attach", false, "acc install into the temporary HOME failed: "+err.Error())
+		return false
+	}
+
+	abs := filepath.Join(w.repo, "src", "a.go")
+	unchanged := func() bool { b, err := os.ReadFile(abs); return err == nil && string(b) == original }
+	denied := "is claimed by " + peerName
+	var prev *fakemodel.Request
+	result := func(req *fakemodel.Request) string {
+		results := req.ToolResults()
+		for _, r := range results {
+			if prev != nil && r.CallID != "" {
+				for _, id := range prev.CallIDs {
+					if id == r.CallID {
+						return r.Output
+					}
+				}
+			}
+		}
+		if len(results) > 0 {
+			return results[len(results)-1].Output
+		}
+		return ""
+	}
+	step := func(f func(req *fakemodel.Request) fakemodel.Reply) fakemodel.Reply {
+		return fakemodel.Reply{Build: func(req *fakemodel.Request) (fakemodel.Reply, error) {
+			st.mu.Lock()
+			st.calls++
+			st.mu.Unlock()
+			r := f(req)
+			prev = req
+			return r, nil
+		}}
+	}
+	judge := func(name, tool string) func(req *fakemodel.Request) {
+		return func(req *fakemodel.Request) {
+			out := result(req)
+			switch {
+			case !unchanged():
+				st.set(name, false, "the "+tool+" wrote the claimed file src/a.go")
+			case !strings.Contains(out, denied):
+				st.set(name, false, "the file stayed, but the model was not told the claim's holder (tool result: "+clip(out)+")")
+			default:
+				st.set(name, true, "the "+tool+" was stopped before writing the claimed file, and the model was told who holds it")
+			}
+		}
+	}
+	// Run 1: attach, the file tool, the shell.
+	attachCheck := func(req *fakemodel.Request) {
+		owner := ownerPattern.FindStringSubmatch(string(req.Body))
+		s, err := room.Status(ctx, core.StatusQuery{})
+		live := false
+		if err == nil {
+			for _, p := range s.Participants {
+				live = live || p.Harness == c.Name && p.Presence != core.PresenceOffline
+			}
+		}
+		switch {
+		case owner == nil:
+			st.set("attach", false, "the model's first request shows no acc session line: the session start hook did not run or printed nothing")
+		case !live:
+			st.set("attach", false, "the model saw a session line, but no session of "+c.Name+" is live in the room")
+		default:
+			st.set("attach", true, "the session start hook attached a live session, and its line reached the model")
+		}
+	}
+	var script fakemodel.Script
+	first := true
+	for _, call := range fileSteps(c, abs) {
+		call := call
+		isFirst := first
+		first = false
+		script = append(script, step(func(req *fakemodel.Request) fakemodel.Reply {
+			if isFirst {
+				attachCheck(req)
+			}
+			return fakemodel.Run(call)
+		}))
+	}
+	script = append(script,
+		step(func(req *fakemodel.Request) fakemodel.Reply {
+			judge("guardFiles", "file tool")(req)
+			return fakemodel.Run(fakemodel.Shell("echo certify > src/a.go"))
+		}),
+		step(func(req *fakemodel.Request) fakemodel.Reply {
+			judge("guardShell", "shell")(req)
+			return fakemodel.Say("Done.")
+		}),
+	)
+	model.Append(script...)
+	o.say("  run 1: attach, file guard, shell guard")
+	if res, err := setup.Run(ctx, "acc certify: edit src/a.go"); err != nil || res.ExitCode != 0 {
+		o.say("  run 1 ended: exit %d %v", res.ExitCode, err)
+	}
+	st.mu.Lock()
+	asked := st.calls > 0
+	st.mu.Unlock()
+	if !asked {
+		return false
+	}
+	// sessionEnd: the client has exited; its sessions must be closed.
+	if s, err := room.Status(ctx, core.StatusQuery{All: true}); err != nil {
+		st.set("sessionEnd", false, "cannot read the room: "+protocol.AsError(err).Message)
+	} else {
+		open, seen := 0, 0
+		for _, p := range s.Participants {
+			if p.Harness == c.Name {
+				seen++
+				if p.State == protocol.SessionOpen {
+					open++
+				}
+			}
+		}
+		switch {
+		case seen == 0:
+			st.set("sessionEnd", false, "no session of the client ever joined the room")
+		case open > 0:
+			st.set("sessionEnd", false, "the client exited, but its session is still open: its session end hook did not run")
+		default:
+			st.set("sessionEnd", true, "the session end hook closed the session when the client exited")
+		}
+	}
+
+	// Run 2: the next turn shows a peer's question.
+	q, err := room.Send(ctx, core.SendInput{Caller: peerCaller, To: []string{participantOf(c.Name)}, Kind: protocol.KindQuestion,
+		Subject: "certify", Body: "Which port? CERTIFY_QUESTION_MARK"})
+	if err != nil {
+		st.set("nextTurn", false, "the other session could not address the client's participant: "+protocol.AsError(err).Message)
+		return true
+	}
+	id := q.Message.MessageID
+	model.Append(step(func(req *fakemodel.Request) fakemodel.Reply {
+		framed := false
+		for _, s := range req.Strings() {
+			if i := strings.Index(s, core.PeerFence+"\n"+core.PeerLabel+"\n"); i >= 0 && strings.Contains(s[i:], "messageId: "+id) && strings.Contains(s[i:], "CERTIFY_QUESTION_MARK") {
+				framed = true
+			}
+		}
+		state := ""
+		if v, err := room.Sync(ctx, core.SyncQuery{Scope: core.SyncScopeHistory, MessageID: id}); err == nil && v.Message != nil {
+			for _, rc := range v.Message.Receipts {
+				if rc.RecipientParticipantID == participantOf(c.Name) {
+					state = rc.State
+				}
+			}
+		}
+		switch {
+		case !framed:
+			st.set("nextTurn", false, "the model's next request does not show the other session's question in an untrusted peer frame")
+		case state != protocol.ReceiptOffered:
+			st.set("nextTurn", false, "the question reached the model, but its receipt is "+state+", not offered")
+		default:
+			st.set("nextTurn", true, "a peer's question was in the model's next request, framed as untrusted peer content, and its receipt offered")
+		}
+		return fakemodel.Say("Noted.")
+	}))
+	o.say("  run 2: next turn")
+	if res, err := setup.Run(ctx, "acc certify: anything new?"); err != nil || res.ExitCode != 0 {
+		o.say("  run 2 ended: exit %d %v", res.ExitCode, err)
+	}
+	return true
+}
+
+var ownerPattern = regexp.MustCompile(`acc: --session (session_[A-Za-z0-9_-]+) --generation (generation_[A-Za-z0-9_-]+)`)
+
+// fileSteps are the calls of the client's own file-writing tool that
+// replace src/a.go: Claude Code reads a file before it writes it; Codex
+// edits files with apply_patch, run through its shell tool.
+func fileSteps(c realclient.Client, abs string) []fakemodel.Call {
+	switch c.Name {
+	case "claude":
+		return []fakemodel.Call{fakemodel.Tool("Read", map[string]any{"file_path": abs}), fakemodel.Write(abs, "package hacked\n")}
+	case "codex":
+		return []fakemodel.Call{fakemodel.Shell("apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: src/a.go\n@@\n-package a\n+package hacked\n*** End Patch\nEOF\n")}
+	}
+	return []fakemodel.Call{fakemodel.Write(abs, "package hacked\n")}
+}
+
+func clip(s string) string {
+	if len(s) > 160 {
+		return s[:160] + "…"
+	}
+	return s
+}

@@ -1,0 +1,120 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os/exec"
+	"runtime"
+	"strings"
+
+	"github.com/acc-go/acc/internal/certify"
+	"github.com/acc-go/acc/internal/hook"
+	"github.com/acc-go/acc/pkg/adapters/adapter"
+	"github.com/acc-go/acc/pkg/core"
+	"github.com/acc-go/acc/pkg/protocol"
+	"github.com/urfave/cli/v3"
+)
+
+// certifyCommand is `acc certify` (issue 9): prove acc's capabilities on
+// the user's own clients, without touching the user's HOME, repositories
+// or network.
+func (a *app) certifyCommand() *cli.Command {
+	return &cli.Command{
+		Name:     "certify",
+		Category: "setup",
+		Usage:    "prove, on this machine, what acc can do with your installed Claude Code, Codex and Gemini CLI",
+		Description: "certify runs each client you have (or each --adapter) headless in a temporary HOME and a temporary\n" +
+			"Git repository with two worktrees, with acc's hooks installed there as acc install would, against a\n" +
+			"fake model on 127.0.0.1 — never your HOME, configuration or repositories, never the network, never a\n" +
+			"token — and proves each capability: the session attaches; a peer's question reaches the model's next\n" +
+			"request and is offered; a guarded claim stops the client's file tool and its shell; the session ends\n" +
+			"when the client exits. It prints a table (capability, proven or not, why) and records the result for\n" +
+			"that exact client version in acc's data home, which acc-hook and acc doctor then use (\"proven here\").\n" +
+			"Exit 4 when a capability is not proven or a client cannot run this way; each client has --timeout.\n\n" +
+			"  acc certify\n" +
+			"  acc certify --adapter claude --client ~/bin/claude-nightly",
+		Flags: []cli.Flag{
+			&cli.StringSliceFlag{Name: "adapter", Usage: "certify this client `ID` (claude, codex, gemini; repeatable; default: those on PATH)"},
+			&cli.StringFlag{Name: "client", Usage: "run this `PATH` as the client (with one --adapter)"},
+			&cli.DurationFlag{Name: "timeout", Value: certify.DefaultTimeout, Usage: "give each client this long"},
+		},
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			o := certify.Options{Adapters: cmd.StringSlice("adapter"), Client: cmd.String("client"), Timeout: cmd.Duration("timeout"),
+				Adapter: func(id string) adapter.Adapter { return hook.Registry()[id] }}
+			if o.Timeout <= 0 {
+				return protocol.Errorf(protocol.ReasonInvalidFlagValue, "--timeout must be more than zero, like 60s")
+			}
+			if err := certify.Check(o); err != nil {
+				return err
+			}
+			rt, err := core.ResolveRuntimeEnv(runtime.GOOS, a.env.Getenv)
+			if err != nil {
+				return err
+			}
+			o.DataHome = rt.DataHome
+			o.Acc = siblingBinary("acc")
+			o.Hook = a.env.Getenv("ACC_HOOK_BINARY")
+			if o.Hook == "" {
+				o.Hook = siblingBinary("acc-hook")
+			}
+			if _, err := exec.LookPath(o.Hook); err != nil {
+				return protocol.Errorf(protocol.ReasonUsage, "acc certify needs acc-hook beside acc (%s); build or install all three binaries", o.Hook)
+			}
+			if !a.jsonMode {
+				o.Progress = a.env.Stderr
+			}
+			results := certify.Run(ctx, o)
+			failed := len(results) == 0
+			for _, r := range results {
+				failed = failed || !r.AllProven()
+			}
+			if len(results) == 0 {
+				return protocol.Errorf(protocol.ReasonNotCertified, "no claude, codex or gemini on PATH; name one with --adapter (and --client PATH)")
+			}
+			if failed {
+				if !a.jsonMode {
+					printCertify(a.env.Stdout, results)
+				}
+				e := protocol.Errorf(protocol.ReasonNotCertified, "%s; see the table", certifySummary(results))
+				return e.With("results", results)
+			}
+			return a.emit(map[string]any{"results": results}, func(w io.Writer) { printCertify(w, results) })
+		},
+	}
+}
+
+func certifySummary(results []certify.Result) string {
+	var bad []string
+	for _, r := range results {
+		if !r.AllProven() {
+			bad = append(bad, r.Adapter)
+		}
+	}
+	return "not everything is proven for " + strings.Join(bad, ", ")
+}
+
+func printCertify(w io.Writer, results []certify.Result) {
+	for _, r := range results {
+		head := fmt.Sprintf("%s %s (%s)", r.Adapter, r.Version, r.Binary)
+		switch {
+		case r.AllProven():
+			head += ": every capability proven"
+		case r.Problem != "":
+			head += ": " + r.Problem
+		default:
+			head += ": not every capability proven"
+		}
+		fmt.Fprintln(w, head)
+		for _, p := range r.Proofs {
+			mark := "proven    "
+			if !p.Proven {
+				mark = "NOT proven"
+			}
+			fmt.Fprintf(w, "  %-11s %s  %s\n", p.Capability, mark, p.Why)
+		}
+		if r.Evidence != "" {
+			fmt.Fprintf(w, "  recorded in %s (%.1f s)\n", r.Evidence, float64(r.ElapsedMs)/1000)
+		}
+	}
+}
