@@ -265,15 +265,20 @@ func certifyOne(ctx context.Context, o Options, id string) (res Result) {
 	defer cancel()
 	st := &state{proofs: map[string]Proof{}}
 	res.Ran = play(ctx, o, c, bin, w, st)
+	if ctx.Err() != nil {
+		res.Problem = fmt.Sprintf("the client did not finish within %v", o.Timeout)
+	}
 	for _, name := range Capabilities {
 		p, ok := st.proofs[name]
 		if !ok {
 			p = Proof{Capability: name, Why: "not reached"}
+			if res.Problem != "" {
+				p.Why += ": " + res.Problem
+			} else if !res.Ran {
+				p.Why += ": the client never asked the model"
+			}
 		}
 		res.Proofs = append(res.Proofs, p)
-	}
-	if ctx.Err() != nil {
-		res.Problem = fmt.Sprintf("the client did not finish within %v", o.Timeout)
 	}
 	if !res.Ran {
 		if res.Problem == "" {

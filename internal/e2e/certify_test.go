@@ -1,0 +1,138 @@
+package e2e
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// certifyResult is one client's row of acc certify --json.
+type certifyResult struct {
+	Adapter, Version, Problem, Evidence string
+	Ran                                 bool
+	Proofs                              []struct {
+		Capability string
+		Proven     bool
+		Why        string
+	}
+}
+
+// standIn writes an executable "claude" that runs the stand-in client
+// in mode (see testdata/standin-claude.py), or script itself when given.
+func standIn(t *testing.T, mode, script string) string {
+	dir := t.TempDir()
+	if script == "" {
+		abs, _ := filepath.Abs(filepath.Join("testdata", "standin-claude.py"))
+		script = "#!/bin/sh\nSTANDIN_MODE=" + mode + " exec python3 " + abs + " \"$@\"\n"
+	}
+	p := filepath.Join(dir, "claude")
+	if err := os.WriteFile(p, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestCertifyStandIns is issue 9's second must-show: a client that starts
+// but fires no hooks, one that ignores the deny, and one that hangs each
+// give a table naming exactly what failed and why, within the time bound,
+// with exit 4, and leave no process and no temporary file behind; the
+// user's HOME is unchanged.
+func TestCertifyStandIns(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("needs python3 for the stand-in clients")
+	}
+	for _, c := range []struct {
+		name, mode, script string
+		proven             map[string]bool
+		problem            string
+		recorded           bool
+	}{
+		{name: "fires no hooks", mode: "nohooks", proven: map[string]bool{}, recorded: true},
+		{name: "ignores the deny", mode: "ignoredeny", proven: map[string]bool{"attach": true, "nextTurn": true, "sessionEnd": true}, recorded: true},
+		{name: "hangs", script: "#!/bin/sh\n[ \"$1\" = --version ] && { echo '9.9.9 (Claude Code)'; exit 0; }\nsleep 600\n",
+			proven: map[string]bool{}, problem: "did not finish within 3s"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			sb := newSandbox(t)
+			client := standIn(t, c.mode, c.script)
+			homeBefore := dirHash(t, sb.home)
+			tmpBefore, _ := filepath.Glob(filepath.Join(os.TempDir(), "acc-certify-*"))
+			start := time.Now()
+			res := sb.run(sb.home, "certify", "--json", "--adapter", "claude", "--client", client, "--timeout", "3s")
+			took := time.Since(start)
+			if res.code != 4 {
+				t.Fatalf("exit %d, want 4\n%s", res.code, res)
+			}
+			if took > 15*time.Second {
+				t.Errorf("acc certify took %v with a 3 s bound", took)
+			}
+			var env struct {
+				Error struct {
+					Details struct {
+						ReasonCode string          `json:"reasonCode"`
+						Results    []certifyResult `json:"results"`
+					} `json:"details"`
+				} `json:"error"`
+			}
+			if err := json.Unmarshal([]byte(res.stdout), &env); err != nil || len(env.Error.Details.Results) != 1 {
+				t.Fatalf("the refusal carries no table: %v\n%s", err, res.stdout)
+			}
+			r := env.Error.Details.Results[0]
+			if env.Error.Details.ReasonCode != "not_certified" {
+				t.Errorf("reason %q", env.Error.Details.ReasonCode)
+			}
+			for _, p := range r.Proofs {
+				if p.Proven != c.proven[p.Capability] {
+					t.Errorf("%s proven %v, want %v (%s)", p.Capability, p.Proven, c.proven[p.Capability], p.Why)
+				}
+				if !p.Proven && p.Why == "" {
+					t.Errorf("%s: no reason given", p.Capability)
+				}
+				t.Logf("%s %v: %s", p.Capability, p.Proven, p.Why)
+			}
+			if c.problem != "" && !strings.Contains(r.Problem, c.problem) {
+				t.Errorf("problem %q, want %q", r.Problem, c.problem)
+			}
+			if (r.Evidence != "") != c.recorded {
+				t.Errorf("evidence %q, want recorded %v", r.Evidence, c.recorded)
+			}
+			if dirHash(t, sb.home) != homeBefore {
+				t.Error("acc certify changed the HOME")
+			}
+			tmpAfter, _ := filepath.Glob(filepath.Join(os.TempDir(), "acc-certify-*"))
+			if len(tmpAfter) > len(tmpBefore) {
+				t.Errorf("temporary directories left: %v", tmpAfter)
+			}
+			if out, _ := exec.Command("pgrep", "-f", filepath.Dir(client)).Output(); len(out) > 0 {
+				t.Errorf("processes of the stand-in are still running: %s", out)
+			}
+		})
+	}
+}
+
+// TestCertifyRefusals: an unknown adapter, --client without exactly one
+// adapter, a bad --timeout are exit 2 and create nothing.
+func TestCertifyRefusals(t *testing.T) {
+	sb := newSandbox(t)
+	before := dirHash(t, sb.data)
+	for _, c := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"certify", "--adapter", "kimi"}, "drives claude, codex and gemini"},
+		{[]string{"certify", "--client", "/bin/true"}, "give exactly one --adapter"},
+		{[]string{"certify", "--adapter", "claude", "--timeout", "0s"}, "--timeout must be more than zero"},
+	} {
+		res := sb.run(sb.home, c.args...)
+		if res.code != 2 || !strings.Contains(res.stderr, c.msg) {
+			t.Errorf("acc %v: %s", c.args, res)
+		}
+	}
+	if dirHash(t, sb.data) != before {
+		t.Error("a refused certify changed the data home")
+	}
+}

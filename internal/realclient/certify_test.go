@@ -1,0 +1,135 @@
+package realclient
+
+import (
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/acc-go/acc/internal/hook"
+	"github.com/acc-go/acc/pkg/adapters/adapter"
+)
+
+// treeHash hashes every file under dir (path, mode and bytes), leaving out
+// paths for which skip says so.
+func treeHash(t *testing.T, dir string, skip func(rel string) bool) string {
+	t.Helper()
+	h := sha256.New()
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		rel, _ := filepath.Rel(dir, p)
+		if err != nil || (skip != nil && skip(rel)) {
+			return nil
+		}
+		info, _ := d.Info()
+		fmt.Fprintf(h, "%s %v\n", rel, info.Mode())
+		if d.Type().IsRegular() {
+			b, _ := os.ReadFile(p)
+			fmt.Fprintf(h, "%x\n", sha256.Sum256(b))
+		}
+		return nil
+	})
+	return fmt.Sprintf("%x", h.Sum(nil))
+}
+
+// TestCertify is issue 9's first must-show: `acc certify`, run by a user
+// whose PATH has the pinned Claude Code, Codex and Gemini CLI, proves
+// every capability the built-in evidence claims for those versions; acc
+// doctor then reports them proven here; the user's HOME is byte-identical
+// afterwards and the data home gained only the evidence records; no
+// temporary directory is left.
+func TestCertify(t *testing.T) {
+	bin := accBinaries(t)
+	onPath := t.TempDir()
+	for _, c := range Pinned {
+		_, exe := requireClient(t, c)
+		if err := os.Symlink(exe, filepath.Join(onPath, c.Name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	home, data := filepath.Join(t.TempDir(), "home"), filepath.Join(t.TempDir(), "data")
+	os.MkdirAll(filepath.Join(home, ".claude"), 0o755)
+	os.WriteFile(filepath.Join(home, ".claude", "settings.json"), []byte("{\"theme\": \"dark\"}\n"), 0o644)
+	os.WriteFile(filepath.Join(home, ".bashrc"), []byte("export EDITOR=vi\n"), 0o644)
+	os.MkdirAll(data, 0o755)
+	env := []string{"PATH=" + onPath + string(os.PathListSeparator) + os.Getenv("PATH"), "HOME=" + home, "ACC_DATA_HOME=" + data, "LANG=C.UTF-8"}
+	homeBefore, dataBefore := treeHash(t, home, nil), treeHash(t, data, nil)
+	tmpBefore, _ := filepath.Glob(filepath.Join(os.TempDir(), "acc-certify-*"))
+
+	cmd := exec.Command(filepath.Join(bin, "acc"), "certify", "--json")
+	cmd.Env, cmd.Dir = env, home
+	out, err := cmd.Output()
+	var envl struct {
+		OK   bool `json:"ok"`
+		Data struct {
+			Results []struct {
+				Adapter, Version, Evidence string
+				Proofs                     []struct {
+					Capability string
+					Proven     bool
+					Why        string
+				}
+			} `json:"results"`
+		} `json:"data"`
+	}
+	if jerr := json.Unmarshal(out, &envl); jerr != nil || !envl.OK {
+		t.Fatalf("acc certify: %v %s", err, out)
+	}
+	if len(envl.Data.Results) != len(Pinned) {
+		t.Fatalf("certified %d clients, want %d", len(envl.Data.Results), len(Pinned))
+	}
+	for _, r := range envl.Data.Results {
+		builtIn, _ := adapter.CapabilitiesFor(hook.Registry()[r.Adapter], r.Version)
+		claims := map[string]bool{"attach": builtIn.Attach, "nextTurn": builtIn.NextTurn, "guardFiles": builtIn.GuardFiles, "guardShell": builtIn.GuardShell, "sessionEnd": builtIn.SessionEnd}
+		for _, p := range r.Proofs {
+			if claims[p.Capability] && !p.Proven {
+				t.Errorf("%s %s: the built-in evidence claims %s, acc certify did not prove it: %s", r.Adapter, r.Version, p.Capability, p.Why)
+			}
+			t.Logf("%s %s %s: %v (%s)", r.Adapter, r.Version, p.Capability, p.Proven, p.Why)
+		}
+		if !strings.HasPrefix(r.Evidence, filepath.Join(data, "acc", "evidence", r.Adapter)) {
+			t.Errorf("%s: evidence recorded in %q", r.Adapter, r.Evidence)
+		}
+	}
+
+	// The user's HOME is as it was; the data home gained only the
+	// evidence records. (Checked before acc doctor runs: doctor asks each
+	// client its version with the user's HOME, which a client may use.)
+	if after := treeHash(t, home, nil); after != homeBefore {
+		t.Error("acc certify changed the user's HOME")
+	}
+	if got := treeHash(t, data, func(rel string) bool { return rel == "acc" || strings.HasPrefix(rel, filepath.Join("acc", "evidence")) }); got != dataBefore {
+		t.Error("acc certify changed the data home beyond its evidence records")
+	}
+
+	doc := exec.Command(filepath.Join(bin, "acc"), "doctor", "--json")
+	doc.Env, doc.Dir = env, home
+	out, _ = doc.Output()
+	var report struct {
+		Data struct {
+			Clients []struct {
+				Adapter string `json:"adapter"`
+				Proof   string `json:"proof"`
+			} `json:"clients"`
+		} `json:"data"`
+	}
+	json.Unmarshal(out, &report)
+	here := 0
+	for _, c := range report.Data.Clients {
+		if strings.Contains(c.Proof, "proven here on") {
+			here++
+		}
+	}
+	if here != len(Pinned) {
+		t.Errorf("acc doctor reports %d clients proven here, want %d:\n%s", here, len(Pinned), out)
+	}
+
+	tmpAfter, _ := filepath.Glob(filepath.Join(os.TempDir(), "acc-certify-*"))
+	if len(tmpAfter) != len(tmpBefore) {
+		t.Errorf("acc certify left temporary directories: %v", tmpAfter)
+	}
+}
