@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -134,5 +135,32 @@ func TestCertifyRefusals(t *testing.T) {
 	}
 	if dirHash(t, sb.data) != before {
 		t.Error("a refused certify changed the data home")
+	}
+}
+
+// TestLocalEvidenceDecides: a record acc certify made for the exact client
+// version decides how acc-hook attaches its sessions — here it did not
+// prove the guards, so a Claude Code version the built-in evidence calls
+// guarded attaches advisory — and acc doctor says it was proven here.
+func TestLocalEvidenceDecides(t *testing.T) {
+	sb := newSandbox(t)
+	repo := sb.newRepo("repo")
+	rec := `{"version":"2.1.332","proven":{"attach":true,"nextTurn":true,"guardFiles":false,"guardShell":false,"sessionEnd":true},` +
+		`"test":"acc certify --adapter claude","recorded":"2026-11-30T10:00:00Z","local":true,"binary":"/usr/bin/claude","why":{}}`
+	p := filepath.Join(sb.data, "acc", "evidence", "claude", "2.1.332.json")
+	os.MkdirAll(filepath.Dir(p), 0o755)
+	os.WriteFile(p, []byte(rec), 0o644)
+	proven := fakeClientBin(t, "claude", "2.1.332 (Claude Code)")
+	s := sb.hookSession(clientByID(t, "claude"), "sid-local", repo, "ACC_PARTICIPANT=local", "PATH="+proven+":"+os.Getenv("PATH"))
+	out := sb.ok(repo, "status").stdout
+	if !strings.Contains(out, "local (claude, advisory)") {
+		t.Errorf("with a local record that proves no guard, the session is not advisory:\n%s", out)
+	}
+	_ = s
+	doc := sb.command(context.Background(), repo, "doctor")
+	doc.Env = append(doc.Env, "PATH="+proven+":"+os.Getenv("PATH"))
+	b, _ := doc.Output()
+	if !strings.Contains(string(b), "client claude: present 2.1.332") || !strings.Contains(string(b), "proven here on 2026-11-30 for 2.1.332 by acc certify: attach, next turn, session end") {
+		t.Errorf("acc doctor:\n%s", b)
 	}
 }
