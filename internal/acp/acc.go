@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"sort"
 	"sync"
@@ -46,10 +47,10 @@ type accSide struct {
 	sessions                map[string]*session
 	// ending are closed sessions whose detach failed, retried later.
 	ending []*session
-	// rooms are opened once per directory a session named, and shared by
-	// the directories of one workspace (byWorkspace).
-	rooms       map[string]*core.Room
-	byWorkspace map[string]*core.Room
+	// rooms are opened once per directory a session named (a room knows
+	// its checkout: two worktrees of one repository are two rooms here,
+	// one store).
+	rooms map[string]*core.Room
 	// opened counts the sessions opened, for their binding ids.
 	opened int
 	noted  map[string]bool
@@ -71,15 +72,17 @@ type session struct {
 	attachMu sync.Mutex
 	room     *core.Room
 	caller   *core.Caller
-	// closing: the editor asked to close it; nothing attaches it again.
-	closing bool
+	// closingSince: when the editor asked to close it (zero: it did not);
+	// until the agent answers, or for closeWait when it never does,
+	// nothing attaches it again.
+	closingSince time.Time
 }
 
 func newAccSide(cfg Config) *accSide {
 	b := make([]byte, 8)
 	_, _ = rand.Read(b)
 	a := &accSide{cfg: cfg, nonce: hex.EncodeToString(b), sessions: map[string]*session{}, rooms: map[string]*core.Room{},
-		byWorkspace: map[string]*core.Room{}, noted: map[string]bool{}, stop: make(chan struct{})}
+		noted: map[string]bool{}, stop: make(chan struct{})}
 	go a.heartbeats()
 	return a
 }
@@ -186,7 +189,7 @@ func (a *accSide) ensure(ctx context.Context, s *session) bool {
 	s.attachMu.Lock()
 	defer s.attachMu.Unlock()
 	a.mu.Lock()
-	done, closing := s.caller != nil, s.closing
+	done, closing := s.caller != nil, s.isClosing() || a.closed
 	a.mu.Unlock()
 	if done || closing {
 		return done
@@ -218,12 +221,24 @@ func (a *accSide) closing(id string, on bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if s := a.sessions[id]; s != nil {
-		s.closing = on
+		s.closingSince = time.Time{}
+		if on {
+			s.closingSince = time.Now()
+		}
 	}
 }
 
+// closeWait is how long a close the agent has not answered keeps its
+// session from being attached again.
+const closeWait = 5 * time.Second
+
+// isClosing reports whether s is being closed (a.mu held).
+func (s *session) isClosing() bool {
+	return !s.closingSince.IsZero() && time.Since(s.closingSince) < closeWait
+}
+
 // room opens (once) the room of cwd, creating its store when needed, as a
-// hook's session start does. Directories of one workspace share a room.
+// hook's session start does.
 func (a *accSide) room(ctx context.Context, cwd string) (*core.Room, error) {
 	if cwd == "" {
 		return nil, protocol.Errorf(protocol.ReasonInvalidInput, "the session names no cwd")
@@ -245,12 +260,7 @@ func (a *accSide) room(ctx context.Context, cwd string) (*core.Room, error) {
 		r.Close()
 		return prev, nil
 	}
-	if prev := a.byWorkspace[r.WS.ID]; prev != nil {
-		r.Close()
-		a.rooms[cwd] = prev
-		return prev, nil
-	}
-	a.rooms[cwd], a.byWorkspace[r.WS.ID] = r, r
+	a.rooms[cwd] = r
 	return r, nil
 }
 
@@ -348,10 +358,10 @@ func (a *accSide) project(id string, line []byte) (out []byte, after func(delive
 			return
 		}
 		a.mu.Lock()
-		closing := s.closing
+		closing := s.isClosing() || a.closed
 		a.mu.Unlock()
 		if closing {
-			return // the editor closed it: nothing attaches it again
+			return // the editor closed it (or the relay is ending): nothing attaches it again
 		}
 		room, err := core.Open(ctx, core.OpenOptions{Cwd: s.cwd, Getenv: a.cfg.Getenv, NoCreate: true})
 		if err != nil {
@@ -426,14 +436,30 @@ func (a *accSide) guardWrite(f frame) (reply []byte) {
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), accWait)
 		defer cancel()
-		s := a.attached(ctx, f.param("sessionId"))
-		if s == nil {
-			return
+		var room *core.Room
+		var writer, cwd string
+		if s := a.attached(ctx, f.param("sessionId")); s != nil {
+			a.mu.Lock()
+			room, writer, cwd = s.room, s.caller.SessionID, s.cwd
+			a.mu.Unlock()
+		} else {
+			// A session the relay does not know (or could not attach)
+			// owns no claim: the room is the path's own.
+			dir := filepath.Dir(path)
+			for dir != filepath.Dir(dir) {
+				if st, err := os.Stat(dir); err == nil && st.IsDir() {
+					break
+				}
+				dir = filepath.Dir(dir)
+			}
+			r, err := core.Open(ctx, core.OpenOptions{Cwd: dir, Getenv: a.cfg.Getenv, NoCreate: true})
+			if err != nil {
+				return
+			}
+			defer r.Close()
+			room, cwd = r, dir
 		}
-		a.mu.Lock()
-		caller := *s.caller
-		a.mu.Unlock()
-		d, err := s.room.CheckWrite(ctx, core.GuardInput{SessionID: caller.SessionID, Cwd: s.cwd, Targets: []string{path}})
+		d, err := room.CheckWrite(ctx, core.GuardInput{SessionID: writer, Cwd: cwd, Targets: []string{path}})
 		if err != nil {
 			a.note("cannot check a write", err)
 			return
@@ -522,7 +548,7 @@ func (a *accSide) detach(s *session) bool {
 			return // never attached
 		}
 		if err := room.HookEnd(ctx, Adapter, s.bindID); err != nil {
-			a.note("cannot detach session "+s.id, err)
+			a.note("cannot detach a session", err)
 			ok = false
 		}
 	})
@@ -613,8 +639,8 @@ func (a *accSide) end() {
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	for _, r := range a.byWorkspace {
+	for _, r := range a.rooms {
 		r.Close()
 	}
-	a.rooms, a.byWorkspace = map[string]*core.Room{}, map[string]*core.Room{}
+	a.rooms = map[string]*core.Room{}
 }

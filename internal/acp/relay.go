@@ -215,15 +215,35 @@ func (r *relay) run(ctx context.Context, argv []string, stdin io.Reader) int {
 			waitErr, done = terminate(), true
 		}
 	}
-	select {
-	case <-drained:
-	case <-time.After(drainWait):
-		signalGroup(cmd, syscall.SIGKILL) // what the agent left running holds its output
-		outR.Close()
-		<-drained
+	drainUntil := time.After(drainWait)
+	for waiting := true; waiting; {
+		select {
+		case <-drained:
+			waiting = false
+		case s := <-sigs:
+			signalGroup(cmd, s.(syscall.Signal))
+		case <-drainUntil:
+			signalGroup(cmd, syscall.SIGKILL) // what the agent left running holds its output
+			outR.Close()
+			// An editor that stopped reading can hold the last write
+			// forever: the relay ends without it.
+			select {
+			case <-drained:
+			case <-time.After(time.Second):
+			}
+			waiting = false
+		}
 	}
 	r.closeAgentInput()
-	// Detaching is bounded (accSide.end), and a signal cuts it short.
+	// Signals meant for the agent, which is gone, do not cut the ending
+	// short; a new one does. Detaching is bounded (accSide.end).
+	for pending := true; pending; {
+		select {
+		case <-sigs:
+		default:
+			pending = false
+		}
+	}
 	ended := make(chan struct{})
 	go func() { r.acc.end(); close(ended) }()
 	select {
@@ -291,7 +311,7 @@ func (r *relay) writeAgentLoop() {
 			}
 			written := write(l.line)
 			if l.after != nil {
-				l.after(written)
+				go l.after(written) // recording offers never holds the next line back
 			}
 		case <-r.refNotify:
 		}

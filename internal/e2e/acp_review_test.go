@@ -226,6 +226,7 @@ func TestACPRelayPolicyIsCurrent(t *testing.T) {
 	peer := sb.attach(repo, "peer", "cli")
 	e := sb.startRelay(repo, []string{"--participant", "long"})
 	e.initSession(repo)
+	waitLive(t, sb, repo, "long", 1) // the attach runs just after the answer
 	body := strings.Repeat("long body ", 300)
 	q := sb.sendAs(peer, "--to", "long", "--subject", "big", "--body", body)
 	cfgPath := filepath.Join(repo, "acc.workspace.json")
@@ -395,5 +396,64 @@ func TestACPRelayBypassIgnoresFlags(t *testing.T) {
 		if err != nil || string(out) != "ran\n" {
 			t.Errorf("ACC_BYPASS=1 acc %v: %v %q", args, err, out)
 		}
+	}
+}
+
+// Findings of a third review.
+
+// A relayed session records its own checkout: sessions opened in two
+// worktrees of one repository show their own directory and branch.
+func TestACPRelayWorktreeCheckouts(t *testing.T) {
+	sb := newSandbox(t)
+	repo := sb.newRepo("repo")
+	wt := filepath.Join(filepath.Dir(repo), "side")
+	sb.git(repo, "worktree", "add", "-q", "-b", "side", wt)
+	sb.attach(repo, "peer", "cli")
+	e := sb.startRelay(repo, []string{"--participant", "two"})
+	e.initSession(repo)
+	e.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":%q,"mcpServers":[]}}`, wt))
+	e.await(`"id":2,"jsonrpc":"2.0","result"`)
+	waitLive(t, sb, repo, "two", 2)
+	out := sb.ok(repo, "status").stdout
+	if !strings.Contains(out, "two (acp, advisory) online on side in "+wt) || !strings.Contains(out, "in "+repo+"  ") {
+		t.Errorf("the two sessions' checkouts:\n%s", out)
+	}
+	e.finish(10 * time.Second)
+}
+
+// A close the agent never answers keeps its session from being attached
+// again only for a while: later prompts get their block again.
+func TestACPRelayUnansweredClose(t *testing.T) {
+	sb := newSandbox(t)
+	repo := sb.newRepo("repo")
+	sb.attach(repo, "peer", "cli")
+	e := sb.startRelay(repo, []string{"--participant", "stuck"}, "FAKE_ACP_NO_CLOSE=1")
+	e.initSession(repo)
+	e.send(`{"jsonrpc":"2.0","id":2,"method":"session/close","params":{"sessionId":"fake-session-1"}}`)
+	time.Sleep(5500 * time.Millisecond)
+	e.send(`{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":"fake-session-1","prompt":[{"type":"text","text":"hi"}]}}`)
+	e.await(`"id":3,"jsonrpc":"2.0","result"`)
+	if !strings.HasPrefix(e.lastPromptBlock(t), "acc: --session ") {
+		t.Error("long after an unanswered close, the prompt still gets no block")
+	}
+	e.finish(10 * time.Second)
+}
+
+// A write request naming a session the relay does not know is still
+// checked against the claims of the path's room.
+func TestACPRelayGuardUnknownSession(t *testing.T) {
+	sb := newSandbox(t)
+	repo := sb.newRepo("repo")
+	holder := sb.attach(repo, "holder", "cli")
+	claimed := filepath.Join(repo, "a.go")
+	os.WriteFile(claimed, []byte("package a\n"), 0o644)
+	sb.ok(repo, append([]string{"claim", "--resource", "file:a.go", "--enforcement", "guarded"}, holder.creds()...)...)
+	e := sb.startRelay(repo, []string{"--participant", "sly"}, "FAKE_ACP_WRITE_SID=bogus")
+	e.initSession(repo)
+	e.send(`{"jsonrpc":"2.0","id":2,"method":"session/prompt","params":{"sessionId":"fake-session-1","prompt":[{"type":"text","text":"WRITE:` + claimed + `"}]}}`)
+	e.await(`"id":2,"jsonrpc":"2.0","result"`)
+	e.finish(10 * time.Second)
+	if bytes.Contains(e.got.Bytes(), []byte("fs/write_text_file")) {
+		t.Error("a write into a claimed file naming an unknown session reached the editor")
 	}
 }

@@ -36,7 +36,8 @@ import (
 // FAKE_ACP_EXIT is its exit code at end of input; FAKE_ACP_SID fixes the
 // id session/new answers; FAKE_ACP_NOREAD=1 never reads its input;
 // FAKE_ACP_WRITE_AFTER_EOF=p asks the editor to write p once its input
-// ended.
+// ended; FAKE_ACP_NO_CLOSE=1 never answers session/close;
+// FAKE_ACP_WRITE_SID names another session in its write requests.
 const fakeACPEnv = "ACC_E2E_FAKE_ACP"
 
 func fakeACPAgent() int {
@@ -110,7 +111,11 @@ func fakeACPAgent() int {
 					}
 					send(map[string]any{"jsonrpc": "2.0", "id": msg.ID, "result": map[string]any{"sessionId": sid,
 						"modes": map[string]any{"currentModeId": "default"}}})
-				case "session/load", "session/resume", "session/close", "session/set_mode":
+				case "session/close":
+					if os.Getenv("FAKE_ACP_NO_CLOSE") != "1" { // else never answered
+						send(map[string]any{"jsonrpc": "2.0", "id": msg.ID, "result": map[string]any{}})
+					}
+				case "session/load", "session/resume", "session/set_mode":
 					send(map[string]any{"jsonrpc": "2.0", "id": msg.ID, "result": map[string]any{}})
 				case "session/prompt":
 					var text strings.Builder
@@ -143,7 +148,11 @@ func fakeACPAgent() int {
 							"options":  []any{map[string]any{"optionId": "yes", "name": "Allow", "kind": "allow_once"}, map[string]any{"optionId": "no", "name": "Reject", "kind": "reject_once"}}}}
 					case strings.Contains(t, "WRITE:"):
 						path := strings.Fields(strings.SplitN(t, "WRITE:", 2)[1])[0]
-						req = map[string]any{"jsonrpc": "2.0", "id": agentID(), "method": "fs/write_text_file", "params": map[string]any{"sessionId": sid, "path": path, "content": "written by the agent\n"}}
+						wsid := sid
+						if other := os.Getenv("FAKE_ACP_WRITE_SID"); other != "" {
+							wsid = other
+						}
+						req = map[string]any{"jsonrpc": "2.0", "id": agentID(), "method": "fs/write_text_file", "params": map[string]any{"sessionId": wsid, "path": path, "content": "written by the agent\n"}}
 					}
 					if req != nil {
 						b, _ := json.Marshal(req["id"])
