@@ -61,9 +61,14 @@ func TestCertifyStandIns(t *testing.T) {
 			sb := newSandbox(t)
 			client := standIn(t, c.mode, c.script)
 			homeBefore := dirHash(t, sb.home)
-			tmpBefore, _ := filepath.Glob(filepath.Join(os.TempDir(), "acc-certify-*"))
+			tmp := t.TempDir() // certify's own temporary directories go here
 			start := time.Now()
-			res := sb.run(sb.home, "certify", "--json", "--adapter", "claude", "--client", client, "--timeout", "3s")
+			cmd := sb.command(context.Background(), sb.home, "certify", "--json", "--adapter", "claude", "--client", client, "--timeout", "3s")
+			cmd.Env = append(cmd.Env, "TMPDIR="+tmp)
+			var stdout, stderr strings.Builder
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			err := cmd.Run()
+			res := result{args: cmd.Args, stdout: stdout.String(), stderr: stderr.String(), code: exitCode(cmd, err)}
 			took := time.Since(start)
 			if res.code != 4 {
 				t.Fatalf("exit %d, want 4\n%s", res.code, res)
@@ -104,9 +109,8 @@ func TestCertifyStandIns(t *testing.T) {
 			if dirHash(t, sb.home) != homeBefore {
 				t.Error("acc certify changed the HOME")
 			}
-			tmpAfter, _ := filepath.Glob(filepath.Join(os.TempDir(), "acc-certify-*"))
-			if len(tmpAfter) > len(tmpBefore) {
-				t.Errorf("temporary directories left: %v", tmpAfter)
+			if left, _ := os.ReadDir(tmp); len(left) != 0 {
+				t.Errorf("acc certify left %d entries in TMPDIR: %v", len(left), left)
 			}
 			if out, _ := exec.Command("pgrep", "-f", filepath.Dir(client)).Output(); len(out) > 0 {
 				t.Errorf("processes of the stand-in are still running: %s", out)

@@ -56,9 +56,9 @@ func TestCertify(t *testing.T) {
 	os.WriteFile(filepath.Join(home, ".claude", "settings.json"), []byte("{\"theme\": \"dark\"}\n"), 0o644)
 	os.WriteFile(filepath.Join(home, ".bashrc"), []byte("export EDITOR=vi\n"), 0o644)
 	os.MkdirAll(data, 0o755)
-	env := []string{"PATH=" + onPath + string(os.PathListSeparator) + os.Getenv("PATH"), "HOME=" + home, "ACC_DATA_HOME=" + data, "LANG=C.UTF-8"}
+	tmp := t.TempDir() // certify's own temporary directories go here
+	env := []string{"PATH=" + onPath + string(os.PathListSeparator) + os.Getenv("PATH"), "HOME=" + home, "ACC_DATA_HOME=" + data, "LANG=C.UTF-8", "TMPDIR=" + tmp}
 	homeBefore, dataBefore := treeHash(t, home, nil), treeHash(t, data, nil)
-	tmpBefore, _ := filepath.Glob(filepath.Join(os.TempDir(), "acc-certify-*"))
 
 	cmd := exec.Command(filepath.Join(bin, "acc"), "certify", "--json")
 	cmd.Env, cmd.Dir = env, home
@@ -133,8 +133,7 @@ func TestCertify(t *testing.T) {
 		t.Errorf("acc doctor reports %d clients proven here, want %d:\n%s", here, len(Pinned), out)
 	}
 
-	tmpAfter, _ := filepath.Glob(filepath.Join(os.TempDir(), "acc-certify-*"))
-	if len(tmpAfter) != len(tmpBefore) {
-		t.Errorf("acc certify left temporary directories: %v", tmpAfter)
+	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+		t.Errorf("acc certify left %d entries in TMPDIR: %v", len(left), left)
 	}
 }
