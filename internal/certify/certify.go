@@ -27,18 +27,22 @@ package certify
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/acc-go/acc/internal/evidence"
 	"github.com/acc-go/acc/internal/fakemodel"
+	"github.com/acc-go/acc/internal/hook"
 	"github.com/acc-go/acc/internal/realclient"
 	"github.com/acc-go/acc/pkg/adapters/adapter"
 	"github.com/acc-go/acc/pkg/core"
@@ -130,10 +134,16 @@ func Check(o Options) error {
 
 // Run certifies each client in turn.
 func Run(ctx context.Context, o Options) []Result {
+	adoptOrphans()
 	if o.Timeout <= 0 {
 		o.Timeout = DefaultTimeout
 	}
-	ids := o.Adapters
+	var ids []string
+	for _, id := range o.Adapters {
+		if !slices.Contains(ids, id) {
+			ids = append(ids, id)
+		}
+	}
 	if len(ids) == 0 {
 		for _, id := range Supported() {
 			if _, err := exec.LookPath(clients[id].Name); err == nil {
@@ -156,14 +166,31 @@ func (o Options) say(format string, a ...any) {
 
 var versionPattern = regexp.MustCompile(`\d+\.\d+(?:\.\d+)*`)
 
-// version asks the client for its version (`<client> --version`, 10 s).
-func version(ctx context.Context, bin, home string) string {
+// version asks the client for its version (`<client> --version`, 10 s),
+// in the temporary HOME and the environment of its runs (no relaunch, no
+// telemetry).
+func version(ctx context.Context, c realclient.Client, bin, home string) string {
+	// The npm package's version first, as acc-hook reads it, so the record
+	// is found by the hook for the same program.
+	if v := hook.NPMVersionAt(bin); v != "" {
+		return v
+	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, "--version")
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "CODEX_HOME=" + filepath.Join(home, ".codex")}
+	cmd.Env = realclient.Setup{Client: c, Home: home}.Environ()
 	cmd.Dir = home
-	out, _ := cmd.Output()
+	// Its own process group, ended whole: a client's helper processes
+	// must not outlive the question (or write into the temporary HOME
+	// after it is gone).
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 2 * time.Second
+	out, _ := cmd.CombinedOutput()
+	if cmd.Process != nil {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	}
+	endOrphans()
 	return versionPattern.FindString(string(out))
 }
 
@@ -194,19 +221,16 @@ func newWorld(ctx context.Context) (*world, error) {
 	if err := os.MkdirAll(w.home, 0o755); err != nil {
 		return w, err
 	}
-	if err := realclient.InitRepo(ctx, w.repo); err != nil {
-		return w, err
-	}
 	if err := os.MkdirAll(filepath.Join(w.repo, "src"), 0o755); err != nil {
 		return w, err
 	}
 	if err := os.WriteFile(filepath.Join(w.repo, "src", "a.go"), []byte(original), 0o644); err != nil {
 		return w, err
 	}
-	for _, args := range [][]string{{"add", "src"}, {"commit", "-q", "-m", "sources"}, {"worktree", "add", "-q", "-b", "side", w.wt}} {
+	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "src"}, {"commit", "-q", "-m", "sources"}, {"worktree", "add", "-q", "-b", "side", w.wt}} {
 		cmd := exec.CommandContext(ctx, "git", append([]string{"-c", "user.name=acc certify", "-c", "user.email=certify@acc.invalid"}, args...)...)
 		cmd.Dir = w.repo
-		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
+		cmd.Env = gitEnv(w.home)
 		if out, err := cmd.CombinedOutput(); err != nil {
 			return w, fmt.Errorf("git %s: %v: %s", args[0], err, out)
 		}
@@ -221,6 +245,12 @@ type state struct {
 	mu     sync.Mutex
 	proofs map[string]Proof
 	calls  int
+	// output is what the client printed on its first run (shown when it
+	// never asked the model: a login prompt, say).
+	output string
+	// envFault: something of acc's own failed (the temporary room, the
+	// install), so the run is no evidence.
+	envFault bool
 }
 
 func (s *state) set(name string, ok bool, why string) {
@@ -247,26 +277,38 @@ func certifyOne(ctx context.Context, o Options, id string) (res Result) {
 		bin = abs
 	}
 	res.Binary = bin
+	if st, err := os.Stat(bin); err != nil || st.IsDir() || st.Mode()&0o111 == 0 {
+		res.Problem = bin + " is not an executable program"
+		if err != nil {
+			res.Problem = fmt.Sprintf("cannot run %s: %v", bin, err)
+		}
+		return res
+	}
+	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
+	defer cancel()
 	w, err := newWorld(ctx)
 	if w != nil {
-		defer os.RemoveAll(w.base)
+		// Whatever the client (or a tool's version probe) left running is
+		// ended before its temporary directory is removed.
+		defer func() { endOrphans(); removeAll(w.base) }()
 	}
 	if err != nil {
 		res.Problem = "cannot prepare the temporary repository: " + err.Error()
 		return res
 	}
-	res.Version = version(ctx, bin, w.home)
+	res.Version = version(ctx, c, bin, w.home)
 	if res.Version == "" {
 		res.Problem = bin + " --version printed no version; acc records proofs per exact version"
 		return res
 	}
 	o.say("%s %s (%s): certifying in %s", id, res.Version, bin, w.base)
-	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
-	defer cancel()
 	st := &state{proofs: map[string]Proof{}}
 	res.Ran = play(ctx, o, c, bin, w, st)
 	if ctx.Err() != nil {
-		res.Problem = fmt.Sprintf("the client did not finish within %v", o.Timeout)
+		res.Problem = fmt.Sprintf("the client did not finish within %v; nothing recorded", o.Timeout)
+		if errors.Is(context.Cause(ctx), context.Canceled) {
+			res.Problem = "interrupted; nothing recorded"
+		}
 	}
 	for _, name := range Capabilities {
 		p, ok := st.proofs[name]
@@ -283,7 +325,15 @@ func certifyOne(ctx context.Context, o Options, id string) (res Result) {
 	if !res.Ran {
 		if res.Problem == "" {
 			res.Problem = "the client never asked the model: it cannot run headless here, or wants a login; nothing recorded"
+			if st.output != "" {
+				res.Problem += " (it said: " + clip(strings.TrimSpace(st.output)) + ")"
+			}
 		}
+		return res
+	}
+	if ctx.Err() != nil || st.envFault {
+		// Only a run that went to its end is evidence: a timeout, an
+		// interruption or a fault of acc's own proves nothing either way.
 		return res
 	}
 	rec := evidence.Record{Binary: bin, Why: map[string]string{}}
@@ -326,22 +376,26 @@ func play(ctx context.Context, o Options, c realclient.Client, bin string, w *wo
 	room, err := core.Open(ctx, core.OpenOptions{Cwd: w.wt, Getenv: w.env})
 	if err != nil {
 		st.set("attach", false, "cannot open the temporary room: "+protocol.AsError(err).Message)
+		st.envFault = true
 		return false
 	}
 	defer room.Close()
 	peer, err := room.Attach(ctx, core.AttachInput{ParticipantID: peerName, Harness: "cli"})
 	if err != nil {
 		st.set("attach", false, "cannot attach the other session: "+protocol.AsError(err).Message)
+		st.envFault = true
 		return false
 	}
 	peerCaller := core.Caller{SessionID: peer.SessionID, Generation: peer.Generation}
 	if _, err := room.Claim(ctx, core.ClaimInput{Caller: peerCaller, Resource: "file:src/a.go", Cwd: w.wt, Enforcement: protocol.EnforcementGuarded}); err != nil {
 		st.set("guardFiles", false, "cannot claim src/a.go for the other session: "+protocol.AsError(err).Message)
+		st.envFault = true
 	}
 
 	model, err := fakemodel.Start(fakemodel.Config{})
 	if err != nil {
 		st.set("attach", false, "cannot start the fake model: "+err.Error())
+		st.envFault = true
 		return false
 	}
 	defer model.Close()
@@ -353,10 +407,12 @@ func play(ctx context.Context, o Options, c realclient.Client, bin string, w *wo
 	}
 	if err := setup.Configure(); err != nil {
 		st.set("attach", false, "cannot configure the client in the temporary HOME: "+err.Error())
+		st.envFault = true
 		return false
 	}
 	if _, err := setup.InstallAcc(ctx); err != nil {
 		st.set("attach", false, "acc install into the temporary HOME failed: "+err.Error())
+		st.envFault = true
 		return false
 	}
 
@@ -364,19 +420,21 @@ func play(ctx context.Context, o Options, c realclient.Client, bin string, w *wo
 	unchanged := func() bool { b, err := os.ReadFile(abs); return err == nil && string(b) == original }
 	denied := "is claimed by " + peerName
 	var prev *fakemodel.Request
+	// result is the output of the call the previous reply made: matched
+	// by call id, or (for a client that gives none) the one result this
+	// request has that the previous did not. Never an older result.
 	result := func(req *fakemodel.Request) string {
 		results := req.ToolResults()
+		if prev == nil {
+			return ""
+		}
 		for _, r := range results {
-			if prev != nil && r.CallID != "" {
-				for _, id := range prev.CallIDs {
-					if id == r.CallID {
-						return r.Output
-					}
-				}
+			if r.CallID != "" && slices.Contains(prev.CallIDs, r.CallID) {
+				return r.Output
 			}
 		}
-		if len(results) > 0 {
-			return results[len(results)-1].Output
+		if n := len(prev.ToolResults()); len(results) == n+1 && results[n].CallID == "" {
+			return results[n].Output
 		}
 		return ""
 	}
@@ -396,6 +454,8 @@ func play(ctx context.Context, o Options, c realclient.Client, bin string, w *wo
 			switch {
 			case !unchanged():
 				st.set(name, false, "the "+tool+" wrote the claimed file src/a.go")
+			case out == "":
+				st.set(name, false, "the "+tool+" call came back with no result of its own")
 			case !strings.Contains(out, denied):
 				st.set(name, false, "the file stayed, but the model was not told the claim's holder (tool result: "+clip(out)+")")
 			default:
@@ -447,14 +507,26 @@ func play(ctx context.Context, o Options, c realclient.Client, bin string, w *wo
 	)
 	model.Append(script...)
 	o.say("  run 1: attach, file guard, shell guard")
-	if res, err := setup.Run(ctx, "acc certify: edit src/a.go"); err != nil || res.ExitCode != 0 {
-		o.say("  run 1 ended: exit %d %v", res.ExitCode, err)
+	res1, err := setup.Run(ctx, "acc certify: edit src/a.go")
+	endOrphans()
+	if err != nil || res1.ExitCode != 0 {
+		o.say("  run 1 ended: exit %d", res1.ExitCode)
 	}
 	st.mu.Lock()
 	asked := st.calls > 0
+	st.output = res1.Stdout + "\n" + res1.Stderr
 	st.mu.Unlock()
 	if !asked {
 		return false
+	}
+	// The file must still be as it was once the client is gone: a client
+	// that reports the deny but writes anyway is not guarded.
+	if !unchanged() {
+		for _, name := range []string{"guardFiles", "guardShell"} {
+			if p := st.proofs[name]; p.Proven {
+				st.set(name, false, "the model was told of the deny, but src/a.go was changed by the end of the run")
+			}
+		}
 	}
 	// sessionEnd: the client has exited; its sessions must be closed.
 	if s, err := room.Status(ctx, core.StatusQuery{All: true}); err != nil {
@@ -513,8 +585,10 @@ func play(ctx context.Context, o Options, c realclient.Client, bin string, w *wo
 		return fakemodel.Say("Noted.")
 	}))
 	o.say("  run 2: next turn")
-	if res, err := setup.Run(ctx, "acc certify: anything new?"); err != nil || res.ExitCode != 0 {
-		o.say("  run 2 ended: exit %d %v", res.ExitCode, err)
+	res2, err := setup.Run(ctx, "acc certify: anything new?")
+	endOrphans()
+	if err != nil || res2.ExitCode != 0 {
+		o.say("  run 2 ended: exit %d", res2.ExitCode)
 	}
 	return true
 }
@@ -539,4 +613,30 @@ func clip(s string) string {
 		return s[:160] + "…"
 	}
 	return s
+}
+
+// removeAll removes dir, again for a moment while a process of the client
+// that was just killed may still write into it.
+func removeAll(dir string) {
+	for range 20 {
+		_ = os.RemoveAll(dir)
+		time.Sleep(50 * time.Millisecond)
+		if _, err := os.Stat(dir); os.IsNotExist(err) {
+			return
+		}
+	}
+}
+
+// gitEnv is the environment of certify's own git commands: the process's,
+// without any GIT_* variable (run from a git hook, GIT_DIR would point
+// into the user's repository) and with no user or system configuration.
+func gitEnv(home string) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if strings.HasPrefix(kv, "GIT_") || strings.HasPrefix(kv, "HOME=") || strings.HasPrefix(kv, "XDG_CONFIG_HOME=") {
+			continue
+		}
+		env = append(env, kv)
+	}
+	return append(env, "HOME="+home, "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
 }

@@ -4,9 +4,12 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
+	"os/signal"
 	"runtime"
 	"strings"
+	"syscall"
 
 	"github.com/acc-go/acc/internal/certify"
 	"github.com/acc-go/acc/internal/hook"
@@ -64,7 +67,13 @@ func (a *app) certifyCommand() *cli.Command {
 			if !a.jsonMode {
 				o.Progress = a.env.Stderr
 			}
+			// Ctrl-C ends the client being run and still cleans up after it.
+			ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+			defer stop()
 			results := certify.Run(ctx, o)
+			if ctx.Err() != nil {
+				return protocol.Errorf(protocol.ReasonNotCertified, "interrupted: nothing more was certified (the temporary files are removed)")
+			}
 			failed := len(results) == 0
 			for _, r := range results {
 				failed = failed || !r.AllProven()
@@ -76,7 +85,11 @@ func (a *app) certifyCommand() *cli.Command {
 				if !a.jsonMode {
 					printCertify(a.env.Stdout, results)
 				}
-				e := protocol.Errorf(protocol.ReasonNotCertified, "%s; see the table", certifySummary(results))
+				where := "see the table"
+				if a.jsonMode {
+					where = "see error.details.results"
+				}
+				e := protocol.Errorf(protocol.ReasonNotCertified, "%s; %s", certifySummary(results), where)
 				return e.With("results", results)
 			}
 			return a.emit(map[string]any{"results": results}, func(w io.Writer) { printCertify(w, results) })

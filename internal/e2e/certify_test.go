@@ -54,6 +54,9 @@ func TestCertifyStandIns(t *testing.T) {
 	}{
 		{name: "fires no hooks", mode: "nohooks", proven: map[string]bool{}, recorded: true},
 		{name: "ignores the deny", mode: "ignoredeny", proven: map[string]bool{"attach": true, "nextTurn": true, "sessionEnd": true}, recorded: true},
+		{name: "writes after telling the model of the deny", mode: "late", proven: map[string]bool{"attach": true, "nextTurn": true, "sessionEnd": true}, recorded: true},
+		{name: "gives no result for the shell", mode: "noshell", proven: map[string]bool{"attach": true, "nextTurn": true, "guardFiles": true, "sessionEnd": true}, recorded: true},
+		{name: "hangs after asking the model", mode: "slow", proven: map[string]bool{"attach": true}, problem: "did not finish within 3s; nothing recorded"},
 		{name: "hangs", script: "#!/bin/sh\n[ \"$1\" = --version ] && { echo '9.9.9 (Claude Code)'; exit 0; }\nsleep 600\n",
 			proven: map[string]bool{}, problem: "did not finish within 3s"},
 	} {
@@ -166,5 +169,71 @@ func TestLocalEvidenceDecides(t *testing.T) {
 	b, _ := doc.Output()
 	if !strings.Contains(string(b), "client claude: present 2.1.332") || !strings.Contains(string(b), "proven here on 2026-11-30 for 2.1.332 by acc certify: attach, next turn, session end") {
 		t.Errorf("acc doctor:\n%s", b)
+	}
+}
+
+// TestCertifyLeavesTheUserAlone: run from inside a Git hook (GIT_DIR and
+// GIT_WORK_TREE pointing at the user's repository), certify still works in
+// its own repository; interrupted (SIGINT), it ends the client and removes
+// its temporary files; a run that timed out leaves an earlier record as it
+// was.
+func TestCertifyLeavesTheUserAlone(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("needs python3 for the stand-in clients")
+	}
+	sb := newSandbox(t)
+	user := sb.newRepo("user")
+	head := sb.git(user, "rev-parse", "HEAD")
+	status := sb.git(user, "status", "--porcelain")
+	tmp := t.TempDir()
+	run := func(client string, extra ...string) (*exec.Cmd, *strings.Builder) {
+		cmd := sb.command(context.Background(), sb.home, append([]string{"certify", "--json", "--adapter", "claude", "--client", client}, extra...)...)
+		cmd.Env = append(cmd.Env, "TMPDIR="+tmp, "GIT_DIR="+filepath.Join(user, ".git"), "GIT_WORK_TREE="+user, "GIT_INDEX_FILE="+filepath.Join(user, ".git", "index"))
+		var out strings.Builder
+		cmd.Stdout = &out
+		return cmd, &out
+	}
+	// A good record of the stand-in's version, then a run that times out.
+	good := `{"version":"9.9.9","proven":{"attach":true,"nextTurn":true,"guardFiles":true,"guardShell":true,"sessionEnd":true},"test":"acc certify --adapter claude","recorded":"2026-11-29T10:00:00Z","local":true,"binary":"/x","why":{}}`
+	rec := filepath.Join(sb.data, "acc", "evidence", "claude", "9.9.9.json")
+	os.MkdirAll(filepath.Dir(rec), 0o755)
+	os.WriteFile(rec, []byte(good), 0o644)
+	cmd, _ := run(standIn(t, "slow", ""), "--timeout", "3s")
+	if err := cmd.Run(); exitCode(cmd, err) != 4 {
+		t.Errorf("a timed-out certify: %v", err)
+	}
+	if b, _ := os.ReadFile(rec); string(b) != good {
+		t.Errorf("a run that timed out rewrote the record:\n%s", b)
+	}
+	// Interrupted.
+	client := standIn(t, "", "#!/bin/sh\n[ \"$1\" = --version ] && { echo '9.9.9 (Claude Code)'; exit 0; }\nsleep 600\n")
+	cmd, out := run(client, "--timeout", "60s")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(1500 * time.Millisecond)
+	cmd.Process.Signal(os.Interrupt)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if code := exitCode(cmd, err); code != 4 || !strings.Contains(out.String(), "interrupted") {
+			t.Errorf("interrupted certify: exit %d %s", code, out)
+		}
+	case <-time.After(20 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("acc certify did not end on SIGINT")
+	}
+	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+		t.Errorf("acc certify left %d entries in TMPDIR", len(left))
+	}
+	if b, _ := exec.Command("pgrep", "-f", filepath.Dir(client)).Output(); len(b) > 0 {
+		t.Errorf("the client is still running: %s", b)
+	}
+	if sb.git(user, "rev-parse", "HEAD") != head || sb.git(user, "status", "--porcelain") != status {
+		t.Error("acc certify changed the user's repository")
+	}
+	if strings.Contains(sb.git(user, "branch", "--list"), "side") {
+		t.Error("acc certify made a branch in the user's repository")
 	}
 }

@@ -52,7 +52,7 @@ func Read(dataHome, adapterID, version string) (*Record, error) {
 	var r Record
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(&r); err != nil || r.Version != version {
+	if err := dec.Decode(&r); err != nil || r.Version != version || r.Recorded == "" {
 		return nil, fmt.Errorf("%s is not a certification record of version %s; run acc certify --adapter %s again", Path(dataHome, adapterID, version), version, adapterID)
 	}
 	return &r, nil

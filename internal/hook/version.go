@@ -23,6 +23,13 @@ func npmVersion(name string) string {
 	if err != nil {
 		return ""
 	}
+	return NPMVersionAt(path)
+}
+
+// NPMVersionAt is npmVersion for a program given by its path (acc
+// certify's --client): the version of the npm package whose bin it is, or
+// "".
+func NPMVersionAt(path string) string {
 	real, err := filepath.EvalSymlinks(path)
 	if err != nil || !strings.Contains(real, string(filepath.Separator)+"node_modules"+string(filepath.Separator)) {
 		return ""

@@ -66,6 +66,10 @@ func (e *Env) Clients(ctx context.Context) ([]ClientStatus, error) {
 		st := ClientStatus{Detection: e.detect(ctx, a), Files: []FileStatus{}, Remediation: []string{}, DeliveryPolicy: "off", EffectiveDelivery: "off"}
 		caps, ev, local := evidence.For(a, st.Version, e.DataHome)
 		st.Capabilities, st.Guarded = caps, caps.Guarded()
+		if _, err := evidence.Read(e.DataHome, id, st.Version); err != nil {
+			// Counted as none (the built-in evidence applies); say so.
+			st.Remediation = append(st.Remediation, err.Error())
+		}
 		all := a.Evidence()
 		if len(all) > 0 {
 			st.NewestProven = all[len(all)-1].Version
@@ -75,7 +79,11 @@ func (e *Env) Clients(ctx context.Context) ([]ClientStatus, error) {
 		}
 		switch {
 		case local != nil:
-			st.Proof = fmt.Sprintf("proven here on %s for %s by acc certify: %s", local.Recorded[:min(10, len(local.Recorded))], st.Version, provenList(caps))
+			when := local.Recorded[:min(10, len(local.Recorded))]
+			if when == "" {
+				when = "an unknown date"
+			}
+			st.Proof = fmt.Sprintf("proven here on %s for %s by acc certify: %s", when, st.Version, provenList(caps))
 			st.ProvenHere = local.Recorded
 		case len(all) == 0:
 			st.Proof = "no capability of " + a.DisplayName() + " is proven yet; its sessions are advisory"
