@@ -74,6 +74,8 @@ type Options struct {
 	Adapter func(id string) adapter.Adapter
 	// Progress receives one line per step; may be nil.
 	Progress io.Writer
+	// Command is the command line, recorded as the evidence's test.
+	Command string
 }
 
 // Proof is one capability's outcome.
@@ -148,11 +150,16 @@ func Run(ctx context.Context, o Options) []Result {
 		for _, id := range Supported() {
 			if _, err := exec.LookPath(clients[id].Name); err == nil {
 				ids = append(ids, id)
+			} else {
+				o.say("%s: no %s on PATH, skipped", id, clients[id].Name)
 			}
 		}
 	}
 	out := []Result{}
 	for _, id := range ids {
+		if ctx.Err() != nil {
+			break // interrupted: the rest is not started
+		}
 		out = append(out, certifyOne(ctx, o, id))
 	}
 	return out
@@ -339,7 +346,10 @@ func certifyOne(ctx context.Context, o Options, id string) (res Result) {
 	rec := evidence.Record{Binary: bin, Why: map[string]string{}}
 	rec.Version = res.Version
 	rec.Recorded = time.Now().UTC().Format(time.RFC3339)
-	rec.Test = "acc certify --adapter " + id
+	rec.Test = o.Command
+	if rec.Test == "" {
+		rec.Test = "acc certify --adapter " + id
+	}
 	for _, p := range res.Proofs {
 		rec.Why[p.Capability] = p.Why
 		switch p.Capability {
@@ -510,7 +520,7 @@ func play(ctx context.Context, o Options, c realclient.Client, bin string, w *wo
 	res1, err := setup.Run(ctx, "acc certify: edit src/a.go")
 	endOrphans()
 	if err != nil || res1.ExitCode != 0 {
-		o.say("  run 1 ended: exit %d", res1.ExitCode)
+		o.say("  run 1 ended: %s", ended(res1, err))
 	}
 	st.mu.Lock()
 	asked := st.calls > 0
@@ -588,7 +598,7 @@ func play(ctx context.Context, o Options, c realclient.Client, bin string, w *wo
 	res2, err := setup.Run(ctx, "acc certify: anything new?")
 	endOrphans()
 	if err != nil || res2.ExitCode != 0 {
-		o.say("  run 2 ended: exit %d", res2.ExitCode)
+		o.say("  run 2 ended: %s", ended(res2, err))
 	}
 	return true
 }
@@ -639,4 +649,12 @@ func gitEnv(home string) []string {
 		env = append(env, kv)
 	}
 	return append(env, "HOME="+home, "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
+}
+
+// ended says how a client run ended, for the progress lines.
+func ended(res realclient.Result, err error) string {
+	if err != nil {
+		return "stopped (time ran out or interrupted)"
+	}
+	return fmt.Sprintf("exit %d", res.ExitCode)
 }

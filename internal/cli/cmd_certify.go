@@ -29,21 +29,22 @@ func (a *app) certifyCommand() *cli.Command {
 		Usage:    "prove, on this machine, what acc can do with your installed Claude Code, Codex and Gemini CLI",
 		Description: "certify runs each client you have (or each --adapter) headless in a temporary HOME and a temporary\n" +
 			"Git repository with two worktrees, with acc's hooks installed there as acc install would, against a\n" +
-			"fake model on 127.0.0.1 — never your HOME, configuration or repositories, never the network, never a\n" +
+			"fake model on 127.0.0.1 — never your HOME, configuration or repositories; acc uses no network and no\n" +
 			"token — and proves each capability: the session attaches; a peer's question reaches the model's next\n" +
 			"request and is offered; a guarded claim stops the client's file tool and its shell; the session ends\n" +
 			"when the client exits. It prints a table (capability, proven or not, why) and records the result for\n" +
 			"that exact client version in acc's data home, which acc-hook and acc doctor then use (\"proven here\").\n" +
-			"Exit 4 when a capability is not proven or a client cannot run this way; each client has --timeout.\n\n" +
+			"Progress goes to stderr, the table to stdout. Exit 4 when a capability is not proven or a client\n" +
+			"cannot run this way; each client has --timeout; Ctrl-C stops (what finished is shown and kept).\n\n" +
 			"  acc certify\n" +
 			"  acc certify --adapter claude --client ~/bin/claude-nightly",
 		Flags: []cli.Flag{
-			&cli.StringSliceFlag{Name: "adapter", Usage: "certify this client `ID` (claude, codex, gemini; repeatable; default: those on PATH)"},
+			&cli.StringSliceFlag{Name: "adapter", Usage: "certify this client `ID`: claude, codex or gemini (default: those on PATH)"},
 			&cli.StringFlag{Name: "client", Usage: "run this `PATH` as the client (with one --adapter)"},
 			&cli.DurationFlag{Name: "timeout", Value: certify.DefaultTimeout, Usage: "give each client this long"},
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
-			o := certify.Options{Adapters: cmd.StringSlice("adapter"), Client: cmd.String("client"), Timeout: cmd.Duration("timeout"),
+			o := certify.Options{Adapters: cmd.StringSlice("adapter"), Client: cmd.String("client"), Timeout: cmd.Duration("timeout"), Command: "acc " + strings.Join(a.args, " "),
 				Adapter: func(id string) adapter.Adapter { return hook.Registry()[id] }}
 			if o.Timeout <= 0 {
 				return protocol.Errorf(protocol.ReasonInvalidFlagValue, "--timeout must be more than zero, like 60s")
@@ -72,7 +73,10 @@ func (a *app) certifyCommand() *cli.Command {
 			defer stop()
 			results := certify.Run(ctx, o)
 			if ctx.Err() != nil {
-				return protocol.Errorf(protocol.ReasonNotCertified, "interrupted: nothing more was certified (the temporary files are removed)")
+				if !a.jsonMode {
+					printCertify(a.env.Stdout, results)
+				}
+				return protocol.Errorf(protocol.ReasonNotCertified, "interrupted: the clients above are as shown (those that finished are recorded); nothing else was certified").With("results", results)
 			}
 			failed := len(results) == 0
 			for _, r := range results {
@@ -109,7 +113,14 @@ func certifySummary(results []certify.Result) string {
 
 func printCertify(w io.Writer, results []certify.Result) {
 	for _, r := range results {
-		head := fmt.Sprintf("%s %s (%s)", r.Adapter, r.Version, r.Binary)
+		version := r.Version
+		if version == "" {
+			version = "(version unknown)"
+		}
+		head := fmt.Sprintf("%s %s (%s)", r.Adapter, version, r.Binary)
+		if r.Binary == "" {
+			head = r.Adapter
+		}
 		switch {
 		case r.AllProven():
 			head += ": every capability proven"

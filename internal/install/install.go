@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/acc-go/acc/internal/hook"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -119,6 +120,13 @@ func (e *Env) detect(ctx context.Context, a adapter.Installer) Detection {
 	}
 	if bin, err := look(a.Binary()); err == nil {
 		d.Binary = bin
+		// An npm package says its version without running anything (and
+		// running a client can leave files in the user's HOME).
+		if v := hook.NPMVersionAt(bin); v != "" {
+			d.Version, d.VersionLine = v, "npm package version "+v
+			d.Present = true
+			return d
+		}
 		timeout := e.ProbeTimeout
 		if timeout == 0 {
 			timeout = 3 * time.Second
