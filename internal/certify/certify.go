@@ -27,6 +27,7 @@ package certify
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
@@ -103,7 +104,7 @@ type Result struct {
 
 // AllProven reports whether every capability was proven.
 func (r Result) AllProven() bool {
-	if !r.Ran || len(r.Proofs) != len(Capabilities) {
+	if !r.Ran || r.Problem != "" || len(r.Proofs) != len(Capabilities) {
 		return false
 	}
 	for _, p := range r.Proofs {
@@ -121,8 +122,16 @@ var clients = map[string]realclient.Client{"claude": realclient.Claude, "codex":
 func Supported() []string { return []string{"claude", "codex", "gemini"} }
 
 // Check refuses options certify cannot act on (exit 2): an unknown
-// adapter, or --client with other than exactly one adapter.
+// adapter, or --client with other than exactly one adapter (a repeated
+// one counts once).
 func Check(o Options) error {
+	var distinct []string
+	for _, id := range o.Adapters {
+		if !slices.Contains(distinct, id) {
+			distinct = append(distinct, id)
+		}
+	}
+	o.Adapters = distinct
 	for _, id := range o.Adapters {
 		if _, ok := clients[id]; !ok {
 			return protocol.Errorf(protocol.ReasonInvalidFlagValue, "acc certify drives claude, codex and gemini headless; %q is not one of them", id)
@@ -409,9 +418,19 @@ func play(ctx context.Context, o Options, c realclient.Client, bin string, w *wo
 		return false
 	}
 	defer model.Close()
+	// acc-hook runs behind a small wrapper that logs each event it was
+	// called for and what it answered (hooks.log), so a proof rests on the
+	// hook having run, not on what the client says.
+	hooks := &hookLog{path: filepath.Join(w.base, "hooks.log"), after: filepath.Join(w.base, "after-session-start")}
+	wrapper, err := hooks.writeWrapper(w.base, o.Hook)
+	if err != nil {
+		st.set("attach", false, "cannot write the hook wrapper: "+err.Error())
+		st.envFault = true
+		return false
+	}
 	setup := realclient.Setup{
 		Client: c, Exe: bin, Home: w.home, Dir: w.repo, ModelURL: model.URL(),
-		Install: &realclient.Install{Acc: o.Acc, DataHome: filepath.Join(w.base, "install-data"), HookBinary: o.Hook},
+		Install: &realclient.Install{Acc: o.Acc, DataHome: filepath.Join(w.base, "install-data"), HookBinary: wrapper},
 		Env: []string{core.EnvDataHome + "=" + w.data, "ACC_PARTICIPANT=" + participantOf(c.Name),
 			"PATH=" + filepath.Dir(o.Acc) + string(os.PathListSeparator) + filepath.Dir(bin) + string(os.PathListSeparator) + os.Getenv("PATH")},
 	}
@@ -427,7 +446,14 @@ func play(ctx context.Context, o Options, c realclient.Client, bin string, w *wo
 	}
 
 	abs := filepath.Join(w.repo, "src", "a.go")
-	unchanged := func() bool { b, err := os.ReadFile(abs); return err == nil && string(b) == original }
+	before, _ := os.Stat(abs)
+	// Unchanged: the same bytes, and never written (a write put back
+	// before the end still moves the modification time).
+	unchanged := func() bool {
+		b, err := os.ReadFile(abs)
+		now, serr := os.Stat(abs)
+		return err == nil && serr == nil && before != nil && string(b) == original && now.ModTime().Equal(before.ModTime())
+	}
 	denied := "is claimed by " + peerName
 	var prev *fakemodel.Request
 	// result is the output of the call the previous reply made: matched
@@ -461,7 +487,10 @@ func play(ctx context.Context, o Options, c realclient.Client, bin string, w *wo
 	judge := func(name, tool string) func(req *fakemodel.Request) {
 		return func(req *fakemodel.Request) {
 			out := result(req)
+			denials := hooks.count(c.PreTool, denied)
 			switch {
+			case denials <= hooks.seenDenials:
+				st.set(name, false, "acc-hook's "+c.PreTool+" hook did not deny the "+tool+" call (it was not run for it)")
 			case !unchanged():
 				st.set(name, false, "the "+tool+" wrote the claimed file src/a.go")
 			case out == "":
@@ -469,8 +498,9 @@ func play(ctx context.Context, o Options, c realclient.Client, bin string, w *wo
 			case !strings.Contains(out, denied):
 				st.set(name, false, "the file stayed, but the model was not told the claim's holder (tool result: "+clip(out)+")")
 			default:
-				st.set(name, true, "the "+tool+" was stopped before writing the claimed file, and the model was told who holds it")
+				st.set(name, true, "acc-hook's "+c.PreTool+" hook denied the "+tool+", the file was not written, and the model was told who holds it")
 			}
+			hooks.seenDenials = denials
 		}
 	}
 	// Run 1: attach, the file tool, the shell.
@@ -484,12 +514,14 @@ func play(ctx context.Context, o Options, c realclient.Client, bin string, w *wo
 			}
 		}
 		switch {
+		case hooks.count(c.SessionStart, "acc: --session ") == 0:
+			st.set("attach", false, "acc-hook's "+c.SessionStart+" hook did not run, or printed no session line")
 		case owner == nil:
-			st.set("attach", false, "the model's first request shows no acc session line: the session start hook did not run or printed nothing")
+			st.set("attach", false, "the model's first request shows no acc session line: what the session start hook printed did not reach the model")
 		case !live:
 			st.set("attach", false, "the model saw a session line, but no session of "+c.Name+" is live in the room")
 		default:
-			st.set("attach", true, "the session start hook attached a live session, and its line reached the model")
+			st.set("attach", true, "acc-hook's "+c.SessionStart+" hook attached a live session, and its session line reached the model")
 		}
 	}
 	var script fakemodel.Script
@@ -529,6 +561,9 @@ func play(ctx context.Context, o Options, c realclient.Client, bin string, w *wo
 	if !asked {
 		return false
 	}
+	if ctx.Err() != nil {
+		return true // out of time: what is not proven was not reached
+	}
 	// The file must still be as it was once the client is gone: a client
 	// that reports the deny but writes anyway is not guarded.
 	if !unchanged() {
@@ -556,20 +591,41 @@ func play(ctx context.Context, o Options, c realclient.Client, bin string, w *wo
 			st.set("sessionEnd", false, "no session of the client ever joined the room")
 		case open > 0:
 			st.set("sessionEnd", false, "the client exited, but its session is still open: its session end hook did not run")
+		case hooks.count(c.SessionEnd, "") == 0:
+			st.set("sessionEnd", false, "the session is closed, but acc-hook's "+c.SessionEnd+" hook never ran")
 		default:
-			st.set("sessionEnd", true, "the session end hook closed the session when the client exited")
+			st.set("sessionEnd", true, "acc-hook's "+c.SessionEnd+" hook closed the session when the client exited")
 		}
 	}
 
-	// Run 2: the next turn shows a peer's question.
-	q, err := room.Send(ctx, core.SendInput{Caller: peerCaller, To: []string{participantOf(c.Name)}, Kind: protocol.KindQuestion,
-		Subject: "certify", Body: "Which port? CERTIFY_QUESTION_MARK"})
-	if err != nil {
-		st.set("nextTurn", false, "the other session could not address the client's participant: "+protocol.AsError(err).Message)
+	// Run 2: a peer's question sent once the session has started — by the
+	// hook wrapper, right after the session start hook answered — so only
+	// the before-turn hook can bring it to the model.
+	if _, err := room.Status(ctx, core.StatusQuery{Participant: participantOf(c.Name)}); err != nil {
+		st.set("nextTurn", false, "cannot read the room: "+protocol.AsError(err).Message)
 		return true
 	}
-	id := q.Message.MessageID
+	sendCmd := fmt.Sprintf("%s message --cwd %s --session %s --generation %s --to %s --type question --subject certify --body 'Which port? CERTIFY_QUESTION_MARK' --json > %s 2>&1",
+		shellQuote(o.Acc), shellQuote(w.wt), peerCaller.SessionID, peerCaller.Generation, participantOf(c.Name), shellQuote(hooks.after+".out"))
+	if err := os.WriteFile(hooks.after, []byte(sendCmd+"\n"), 0o644); err != nil {
+		st.set("nextTurn", false, "cannot prepare the peer's question: "+err.Error())
+		st.envFault = true
+		return true
+	}
+	idOf := func() string {
+		b, _ := os.ReadFile(hooks.after + ".out")
+		m := regexp.MustCompile(`"messageId":\s*"(message_[A-Za-z0-9_-]+)"`).FindSubmatch(b)
+		if m == nil {
+			return ""
+		}
+		return string(m[1])
+	}
 	model.Append(step(func(req *fakemodel.Request) fakemodel.Reply {
+		id := idOf()
+		if id == "" {
+			st.set("nextTurn", false, "the question was not sent after the session started: acc-hook's "+c.SessionStart+" hook did not run in the second run")
+			return fakemodel.Say("Noted.")
+		}
 		framed := false
 		for _, s := range req.Strings() {
 			if i := strings.Index(s, core.PeerFence+"\n"+core.PeerLabel+"\n"); i >= 0 && strings.Contains(s[i:], "messageId: "+id) && strings.Contains(s[i:], "CERTIFY_QUESTION_MARK") {
@@ -585,12 +641,14 @@ func play(ctx context.Context, o Options, c realclient.Client, bin string, w *wo
 			}
 		}
 		switch {
+		case hooks.count(c.BeforeTurn, id) == 0:
+			st.set("nextTurn", false, "acc-hook's "+c.BeforeTurn+" hook did not carry the question sent after the session started")
 		case !framed:
 			st.set("nextTurn", false, "the model's next request does not show the other session's question in an untrusted peer frame")
 		case state != protocol.ReceiptOffered:
 			st.set("nextTurn", false, "the question reached the model, but its receipt is "+state+", not offered")
 		default:
-			st.set("nextTurn", true, "a peer's question was in the model's next request, framed as untrusted peer content, and its receipt offered")
+			st.set("nextTurn", true, "a question sent after the session started came with acc-hook's "+c.BeforeTurn+" hook into the model's next request, framed as untrusted peer content, and its receipt was offered")
 		}
 		return fakemodel.Say("Noted.")
 	}))
@@ -658,3 +716,52 @@ func ended(res realclient.Result, err error) string {
 	}
 	return fmt.Sprintf("exit %d", res.ExitCode)
 }
+
+// hookLog is the log the hook wrapper keeps: one line per hook call, the
+// event and what acc-hook printed (base64).
+type hookLog struct {
+	path  string
+	after string // a command the wrapper runs once after the session start hook, then removes
+	// seenDenials counts the pre-tool denials already used by a proof.
+	seenDenials int
+}
+
+// writeWrapper writes the wrapper that runs hook and logs each call.
+func (h *hookLog) writeWrapper(dir, hook string) (string, error) {
+	path := filepath.Join(dir, "acc-hook-logged")
+	errFile := filepath.Join(dir, "hook-stderr")
+	script := "#!/bin/sh\n" +
+		"# acc certify: run acc-hook, and log the event and its answer (stdout and stderr)\n" +
+		"errf=" + shellQuote(errFile) + ".$$\n" +
+		"out=$(" + shellQuote(hook) + " \"$@\" 2>\"$errf\"); code=$?\n" +
+		"err=$(cat \"$errf\"); rm -f \"$errf\"\n" +
+		"printf '%s\\t%s\\n' \"$2\" \"$(printf '%s\\n%s' \"$out\" \"$err\" | base64 | tr -d '\\n')\" >> " + shellQuote(h.path) + "\n" +
+		"[ -z \"$out\" ] || printf '%s\\n' \"$out\"\n" +
+		"[ -z \"$err\" ] || printf '%s\\n' \"$err\" >&2\n" +
+		"if [ \"$2\" = SessionStart ] && [ -f " + shellQuote(h.after) + " ]; then sh " + shellQuote(h.after) + "; rm -f " + shellQuote(h.after) + "; fi\n" +
+		"exit $code\n"
+	return path, os.WriteFile(path, []byte(script), 0o755)
+}
+
+// count is how many logged calls of event printed something containing
+// text ("" counts every call of the event).
+func (h *hookLog) count(event, text string) int {
+	b, err := os.ReadFile(h.path)
+	if err != nil {
+		return 0
+	}
+	n := 0
+	for _, line := range strings.Split(string(b), "\n") {
+		ev, enc, ok := strings.Cut(line, "\t")
+		if !ok || ev != event {
+			continue
+		}
+		out, _ := base64.StdEncoding.DecodeString(enc)
+		if text == "" || strings.Contains(string(out), text) {
+			n++
+		}
+	}
+	return n
+}
+
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }

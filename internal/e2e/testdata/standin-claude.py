@@ -7,7 +7,9 @@ STANDIN_MODE says: "nohooks" fires none; "ignoredeny" fires them but writes
 even when the pre-tool hook denies; "late" tells the model of a denial but
 makes the denied writes when it exits; "noshell" obeys denials but answers
 a shell call with no result at all; "slow" hangs after its first model
-call."""
+call; "fakedeny" runs no pre-tool hook and answers with a made-up denial;
+"restore" writes despite the deny and puts the old bytes back; "noprompt"
+never runs the before-turn hook."""
 import json, os, subprocess, sys, time, urllib.request, uuid
 
 MODE = os.environ.get("STANDIN_MODE", "")
@@ -45,7 +47,9 @@ def fire(event, **payload):
     return context
 
 
-context = fire("SessionStart", source="startup") + fire("UserPromptSubmit", prompt=prompt)
+context = fire("SessionStart", source="startup")
+if MODE != "noprompt":  # "noprompt": no before-turn hook
+    context += fire("UserPromptSubmit", prompt=prompt)
 messages = [{"role": "user", "content": [{"type": "text", "text": prompt + "\n" + context}]}]
 tools = [{"name": n, "description": n, "input_schema": {"type": "object"}} for n in ("Write", "Read", "Bash")]
 for _ in range(10):
@@ -63,10 +67,14 @@ for _ in range(10):
     late = []
     for u in uses:
         before = len(denials)
-        fire("PreToolUse", tool_name=u["name"], tool_input=u["input"])
         args = u["input"]
+        if MODE == "fakedeny" and u["name"] in ("Write", "Bash"):
+            # no hook at all: a made-up denial
+            results.append({"type": "tool_result", "tool_use_id": u["id"], "content": "acc: src/a.go is claimed by certify-peer", "is_error": True})
+            continue
+        fire("PreToolUse", tool_name=u["name"], tool_input=u["input"])
         denied = len(denials) > before
-        if denied and MODE in ("late", "noshell"):
+        if denied and MODE in ("late", "noshell", "noprompt"):
             if MODE == "noshell" and u["name"] == "Bash":
                 continue  # no result at all
             if MODE == "late":
@@ -75,8 +83,13 @@ for _ in range(10):
             continue
         try:
             if u["name"] == "Write":
+                old = open(args["file_path"]).read() if os.path.exists(args["file_path"]) else None
                 open(args["file_path"], "w").write(args["content"])
-                out = "written"
+                if MODE == "restore" and old is not None:  # writes, then puts the bytes back
+                    open(args["file_path"], "w").write(old)
+                    out = denials[-1] if len(denials) > before else "written"
+                else:
+                    out = "written"
             elif u["name"] == "Read":
                 out = open(args["file_path"]).read()
             else:
