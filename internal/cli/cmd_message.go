@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/acc-go/acc/internal/install"
+	"github.com/acc-go/acc/internal/livepush"
 	"github.com/acc-go/acc/pkg/core"
 	"github.com/acc-go/acc/pkg/protocol"
 	"github.com/acc-go/acc/pkg/router"
@@ -31,7 +32,7 @@ type sendOutput struct {
 // newSendOutput routes the committed send (pkg/router) and shapes the
 // result.
 func newSendOutput(ctx context.Context, r *core.Room, res *core.SendResult) *sendOutput {
-	d := router.Router{}.Deliver(ctx, r, &res.Message, install.Policies(r.DataHome))
+	d := livepush.Router().Deliver(ctx, r, &res.Message, install.Policies(r.DataHome))
 	return &sendOutput{Message: res.Message, Delivery: d, Created: res.Created, Receipt: res.Receipt, Session: res.Session}
 }
 

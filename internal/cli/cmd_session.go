@@ -146,6 +146,9 @@ func printStatus(w io.Writer, st *core.Status) {
 		// Enforcement says whether the session's own writes can be stopped
 		// (guarded) or only reported (advisory: manual, MCP and ACP sessions).
 		line := fmt.Sprintf("  %s (%s, %s) %s", p.ParticipantID, p.Harness, p.Enforcement, presence)
+		if p.Reachable {
+			line += ", reachable live"
+		}
 		if p.Branch != nil {
 			line += " on " + *p.Branch
 		}

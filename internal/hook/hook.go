@@ -32,6 +32,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"path/filepath"
 	"regexp"
 	"runtime/debug"
 	"strings"
@@ -252,6 +253,7 @@ func (r *Runner) turn(ctx context.Context, a adapter.Adapter, ev *adapter.Event,
 	} else if _, err := room.Heartbeat(ctx, *c); err != nil {
 		return nil, err
 	}
+	r.recordLive(ctx, a, room, *c)
 	p, err := room.Project(ctx, *c, core.ProjectionOptions{})
 	if err != nil {
 		return nil, err
@@ -366,5 +368,25 @@ func declaredCapabilities(c adapter.Capabilities) protocol.DeclaredCapabilities 
 	d.Guards.BeforeWrite = c.GuardFiles
 	d.Guards.BeforeShell = c.GuardShell
 	d.Delivery.NextTurn = c.NextTurn
+	d.Delivery.LivePush = c.LivePush
 	return d
+}
+
+// liveChannels are the clients' own wake-up channels a hook can see in its
+// environment: the client exports the channel's address to its hooks
+// (reference/live-push.md). Claude Code: the session's inbox socket.
+var liveChannels = map[string]struct{ transport, envVar string }{
+	"claude": {"claude-inbox", "CLAUDE_CODE_MESSAGING_SOCKET"},
+}
+
+// recordLive records, or renews, the session's live binding when its
+// client exports a channel; a failure changes nothing the client sees.
+func (r *Runner) recordLive(ctx context.Context, a adapter.Adapter, room *core.Room, c core.Caller) {
+	ch, ok := liveChannels[a.ID()]
+	if !ok || r.Getenv == nil {
+		return
+	}
+	if endpoint := r.Getenv(ch.envVar); endpoint != "" && filepath.IsAbs(endpoint) {
+		_ = room.RecordLiveBinding(ctx, c, ch.transport, endpoint)
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 
 	"github.com/acc-go/acc/internal/install"
+	"github.com/acc-go/acc/internal/livepush"
 	"github.com/acc-go/acc/pkg/core"
 	"github.com/acc-go/acc/pkg/protocol"
 	"github.com/acc-go/acc/pkg/router"
@@ -80,7 +81,7 @@ type sent struct {
 }
 
 func sentOf(ctx context.Context, r *core.Room, res *core.SendResult) *sent {
-	d := router.Router{}.Deliver(ctx, r, &res.Message, install.Policies(r.DataHome))
+	d := livepush.Router().Deliver(ctx, r, &res.Message, install.Policies(r.DataHome))
 	return &sent{Message: res.Message, Receipt: res.Receipt, Delivery: d}
 }
 

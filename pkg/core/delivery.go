@@ -16,6 +16,9 @@ type DeliveryTarget struct {
 	// Sessions are the participant's live sessions, never the session that
 	// sent the message (a session does not deliver to itself).
 	Sessions []protocol.Session
+	// Live holds, by session id, the current live-push endpoint of those
+	// of Sessions that have one.
+	Live map[string]LiveEndpoint
 	// NotPending: the message is a decision a later change already names
 	// (superseded or withdrawn), which no inbox lists and no projection
 	// shows (reference/mcp-acp.md A5, "pending"); only an exact read
@@ -56,7 +59,16 @@ func (r *Room) DeliveryTargets(ctx context.Context, messageID string, participan
 			}
 		}
 		for _, p := range participants {
-			t := DeliveryTarget{ParticipantID: p, Sessions: live[p], NotPending: replaced}
+			t := DeliveryTarget{ParticipantID: p, Sessions: live[p], NotPending: replaced, Live: map[string]LiveEndpoint{}}
+			for i := range t.Sessions {
+				l, err := currentLive(tx, &t.Sessions[i], now)
+				if err != nil {
+					return err
+				}
+				if l != nil {
+					t.Live[t.Sessions[i].SessionID] = *l
+				}
+			}
 			rc, err := tx.Receipt(messageID, p)
 			if err != nil {
 				return err

@@ -199,6 +199,10 @@ func (r *Room) HookEnd(ctx context.Context, adapter, clientSessionID string) err
 				return err
 			}
 		}
+		// The session's live binding goes with it.
+		if err := tx.DeleteBinding(liveKey(b.SessionID)); err != nil {
+			return err
+		}
 		return tx.DeleteBinding(key)
 	})
 }

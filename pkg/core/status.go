@@ -22,6 +22,9 @@ type SessionRow struct {
 	Presence    string  `json:"presence"`
 	HeartbeatAt string  `json:"heartbeatAt"`
 	Intent      *string `json:"intent"`
+	// Reachable: the session has a current live-push binding (its client
+	// can be woken); the endpoint itself is never shown.
+	Reachable bool `json:"reachable"`
 }
 
 // ClaimRow is one live claim with its owner's participant.
@@ -141,6 +144,13 @@ func (r *Room) Status(ctx context.Context, q StatusQuery) (*Status, error) {
 			intent := intents[s.SessionID]
 			if intent != nil && intent.State != "done" {
 				row.Intent = &intent.Summary
+			}
+			if p != PresenceOffline {
+				l, err := currentLive(tx, s, now)
+				if err != nil {
+					return err
+				}
+				row.Reachable = l != nil
 			}
 			st.Participants = append(st.Participants, row)
 		}

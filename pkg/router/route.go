@@ -33,6 +33,10 @@ type Binding struct {
 	Transport string
 	// Endpoint is the transport's opaque reference; never shown to senders.
 	Endpoint string
+	// PID is the recipient session's client process, as its session
+	// records it (0 when unknown): a transport checks the endpoint is
+	// that process's.
+	PID int
 }
 
 // Session is one live (not offline) open session of a recipient.
@@ -41,6 +45,9 @@ type Session struct {
 	// NextTurn: the session's client has next-turn projection proven for
 	// its version (recorded at attach).
 	NextTurn bool
+	// LivePush: the session's client has live push proven for its
+	// version; a binding of a client without it is never offered to.
+	LivePush bool
 	// Live is the session's live-push binding, nil when none.
 	Live *Binding
 }
@@ -166,7 +173,7 @@ func (rt Router) live(ctx context.Context, m *protocol.Message, r Recipient) str
 	}
 	b := *bound[0].Live
 	t, ok := rt.Transports[b.Transport]
-	if !ok {
+	if !ok || !bound[0].LivePush {
 		return ErrUnsupportedClientVersion
 	}
 	accepted, c, err := t.Offer(ctx, b, m)
@@ -249,8 +256,16 @@ func (rt Router) Deliver(ctx context.Context, room *core.Room, m *protocol.Messa
 		rc := Recipient{ParticipantID: t.ParticipantID, Receipt: t.Receipt, NotPending: t.NotPending}
 		for i := range t.Sessions {
 			s := &t.Sessions[i]
-			rc.Sessions = append(rc.Sessions, Session{SessionID: s.SessionID, Harness: s.Harness,
-				ClientVersion: protocol.SessionClientVersion(s), NextTurn: protocol.SessionCapabilities(s).Delivery.NextTurn})
+			caps := protocol.SessionCapabilities(s).Delivery
+			rs := Session{SessionID: s.SessionID, Harness: s.Harness,
+				ClientVersion: protocol.SessionClientVersion(s), NextTurn: caps.NextTurn, LivePush: caps.LivePush}
+			if l, ok := t.Live[s.SessionID]; ok {
+				rs.Live = &Binding{Transport: l.Transport, Endpoint: l.Endpoint}
+				if s.PID != nil {
+					rs.Live.PID = *s.PID
+				}
+			}
+			rc.Sessions = append(rc.Sessions, rs)
 			if policy != nil && rc.Policy == "" {
 				rc.Policy = policy(s.Harness)
 			}

@@ -28,7 +28,8 @@ func TestRouteTable(t *testing.T) {
 	room := &protocol.Message{MessageID: "message_r", Kind: protocol.KindNote, ToParticipantIDs: []string{}}
 	hooked := Session{SessionID: "s1", Harness: "claude", NextTurn: true}
 	manual := Session{SessionID: "s2", Harness: "cli"}
-	bound := Session{SessionID: "s3", Harness: "claude", NextTurn: true, Live: &Binding{Transport: "fake-push", Endpoint: "e"}}
+	bound := Session{SessionID: "s3", Harness: "claude", NextTurn: true, LivePush: true, Live: &Binding{Transport: "fake-push", Endpoint: "e"}}
+	unproven := Session{SessionID: "s4", Harness: "claude", NextTurn: true, Live: &Binding{Transport: "fake-push", Endpoint: "e"}}
 	rows := []struct {
 		name      string
 		m         *protocol.Message
@@ -70,6 +71,8 @@ func TestRouteTable(t *testing.T) {
 			transport: &fakeTransport{code: "socket path /run/x"}, outcome: "queued", via: TransportNextTurn, code: ErrTransportRejected, offers: 1},
 		{name: "live push failed", m: question, r: Recipient{ParticipantID: "bob", Receipt: "queued", Sessions: []Session{bound}, Policy: PolicyAll},
 			transport: &fakeTransport{err: errors.New("broken pipe")}, outcome: "queued", via: TransportNextTurn, code: ErrTransportError, offers: 1},
+		{name: "live push: the client's live push is not proven", m: question, r: Recipient{ParticipantID: "bob", Receipt: "queued", Sessions: []Session{unproven}, Policy: PolicyAll},
+			transport: &fakeTransport{accept: true}, outcome: "queued", via: TransportNextTurn, code: ErrUnsupportedClientVersion},
 		{name: "live push: transport not available here", m: question, r: Recipient{ParticipantID: "bob", Receipt: "queued", Sessions: []Session{bound}, Policy: PolicyAll},
 			outcome: "queued", via: TransportNextTurn, code: ErrUnsupportedClientVersion},
 	}
@@ -105,7 +108,7 @@ func TestRouteOfferNotRecorded(t *testing.T) {
 	rt := Router{Transports: map[string]Transport{"fake-push": &fakeTransport{accept: true}},
 		Offered: func(context.Context, *protocol.Message, string, string) error { return errors.New("store busy") }}
 	d := rt.Route(context.Background(), m, []Recipient{{ParticipantID: "bob", Receipt: "queued", Policy: PolicyAll,
-		Sessions: []Session{{SessionID: "s", NextTurn: true, Live: &Binding{Transport: "fake-push"}}}}})[0]
+		Sessions: []Session{{SessionID: "s", NextTurn: true, LivePush: true, Live: &Binding{Transport: "fake-push"}}}}})[0]
 	if d.Outcome != OutcomeQueued || d.ErrorCode == nil || *d.ErrorCode != ErrTransportError {
 		t.Errorf("%+v", d)
 	}

@@ -100,6 +100,10 @@ type Capabilities struct {
 	GuardShell bool `json:"guardShell"`
 	// SessionEnd: a session-end event fires when the client exits.
 	SessionEnd bool `json:"sessionEnd"`
+	// LivePush: a message written to the client's own channel makes an
+	// idle session start a turn (reference/live-push.md); absent from
+	// records that do not prove it.
+	LivePush bool `json:"livePush,omitempty"`
 }
 
 // Guarded reports whether both file and shell writes are denied by the
@@ -179,6 +183,7 @@ func ProvenFor(all []Evidence, version string) (Capabilities, *Evidence) {
 		caps.GuardFiles = caps.GuardFiles || e.Proven.GuardFiles
 		caps.GuardShell = caps.GuardShell || e.Proven.GuardShell
 		caps.SessionEnd = caps.SessionEnd || e.Proven.SessionEnd
+		caps.LivePush = caps.LivePush || e.Proven.LivePush
 		if newest == nil || compareVersions(e.Version, newest.Version) > 0 {
 			newest = e
 		}

@@ -79,7 +79,7 @@ func TestLoadEvidence(t *testing.T) {
 		"no date":          strings.Replace(good, `"recorded":"2026-01-01"`, `"recorded":""`, 1),
 		"trailing":         good + "{}",
 		"not JSON":         "{",
-		"unknown capacity": strings.Replace(good, `"attach"`, `"livePush"`, 1),
+		"unknown capacity": strings.Replace(good, `"attach"`, `"teleport"`, 1),
 	}
 	for name, data := range bad {
 		if _, err := LoadEvidence(fstest.MapFS{"evidence/1.2.3.json": {Data: []byte(data)}}); err == nil {

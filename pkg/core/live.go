@@ -1,0 +1,75 @@
+package core
+
+import (
+	"context"
+	"time"
+
+	"github.com/acc-go/acc/pkg/protocol"
+	"github.com/acc-go/acc/pkg/storage"
+)
+
+// LiveLease is how long a live-push binding holds without its session's
+// hooks renewing it (reference/adapters.md §7, "lease").
+const LiveLease = 10 * time.Minute
+
+// liveKey is the binding key of session id's live-push binding. It shares
+// the session bindings table: the harness field names the transport, the
+// client-session field holds the endpoint, which acc never shows anyone.
+func liveKey(sessionID string) string { return "live:" + sessionID }
+
+// LiveEndpoint is how a session can be woken by its client's own channel.
+type LiveEndpoint struct {
+	// Transport names the channel ("claude-inbox").
+	Transport string
+	// Endpoint is the channel's address (a Unix socket path); private.
+	Endpoint string
+}
+
+// RecordLiveBinding records, or renews, how session c can be woken:
+// through transport at endpoint. It is tied to c's generation and holds
+// for LiveLease after each renewal (the session's hooks renew it each
+// turn); a binding of another generation is never used. Errors: exit 5
+// for a session that is not open or a stale generation; exit 4 for an
+// empty transport or endpoint.
+func (r *Room) RecordLiveBinding(ctx context.Context, c Caller, transport, endpoint string) error {
+	if transport == "" || endpoint == "" {
+		return protocol.Errorf(protocol.ReasonInvalidInput, "a live binding needs a transport and an endpoint")
+	}
+	return r.Store.Update(ctx, func(tx storage.Tx) error {
+		if _, _, err := requireOwner(tx, c, "record a live binding"); err != nil {
+			return err
+		}
+		return tx.PutBinding(&storage.SessionBinding{Key: liveKey(c.SessionID), Harness: transport, HarnessSessionID: endpoint,
+			SessionID: c.SessionID, Generation: c.Generation, UpdatedAt: protocol.FormatTime(r.now())})
+	})
+}
+
+// currentLive returns s's live endpoint when its binding is of s's
+// current generation and was renewed within LiveLease, else nil.
+func currentLive(tx storage.ReadTx, s *protocol.Session, now time.Time) (*LiveEndpoint, error) {
+	b, err := tx.Binding(liveKey(s.SessionID))
+	if err != nil || b == nil {
+		return nil, err
+	}
+	at, err := protocol.ParseTime(b.UpdatedAt)
+	if err != nil || b.Generation != s.Generation || b.SessionID != s.SessionID || now.Sub(at) > LiveLease {
+		return nil, nil
+	}
+	return &LiveEndpoint{Transport: b.Harness, Endpoint: b.HarnessSessionID}, nil
+}
+
+// Reachable reports whether session id can be woken live now (for status:
+// never the endpoint itself).
+func (r *Room) Reachable(ctx context.Context, id string) (bool, error) {
+	ok := false
+	err := r.Store.View(ctx, func(tx storage.ReadTx) error {
+		s, _, err := findSession(tx, id)
+		if err != nil || s == nil || s.State != protocol.SessionOpen {
+			return err
+		}
+		l, err := currentLive(tx, s, r.now())
+		ok = l != nil
+		return err
+	})
+	return ok, err
+}
