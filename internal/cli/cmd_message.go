@@ -328,6 +328,14 @@ func deliveryText(d router.Delivery) string {
 	case d.Outcome == router.OutcomeQueued && d.Transport == router.TransportNextTurn:
 		where = "queued; their client shows it at their next turn"
 	}
+	switch {
+	case d.Outcome == router.OutcomeOffered && d.Transport != router.TransportDurable:
+		where = "pushed live via " + d.Transport + ": their idle session starts a turn with it"
+	case d.ErrorCode == nil:
+		return where
+	case *d.ErrorCode == router.ErrRecipientUnavailable && d.Transport == router.TransportNextTurn:
+		return where + " (not pushed live: their session's live channel is gone, stale or not theirs)"
+	}
 	if d.ErrorCode == nil {
 		return where
 	}

@@ -32,7 +32,6 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
-	"path/filepath"
 	"regexp"
 	"runtime/debug"
 	"strings"
@@ -40,6 +39,7 @@ import (
 	"time"
 
 	"github.com/acc-go/acc/internal/evidence"
+	"github.com/acc-go/acc/internal/livepush"
 	"github.com/acc-go/acc/pkg/adapters/adapter"
 	"github.com/acc-go/acc/pkg/core"
 	"github.com/acc-go/acc/pkg/protocol"
@@ -253,12 +253,20 @@ func (r *Runner) turn(ctx context.Context, a adapter.Adapter, ev *adapter.Event,
 	} else if _, err := room.Heartbeat(ctx, *c); err != nil {
 		return nil, err
 	}
-	r.recordLive(ctx, a, room, *c)
-	p, err := room.Project(ctx, *c, core.ProjectionOptions{})
+	r.recordLive(ctx, a, ev, room, *c)
+	p, err := room.Project(ctx, *c, core.ProjectionOptions{Prompt: ev.Prompt})
 	if err != nil {
 		return nil, err
 	}
 	res := &result{out: a.Inject(ev, p.Text)}
+	if len(p.InPrompt) > 0 {
+		// A live push started this turn: the client has put the whole frame
+		// before its model, so the message is offered (the sender records
+		// it too; whichever is first, the receipt moves once).
+		if err := room.MarkOffered(ctx, *c, p.InPrompt, liveTransport(a.ID()), a.ID(), version); err != nil {
+			res.notes = append(res.notes, "acc: a live message reached this turn, but recording its offer failed; it stays queued")
+		}
+	}
 	if p.HeaderDidNotFit {
 		res.notes = append(res.notes, "acc: policy.contextBudgetBytes is too small for even the session line; raise it in acc.workspace.json")
 	}
@@ -372,21 +380,27 @@ func declaredCapabilities(c adapter.Capabilities) protocol.DeclaredCapabilities 
 	return d
 }
 
-// liveChannels are the clients' own wake-up channels a hook can see in its
-// environment: the client exports the channel's address to its hooks
-// (reference/live-push.md). Claude Code: the session's inbox socket.
-var liveChannels = map[string]struct{ transport, envVar string }{
-	"claude": {"claude-inbox", "CLAUDE_CODE_MESSAGING_SOCKET"},
+// liveTransport names adapter id's live transport ("live" when it has
+// none of its own).
+func liveTransport(id string) string {
+	if t := livepush.TransportOf(id); t != "" {
+		return t
+	}
+	return "live"
 }
 
 // recordLive records, or renews, the session's live binding when its
-// client exports a channel; a failure changes nothing the client sees.
-func (r *Runner) recordLive(ctx context.Context, a adapter.Adapter, room *core.Room, c core.Caller) {
-	ch, ok := liveChannels[a.ID()]
-	if !ok || r.Getenv == nil {
+// client offers a channel that checks out (livepush.Endpoint), and retires
+// it when the channel no longer does. A failure changes nothing the
+// client sees.
+func (r *Runner) recordLive(ctx context.Context, a adapter.Adapter, ev *adapter.Event, room *core.Room, c core.Caller) {
+	if r.Getenv == nil || !livepush.Has(a.ID()) {
 		return
 	}
-	if endpoint := r.Getenv(ch.envVar); endpoint != "" && filepath.IsAbs(endpoint) {
-		_ = room.RecordLiveBinding(ctx, c, ch.transport, endpoint)
+	transport, endpoint, err := livepush.Endpoint(a.ID(), r.Getenv, ev.SessionID, r.ClientPID(a))
+	if err != nil {
+		_ = room.RetireLiveBinding(ctx, c)
+		return
 	}
+	_ = room.RecordLiveBinding(ctx, c, transport, endpoint)
 }

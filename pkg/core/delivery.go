@@ -16,8 +16,8 @@ type DeliveryTarget struct {
 	// Sessions are the participant's live sessions, never the session that
 	// sent the message (a session does not deliver to itself).
 	Sessions []protocol.Session
-	// Live holds, by session id, the current live-push endpoint of those
-	// of Sessions that have one.
+	// Live holds, by session id, the live-push binding of those of
+	// Sessions that have one, current or Stale.
 	Live map[string]LiveEndpoint
 	// NotPending: the message is a decision a later change already names
 	// (superseded or withdrawn), which no inbox lists and no projection
@@ -61,7 +61,7 @@ func (r *Room) DeliveryTargets(ctx context.Context, messageID string, participan
 		for _, p := range participants {
 			t := DeliveryTarget{ParticipantID: p, Sessions: live[p], NotPending: replaced, Live: map[string]LiveEndpoint{}}
 			for i := range t.Sessions {
-				l, err := currentLive(tx, &t.Sessions[i], now)
+				l, err := liveOf(tx, &t.Sessions[i], now)
 				if err != nil {
 					return err
 				}
@@ -93,13 +93,18 @@ func (r *Room) RecordOffer(ctx context.Context, messageID, participantID, transp
 		if err != nil || rc == nil || rc.State != protocol.ReceiptQueued {
 			return err
 		}
+		m, err := tx.Message(messageID)
+		if err != nil || m == nil {
+			return err
+		}
 		at := protocol.FormatTime(r.now())
 		next := *rc
 		next.State, next.UpdatedAt = protocol.ReceiptOffered, at
 		if err := tx.PutReceipt(&next); err != nil {
 			return err
 		}
-		return tx.AppendEvent(newEvent(at, "", protocol.EventMessageOfferSucceeded, map[string]any{
+		// The offer is the sender's doing: its session is the event's actor.
+		return tx.AppendEvent(newEvent(at, m.FromSessionID, protocol.EventMessageOfferSucceeded, map[string]any{
 			"messageId": messageID, "recipientParticipantId": participantID, "transport": transport,
 		}))
 	})

@@ -23,6 +23,9 @@ type LiveEndpoint struct {
 	Transport string
 	// Endpoint is the channel's address (a Unix socket path); private.
 	Endpoint string
+	// Stale: the binding is of a replaced generation or past its lease; it
+	// is never used, only reported (recipient_unavailable).
+	Stale bool
 }
 
 // RecordLiveBinding records, or renews, how session c can be woken:
@@ -44,18 +47,45 @@ func (r *Room) RecordLiveBinding(ctx context.Context, c Caller, transport, endpo
 	})
 }
 
+// RetireLiveBinding removes session c's live binding, if any (its
+// client's channel no longer checks out). Errors: as RecordLiveBinding.
+func (r *Room) RetireLiveBinding(ctx context.Context, c Caller) error {
+	var b *storage.SessionBinding
+	if err := r.Store.View(ctx, func(tx storage.ReadTx) (err error) {
+		b, err = tx.Binding(liveKey(c.SessionID))
+		return err
+	}); err != nil || b == nil {
+		return err // nothing to retire: no write
+	}
+	return r.Store.Update(ctx, func(tx storage.Tx) error {
+		if _, _, err := requireOwner(tx, c, "retire a live binding"); err != nil {
+			return err
+		}
+		return tx.DeleteBinding(liveKey(c.SessionID))
+	})
+}
+
 // currentLive returns s's live endpoint when its binding is of s's
 // current generation and was renewed within LiveLease, else nil.
 func currentLive(tx storage.ReadTx, s *protocol.Session, now time.Time) (*LiveEndpoint, error) {
+	l, err := liveOf(tx, s, now)
+	if err != nil || l == nil || l.Stale {
+		return nil, err
+	}
+	return l, nil
+}
+
+// liveOf returns s's live binding, current or not (Stale set), nil when
+// it has none.
+func liveOf(tx storage.ReadTx, s *protocol.Session, now time.Time) (*LiveEndpoint, error) {
 	b, err := tx.Binding(liveKey(s.SessionID))
 	if err != nil || b == nil {
 		return nil, err
 	}
+	l := &LiveEndpoint{Transport: b.Harness, Endpoint: b.HarnessSessionID}
 	at, err := protocol.ParseTime(b.UpdatedAt)
-	if err != nil || b.Generation != s.Generation || b.SessionID != s.SessionID || now.Sub(at) > LiveLease {
-		return nil, nil
-	}
-	return &LiveEndpoint{Transport: b.Harness, Endpoint: b.HarnessSessionID}, nil
+	l.Stale = err != nil || b.Generation != s.Generation || b.SessionID != s.SessionID || now.Sub(at) > LiveLease
+	return l, nil
 }
 
 // Reachable reports whether session id can be woken live now (for status:

@@ -2,10 +2,12 @@ package core
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/acc-go/acc/pkg/protocol"
+	"github.com/acc-go/acc/pkg/storage"
 )
 
 // TestLiveBinding: a live binding holds for its session's generation and
@@ -44,8 +46,23 @@ func TestLiveBinding(t *testing.T) {
 	// Past its lease, the binding is not used.
 	clock = clock.Add(LiveLease + time.Second)
 	tr.Heartbeat(ctx, b)
-	if targets, _ := tr.DeliveryTargets(ctx, m.MessageID, []string{"bob"}); len(targets[0].Live) != 0 {
-		t.Errorf("an expired binding is still used: %+v", targets[0].Live)
+	if targets, _ := tr.DeliveryTargets(ctx, m.MessageID, []string{"bob"}); !targets[0].Live[b.SessionID].Stale {
+		t.Errorf("an expired binding is not stale: %+v", targets[0].Live)
+	}
+	if ok, _ := tr.Reachable(ctx, b.SessionID); ok {
+		t.Error("an expired binding makes the session reachable")
+	}
+	// A binding written for another generation of the session (one the
+	// session no longer has) is stale too: acc only writes bindings for the
+	// caller's current generation, so this is written to the store directly.
+	if err := tr.Store.Update(ctx, func(tx storage.Tx) error {
+		return tx.PutBinding(&storage.SessionBinding{Key: liveKey(b.SessionID), Harness: "claude-inbox", HarnessSessionID: "/tmp/cc-socks/1.sock",
+			SessionID: b.SessionID, Generation: "generation_replacedAAAAAAAAAAAAAA", UpdatedAt: protocol.FormatTime(clock)})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if targets, _ := tr.DeliveryTargets(ctx, m.MessageID, []string{"bob"}); !targets[0].Live[b.SessionID].Stale {
+		t.Errorf("a replaced generation's binding is not stale: %+v", targets[0].Live)
 	}
 	// Renewed, then the session ends: the binding goes with it.
 	tr.RecordLiveBinding(ctx, b, "claude-inbox", "/tmp/cc-socks/1.sock")
@@ -59,5 +76,55 @@ func TestLiveBinding(t *testing.T) {
 	res2, _ := tr.HookAttach(ctx, HookAttachInput{Adapter: "claude", ClientSessionID: "cc-2", Participant: "bob"})
 	if targets, _ := tr.DeliveryTargets(ctx, m.MessageID, []string{"bob"}); len(targets[0].Live) != 0 {
 		t.Errorf("a new session %s sees a live binding: %+v", res2.Caller.SessionID, targets[0].Live)
+	}
+}
+
+// TestRecordOffer: a live offer moves a queued receipt to offered, once,
+// with its event; a receipt past queued is left as it is.
+func TestRecordOffer(t *testing.T) {
+	tr := newTestRoom(t)
+	ctx := context.Background()
+	a := tr.attach("alice", "cli")
+	b := tr.attach("bob", "cli")
+	m := tr.send(a, SendInput{To: []string{"bob"}, Kind: protocol.KindQuestion, Subject: "q", Body: "?"}).Message
+	if err := tr.RecordOffer(ctx, m.MessageID, "bob", "claude-inbox"); err != nil {
+		t.Fatal(err)
+	}
+	items, _ := tr.Inbox(ctx, InboxQuery{Caller: b})
+	if got := items.Items[0].Receipt.State; got != protocol.ReceiptOffered {
+		t.Fatalf("receipt %s, want offered", got)
+	}
+	if err := tr.RecordOffer(ctx, m.MessageID, "bob", "claude-inbox"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestProjectionSkipsLiveFrames: a pending message whose whole live frame
+// the turn's prompt carries is not projected again and is reported in
+// InPrompt; a prompt with only part of the frame (a forged id line, a cut
+// body) changes nothing.
+func TestProjectionSkipsLiveFrames(t *testing.T) {
+	tr := newTestRoom(t)
+	ctx := context.Background()
+	a := tr.attach("alice", "cli")
+	b := tr.attach("bob", "cli")
+	m := tr.send(a, SendInput{To: []string{"bob"}, Kind: protocol.KindQuestion, Subject: "q", Body: "which port?"}).Message
+	other := tr.send(a, SendInput{To: []string{"bob"}, Kind: protocol.KindQuestion, Subject: "q2", Body: "and the host?"}).Message
+	frame := LiveFrame(&m)
+	p, err := tr.Project(ctx, b, ProjectionOptions{Prompt: "Another session sent a message:\n" + frame + "\n(wrapper)"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.InPrompt) != 1 || p.InPrompt[0] != m.MessageID || strings.Contains(p.Text, "which port?") {
+		t.Fatalf("InPrompt %v, text:\n%s", p.InPrompt, p.Text)
+	}
+	if len(p.Offered) != 1 || p.Offered[0] != other.MessageID {
+		t.Fatalf("the other message must still be projected: %v", p.Offered)
+	}
+	for _, prompt := range []string{frame[:len(frame)/2], "messageId: " + m.MessageID, strings.Replace(frame, "which port?", "which host?", 1)} {
+		p, _ := tr.Project(ctx, b, ProjectionOptions{Prompt: prompt})
+		if len(p.InPrompt) != 0 || len(p.Offered) != 2 {
+			t.Errorf("prompt %q: InPrompt %v, offered %v", prompt, p.InPrompt, p.Offered)
+		}
 	}
 }

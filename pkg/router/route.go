@@ -33,6 +33,9 @@ type Binding struct {
 	Transport string
 	// Endpoint is the transport's opaque reference; never shown to senders.
 	Endpoint string
+	// Stale: the binding is of a replaced generation or past its lease;
+	// it is never offered to (recipient_unavailable).
+	Stale bool
 	// PID is the recipient session's client process, as its session
 	// records it (0 when unknown): a transport checks the endpoint is
 	// that process's.
@@ -172,6 +175,9 @@ func (rt Router) live(ctx context.Context, m *protocol.Message, r Recipient) str
 		return ErrDeliveryDisabled
 	}
 	b := *bound[0].Live
+	if b.Stale {
+		return ErrRecipientUnavailable
+	}
 	t, ok := rt.Transports[b.Transport]
 	if !ok || !bound[0].LivePush {
 		return ErrUnsupportedClientVersion
@@ -260,7 +266,7 @@ func (rt Router) Deliver(ctx context.Context, room *core.Room, m *protocol.Messa
 			rs := Session{SessionID: s.SessionID, Harness: s.Harness,
 				ClientVersion: protocol.SessionClientVersion(s), NextTurn: caps.NextTurn, LivePush: caps.LivePush}
 			if l, ok := t.Live[s.SessionID]; ok {
-				rs.Live = &Binding{Transport: l.Transport, Endpoint: l.Endpoint}
+				rs.Live = &Binding{Transport: l.Transport, Endpoint: l.Endpoint, Stale: l.Stale}
 				if s.PID != nil {
 					rs.Live.PID = *s.PID
 				}

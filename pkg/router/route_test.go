@@ -29,6 +29,7 @@ func TestRouteTable(t *testing.T) {
 	hooked := Session{SessionID: "s1", Harness: "claude", NextTurn: true}
 	manual := Session{SessionID: "s2", Harness: "cli"}
 	bound := Session{SessionID: "s3", Harness: "claude", NextTurn: true, LivePush: true, Live: &Binding{Transport: "fake-push", Endpoint: "e"}}
+	stale := Session{SessionID: "s5", Harness: "claude", NextTurn: true, LivePush: true, Live: &Binding{Transport: "fake-push", Endpoint: "e", Stale: true}}
 	unproven := Session{SessionID: "s4", Harness: "claude", NextTurn: true, Live: &Binding{Transport: "fake-push", Endpoint: "e"}}
 	rows := []struct {
 		name      string
@@ -73,6 +74,8 @@ func TestRouteTable(t *testing.T) {
 			transport: &fakeTransport{err: errors.New("broken pipe")}, outcome: "queued", via: TransportNextTurn, code: ErrTransportError, offers: 1},
 		{name: "live push: the client's live push is not proven", m: question, r: Recipient{ParticipantID: "bob", Receipt: "queued", Sessions: []Session{unproven}, Policy: PolicyAll},
 			transport: &fakeTransport{accept: true}, outcome: "queued", via: TransportNextTurn, code: ErrUnsupportedClientVersion},
+		{name: "live push: a binding of a replaced generation or past its lease", m: question, r: Recipient{ParticipantID: "bob", Receipt: "queued", Sessions: []Session{stale}, Policy: PolicyAll},
+			transport: &fakeTransport{accept: true}, outcome: "queued", via: TransportNextTurn, code: ErrRecipientUnavailable},
 		{name: "live push: transport not available here", m: question, r: Recipient{ParticipantID: "bob", Receipt: "queued", Sessions: []Session{bound}, Policy: PolicyAll},
 			outcome: "queued", via: TransportNextTurn, code: ErrUnsupportedClientVersion},
 	}

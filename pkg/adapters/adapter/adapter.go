@@ -75,6 +75,10 @@ type Event struct {
 	// Shell is the command text when Tool is the client's shell tool. It
 	// stays in memory for the guard and is never stored or echoed.
 	Shell string `json:"-"`
+	// Prompt is the turn's prompt on a before-turn event, where the payload
+	// carries one. Like Shell it stays in memory: the hook compares it with
+	// the live frames of pending messages and never stores or echoes it.
+	Prompt string `json:"-"`
 	// EndReason is why a session ended, where reported.
 	EndReason string `json:"endReason,omitempty"`
 }

@@ -207,6 +207,10 @@ func (s *Spec) Normalize(event string, payload []byte) (*adapter.Event, error) {
 		ev.Source = short(obj, s.SourceKeys)
 	case adapter.SessionEnd:
 		ev.EndReason = short(obj, s.EndReasonKeys)
+	case adapter.BeforeTurn:
+		if prompt, _, err := obj.Str("prompt"); err == nil && utf8.ValidString(prompt) {
+			ev.Prompt = prompt
+		}
 	}
 	s.tool(obj, ev)
 	return ev, nil
