@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"time"
 )
 
 // API names a wire protocol the server speaks.
@@ -21,6 +22,8 @@ const (
 type Request struct {
 	// Seq numbers the requests from 1 in arrival order.
 	Seq int
+	// At is when the server began reading the request.
+	At time.Time
 	// API is the protocol of a model call or token count; empty otherwise.
 	API API
 	// Method and Path (with the query) as received.

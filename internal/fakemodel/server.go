@@ -212,7 +212,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, hr *http.Request) {
 		http.Error(w, "fakemodel serves the loopback interface only", http.StatusForbidden)
 		return
 	}
-	req := &Request{Method: hr.Method, Path: hr.URL.RequestURI(), Header: redact(hr.Header), Reply: -1}
+	req := &Request{Method: hr.Method, Path: hr.URL.RequestURI(), Header: redact(hr.Header), Reply: -1, At: time.Now()}
 	s.mu.Lock()
 	if s.seq >= s.cfg.MaxRequests {
 		s.mu.Unlock()

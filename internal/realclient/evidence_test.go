@@ -60,6 +60,8 @@ func capOf(c adapter.Capabilities, name string) bool {
 		return c.GuardShell
 	case "sessionEnd":
 		return c.SessionEnd
+	case "livePush":
+		return c.LivePush
 	}
 	panic("unknown capability " + name)
 }
@@ -328,6 +330,12 @@ func writeEvidence(o *clientObservations, now time.Time) (string, error) {
 			missing = append(missing, n)
 		}
 	}
+	// Live push is measured only for the clients with a live transport
+	// (TestLivePush); for them it must be proven like the rest.
+	live := slices.ContainsFunc(liveClients, func(l Client) bool { return l.Name == c.Name })
+	if p, ok := o.proofs["livePush"]; live && (!ok || !p.OK) {
+		missing = append(missing, "livePush")
+	}
 	if len(missing) > 0 {
 		return "", fmt.Errorf("%s@%s: %s not proven in this run; run the whole package (no -run) to rewrite its evidence", c.Name, c.Version, strings.Join(missing, ", "))
 	}
@@ -367,8 +375,12 @@ func writeEvidence(o *clientObservations, now time.Time) (string, error) {
 		}
 		obs.Fired = append(obs.Fired, ev)
 	}
+	names := capNames
+	if live {
+		names = append(slices.Clone(capNames), "livePush")
+	}
 	var tests []string
-	for _, n := range capNames {
+	for _, n := range names {
 		p := o.proofs[n]
 		if !slices.Contains(tests, p.Test) {
 			tests = append(tests, p.Test)
@@ -420,12 +432,16 @@ exactly what they observe.
 	}
 	rec := adapter.Evidence{
 		Version:  c.Version,
-		Proven:   adapter.Capabilities{Attach: true, NextTurn: true, GuardFiles: true, GuardShell: true, SessionEnd: true},
+		Proven:   adapter.Capabilities{Attach: true, NextTurn: true, GuardFiles: true, GuardShell: true, SessionEnd: true, LivePush: live},
 		Test:     "internal/realclient " + strings.Join(tests, ", ") + " (" + UpdateEvidenceEnv + "=1 go test ./internal/realclient)",
 		Recorded: now.Format(time.RFC3339),
 		Note: platform() + ", " + c.Package + "@" + c.Version + " headless against the loopback fake model, hooks running acc-hook. " +
 			"Session start attached an acc session and session end closed it; the context acc-hook printed before a turn reached the next model request; " +
 			"acc-hook's denial stopped the " + fileTool(c) + " and the shell tool (" + c.ShellTool + ") writing into another session's guarded claim, the file stayed unchanged, and the model was told the reason.",
+	}
+	if live {
+		rec.Note += " Interactive in tmux and idle, the session started a turn by itself when acc pushed a question through " + liveTransportOf(c) +
+			"; the model received acc's frame whole and the turn's projection did not repeat it."
 	}
 	path := filepath.Join(module, "evidence", c.Version+".json")
 	return path, writePretty(path, rec)
@@ -468,6 +484,11 @@ func reproduces(a adapter.Adapter, capability string, rec HookRecord, r adaptert
 			return fmt.Errorf("an inject proof on %s, which is no before-turn event", rec.Event)
 		}
 		out = a.Inject(ev, r.Marker)
+	case "push":
+		if ev.Kind != adapter.BeforeTurn || !strings.Contains(ev.Prompt, r.Marker) {
+			return fmt.Errorf("a push proof on %s whose prompt does not carry the frame", rec.Event)
+		}
+		return nil
 	case "deny":
 		if ev.Kind != adapter.BeforeTool {
 			return fmt.Errorf("a deny proof on %s, which is no pre-tool event", rec.Event)

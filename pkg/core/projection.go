@@ -291,9 +291,9 @@ func PeerBlock(m *protocol.Message) string {
 // forge a block or a header (reference/adapters.md §4.3): every "```" gets a
 // leading quote, a line starting with "subject:", "body:" or "acc:" (the
 // owner line's prefix) gets a leading quote, and control characters other than tab and
-// newline (C0, DEL and the C1 range a terminal may read as escapes), and
-// the Unicode line and paragraph separators a renderer may show as a line
-// break, become \uXXXX.
+// newline (C0, DEL and the C1 range a terminal may read as escapes), the
+// Unicode line and paragraph separators a renderer may show as a line
+// break, and the bidirectional formatting characters become \uXXXX.
 func EscapePeerText(s string) string {
 	// Every backtick fence, the block's own opening token included, gets a
 	// leading quote, so no peer line can open or close a block.
@@ -308,10 +308,11 @@ func EscapePeerText(s string) string {
 }
 
 // EscapeControl replaces each control character other than tab and newline
-// (C0, DEL and the C1 range a terminal may read as escapes), and the
-// Unicode line and paragraph separators a renderer may show as a line
-// break, with the literal six characters \uXXXX (reference/mcp-acp.md A7,
-// adapters.md §4.3). Everything else is kept as it is.
+// (C0, DEL and the C1 range a terminal may read as escapes), the Unicode
+// line and paragraph separators a renderer may show as a line break, and
+// the bidirectional formatting characters (acc's addition), with the
+// literal six characters \uXXXX (reference/mcp-acp.md A7, adapters.md
+// §4.3). Everything else is kept as it is.
 func EscapeControl(s string) string {
 	clean := true
 	for _, r := range s {
@@ -335,7 +336,15 @@ func EscapeControl(s string) string {
 }
 
 func escapedRune(r rune) bool {
-	return (r < 0x20 && r != '\t' && r != '\n') || r == 0x7f || (r >= 0x80 && r <= 0x9f) || r == 0x2028 || r == 0x2029
+	return (r < 0x20 && r != '\t' && r != '\n') || r == 0x7f || (r >= 0x80 && r <= 0x9f) || r == 0x2028 || r == 0x2029 ||
+		bidiControl(r)
+}
+
+// bidiControl: the Unicode bidirectional formatting characters (marks,
+// embeddings, overrides, isolates), which make a renderer show text in
+// another order than the model reads it ("Trojan Source").
+func bidiControl(r rune) bool {
+	return r == 0x200e || r == 0x200f || r == 0x061c || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069)
 }
 
 // EscapePeerLine is EscapePeerText for one-line fields: line breaks become

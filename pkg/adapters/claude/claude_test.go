@@ -45,12 +45,16 @@ func TestEvidence(t *testing.T) {
 	if caps.Guarded() {
 		t.Error("the 2.1.197 capture denied no file tool: Claude Code 2.1.197 must not count as guarded")
 	}
+	if caps.LivePush {
+		t.Error("2.1.197 predates the inbox socket: no live push")
+	}
 	if between, _ := adapter.CapabilitiesFor(New(), "2.1.331"); between != caps {
 		t.Errorf("a version between the captures inherits %+v, want %+v", between, caps)
 	}
 	// The real-client tests (internal/realclient) proved the Write tool's
-	// guard, and everything else again, on 2.1.332.
-	all := adapter.Capabilities{Attach: true, NextTurn: true, GuardFiles: true, GuardShell: true, SessionEnd: true}
+	// guard, live push through the inbox socket, and everything else
+	// again, on 2.1.332.
+	all := adapter.Capabilities{Attach: true, NextTurn: true, GuardFiles: true, GuardShell: true, SessionEnd: true, LivePush: true}
 	for _, v := range []string{"2.1.332", "2.2.0"} {
 		if got, ev := adapter.CapabilitiesFor(New(), v); got != all || !got.Guarded() || ev == nil || ev.Version != "2.1.332" {
 			t.Errorf("%s capabilities %+v (evidence %v), want %+v from 2.1.332", v, got, ev, all)

@@ -33,7 +33,9 @@ type Observations struct {
 
 // Response is one hook answer tried against a real client and its effect.
 type Response struct {
-	// Purpose is "deny" or "inject".
+	// Purpose is "deny", "inject" or "push" (a live push: the payload is
+	// the before-turn event of the turn it started, its prompt carrying
+	// Marker, acc's frame, whole).
 	Purpose string `json:"purpose"`
 	Event   string `json:"event"`
 	// Payload is the payloads/ file whose shape the hook's input had.
@@ -142,6 +144,17 @@ func checkRecord(t *testing.T, a adapter.Adapter, module fs.FS, rec adapter.Evid
 		}
 		return false
 	}
+	pushed := func() bool {
+		for _, r := range obs.Responses {
+			if r.Purpose != "push" || r.Effect != "started a turn" || r.Marker == "" {
+				continue
+			}
+			if ev := normalize(r.Payload); ev != nil && ev.Kind == adapter.BeforeTurn && strings.Contains(ev.Prompt, r.Marker) {
+				return true
+			}
+		}
+		return false
+	}
 	p := rec.Proven
 	if p.Attach && !fired(adapter.SessionStart) {
 		t.Error("claims attach, but no session-start payload was observed")
@@ -157,6 +170,9 @@ func checkRecord(t *testing.T, a adapter.Adapter, module fs.FS, rec adapter.Evid
 	}
 	if p.GuardFiles && !proven("deny", "blocked", func(ev *adapter.Event) bool { return ev.Write }, a.Deny) {
 		t.Error("claims guardFiles, but no file-tool denial the adapter renders was seen blocking")
+	}
+	if p.LivePush && !pushed() {
+		t.Error("claims livePush, but no before-turn payload carrying a pushed frame was observed")
 	}
 }
 
