@@ -224,6 +224,10 @@ func printClients(w io.Writer, clients []install.ClientStatus) {
 				files = "; " + strings.Join(bad, ", ")
 			}
 		}
-		fmt.Fprintf(w, "  client %s: %s; %s%s; %s; delivery %s\n", c.Adapter, state, inst, files, c.Proof, c.EffectiveDelivery)
+		delivery := c.EffectiveDelivery
+		if c.DeliveryReason != "" {
+			delivery += " (" + c.DeliveryPolicy + " requested: " + c.DeliveryReason + ")"
+		}
+		fmt.Fprintf(w, "  client %s: %s; %s%s; %s; delivery %s\n", c.Adapter, state, inst, files, c.Proof, delivery)
 	}
 }

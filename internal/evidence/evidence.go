@@ -86,13 +86,23 @@ func Write(dataHome, adapterID string, r Record) (string, error) {
 }
 
 // For is what is proven for a at version on this machine: the local
-// record of that exact version when there is one (local is then set),
-// else what the built-in evidence proves (adapter.CapabilitiesFor). An
+// record of that exact version when there is one (local is then set) —
+// for what it measured; live push, which acc certify does not measure,
+// stays the built-in evidence's — else what the built-in evidence proves
+// (adapter.CapabilitiesFor). An
 // unreadable local record counts as none.
 func For(a adapter.Adapter, version, dataHome string) (caps adapter.Capabilities, ev *adapter.Evidence, local *Record) {
 	if r, err := Read(dataHome, a.ID(), version); err == nil && r != nil {
 		e := r.Evidence
-		return r.Proven, &e, r
+		caps = r.Proven
+		// acc certify runs clients headless and does not measure live push
+		// (a record says so by having no reason for it): that stays what
+		// the built-in evidence proves.
+		if _, measured := r.Why["livePush"]; !measured {
+			builtIn, _ := adapter.CapabilitiesFor(a, version)
+			caps.LivePush = builtIn.LivePush
+		}
+		return caps, &e, r
 	}
 	caps, ev = adapter.CapabilitiesFor(a, version)
 	return caps, ev, nil

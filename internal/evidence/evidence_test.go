@@ -32,6 +32,19 @@ func TestLocalRecordWins(t *testing.T) {
 	if local == nil || caps.GuardShell || caps.Guarded() || ev == nil || ev.Version != "2.1.332" || !local.Local {
 		t.Errorf("with a local record that did not prove the shell guard: %+v %+v %+v", caps, ev, local)
 	}
+	// acc certify does not measure live push: a record without a reason
+	// for it keeps what the built-in evidence proves; one that measured it
+	// decides.
+	if caps.LivePush != builtIn.LivePush || !builtIn.LivePush {
+		t.Errorf("live push %v with a certify record, built-in %v", caps.LivePush, builtIn.LivePush)
+	}
+	r.Why["livePush"] = "the session did not start a turn"
+	if _, err := evidence.Write(home, "claude", r); err != nil {
+		t.Fatal(err)
+	}
+	if caps, _, _ := evidence.For(claude, "2.1.332", home); caps.LivePush {
+		t.Error("a record that measured live push as not working is overridden")
+	}
 	if caps, _, local := evidence.For(claude, "2.1.400", home); local != nil || caps != builtIn {
 		t.Errorf("another version: %+v %+v, want the built-in %+v", caps, local, builtIn)
 	}

@@ -301,10 +301,9 @@ func (e *Env) plan(a adapter.Installer, det Detection, ie adapter.InstallEnv, ol
 		install: Install{AdapterID: id, ClientVersion: det.Version, AccVersion: e.AccVersion, InstalledAt: e.now(), Home: e.Home,
 			ConfigDir: det.ConfigDir, DeliveryPolicy: policy, EffectiveDelivery: "off", Artifacts: []RecordedArtifact{}, CreatedDirectories: []string{}},
 	}
-	if policy != "off" {
-		p.install.DeliveryReason = det.DisplayName + " has no proven live-push transport yet; messages reach it on its next turn and in its inbox"
-		p.report.DeliveryReason = p.install.DeliveryReason
-	}
+	effective, reason := LiveDelivery(a, det.Version, e.DataHome, policy)
+	p.install.EffectiveDelivery, p.install.DeliveryReason = effective, reason
+	p.report.EffectiveDelivery, p.report.DeliveryReason = effective, reason
 	if old != nil && old.Home != "" && old.Home != e.Home {
 		return nil, protocol.Errorf(protocol.ReasonInstallConflict,
 			"acc is installed for %s under the home %s (this data home keeps one installation per client); unwire it first: acc uninstall --adapter %s --home %s",

@@ -100,7 +100,9 @@ func (e *Env) Clients(ctx context.Context) ([]ClientStatus, error) {
 		}
 		if in := rec.find(id); in != nil {
 			st.Installed, st.InstallState = true, in.State
-			st.DeliveryPolicy, st.EffectiveDelivery, st.DeliveryReason = in.DeliveryPolicy, in.EffectiveDelivery, in.DeliveryReason
+			// What acc can honour is judged now, for the version running now.
+			st.DeliveryPolicy = in.DeliveryPolicy
+			st.EffectiveDelivery, st.DeliveryReason = LiveDelivery(a, st.Version, e.DataHome, in.DeliveryPolicy)
 			changed := false
 			for _, ra := range in.Artifacts {
 				fs := checkArtifact(ra, e.shimPath())

@@ -201,11 +201,11 @@ func Frame(m *protocol.Message) string { return core.LiveFrame(m) }
 // A transport is only used where the recipient's client has live push
 // proven for its version (pkg/router), so adding one here claims nothing.
 func Router() router.Router {
-	return router.Router{Transports: map[string]router.Transport{ClaudeInboxName: ClaudeInbox{}}}
+	return router.Router{Transports: map[string]router.Transport{ClaudeInboxName: ClaudeInbox{}, CodexQueueName: CodexQueue{}}}
 }
 
 // transports maps an adapter id to its live transport.
-var transports = map[string]string{"claude": ClaudeInboxName}
+var transports = map[string]string{"claude": ClaudeInboxName, "codex": CodexQueueName}
 
 // Has reports whether adapter id has a live transport here.
 func Has(id string) bool { return transports[id] != "" }
@@ -221,6 +221,9 @@ func Endpoint(id string, getenv func(string) string, clientSessionID string, pid
 	case "claude":
 		endpoint, err = ClaudeEndpoint(getenv, clientSessionID, pid)
 		return ClaudeInboxName, endpoint, err
+	case "codex":
+		endpoint, err = CodexEndpoint(getenv, clientSessionID, pid)
+		return CodexQueueName, endpoint, err
 	}
 	return "", "", fmt.Errorf("%s has no live transport", id)
 }

@@ -26,6 +26,8 @@ type LiveEndpoint struct {
 	// Stale: the binding is of a replaced generation or past its lease; it
 	// is never used, only reported (recipient_unavailable).
 	Stale bool
+	// LeaseUntil is when the binding lapses unless renewed.
+	LeaseUntil string
 }
 
 // RecordLiveBinding records, or renews, how session c can be woken:
@@ -84,6 +86,9 @@ func liveOf(tx storage.ReadTx, s *protocol.Session, now time.Time) (*LiveEndpoin
 	}
 	l := &LiveEndpoint{Transport: b.Harness, Endpoint: b.HarnessSessionID}
 	at, err := protocol.ParseTime(b.UpdatedAt)
+	if err == nil {
+		l.LeaseUntil = protocol.FormatTime(at.Add(LiveLease))
+	}
 	l.Stale = err != nil || b.Generation != s.Generation || b.SessionID != s.SessionID || now.Sub(at) > LiveLease
 	return l, nil
 }

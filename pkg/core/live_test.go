@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -31,7 +32,8 @@ func TestLiveBinding(t *testing.T) {
 	}
 	m := tr.send(a, SendInput{To: []string{"bob"}, Kind: protocol.KindQuestion, Subject: "q", Body: "?"}).Message
 	targets, err := tr.DeliveryTargets(ctx, m.MessageID, []string{"bob"})
-	if err != nil || targets[0].Live[b.SessionID] != (LiveEndpoint{Transport: "claude-inbox", Endpoint: "/tmp/cc-socks/1.sock"}) {
+	if l := targets[0].Live[b.SessionID]; err != nil || l.Transport != "claude-inbox" || l.Endpoint != "/tmp/cc-socks/1.sock" || l.Stale ||
+		l.LeaseUntil != protocol.FormatTime(clock.Add(LiveLease)) {
 		t.Fatalf("targets %+v %v", targets, err)
 	}
 	if ok, _ := tr.Reachable(ctx, b.SessionID); !ok {
@@ -42,6 +44,13 @@ func TestLiveBinding(t *testing.T) {
 		if row.SessionID == b.SessionID && !row.Reachable {
 			t.Error("status does not say the session is reachable")
 		}
+	}
+	if len(st.DeliveryBindings) != 1 || st.DeliveryBindings[0] != (DeliveryBindingRow{SessionID: b.SessionID, ParticipantID: "bob",
+		Transport: "claude-inbox", Reachable: true, LeaseUntil: protocol.FormatTime(clock.Add(LiveLease))}) {
+		t.Errorf("status delivery bindings %+v", st.DeliveryBindings)
+	}
+	if js, _ := json.Marshal(st); strings.Contains(string(js), "cc-socks") {
+		t.Errorf("status shows the endpoint: %s", js)
 	}
 	// Past its lease, the binding is not used.
 	clock = clock.Add(LiveLease + time.Second)

@@ -27,6 +27,22 @@ type SessionRow struct {
 	Reachable bool `json:"reachable"`
 }
 
+// DeliveryBindingRow is one session's live-push binding as status shows
+// it: the transport and whether it can be used now, never the endpoint
+// (reference/adapters.md §7.2).
+type DeliveryBindingRow struct {
+	SessionID     string `json:"sessionId"`
+	ParticipantID string `json:"participantId"`
+	// Transport names the client's channel (claude-inbox, codex-queue).
+	Transport string `json:"transport"`
+	// Reachable: the session is live and the binding is of its current
+	// generation and within its lease.
+	Reachable bool `json:"reachable"`
+	// LeaseUntil is when the binding lapses unless the session's hooks
+	// renew it (UTC, milliseconds).
+	LeaseUntil string `json:"leaseUntil"`
+}
+
 // ClaimRow is one live claim with its owner's participant.
 type ClaimRow struct {
 	ClaimID            string `json:"claimId"`
@@ -56,16 +72,18 @@ type StatusCounts struct {
 
 // Status is the room as one read sees it (§11).
 type Status struct {
-	WorkspaceID      string       `json:"workspaceId"`
-	DisplayName      string       `json:"displayName"`
-	Source           string       `json:"source"`
-	Materialised     bool         `json:"materialised"`
-	Protection       string       `json:"protection"`
-	Participants     []SessionRow `json:"participants"`
-	Claims           []ClaimRow   `json:"claims"`
-	Attention        []Attention  `json:"attention"`
-	DeliveryBindings []any        `json:"deliveryBindings"`
-	Counts           StatusCounts `json:"counts"`
+	WorkspaceID  string       `json:"workspaceId"`
+	DisplayName  string       `json:"displayName"`
+	Source       string       `json:"source"`
+	Materialised bool         `json:"materialised"`
+	Protection   string       `json:"protection"`
+	Participants []SessionRow `json:"participants"`
+	Claims       []ClaimRow   `json:"claims"`
+	Attention    []Attention  `json:"attention"`
+	// DeliveryBindings are the sessions' live-push bindings (issue 10),
+	// never their endpoints.
+	DeliveryBindings []DeliveryBindingRow `json:"deliveryBindings"`
+	Counts           StatusCounts         `json:"counts"`
 	// Caller is the session status was computed for, when one was identified.
 	Caller *string `json:"callerSessionId"`
 }
@@ -84,7 +102,7 @@ type StatusQuery struct {
 // the caller's generation (exit 5 when stale).
 func (r *Room) Status(ctx context.Context, q StatusQuery) (*Status, error) {
 	st := &Status{WorkspaceID: r.WS.ID, DisplayName: r.WS.DisplayName, Source: r.WS.Source,
-		Participants: []SessionRow{}, Claims: []ClaimRow{}, Attention: []Attention{}, DeliveryBindings: []any{}}
+		Participants: []SessionRow{}, Claims: []ClaimRow{}, Attention: []Attention{}, DeliveryBindings: []DeliveryBindingRow{}}
 	err := r.Store.View(ctx, func(tx storage.ReadTx) error {
 		now := r.now()
 		var me *protocol.Session
@@ -145,12 +163,14 @@ func (r *Room) Status(ctx context.Context, q StatusQuery) (*Status, error) {
 			if intent != nil && intent.State != "done" {
 				row.Intent = &intent.Summary
 			}
-			if p != PresenceOffline {
-				l, err := currentLive(tx, s, now)
-				if err != nil {
-					return err
-				}
-				row.Reachable = l != nil
+			l, err := liveOf(tx, s, now)
+			if err != nil {
+				return err
+			}
+			if l != nil {
+				row.Reachable = p != PresenceOffline && !l.Stale
+				st.DeliveryBindings = append(st.DeliveryBindings, DeliveryBindingRow{SessionID: s.SessionID,
+					ParticipantID: s.ParticipantID, Transport: l.Transport, Reachable: row.Reachable, LeaseUntil: l.LeaseUntil})
 			}
 			st.Participants = append(st.Participants, row)
 		}

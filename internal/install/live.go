@@ -1,0 +1,34 @@
+package install
+
+import (
+	"fmt"
+
+	"github.com/acc-go/acc/internal/evidence"
+	"github.com/acc-go/acc/internal/livepush"
+	"github.com/acc-go/acc/pkg/adapters/adapter"
+)
+
+// LiveDelivery is the live-push policy acc can honour for client a at
+// version (issue 10; reference/adapters.md §3.6: consent cannot create a
+// capability): the requested policy when a has a live transport on this
+// platform and live push is proven for version (built-in evidence or acc
+// certify's record in dataHome), else "off" with the reason in words.
+// Requested "off" is always "off", with no reason.
+func LiveDelivery(a adapter.Adapter, version, dataHome, requested string) (effective, reason string) {
+	if requested == "" || requested == "off" {
+		return "off", ""
+	}
+	name := a.DisplayName()
+	fallback := "; messages reach it on its next turn and in its inbox"
+	if !livepush.Has(a.ID()) {
+		return "off", name + " has no live-push transport on this platform" + fallback
+	}
+	if version == "" {
+		return "off", "the version of " + name + " is unreadable, so live push is not assumed" + fallback
+	}
+	caps, _, _ := evidence.For(a, version, dataHome)
+	if !caps.LivePush {
+		return "off", fmt.Sprintf("live push is not proven for %s %s%s", name, version, fallback)
+	}
+	return requested, ""
+}
