@@ -94,9 +94,13 @@ func (a *app) installCommand() *cli.Command {
 			"A file that does not parse is refused and left untouched (exit 4); a file of someone else's in acc's way\n" +
 			"is refused (exit 5). Running install again changes nothing. Restart the clients afterwards; Codex also\n" +
 			"needs you to trust acc's hooks in /hooks.\n\n" +
-			"  acc install --dry-run\n  acc install --adapter claude --adapter codex",
+			"--delivery lets peers wake your idle Claude Code or Codex sessions (live push): an addressed message the\n" +
+			"policy admits starts a model turn at once, at your expense in tokens. actionable admits questions, requests,\n" +
+			"answers, decisions and addressed handoffs; all admits notes too; off (the default) leaves every message for\n" +
+			"the next turn and the inbox. It is recorded for you on this machine only; doctor says what is in effect.\n\n" +
+			"  acc install --dry-run\n  acc install --adapter claude --adapter codex\n  acc install --adapter claude --delivery actionable",
 		Flags: append(installFlags,
-			&cli.StringFlag{Name: "delivery", Usage: "live-delivery policy to record for these clients: off (default), actionable or all; until a live transport is proven, messages arrive on the next turn"}),
+			&cli.StringFlag{Name: "delivery", Usage: "live push for these clients: off (default), actionable or all; a pushed message starts a model turn in your session, spending your tokens"}),
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			env, err := a.installEnv(cmd)
 			if err != nil {
@@ -224,10 +228,16 @@ func printClients(w io.Writer, clients []install.ClientStatus) {
 				files = "; " + strings.Join(bad, ", ")
 			}
 		}
+		// Live push: whether it is proven for the version found, then the
+		// policy in effect (and the one asked for, when they differ).
+		live := "live push not proven"
+		if c.Capabilities.LivePush {
+			live = "live push proven"
+		}
 		delivery := c.EffectiveDelivery
 		if c.DeliveryReason != "" {
 			delivery += " (" + c.DeliveryPolicy + " requested: " + c.DeliveryReason + ")"
 		}
-		fmt.Fprintf(w, "  client %s: %s; %s%s; %s; delivery %s\n", c.Adapter, state, inst, files, c.Proof, delivery)
+		fmt.Fprintf(w, "  client %s: %s; %s%s; %s; %s, delivery %s\n", c.Adapter, state, inst, files, c.Proof, live, delivery)
 	}
 }
