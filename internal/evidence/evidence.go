@@ -14,6 +14,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/acc-go/acc/pkg/adapters/adapter"
 )
@@ -85,12 +86,28 @@ func Write(dataHome, adapterID string, r Record) (string, error) {
 	return path, os.Rename(tmp.Name(), path)
 }
 
+// List returns the versions of adapterID that acc certify recorded in
+// dataHome, lowest first by name ("" entries and files that are not
+// records are skipped; an unreadable directory is none).
+func List(dataHome, adapterID string) []string {
+	entries, err := os.ReadDir(filepath.Join(dataHome, "acc", "evidence", adapterID))
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range entries {
+		if v, ok := strings.CutSuffix(e.Name(), ".json"); ok && v != "" && !e.IsDir() {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
 // For is what is proven for a at version on this machine: the local
 // record of that exact version when there is one (local is then set) —
 // for what it measured; live push, which acc certify does not measure,
 // stays the built-in evidence's — else what the built-in evidence proves
-// (adapter.CapabilitiesFor). An
-// unreadable local record counts as none.
+// (adapter.CapabilitiesFor). An unreadable local record counts as none.
 func For(a adapter.Adapter, version, dataHome string) (caps adapter.Capabilities, ev *adapter.Evidence, local *Record) {
 	if r, err := Read(dataHome, a.ID(), version); err == nil && r != nil {
 		e := r.Evidence

@@ -40,6 +40,10 @@ type ClientStatus struct {
 	// ProvenHere is when acc certify proved this version on this machine
 	// ("" when it did not); its record then decides the capabilities.
 	ProvenHere string `json:"provenHere,omitempty"`
+	// CertifiedHere are the versions acc certify recorded a proof of on
+	// this machine, whichever is installed (a run with --client proves a
+	// program that need not be on PATH).
+	CertifiedHere []string `json:"certifiedHere,omitempty"`
 	// Proof says it in words: "proven at X, running Y".
 	Proof             string   `json:"proof"`
 	Guarded           bool     `json:"guarded"`
@@ -97,6 +101,9 @@ func (e *Env) Clients(ctx context.Context) ([]ClientStatus, error) {
 			st.Proof = fmt.Sprintf("proven at %s, running %s (newer: capabilities carried forward from %s)", ev.Version, st.Version, ev.Version)
 		default:
 			st.Proof = fmt.Sprintf("proven at %s, running %s", ev.Version, st.Version)
+		}
+		if st.CertifiedHere = evidence.List(e.DataHome, id); local == nil && len(st.CertifiedHere) > 0 {
+			st.Proof += "; acc certify proved here: " + strings.Join(st.CertifiedHere, ", ")
 		}
 		if in := rec.find(id); in != nil {
 			st.Installed, st.InstallState = true, in.State

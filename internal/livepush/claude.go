@@ -42,15 +42,25 @@ type ClaudeInbox struct {
 func (ClaudeInbox) Name() string { return ClaudeInboxName }
 
 // Offer writes m, framed (Frame), to the socket of binding b. The socket
-// must be the recorded process's: named <pid>.sock, and the process
-// listening on it (its peer credentials, SO_PEERCRED) must be b.PID under
-// our own uid. A socket of another process, one that refuses the
+// must be the recorded process's: named <pid>.sock, still a private
+// socket of ours, still named by Claude Code's session record for that
+// pid and session, and the process listening on it (its peer
+// credentials, SO_PEERCRED) must be b.PID under our own uid. A socket of another process, one that refuses the
 // connection (left by a crashed session) or a missing one is refused with
 // recipient_unavailable; a write that fails or times out is a transport
 // error. It never blocks longer than Timeout.
 func (t ClaudeInbox) Offer(ctx context.Context, b router.Binding, m *protocol.Message) (bool, string, error) {
-	if b.PID <= 0 || filepath.Base(b.Endpoint) != fmt.Sprintf("%d.sock", b.PID) {
+	var ep claudeEndpoint
+	if err := json.Unmarshal([]byte(b.Endpoint), &ep); err != nil || b.PID <= 0 || filepath.Base(ep.Socket) != fmt.Sprintf("%d.sock", b.PID) {
 		return false, router.ErrRecipientUnavailable, nil // not the recorded process's socket
+	}
+	// What the hook checked when it bound the session is checked again:
+	// the binding may be hours old (an idle session is the one to wake).
+	if err := ownSocket(ep.Socket); err != nil {
+		return false, router.ErrRecipientUnavailable, nil
+	}
+	if err := checkRecord(ep.Record, b.PID, ep.Session, ep.Socket); err != nil {
+		return false, router.ErrRecipientUnavailable, nil
 	}
 	timeout := t.Timeout
 	if timeout <= 0 {
@@ -59,7 +69,7 @@ func (t ClaudeInbox) Offer(ctx context.Context, b router.Binding, m *protocol.Me
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	var d net.Dialer
-	conn, err := d.DialContext(ctx, "unix", b.Endpoint)
+	conn, err := d.DialContext(ctx, "unix", ep.Socket)
 	if err != nil {
 		if errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ENOENT) {
 			return false, router.ErrRecipientUnavailable, nil
@@ -106,7 +116,8 @@ func peer(conn net.Conn) (pid, uid int, err error) {
 	return int(cred.Pid), int(cred.Uid), nil
 }
 
-// ClaudeEndpoint returns the inbox socket of the Claude Code session
+// ClaudeEndpoint returns the endpoint (JSON: the inbox socket, the
+// session record and session id) of the Claude Code session
 // clientSessionID whose process is pid, from its hook's environment
 // (getenv): CLAUDE_CODE_MESSAGING_SOCKET must be an absolute path to a
 // socket (not a symlink) owned by our uid with no group or other
@@ -136,19 +147,40 @@ func ClaudeEndpoint(getenv func(string) string, clientSessionID string, pid int)
 		}
 		dir = filepath.Join(home, ".claude")
 	}
-	path := filepath.Join(dir, "sessions", fmt.Sprintf("%d.json", pid))
+	if !filepath.IsAbs(dir) {
+		return "", errors.New("the session records' directory is not absolute")
+	}
+	record := filepath.Join(dir, "sessions", fmt.Sprintf("%d.json", pid))
+	if err := checkRecord(record, pid, clientSessionID, sock); err != nil {
+		return "", err
+	}
+	b, err := json.Marshal(claudeEndpoint{Socket: sock, Record: record, Session: clientSessionID})
+	return string(b), err
+}
+
+// claudeEndpoint is a Claude Code session's endpoint, stored as JSON: its
+// inbox socket, and the session record and session id that vouch for it.
+type claudeEndpoint struct {
+	Socket  string `json:"socket"`
+	Record  string `json:"record"`
+	Session string `json:"session"`
+}
+
+// checkRecord checks the session record Claude Code keeps for process pid
+// names that pid, session and socket.
+func checkRecord(path string, pid int, session, sock string) error {
 	var rec struct {
 		PID                 int    `json:"pid"`
 		SessionID           string `json:"sessionId"`
 		MessagingSocketPath string `json:"messagingSocketPath"`
 	}
 	if err := readSmallJSON(path, &rec); err != nil {
-		return "", fmt.Errorf("the session record %s: %w", path, err)
+		return fmt.Errorf("the session record %s: %w", path, err)
 	}
-	if rec.PID != pid || rec.SessionID != clientSessionID || rec.MessagingSocketPath != sock {
-		return "", fmt.Errorf("the session record %s names another session or socket", path)
+	if rec.PID != pid || rec.SessionID != session || rec.MessagingSocketPath != sock {
+		return fmt.Errorf("the session record %s names another session or socket", path)
 	}
-	return sock, nil
+	return nil
 }
 
 // ownSocket checks path is a Unix socket, not a symlink, owned by our uid,

@@ -34,7 +34,7 @@ var (
 
 // accBinaries builds cmd/acc and cmd/acc-hook from this checkout (once) and
 // returns the directory holding them.
-func accBinaries(t *testing.T) string {
+func accBinaries(t testing.TB) string {
 	t.Helper()
 	buildOnce.Do(func() {
 		start := time.Now()
@@ -76,7 +76,7 @@ func removeBinaries() {
 // repo (worktree A, branch main) and wt (worktree B, branch side) share one
 // room. Both hold src/a.go ("package a\n"), src/spare.txt and src/sub/.
 type world struct {
-	t        *testing.T
+	t        testing.TB
 	base     string
 	repo, wt string
 	dataHome string
@@ -89,7 +89,7 @@ type world struct {
 
 const aGo = "package a\n"
 
-func newWorld(t *testing.T) *world {
+func newWorld(t testing.TB) *world {
 	t.Helper()
 	bin := accBinaries(t)
 	self, err := os.Executable()
@@ -366,7 +366,7 @@ func clientDir(exe string) string { return filepath.Dir(exe) }
 // hooked makes a run of client c in dir whose hooks are the built acc-hook
 // behind the recorder, with the world's data home and binaries. Each call
 // gets its own HOME, fake model and hook log.
-func (w *world) hooked(t *testing.T, c Client, dir string, script fakemodel.Script) *run {
+func (w *world) hooked(t testing.TB, c Client, dir string, script fakemodel.Script) *run {
 	t.Helper()
 	c, exe := requireClient(t, c)
 	w.mu.Lock()

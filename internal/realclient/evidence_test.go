@@ -128,7 +128,7 @@ func observationsOf(c Client) *clientObservations {
 
 // observe reports one proof: checked against the embedded evidence, or
 // collected under the update switch.
-func observe(t *testing.T, w *world, c Client, p proof) {
+func observe(t testing.TB, w *world, c Client, p proof) {
 	t.Helper()
 	p.Test = t.Name()
 	p.Record = sanitizeRecord(w, p.Record)
@@ -192,7 +192,7 @@ func observeFired(w *world, r *run, recs []HookRecord) {
 
 // checkCapability compares one observation with the adapter's evidence for
 // the client version under test.
-func checkCapability(t *testing.T, c Client, name string, observed bool) {
+func checkCapability(t testing.TB, c Client, name string, observed bool) {
 	t.Helper()
 	a := hook.Registry()[c.Name]
 	var exact *adapter.Evidence

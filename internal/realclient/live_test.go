@@ -49,7 +49,7 @@ func TestLivePush(t *testing.T) {
 
 // liveWorld is one client session in tmux, its room and its sender.
 type liveWorld struct {
-	t     *testing.T
+	t     testing.TB
 	w     *world
 	r     *run
 	u     *TUI
@@ -84,9 +84,9 @@ func (s *sent) outcome() string {
 }
 
 // send runs `acc message` from alice's CLI session; to "" is the room.
-func (lw *liveWorld) send(kind, subject, body string, to string) *sent {
+func (lw *liveWorld) send(kind, subject, body string, to string, extra ...string) *sent {
 	lw.t.Helper()
-	args := []string{"message", "--type", kind, "--subject", subject, "--body", body}
+	args := append([]string{"message", "--type", kind, "--subject", subject, "--body", body}, extra...)
 	if to != "" {
 		args = append(args, "--to", to)
 	}
@@ -158,7 +158,7 @@ func (lw *liveWorld) reachable() (string, bool) {
 // startLive opens a room with client c running interactively in tmux,
 // hooked by `acc install --delivery actionable`, and waits until the room
 // shows its session reachable and idle.
-func startLive(t *testing.T, c Client, script fakemodel.Script) *liveWorld {
+func startLive(t testing.TB, c Client, script fakemodel.Script) *liveWorld {
 	t.Helper()
 	w := newWorld(t)
 	r := w.hooked(t, c, w.repo, script)
@@ -289,6 +289,12 @@ func livePush(t *testing.T, c Client) {
 		t.Errorf("the hook's projection repeated the pushed message:\n%s", hookContext(*pushedTurn))
 	}
 	wantReceipt(t, w, q.Message.MessageID, lw.to, "offered")
+	// The same send again (a retry with its client message id) pushes
+	// nothing: the receipt moved.
+	again := lw.send("question", "port", "LIVE-Q1 which port does the API listen on?", lw.to, "--client-message-id", q.Message.ClientMessageID)
+	if got := again.outcome(); again.Message.MessageID != q.Message.MessageID || got != "offered/durable/-" {
+		t.Errorf("a repeated send: %s %s, want the same message, offered/durable/-", again.Message.MessageID, got)
+	}
 	if pushedTurn != nil && !t.Failed() {
 		observe(t, w, c, proof{Cap: "livePush", OK: true, Record: *pushedTurn, Purpose: "push", Marker: frame, Effect: "started a turn",
 			Seen: fmt.Sprintf("the idle session started a turn by itself %v after acc message began; the frame, whole, in the model request that turn made", req.At.Sub(q.start).Round(10*time.Millisecond))})
@@ -404,7 +410,7 @@ func staleSockets(home string) []string {
 
 // requireTmux skips without tmux, or fails when ACC_REQUIRE_CLIENTS=1 (CI
 // installs it: .ci/run).
-func requireTmux(t *testing.T) {
+func requireTmux(t testing.TB) {
 	t.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
 		msg := "SKIP: tmux is not installed (apt-get install tmux); the live-push tests run clients interactively in it"
@@ -413,4 +419,61 @@ func requireTmux(t *testing.T) {
 		}
 		t.Skip(msg)
 	}
+}
+
+// BenchmarkLivePush measures, per client, the time from the start of
+// `acc message` to the fake model receiving the pushed question (ms, the
+// median and p90 of b.N pushes into an idle session, each turn let end
+// first), and the sender's own time: `acc message` with a push attempted
+// and with delivery off (ms, medians). Run with -benchtime 20x; it is
+// reported, never asserted.
+func BenchmarkLivePush(b *testing.B) {
+	requireTmux(b)
+	for _, c := range liveClients {
+		b.Run(c.Name, func(b *testing.B) {
+			lw := startLive(b, c, answers(2*b.N+10))
+			var wake, pushSend, quietSend []time.Duration
+			b.ResetTimer()
+			for i := range b.N {
+				calls, stops := len(lw.r.model.ModelCalls()), lw.stops()
+				marker := fmt.Sprintf("BENCH-%d", i)
+				q := lw.send("question", "bench", marker, lw.to)
+				if q.outcome() != "offered/"+liveTransportOf(lw.c)+"/-" {
+					b.Fatalf("push %d: %s", i, q.outcome())
+				}
+				req := lw.callWith(calls, marker, 30*time.Second)
+				if req == nil {
+					b.Fatalf("push %d never reached the model", i)
+				}
+				wake = append(wake, req.At.Sub(q.start))
+				pushSend = append(pushSend, q.elapsed)
+				if !lw.turnEnded(stops, 30*time.Second) {
+					b.Fatalf("turn %d never ended", i)
+				}
+			}
+			b.StopTimer()
+			if _, err := lw.r.setup.InstallAcc(context.Background(), "--delivery", "off"); err != nil {
+				b.Fatal(err)
+			}
+			for i := range b.N {
+				quietSend = append(quietSend, lw.send("question", "bench", fmt.Sprintf("QUIET-%d", i), lw.to).elapsed)
+			}
+			ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+			b.ReportMetric(ms(quantile(wake, 0.5)), "wake-p50-ms")
+			b.ReportMetric(ms(quantile(wake, 0.9)), "wake-p90-ms")
+			b.ReportMetric(ms(quantile(pushSend, 0.5)), "send-push-p50-ms")
+			b.ReportMetric(ms(quantile(quietSend, 0.5)), "send-off-p50-ms")
+			b.ReportMetric(0, "ns/op")
+		})
+	}
+}
+
+// quantile is the q-quantile of ds (nearest rank).
+func quantile(ds []time.Duration, q float64) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := append([]time.Duration(nil), ds...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	return s[min(len(s)-1, int(q*float64(len(s))))]
 }

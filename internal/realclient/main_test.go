@@ -43,7 +43,7 @@ type installResult struct {
 // ACC_CLIENTS_LATEST=1 the newest on npm. When it cannot be installed the
 // test skips with the reason, or fails when ACC_REQUIRE_CLIENTS=1 (as CI
 // sets it after scripts/install-clients.sh).
-func requireClient(t *testing.T, c Client) (Client, string) {
+func requireClient(t testing.TB, c Client) (Client, string) {
 	t.Helper()
 	installMu.Lock()
 	r, ok := installs[c.Name]
@@ -77,7 +77,7 @@ func requireClient(t *testing.T, c Client) (Client, string) {
 // A run is one scripted headless session of a real client with the hook
 // recorder on every event acc handles.
 type run struct {
-	t      *testing.T
+	t      testing.TB
 	client Client
 	setup  Setup
 	model  *fakemodel.Server

@@ -8,8 +8,12 @@ import (
 	"github.com/acc-go/acc/pkg/storage"
 )
 
-// LiveLease is how long a live-push binding holds without its session's
-// hooks renewing it (reference/adapters.md §7, "lease").
+// LiveLease is how long the checks a session's hook made of its live
+// channel stand on their own (reference/adapters.md §7.2, "lease"); the
+// hooks renew it at every turn. Past it the binding is Expired, not gone:
+// an idle session is exactly the one to wake, so the sender revalidates
+// the same endpoint before using it (§7.3 step 7), as every transport
+// does on each offer anyway.
 const LiveLease = 10 * time.Minute
 
 // liveKey is the binding key of session id's live-push binding. It shares
@@ -23,9 +27,11 @@ type LiveEndpoint struct {
 	Transport string
 	// Endpoint is the channel's address (a Unix socket path); private.
 	Endpoint string
-	// Stale: the binding is of a replaced generation or past its lease; it
+	// Stale: the binding is of a generation the session no longer has; it
 	// is never used, only reported (recipient_unavailable).
 	Stale bool
+	// Expired: the hooks last renewed it more than LiveLease ago.
+	Expired bool
 	// LeaseUntil is when the binding lapses unless renewed.
 	LeaseUntil string
 }
@@ -68,7 +74,7 @@ func (r *Room) RetireLiveBinding(ctx context.Context, c Caller) error {
 }
 
 // currentLive returns s's live endpoint when its binding is of s's
-// current generation and was renewed within LiveLease, else nil.
+// current generation (expired or not), else nil.
 func currentLive(tx storage.ReadTx, s *protocol.Session, now time.Time) (*LiveEndpoint, error) {
 	l, err := liveOf(tx, s, now)
 	if err != nil || l == nil || l.Stale {
@@ -77,8 +83,8 @@ func currentLive(tx storage.ReadTx, s *protocol.Session, now time.Time) (*LiveEn
 	return l, nil
 }
 
-// liveOf returns s's live binding, current or not (Stale set), nil when
-// it has none.
+// liveOf returns s's live binding, current or not (Stale, Expired set),
+// nil when it has none.
 func liveOf(tx storage.ReadTx, s *protocol.Session, now time.Time) (*LiveEndpoint, error) {
 	b, err := tx.Binding(liveKey(s.SessionID))
 	if err != nil || b == nil {
@@ -89,7 +95,8 @@ func liveOf(tx storage.ReadTx, s *protocol.Session, now time.Time) (*LiveEndpoin
 	if err == nil {
 		l.LeaseUntil = protocol.FormatTime(at.Add(LiveLease))
 	}
-	l.Stale = err != nil || b.Generation != s.Generation || b.SessionID != s.SessionID || now.Sub(at) > LiveLease
+	l.Stale = b.Generation != s.Generation || b.SessionID != s.SessionID
+	l.Expired = err != nil || now.Sub(at) > LiveLease
 	return l, nil
 }
 

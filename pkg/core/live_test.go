@@ -52,14 +52,15 @@ func TestLiveBinding(t *testing.T) {
 	if js, _ := json.Marshal(st); strings.Contains(string(js), "cc-socks") {
 		t.Errorf("status shows the endpoint: %s", js)
 	}
-	// Past its lease, the binding is not used.
+	// Past its lease the binding is expired, not stale: an idle session is
+	// the one to wake, and the sender revalidates the endpoint itself.
 	clock = clock.Add(LiveLease + time.Second)
 	tr.Heartbeat(ctx, b)
-	if targets, _ := tr.DeliveryTargets(ctx, m.MessageID, []string{"bob"}); !targets[0].Live[b.SessionID].Stale {
-		t.Errorf("an expired binding is not stale: %+v", targets[0].Live)
+	if targets, _ := tr.DeliveryTargets(ctx, m.MessageID, []string{"bob"}); !targets[0].Live[b.SessionID].Expired || targets[0].Live[b.SessionID].Stale {
+		t.Errorf("an expired binding: %+v", targets[0].Live)
 	}
-	if ok, _ := tr.Reachable(ctx, b.SessionID); ok {
-		t.Error("an expired binding makes the session reachable")
+	if ok, _ := tr.Reachable(ctx, b.SessionID); !ok {
+		t.Error("an expired binding of the current generation must still be reachable")
 	}
 	// A binding written for another generation of the session (one the
 	// session no longer has) is stale too: acc only writes bindings for the

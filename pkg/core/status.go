@@ -36,10 +36,12 @@ type DeliveryBindingRow struct {
 	// Transport names the client's channel (claude-inbox, codex-queue).
 	Transport string `json:"transport"`
 	// Reachable: the session is live and the binding is of its current
-	// generation and within its lease.
+	// generation (a sender still checks, before writing, that the
+	// session's process serves the endpoint).
 	Reachable bool `json:"reachable"`
-	// LeaseUntil is when the binding lapses unless the session's hooks
-	// renew it (UTC, milliseconds).
+	// LeaseUntil is until when the hook's own checks of the endpoint stand
+	// (UTC, milliseconds); its hooks renew it at every turn, and past it a
+	// sender revalidates the endpoint before using it.
 	LeaseUntil string `json:"leaseUntil"`
 }
 

@@ -33,8 +33,10 @@ type Binding struct {
 	Transport string
 	// Endpoint is the transport's opaque reference; never shown to senders.
 	Endpoint string
-	// Stale: the binding is of a replaced generation or past its lease;
-	// it is never offered to (recipient_unavailable).
+	// Stale: the binding is of a generation the session no longer has;
+	// it is never offered to (recipient_unavailable). A binding past its
+	// lease is not stale: the transport revalidates the endpoint (the
+	// recorded process still serves it) on every offer.
 	Stale bool
 	// PID is the recipient session's client process, as its session
 	// records it (0 when unknown): a transport checks the endpoint is

@@ -74,7 +74,7 @@ func TestRouteTable(t *testing.T) {
 			transport: &fakeTransport{err: errors.New("broken pipe")}, outcome: "queued", via: TransportNextTurn, code: ErrTransportError, offers: 1},
 		{name: "live push: the client's live push is not proven", m: question, r: Recipient{ParticipantID: "bob", Receipt: "queued", Sessions: []Session{unproven}, Policy: PolicyAll},
 			transport: &fakeTransport{accept: true}, outcome: "queued", via: TransportNextTurn, code: ErrUnsupportedClientVersion},
-		{name: "live push: a binding of a replaced generation or past its lease", m: question, r: Recipient{ParticipantID: "bob", Receipt: "queued", Sessions: []Session{stale}, Policy: PolicyAll},
+		{name: "live push: a binding of a replaced generation", m: question, r: Recipient{ParticipantID: "bob", Receipt: "queued", Sessions: []Session{stale}, Policy: PolicyAll},
 			transport: &fakeTransport{accept: true}, outcome: "queued", via: TransportNextTurn, code: ErrRecipientUnavailable},
 		{name: "live push: transport not available here", m: question, r: Recipient{ParticipantID: "bob", Receipt: "queued", Sessions: []Session{bound}, Policy: PolicyAll},
 			outcome: "queued", via: TransportNextTurn, code: ErrUnsupportedClientVersion},
