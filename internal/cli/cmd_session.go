@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"github.com/acc-go/acc/internal/install"
 	"io"
 
 	"github.com/acc-go/acc/pkg/core"
@@ -115,7 +116,7 @@ func (a *app) statusCommand() *cli.Command {
 		),
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			return a.withRoom(ctx, cmd, func(ctx context.Context, r *core.Room) error {
-				q := core.StatusQuery{All: cmd.Bool("all"), Participant: cmd.String("participant")}
+				q := core.StatusQuery{All: cmd.Bool("all"), Participant: cmd.String("participant"), LivePolicy: install.Policies(r.DataHome)}
 				c, err := a.caller(ctx, cmd, r)
 				if err == nil {
 					q.Caller = &c

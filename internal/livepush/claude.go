@@ -167,18 +167,24 @@ type claudeEndpoint struct {
 }
 
 // checkRecord checks the session record Claude Code keeps for process pid
-// names that pid, session and socket.
+// names that pid, session and socket, and an interactive session.
 func checkRecord(path string, pid int, session, sock string) error {
 	var rec struct {
 		PID                 int    `json:"pid"`
 		SessionID           string `json:"sessionId"`
 		MessagingSocketPath string `json:"messagingSocketPath"`
+		Kind                string `json:"kind"`
 	}
 	if err := readSmallJSON(path, &rec); err != nil {
 		return fmt.Errorf("the session record %s: %w", path, err)
 	}
 	if rec.PID != pid || rec.SessionID != session || rec.MessagingSocketPath != sock {
 		return fmt.Errorf("the session record %s names another session or socket", path)
+	}
+	// A print-mode run (claude -p) binds a socket too, but nobody would
+	// see the turn a push started there.
+	if rec.Kind != "interactive" {
+		return fmt.Errorf("the session is not interactive (%q)", rec.Kind)
 	}
 	return nil
 }

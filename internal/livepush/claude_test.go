@@ -96,7 +96,7 @@ func TestClaudeInboxWrites(t *testing.T) {
 func endpointFor(t *testing.T, sock string, pid int, cc string) string {
 	t.Helper()
 	record := filepath.Join(t.TempDir(), fmt.Sprintf("%d.json", pid))
-	b, _ := json.Marshal(map[string]any{"pid": pid, "sessionId": cc, "messagingSocketPath": sock})
+	b, _ := json.Marshal(map[string]any{"pid": pid, "sessionId": cc, "messagingSocketPath": sock, "kind": "interactive"})
 	if err := os.WriteFile(record, b, 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +122,7 @@ func TestClaudeInboxRefuses(t *testing.T) {
 	moved := endpointFor(t, path, me, "cc-1")
 	var ep claudeEndpoint
 	json.Unmarshal([]byte(moved), &ep)
-	os.WriteFile(ep.Record, []byte(`{"pid":`+fmt.Sprint(me)+`,"sessionId":"cc-2","messagingSocketPath":"`+path+`"}`), 0o600)
+	os.WriteFile(ep.Record, []byte(`{"pid":`+fmt.Sprint(me)+`,"sessionId":"cc-2","messagingSocketPath":"`+path+`","kind":"interactive"}`), 0o600)
 	open := planted(t, dir, 8888)
 	os.Chmod(open, 0o666)
 	for name, b := range map[string]router.Binding{
@@ -177,7 +177,7 @@ func TestClaudeEndpoint(t *testing.T) {
 	}
 	env := map[string]string{"HOME": home, "CLAUDE_CODE_MESSAGING_SOCKET": sock}
 	getenv := func(k string) string { return env[k] }
-	good := map[string]any{"pid": pid, "sessionId": "cc-1", "messagingSocketPath": sock, "status": "idle"}
+	good := map[string]any{"pid": pid, "sessionId": "cc-1", "messagingSocketPath": sock, "status": "idle", "kind": "interactive"}
 	record(good)
 	got, err := ClaudeEndpoint(getenv, "cc-1", pid)
 	var ep claudeEndpoint
@@ -203,13 +203,15 @@ func TestClaudeEndpoint(t *testing.T) {
 		record        map[string]any
 		configDir     string
 	}{
-		"no socket exported":        {sock: "", session: "cc-1", pid: pid},
-		"a relative config dir":     {sock: sock, session: "cc-1", pid: pid, configDir: "rel/.claude"},
-		"a relative path":           {sock: "cc-socks/1.sock", session: "cc-1", pid: pid},
-		"a symlink":                 {sock: link, session: "cc-1", pid: pid},
-		"not a socket":              {sock: file, session: "cc-1", pid: pid},
-		"no pid":                    {sock: sock, session: "cc-1", pid: 0},
-		"another session's record":  {sock: sock, session: "cc-2", pid: pid},
+		"no socket exported":       {sock: "", session: "cc-1", pid: pid},
+		"a relative config dir":    {sock: sock, session: "cc-1", pid: pid, configDir: "rel/.claude"},
+		"a relative path":          {sock: "cc-socks/1.sock", session: "cc-1", pid: pid},
+		"a symlink":                {sock: link, session: "cc-1", pid: pid},
+		"not a socket":             {sock: file, session: "cc-1", pid: pid},
+		"no pid":                   {sock: sock, session: "cc-1", pid: 0},
+		"another session's record": {sock: sock, session: "cc-2", pid: pid},
+		"a print-mode session": {sock: sock, session: "cc-1", pid: pid,
+			record: map[string]any{"pid": pid, "sessionId": "cc-1", "messagingSocketPath": sock, "kind": "print"}},
 		"a record naming other pid": {sock: sock, session: "cc-1", pid: pid, record: map[string]any{"pid": pid + 1, "sessionId": "cc-1", "messagingSocketPath": sock}},
 		"a record of another socket": {sock: sock, session: "cc-1", pid: pid,
 			record: map[string]any{"pid": pid, "sessionId": "cc-1", "messagingSocketPath": "/tmp/cc-socks/1.sock"}},

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/acc-go/acc/pkg/protocol"
@@ -28,7 +29,7 @@ const CodexQueueName = "codex-queue"
 // 10 s and, idle, starts a turn with the text as its prompt (measured on
 // Codex 0.171.0: 0–10 s, median ≈5 s; reference/live-push.md §2).
 type CodexQueue struct {
-	// Timeout bounds the command; 0 means 5 s.
+	// Timeout bounds the command, its output included; 0 means 5 s.
 	Timeout time.Duration
 }
 
@@ -78,8 +79,17 @@ func CodexEndpoint(getenv func(string) string, clientSessionID string, pid int) 
 	return string(b), err
 }
 
-// holdsThread checks process pid has the thread's writer lock open.
+// holdsThread checks process pid is an interactive Codex (not `codex
+// exec`, whose queue nobody would look at) with the thread's writer lock
+// open.
 func holdsThread(pid int, codexHome, thread string) error {
+	argv, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "cmdline"))
+	if err != nil {
+		return fmt.Errorf("the client's command line: %w", err)
+	}
+	if args := strings.Split(string(argv), "\x00"); len(args) > 1 && (args[1] == "exec" || args[1] == "e") {
+		return errors.New("the client runs headless (codex exec)")
+	}
 	lock := filepath.Join(codexHome, "thread-writer-locks", thread+".lock")
 	dir := filepath.Join("/proc", strconv.Itoa(pid), "fd")
 	entries, err := os.ReadDir(dir)
@@ -117,14 +127,17 @@ func (t CodexQueue) Offer(ctx context.Context, b router.Binding, m *protocol.Mes
 	if timeout <= 0 {
 		timeout = 5 * time.Second
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	// The command is killed a little before the bound, so that reading
+	// what it left (WaitDelay) still ends within it.
+	const drain = 500 * time.Millisecond
+	ctx, cancel := context.WithTimeout(ctx, max(timeout-drain, timeout/2))
 	defer cancel()
 	cmd := exec.CommandContext(ctx, exe, "queue", "--thread", ep.Thread, "--message="+Frame(m))
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "CODEX_HOME=" + ep.CodexHome, "LANG=C.UTF-8"}
 	cmd.Dir = ep.CodexHome
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
-	cmd.WaitDelay = time.Second
+	cmd.WaitDelay = min(drain, timeout/2)
 	err = cmd.Run()
 	switch {
 	case ctx.Err() != nil:

@@ -47,10 +47,14 @@ func codexProgram(t *testing.T) string {
 
 // codexSession runs the stand-in as a session holding thread th in a
 // fresh CODEX_HOME; it returns the home and the process's pid.
-func codexSession(t *testing.T, th string) (string, int, *exec.Cmd) {
+func codexSession(t *testing.T, th string, mode ...string) (string, int, *exec.Cmd) {
 	t.Helper()
 	home := t.TempDir()
-	cmd := exec.Command(codexProgram(t), "serve", th)
+	how := "serve"
+	if len(mode) > 0 {
+		how = mode[0]
+	}
+	cmd := exec.Command(codexProgram(t), how, th)
 	cmd.Env = []string{"CODEX_HOME=" + home}
 	out, _ := cmd.StdoutPipe()
 	if err := cmd.Start(); err != nil {
@@ -86,9 +90,19 @@ func TestCodexQueue(t *testing.T) {
 		t.Errorf("queued %q for %q, want the frame for %s", text, th, thread)
 	}
 
-	// Without CODEX_HOME the client's default applies.
-	if _, err := CodexEndpoint(func(k string) string { return map[string]string{"HOME": "/nonexistent"}[k] }, thread, pid); err == nil {
-		t.Error("bound through a CODEX_HOME the process does not use")
+	// Without CODEX_HOME the client's default, $HOME/.codex, is the one
+	// looked at: an existing one the process does not use binds nothing.
+	other := t.TempDir()
+	os.MkdirAll(filepath.Join(other, ".codex", "thread-writer-locks"), 0o755)
+	if _, err := CodexEndpoint(func(k string) string { return map[string]string{"HOME": other}[k] }, thread, pid); err == nil ||
+		!strings.Contains(err.Error(), "does not hold") {
+		t.Errorf("bound through a CODEX_HOME the process does not use: %v", err)
+	}
+	// A headless run holds its thread too, but nobody looks at its queue.
+	ehome, epid, _ := codexSession(t, thread, "exec")
+	if _, err := CodexEndpoint(func(k string) string { return map[string]string{"CODEX_HOME": ehome}[k] }, thread, epid); err == nil ||
+		!strings.Contains(err.Error(), "headless") {
+		t.Errorf("a codex exec session was bound: %v", err)
 	}
 	for name, c := range map[string]struct {
 		thread string

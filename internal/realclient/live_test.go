@@ -7,8 +7,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"sort"
 	"strings"
 	"syscall"
@@ -372,7 +375,69 @@ func livePush(t *testing.T, c Client) {
 	}
 	lw.turnEnded(stops, 30*time.Second)
 
-	// 4. The client is killed: its socket or queue stays, nothing is pushed.
+	// 4. Claude Code still runs, but its socket is not its own any more:
+	// left behind by a crashed process (nobody listens), or served by
+	// another process under its pid's name (a reused pid, a planted
+	// socket). Both are refused; the session still gets it next turn.
+	if c.Name == "claude" {
+		socks := staleSockets(lw.r.setup.Home)
+		if len(socks) != 1 {
+			t.Fatalf("inbox sockets: %v", socks)
+		}
+		path := filepath.Join(lw.r.setup.Home, "tmp", "cc-socks", socks[0])
+		refused := func(what string) {
+			t.Helper()
+			calls := len(lw.r.model.ModelCalls())
+			s := lw.send("question", what, "LIVE-REFUSED "+what, lw.to)
+			if got := s.outcome(); got != "queued/next-turn/recipient_unavailable" {
+				t.Errorf("%s: delivery %s, want queued/next-turn/recipient_unavailable", what, got)
+			}
+			if q := lw.callWith(calls, s.Message.MessageID, 2*time.Second); q != nil {
+				t.Errorf("%s: the message reached the model", what)
+			}
+			wantReceipt(t, w, s.Message.MessageID, lw.to, "queued")
+			t.Logf("%s: refused, the send took %v", what, s.elapsed.Round(time.Millisecond))
+		}
+		if err := os.Remove(path); err != nil {
+			t.Fatal(err)
+		}
+		ln, err := net.Listen("unix", path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ln.(*net.UnixListener).SetUnlinkOnClose(false)
+		ln.Close()
+		os.Chmod(path, 0o600)
+		refused("a socket nobody listens on")
+		os.Remove(path)
+		planted, err := net.Listen("unix", path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.Chmod(path, 0o600)
+		// acc connects to learn who listens (SO_PEERCRED), then must hang
+		// up without writing a byte.
+		got := make(chan []byte, 1)
+		go func() {
+			if c, err := planted.Accept(); err == nil {
+				b, _ := io.ReadAll(c)
+				got <- b
+				c.Close()
+			}
+		}()
+		refused("a socket another process serves")
+		select {
+		case b := <-got:
+			if len(b) > 0 {
+				t.Errorf("acc wrote to the planted socket: %q", b)
+			}
+		case <-time.After(5 * time.Second):
+			t.Error("acc never looked at the planted socket")
+		}
+		planted.Close()
+	}
+
+	// 5. The client is killed: its socket or queue stays, nothing is pushed.
 	pid := lw.u.PID()
 	if pid <= 0 {
 		t.Fatal("no client process")
@@ -380,13 +445,6 @@ func livePush(t *testing.T, c Client) {
 	_ = syscall.Kill(-pid, syscall.SIGKILL)
 	_ = syscall.Kill(pid, syscall.SIGKILL)
 	time.Sleep(500 * time.Millisecond)
-	if c.Name == "claude" {
-		if left := staleSockets(lw.r.setup.Home); len(left) == 0 {
-			t.Log("Claude Code left no socket behind this time")
-		} else {
-			t.Logf("sockets left by the killed session: %v", left)
-		}
-	}
 	dead := lw.send("question", "still there?", "LIVE-DEAD", lw.to)
 	if got := dead.outcome(); got != "queued/durable/recipient_unavailable" {
 		t.Errorf("after the crash: delivery %s, want queued/durable/recipient_unavailable", got)

@@ -3,6 +3,7 @@ package core
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/acc-go/acc/pkg/protocol"
@@ -95,11 +96,14 @@ func (r *Room) ResolveCaller(ctx context.Context, in IdentityInput) (Caller, err
 		}
 		var byEnv []protocol.Session
 		for _, b := range bindings {
-			if !values[b.HarnessSessionID] {
+			// A live-push binding holds an endpoint, not the client's
+			// session id: it names no caller.
+			if isLiveKey(b.Key) || !values[b.HarnessSessionID] {
 				continue
 			}
 			for _, s := range live {
-				if s.SessionID == b.SessionID && s.Generation == b.Generation {
+				if s.SessionID == b.SessionID && s.Generation == b.Generation &&
+					!slices.ContainsFunc(byEnv, func(o protocol.Session) bool { return o.SessionID == s.SessionID }) {
 					byEnv = append(byEnv, s)
 				}
 			}

@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/acc-go/acc/pkg/protocol"
@@ -19,7 +20,12 @@ const LiveLease = 10 * time.Minute
 // liveKey is the binding key of session id's live-push binding. It shares
 // the session bindings table: the harness field names the transport, the
 // client-session field holds the endpoint, which acc never shows anyone.
-func liveKey(sessionID string) string { return "live:" + sessionID }
+func liveKey(sessionID string) string { return livePrefix + sessionID }
+
+const livePrefix = "live:"
+
+// isLiveKey reports whether a binding key is a live-push binding's.
+func isLiveKey(key string) bool { return strings.HasPrefix(key, livePrefix) }
 
 // LiveEndpoint is how a session can be woken by its client's own channel.
 type LiveEndpoint struct {
@@ -100,9 +106,11 @@ func liveOf(tx storage.ReadTx, s *protocol.Session, now time.Time) (*LiveEndpoin
 	return l, nil
 }
 
-// Reachable reports whether session id can be woken live now (for status:
-// never the endpoint itself).
-func (r *Room) Reachable(ctx context.Context, id string) (bool, error) {
+// LiveBound reports whether open session id has a live binding of its
+// current generation (expired or not). Whether a send would push to it
+// also depends on its client's capability and its owner's policy
+// (Status's Reachable).
+func (r *Room) LiveBound(ctx context.Context, id string) (bool, error) {
 	ok := false
 	err := r.Store.View(ctx, func(tx storage.ReadTx) error {
 		s, _, err := findSession(tx, id)

@@ -36,19 +36,39 @@ func TestLiveBinding(t *testing.T) {
 		l.LeaseUntil != protocol.FormatTime(clock.Add(LiveLease)) {
 		t.Fatalf("targets %+v %v", targets, err)
 	}
-	if ok, _ := tr.Reachable(ctx, b.SessionID); !ok {
+	if ok, _ := tr.LiveBound(ctx, b.SessionID); !ok {
 		t.Error("the session is not reachable")
 	}
-	st, _ := tr.Status(ctx, StatusQuery{})
-	for _, row := range st.Participants {
-		if row.SessionID == b.SessionID && !row.Reachable {
-			t.Error("status does not say the session is reachable")
+	// Status says reachable only where a send would push: live push proven
+	// for the client (declared at attach) and a policy that is not off.
+	reachable := func(policy string) (bool, []DeliveryBindingRow) {
+		st, _ := tr.Status(ctx, StatusQuery{LivePolicy: func(string) string { return policy }})
+		for _, row := range st.Participants {
+			if row.SessionID == b.SessionID {
+				return row.Reachable, st.DeliveryBindings
+			}
 		}
+		return false, st.DeliveryBindings
 	}
-	if len(st.DeliveryBindings) != 1 || st.DeliveryBindings[0] != (DeliveryBindingRow{SessionID: b.SessionID, ParticipantID: "bob",
-		Transport: "claude-inbox", Reachable: true, LeaseUntil: protocol.FormatTime(clock.Add(LiveLease))}) {
-		t.Errorf("status delivery bindings %+v", st.DeliveryBindings)
+	if ok, rows := reachable("actionable"); ok || len(rows) != 1 || rows[0].Proven {
+		t.Errorf("a client without live push proven is reachable: %v %+v", ok, rows)
 	}
+	declared := protocol.DeclaredCapabilities{}
+	declared.Delivery.LivePush = true
+	proven, err := tr.HookAttach(ctx, HookAttachInput{Adapter: "claude", ClientSessionID: "cc-1", Participant: "bob", Capabilities: &declared,
+		Enforcement: protocol.EnforcementAdvisory, Lifecycle: protocol.LifecycleManual})
+	if err != nil || proven.Caller != b {
+		t.Fatalf("resume: %+v %v", proven, err)
+	}
+	if ok, _ := reachable("off"); ok {
+		t.Error("reachable with the policy off")
+	}
+	ok, rows := reachable("actionable")
+	if !ok || len(rows) != 1 || rows[0] != (DeliveryBindingRow{SessionID: b.SessionID, ParticipantID: "bob",
+		Transport: "claude-inbox", Reachable: true, Proven: true, Policy: "actionable", LeaseUntil: protocol.FormatTime(clock.Add(LiveLease))}) {
+		t.Errorf("status: reachable %v, delivery bindings %+v", ok, rows)
+	}
+	st, _ := tr.Status(ctx, StatusQuery{})
 	if js, _ := json.Marshal(st); strings.Contains(string(js), "cc-socks") {
 		t.Errorf("status shows the endpoint: %s", js)
 	}
@@ -59,7 +79,7 @@ func TestLiveBinding(t *testing.T) {
 	if targets, _ := tr.DeliveryTargets(ctx, m.MessageID, []string{"bob"}); !targets[0].Live[b.SessionID].Expired || targets[0].Live[b.SessionID].Stale {
 		t.Errorf("an expired binding: %+v", targets[0].Live)
 	}
-	if ok, _ := tr.Reachable(ctx, b.SessionID); !ok {
+	if ok, _ := tr.LiveBound(ctx, b.SessionID); !ok {
 		t.Error("an expired binding of the current generation must still be reachable")
 	}
 	// A binding written for another generation of the session (one the
@@ -79,7 +99,7 @@ func TestLiveBinding(t *testing.T) {
 	if err := tr.HookEnd(ctx, "claude", "cc-1"); err != nil {
 		t.Fatal(err)
 	}
-	if ok, _ := tr.Reachable(ctx, b.SessionID); ok {
+	if ok, _ := tr.LiveBound(ctx, b.SessionID); ok {
 		t.Error("a closed session is still reachable")
 	}
 	// A new generation of the session does not inherit an old binding.
@@ -136,5 +156,33 @@ func TestProjectionSkipsLiveFrames(t *testing.T) {
 		if len(p.InPrompt) != 0 || len(p.Offered) != 2 {
 			t.Errorf("prompt %q: InPrompt %v, offered %v", prompt, p.InPrompt, p.Offered)
 		}
+	}
+}
+
+// TestLiveBindingNamesNoCaller: a command run from a hooked session's
+// shell sees both the client's session id and its live channel in its
+// environment; the live binding must not count as a second way of naming
+// the session (which made resolution ambiguous).
+func TestLiveBindingNamesNoCaller(t *testing.T) {
+	tr := newTestRoom(t)
+	ctx := context.Background()
+	res, err := tr.HookAttach(ctx, HookAttachInput{Adapter: "claude", ClientSessionID: "cc-1", Participant: "bob",
+		Enforcement: protocol.EnforcementAdvisory, Lifecycle: protocol.LifecycleManual})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr.attach("alice", "cli") // another live session, so only the environment can decide
+	for _, endpoint := range []string{"/tmp/cc-socks/1.sock", "cc-1"} {
+		if err := tr.RecordLiveBinding(ctx, res.Caller, "claude-inbox", endpoint); err != nil {
+			t.Fatal(err)
+		}
+		got, err := tr.ResolveCaller(ctx, IdentityInput{Environ: []string{"CLAUDE_CODE_SESSION_ID=cc-1", "CLAUDE_CODE_MESSAGING_SOCKET=/tmp/cc-socks/1.sock"}})
+		if err != nil || got != res.Caller {
+			t.Errorf("endpoint %q: resolved %+v, %v; want %+v", endpoint, got, err, res.Caller)
+		}
+	}
+	// The live binding alone names nobody.
+	if got, err := tr.ResolveCaller(ctx, IdentityInput{Environ: []string{"CLAUDE_CODE_MESSAGING_SOCKET=/tmp/cc-socks/1.sock"}}); err == nil && got == res.Caller {
+		t.Error("a live endpoint resolved the caller")
 	}
 }

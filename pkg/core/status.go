@@ -22,8 +22,9 @@ type SessionRow struct {
 	Presence    string  `json:"presence"`
 	HeartbeatAt string  `json:"heartbeatAt"`
 	Intent      *string `json:"intent"`
-	// Reachable: the session has a current live-push binding (its client
-	// can be woken); the endpoint itself is never shown.
+	// Reachable: a message to this session would be pushed live now, where
+	// the policy admits its kind (DeliveryBindingRow); the endpoint is
+	// never shown.
 	Reachable bool `json:"reachable"`
 }
 
@@ -35,10 +36,17 @@ type DeliveryBindingRow struct {
 	ParticipantID string `json:"participantId"`
 	// Transport names the client's channel (claude-inbox, codex-queue).
 	Transport string `json:"transport"`
-	// Reachable: the session is live and the binding is of its current
-	// generation (a sender still checks, before writing, that the
-	// session's process serves the endpoint).
+	// Reachable: a send to this session would try live push now: the
+	// session is live, the binding of its current generation, live push
+	// proven for its client's version and the policy not off (the sender
+	// still checks, before writing, that the session's process serves
+	// the endpoint).
 	Reachable bool `json:"reachable"`
+	// Proven: live push is proven for the session's client version.
+	Proven bool `json:"proven"`
+	// Policy is the owner's live-push policy for the client (off,
+	// actionable, all).
+	Policy string `json:"policy"`
 	// LeaseUntil is until when the hook's own checks of the endpoint stand
 	// (UTC, milliseconds); its hooks renew it at every turn, and past it a
 	// sender revalidates the endpoint before using it.
@@ -98,6 +106,10 @@ type StatusQuery struct {
 	All bool
 	// Participant keeps only that participant's sessions.
 	Participant string
+	// LivePolicy gives the live-push policy recorded for a client (adapter
+	// id → off, actionable, all); nil is off everywhere. A session is
+	// reachable live only where it is not off.
+	LivePolicy func(adapter string) string
 }
 
 // Status reads the room (§11). It never writes. With a caller it also checks
@@ -170,9 +182,18 @@ func (r *Room) Status(ctx context.Context, q StatusQuery) (*Status, error) {
 				return err
 			}
 			if l != nil {
-				row.Reachable = p != PresenceOffline && !l.Stale
+				policy := "off"
+				if q.LivePolicy != nil {
+					policy = q.LivePolicy(s.Harness)
+				}
+				// Reachable is what a sender's router would try: a live
+				// session, a binding of its generation, live push proven for
+				// its client's version, and a policy that is not off.
+				proven := protocol.SessionCapabilities(s).Delivery.LivePush
+				row.Reachable = p != PresenceOffline && !l.Stale && proven && policy != "off"
 				st.DeliveryBindings = append(st.DeliveryBindings, DeliveryBindingRow{SessionID: s.SessionID,
-					ParticipantID: s.ParticipantID, Transport: l.Transport, Reachable: row.Reachable, LeaseUntil: l.LeaseUntil})
+					ParticipantID: s.ParticipantID, Transport: l.Transport, Reachable: row.Reachable, Proven: proven,
+					Policy: policy, LeaseUntil: l.LeaseUntil})
 			}
 			st.Participants = append(st.Participants, row)
 		}

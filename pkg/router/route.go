@@ -3,6 +3,8 @@ package router
 import (
 	"context"
 	"slices"
+	"sync"
+	"time"
 
 	"github.com/acc-go/acc/pkg/core"
 	"github.com/acc-go/acc/pkg/protocol"
@@ -115,13 +117,25 @@ type Router struct {
 //     next-turn delivery is not proven for its version).
 //
 // A receipt is never reported offered without a transport's acceptance.
+//
+// The recipients are routed at once, and every live attempt of the send
+// together is bounded by SendBound: the sender waits at most that long,
+// however many recipients it addressed.
 func (rt Router) Route(ctx context.Context, m *protocol.Message, recipients []Recipient) []Delivery {
-	out := make([]Delivery, 0, len(recipients))
-	for _, r := range recipients {
-		out = append(out, rt.route(ctx, m, r))
+	ctx, cancel := context.WithTimeout(ctx, SendBound)
+	defer cancel()
+	out := make([]Delivery, len(recipients))
+	var wg sync.WaitGroup
+	for i, r := range recipients {
+		wg.Go(func() { out[i] = rt.route(ctx, m, r) })
 	}
+	wg.Wait()
 	return out
 }
+
+// SendBound bounds the live attempts of one send, all recipients together
+// (each transport also has its own, shorter or equal, bound).
+const SendBound = 5 * time.Second
 
 func (rt Router) route(ctx context.Context, m *protocol.Message, r Recipient) Delivery {
 	d := Delivery{RecipientParticipantID: r.ParticipantID, Outcome: OutcomeQueued, Transport: TransportDurable}
@@ -195,7 +209,9 @@ func (rt Router) live(ctx context.Context, m *protocol.Message, r Recipient) str
 		return ErrTransportRejected
 	}
 	if rt.Offered != nil {
-		if err := rt.Offered(ctx, m, r.ParticipantID, t.Name()); err != nil {
+		// The client took it: record that even when the send's bound has
+		// just run out.
+		if err := rt.Offered(context.WithoutCancel(ctx), m, r.ParticipantID, t.Name()); err != nil {
 			return ErrTransportError
 		}
 	}

@@ -3,7 +3,9 @@ package router
 import (
 	"context"
 	"errors"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/acc-go/acc/pkg/protocol"
 )
@@ -139,6 +141,63 @@ func TestAdmits(t *testing.T) {
 		}
 		if got := Admits(c.policy, &protocol.Message{Kind: c.kind, ToParticipantIDs: to}); got != c.want {
 			t.Errorf("%s %s room=%v: %v", c.policy, c.kind, c.room, got)
+		}
+	}
+}
+
+// blockingTransport waits in Offer until every expected offer has begun or
+// its context ends, and records each context's deadline.
+type blockingTransport struct {
+	mu        sync.Mutex
+	arrived   int
+	all       chan struct{}
+	want      int
+	deadlines []time.Time
+}
+
+func (b *blockingTransport) Name() string { return "fake-push" }
+func (b *blockingTransport) Offer(ctx context.Context, _ Binding, _ *protocol.Message) (bool, string, error) {
+	b.mu.Lock()
+	d, _ := ctx.Deadline()
+	b.deadlines = append(b.deadlines, d)
+	if b.arrived++; b.arrived == b.want {
+		close(b.all)
+	}
+	b.mu.Unlock()
+	select {
+	case <-b.all:
+		return true, "", nil
+	case <-ctx.Done():
+		return false, "", ctx.Err()
+	}
+}
+
+// TestRouteBoundsTheWholeSend: the recipients of one send are offered to
+// at once, under one deadline of SendBound for them all, so the sender's
+// wait does not grow with the number of recipients. Three offers that
+// each wait for the other two all succeed: they ran together.
+func TestRouteBoundsTheWholeSend(t *testing.T) {
+	bt := &blockingTransport{all: make(chan struct{}), want: 3}
+	rt := Router{Transports: map[string]Transport{"fake-push": bt}}
+	m := &protocol.Message{MessageID: "message_q", Kind: protocol.KindQuestion, ToParticipantIDs: []string{"a", "b", "c"}}
+	var rs []Recipient
+	for _, p := range m.ToParticipantIDs {
+		rs = append(rs, Recipient{ParticipantID: p, Receipt: "queued", Policy: PolicyAll,
+			Sessions: []Session{{SessionID: "s-" + p, NextTurn: true, LivePush: true, Live: &Binding{Transport: "fake-push"}}}})
+	}
+	before := time.Now()
+	for i, d := range rt.Route(context.Background(), m, rs) {
+		if d.Outcome != OutcomeOffered {
+			t.Errorf("recipient %d: %+v (offered one after another, not together)", i, d)
+		}
+	}
+	if len(bt.deadlines) != 3 {
+		t.Fatalf("%d offers", len(bt.deadlines))
+	}
+	for _, d := range bt.deadlines {
+		if d != bt.deadlines[0] || d.IsZero() || d.After(before.Add(SendBound+time.Second)) {
+			t.Errorf("deadlines %v: want one shared deadline of SendBound", bt.deadlines)
+			break
 		}
 	}
 }

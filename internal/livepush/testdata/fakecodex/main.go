@@ -1,6 +1,7 @@
 // Command codex is a stand-in for the Codex program in internal/livepush's
 // tests. `codex serve <thread>` holds the thread's writer lock in
-// $CODEX_HOME as the TUI does, until killed; `codex queue --thread T
+// $CODEX_HOME as the TUI does, until killed (`codex exec <thread>` the
+// same, as a headless run would); `codex queue --thread T
 // --message=TEXT` appends "T\tTEXT" (TEXT JSON-quoted) to
 // $CODEX_HOME/queued and answers as Codex 0.171.0 does, or fails when
 // $CODEX_HOME/refuse exists.
@@ -18,7 +19,7 @@ import (
 func main() {
 	home := os.Getenv("CODEX_HOME")
 	switch {
-	case len(os.Args) == 3 && os.Args[1] == "serve":
+	case len(os.Args) == 3 && (os.Args[1] == "serve" || os.Args[1] == "exec"):
 		dir := filepath.Join(home, "thread-writer-locks")
 		os.MkdirAll(dir, 0o755)
 		f, err := os.Create(filepath.Join(dir, os.Args[2]+".lock"))
