@@ -32,7 +32,7 @@ type sendOutput struct {
 // newSendOutput routes the committed send (pkg/router) and shapes the
 // result.
 func newSendOutput(ctx context.Context, r *core.Room, res *core.SendResult) *sendOutput {
-	d := livepush.Router().Deliver(ctx, r, &res.Message, install.Policies(r.DataHome))
+	d := livepush.Deliver(ctx, r, &res.Message, install.Policies(r.DataHome))
 	return &sendOutput{Message: res.Message, Delivery: d, Created: res.Created, Receipt: res.Receipt, Session: res.Session}
 }
 

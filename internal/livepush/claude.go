@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/gofrs/flock"
 	"golang.org/x/sys/unix"
 
 	"github.com/acc-go/acc/pkg/core"
@@ -264,4 +265,32 @@ func Endpoint(id string, getenv func(string) string, clientSessionID string, pid
 		return CodexQueueName, endpoint, err
 	}
 	return "", "", fmt.Errorf("%s has no live transport", id)
+}
+
+// Deliver routes a committed send (router.Router.Deliver) with this
+// platform's live transports, one offer per message and recipient at a
+// time: an offer is made holding <workspace runtime dir>/live.<recipient>.lock
+// (gofrs/flock) and only while the receipt is still queued, so a retry of
+// a send racing the first cannot push it twice.
+func Deliver(ctx context.Context, room *core.Room, m *protocol.Message, policy func(adapter string) string) []router.Delivery {
+	rt := Router()
+	rt.Reserve = func(ctx context.Context, m *protocol.Message, participantID string) (func(), bool, error) {
+		fl := flock.New(filepath.Join(filepath.Dir(core.StorePath(room.DataHome, room.WS.ID)), "live."+participantID+".lock"))
+		ok, err := fl.TryLockContext(ctx, 10*time.Millisecond)
+		if err != nil || !ok {
+			return nil, false, fmt.Errorf("the live-offer lock: %v", err)
+		}
+		release := func() { _ = fl.Unlock() }
+		state, err := room.ReceiptState(ctx, m.MessageID, participantID)
+		if err != nil {
+			release()
+			return nil, false, err
+		}
+		if state != protocol.ReceiptQueued {
+			release()
+			return func() {}, false, nil
+		}
+		return release, true, nil
+	}
+	return rt.Deliver(ctx, room, m, policy)
 }

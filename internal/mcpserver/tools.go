@@ -81,7 +81,7 @@ type sent struct {
 }
 
 func sentOf(ctx context.Context, r *core.Room, res *core.SendResult) *sent {
-	d := livepush.Router().Deliver(ctx, r, &res.Message, install.Policies(r.DataHome))
+	d := livepush.Deliver(ctx, r, &res.Message, install.Policies(r.DataHome))
 	return &sent{Message: res.Message, Receipt: res.Receipt, Delivery: d}
 }
 

@@ -83,6 +83,20 @@ func (r *Room) DeliveryTargets(ctx context.Context, messageID string, participan
 	return out, err
 }
 
+// ReceiptState returns participantID's receipt state for messageID ("" when
+// it has none).
+func (r *Room) ReceiptState(ctx context.Context, messageID, participantID string) (string, error) {
+	state := ""
+	err := r.Store.View(ctx, func(tx storage.ReadTx) error {
+		rc, err := tx.Receipt(messageID, participantID)
+		if err == nil && rc != nil {
+			state = rc.State
+		}
+		return err
+	})
+	return state, err
+}
+
 // RecordOffer moves participantID's receipt for messageID from queued to
 // offered after a live transport accepted the message, with a
 // message.offer_succeeded event naming the transport. A receipt already

@@ -95,6 +95,11 @@ type Router struct {
 	// Offered records a successful live offer (the receipt becomes
 	// offered); when it fails the outcome falls back with transport_error.
 	Offered func(ctx context.Context, m *protocol.Message, participantID, transport string) error
+	// Reserve, when set, is taken before an offer and released after it
+	// was recorded: it makes one offer per message and recipient out of
+	// concurrent sends (a retry racing the first). proceed false means
+	// the receipt already moved; an error is transport_error.
+	Reserve func(ctx context.Context, m *protocol.Message, participantID string) (release func(), proceed bool, err error)
 }
 
 // Route returns one Delivery per recipient, in order. The table, first
@@ -147,8 +152,12 @@ func (rt Router) route(ctx context.Context, m *protocol.Message, r Recipient) De
 		return d
 	}
 	reason := rt.live(ctx, m, r)
-	if reason == "" {
+	switch reason {
+	case "":
 		d.Outcome, d.Transport = OutcomeOffered, liveTransport(r)
+		return d
+	case alreadyOffered:
+		d.Outcome = OutcomeOffered // another send of it pushed it meanwhile
 		return d
 	}
 	switch {
@@ -167,6 +176,9 @@ func (rt Router) route(ctx context.Context, m *protocol.Message, r Recipient) De
 	}
 	return d
 }
+
+// alreadyOffered: a concurrent send of the same message offered it.
+const alreadyOffered = "+"
 
 // noLive: no live-push binding at all, so nothing was attempted and there
 // is no reason to report beyond the path taken.
@@ -197,6 +209,16 @@ func (rt Router) live(ctx context.Context, m *protocol.Message, r Recipient) str
 	t, ok := rt.Transports[b.Transport]
 	if !ok || !bound[0].LivePush {
 		return ErrUnsupportedClientVersion
+	}
+	if rt.Reserve != nil {
+		release, proceed, err := rt.Reserve(ctx, m, r.ParticipantID)
+		if err != nil {
+			return ErrTransportError
+		}
+		defer release()
+		if !proceed {
+			return alreadyOffered
+		}
 	}
 	accepted, c, err := t.Offer(ctx, b, m)
 	switch {

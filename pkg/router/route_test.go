@@ -201,3 +201,41 @@ func TestRouteBoundsTheWholeSend(t *testing.T) {
 		}
 	}
 }
+
+// TestRouteReserve: an offer is made only under the reservation; when the
+// receipt moved meanwhile (another send pushed it) nothing is offered and
+// the recipient is reported offered; a reservation that cannot be had is
+// transport_error.
+func TestRouteReserve(t *testing.T) {
+	m := &protocol.Message{MessageID: "message_q", Kind: protocol.KindQuestion, ToParticipantIDs: []string{"bob"}}
+	r := Recipient{ParticipantID: "bob", Receipt: "queued", Policy: PolicyAll,
+		Sessions: []Session{{SessionID: "s", NextTurn: true, LivePush: true, Live: &Binding{Transport: "fake-push"}}}}
+	for name, c := range map[string]struct {
+		proceed bool
+		err     error
+		outcome string
+		code    string
+		offers  int
+	}{
+		"reserved":        {proceed: true, outcome: OutcomeOffered, offers: 1},
+		"already offered": {outcome: OutcomeOffered},
+		"cannot reserve":  {err: errors.New("lock busy"), outcome: OutcomeQueued, code: ErrTransportError},
+	} {
+		ft := &fakeTransport{accept: true}
+		released := 0
+		rt := Router{Transports: map[string]Transport{"fake-push": ft}, Reserve: func(context.Context, *protocol.Message, string) (func(), bool, error) {
+			if c.err != nil {
+				return nil, false, c.err
+			}
+			return func() { released++ }, c.proceed, nil
+		}}
+		d := rt.Route(context.Background(), m, []Recipient{r})[0]
+		code := ""
+		if d.ErrorCode != nil {
+			code = *d.ErrorCode
+		}
+		if d.Outcome != c.outcome || code != c.code || ft.offers != c.offers || (c.err == nil && released != 1) {
+			t.Errorf("%s: %+v code %q, %d offers, released %d", name, d, code, ft.offers, released)
+		}
+	}
+}
