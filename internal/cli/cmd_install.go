@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 
 	"github.com/acc-go/acc/internal/hook"
@@ -100,7 +101,7 @@ func (a *app) installCommand() *cli.Command {
 			"the next turn and the inbox. It is recorded for you on this machine only; doctor says what is in effect.\n\n" +
 			"  acc install --dry-run\n  acc install --adapter claude --adapter codex\n  acc install --adapter claude --delivery actionable",
 		Flags: append(installFlags,
-			&cli.StringFlag{Name: "delivery", Usage: "live push for these clients: off (default), actionable or all; a pushed message starts a model turn in your session, spending your tokens"}),
+			&cli.StringFlag{Name: "delivery", Usage: "live push for these clients: off, actionable or all (without the flag the recorded policy stays; off at first); a pushed message starts a model turn in your session, spending your tokens"}),
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			env, err := a.installEnv(cmd)
 			if err != nil {
@@ -175,10 +176,19 @@ func printInstall(w io.Writer, rep *install.Report, done string) {
 			}
 			fmt.Fprintln(w, line)
 		}
-		if c.DeliveryReason != "" {
+		switch {
+		case c.DeliveryReason != "":
 			fmt.Fprintf(w, "  delivery: %s requested, %s in effect: %s\n", c.DeliveryPolicy, c.EffectiveDelivery, c.DeliveryReason)
+		case c.DeliveryPolicy != "":
+			fmt.Fprintf(w, "  delivery: %s in effect (live push)\n", c.EffectiveDelivery)
 		}
+		// The hooks load when a session starts: only changed files need a
+		// restart (the delivery policy is read at every send).
+		changed := slices.ContainsFunc(c.Changes, func(ch install.Change) bool { return ch.Op != "unchanged" })
 		for _, n := range c.Notes {
+			if !changed && strings.HasPrefix(n, "restart ") {
+				continue
+			}
 			fmt.Fprintf(w, "  next: %s\n", n)
 		}
 	}
@@ -198,7 +208,10 @@ func printInstall(w io.Writer, rep *install.Report, done string) {
 func printClients(w io.Writer, clients []install.ClientStatus) {
 	for _, c := range clients {
 		state := "not found"
-		if c.Present {
+		switch {
+		case c.Present && c.Binary == "":
+			state = "configuration found" // its program is not on PATH
+		case c.Present:
 			state = "present"
 			if c.Version != "" {
 				state += " " + c.Version

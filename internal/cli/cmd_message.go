@@ -330,7 +330,7 @@ func deliveryText(d router.Delivery) string {
 	}
 	switch {
 	case d.Outcome == router.OutcomeOffered && d.Transport != router.TransportDurable:
-		where = "pushed live via " + d.Transport + ": their idle session starts a turn with it"
+		where = "pushed live via " + d.Transport + ": their session takes it now (an idle one starts a turn)"
 	case d.ErrorCode == nil:
 		return where
 	case *d.ErrorCode == router.ErrRecipientUnavailable && d.Transport == router.TransportNextTurn:

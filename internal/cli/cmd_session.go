@@ -148,7 +148,7 @@ func printStatus(w io.Writer, st *core.Status) {
 		// (guarded) or only reported (advisory: manual, MCP and ACP sessions).
 		line := fmt.Sprintf("  %s (%s, %s) %s", p.ParticipantID, p.Harness, p.Enforcement, presence)
 		if p.Reachable {
-			line += ", reachable live"
+			line += ", reachable live (" + p.LivePolicy + ")"
 		}
 		if p.Branch != nil {
 			line += " on " + *p.Branch

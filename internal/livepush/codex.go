@@ -10,9 +10,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/acc-go/acc/pkg/protocol"
 	"github.com/acc-go/acc/pkg/router"
@@ -40,6 +43,8 @@ func (CodexQueue) Name() string { return CodexQueueName }
 type codexEndpoint struct {
 	Thread    string `json:"thread"`
 	CodexHome string `json:"codexHome"`
+	// Threads are the threads the process held when the hook bound it.
+	Threads []string `json:"threads"`
 }
 
 // threadPattern: Codex thread ids are UUIDs.
@@ -72,36 +77,111 @@ func CodexEndpoint(getenv func(string) string, clientSessionID string, pid int) 
 	if err != nil {
 		return "", fmt.Errorf("CODEX_HOME: %w", err)
 	}
-	if err := holdsThread(pid, home, clientSessionID); err != nil {
+	// The hook fires for the thread on screen: what the process holds now
+	// is what it may hold when a message comes.
+	held, err := heldThreads(pid, home)
+	if err != nil {
 		return "", err
 	}
-	b, err := json.Marshal(codexEndpoint{Thread: clientSessionID, CodexHome: home})
+	if err := checkThreads(held, clientSessionID, held); err != nil {
+		return "", err
+	}
+	b, err := json.Marshal(codexEndpoint{Thread: clientSessionID, CodexHome: home, Threads: held})
 	return string(b), err
 }
 
-// holdsThread checks process pid is an interactive Codex (not `codex
-// exec`, whose queue nobody would look at) with the thread's writer lock
-// open.
-func holdsThread(pid int, codexHome, thread string) error {
+// heldThreads returns the threads process pid holds the writer lock of
+// ($CODEX_HOME/thread-writer-locks/<thread>.lock among its open files),
+// after checking it is an interactive Codex of ours (not `codex exec` or
+// another subcommand, whose queue nobody would look at).
+func heldThreads(pid int, codexHome string) ([]string, error) {
+	var st unix.Stat_t
+	if err := unix.Stat(filepath.Join("/proc", strconv.Itoa(pid)), &st); err != nil || int(st.Uid) != os.Getuid() {
+		return nil, errors.New("the client's process is not ours")
+	}
 	argv, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "cmdline"))
 	if err != nil {
-		return fmt.Errorf("the client's command line: %w", err)
+		return nil, fmt.Errorf("the client's command line: %w", err)
 	}
-	if args := strings.Split(string(argv), "\x00"); len(args) > 1 && (args[1] == "exec" || args[1] == "e") {
-		return errors.New("the client runs headless (codex exec)")
+	if sub := codexSubcommand(strings.Split(strings.TrimRight(string(argv), "\x00"), "\x00")); sub != "" {
+		return nil, fmt.Errorf("the client runs codex %s, not the interactive session", sub)
 	}
-	lock := filepath.Join(codexHome, "thread-writer-locks", thread+".lock")
+	locks := filepath.Join(codexHome, "thread-writer-locks")
 	dir := filepath.Join("/proc", strconv.Itoa(pid), "fd")
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return fmt.Errorf("the client's open files: %w", err)
+		return nil, fmt.Errorf("the client's open files: %w", err)
 	}
+	var held []string
 	for _, e := range entries {
-		if target, err := os.Readlink(filepath.Join(dir, e.Name())); err == nil && target == lock {
-			return nil
+		target, err := os.Readlink(filepath.Join(dir, e.Name()))
+		if err != nil || filepath.Dir(target) != locks {
+			continue
+		}
+		if th, ok := strings.CutSuffix(filepath.Base(target), ".lock"); ok && !slices.Contains(held, th) {
+			held = append(held, th)
 		}
 	}
-	return errors.New("the client's process does not hold the thread")
+	slices.Sort(held)
+	return held, nil
+}
+
+// checkThreads checks the held threads include thread and nothing beyond
+// known: after /new the TUI keeps the old thread open in the background
+// and opens a new one, so a thread bound before that is no longer the one
+// on screen (a queued message would run unseen); the new thread binds at
+// its first turn, when its hook fires.
+func checkThreads(held []string, thread string, known []string) error {
+	if !slices.Contains(held, thread) {
+		return errors.New("the client's process does not hold the thread")
+	}
+	for _, h := range held {
+		if !slices.Contains(known, h) {
+			return errors.New("the client opened another thread since (/new): the bound one may not be on screen")
+		}
+	}
+	return nil
+}
+
+// codexValueOptions are Codex 0.171.0's global options that take a value
+// as the next argument (codex --help).
+var codexValueOptions = map[string]bool{"-c": true, "--config": true, "--enable": true, "--disable": true, "--remote": true,
+	"--remote-auth-token-env": true, "-i": true, "--image": true, "-m": true, "--model": true, "--local-provider": true,
+	"-p": true, "--profile": true, "-s": true, "--sandbox": true, "-C": true, "--cd": true, "--add-dir": true,
+	"-a": true, "--ask-for-approval": true}
+
+// codexInteractive are the subcommands that run the interactive session.
+var codexInteractive = map[string]bool{"resume": true, "fork": true}
+
+// codexSubcommands are Codex 0.171.0's subcommands (codex --help).
+var codexSubcommands = map[string]bool{"agents": true, "exec": true, "e": true, "review": true, "login": true, "logout": true,
+	"mcp": true, "plugin": true, "app-server": true, "remote-control": true, "completion": true, "update": true, "doctor": true,
+	"sandbox": true, "debug": true, "apply": true, "a": true, "resume": true, "queue": true, "archive": true, "delete": true,
+	"migrate-rollouts": true, "migrate-nfs-db": true, "unarchive": true, "fork": true, "cloud": true, "exec-server": true,
+	"features": true, "help": true}
+
+// codexSubcommand returns the subcommand a codex command line (argv, the
+// program first) runs when it is not the interactive session, "" when it
+// is: no subcommand (perhaps a prompt), resume or fork. Global options
+// and their values are skipped.
+func codexSubcommand(argv []string) string {
+	for i := 1; i < len(argv); i++ {
+		a := argv[i]
+		switch {
+		case a == "--":
+			return ""
+		case strings.HasPrefix(a, "-"):
+			if codexValueOptions[a] {
+				i++ // its value
+			}
+			continue
+		case codexSubcommands[a] && !codexInteractive[a]:
+			return a
+		default:
+			return "" // the interactive session, or its prompt
+		}
+	}
+	return ""
 }
 
 // Offer queues m, framed (Frame), for the thread of binding b. The
@@ -116,7 +196,8 @@ func (t CodexQueue) Offer(ctx context.Context, b router.Binding, m *protocol.Mes
 	if err := json.Unmarshal([]byte(b.Endpoint), &ep); err != nil || !threadPattern.MatchString(ep.Thread) || !filepath.IsAbs(ep.CodexHome) || b.PID <= 0 {
 		return false, router.ErrRecipientUnavailable, nil
 	}
-	if err := holdsThread(b.PID, ep.CodexHome, ep.Thread); err != nil {
+	held, err := heldThreads(b.PID, ep.CodexHome)
+	if err != nil || checkThreads(held, ep.Thread, ep.Threads) != nil {
 		return false, router.ErrRecipientUnavailable, nil
 	}
 	exe, err := os.Readlink(filepath.Join("/proc", strconv.Itoa(b.PID), "exe"))

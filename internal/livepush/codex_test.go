@@ -47,14 +47,13 @@ func codexProgram(t *testing.T) string {
 
 // codexSession runs the stand-in as a session holding thread th in a
 // fresh CODEX_HOME; it returns the home and the process's pid.
-func codexSession(t *testing.T, th string, mode ...string) (string, int, *exec.Cmd) {
+func codexSession(t *testing.T, th string, args ...string) (string, int, *exec.Cmd) {
 	t.Helper()
 	home := t.TempDir()
-	how := "serve"
-	if len(mode) > 0 {
-		how = mode[0]
+	if len(args) == 0 {
+		args = []string{"serve"}
 	}
-	cmd := exec.Command(codexProgram(t), how, th)
+	cmd := exec.Command(codexProgram(t), append(args, th)...)
 	cmd.Env = []string{"CODEX_HOME=" + home}
 	out, _ := cmd.StdoutPipe()
 	if err := cmd.Start(); err != nil {
@@ -98,11 +97,31 @@ func TestCodexQueue(t *testing.T) {
 		!strings.Contains(err.Error(), "does not hold") {
 		t.Errorf("bound through a CODEX_HOME the process does not use: %v", err)
 	}
-	// A headless run holds its thread too, but nobody looks at its queue.
-	ehome, epid, _ := codexSession(t, thread, "exec")
-	if _, err := CodexEndpoint(func(k string) string { return map[string]string{"CODEX_HOME": ehome}[k] }, thread, epid); err == nil ||
-		!strings.Contains(err.Error(), "headless") {
-		t.Errorf("a codex exec session was bound: %v", err)
+	// A headless run holds its thread too, but nobody looks at its queue,
+	// also behind global options.
+	for _, args := range [][]string{{"exec"}, {"-c", "model=x", "exec"}} {
+		ehome, epid, _ := codexSession(t, thread, args...)
+		if _, err := CodexEndpoint(func(k string) string { return map[string]string{"CODEX_HOME": ehome}[k] }, thread, epid); err == nil ||
+			!strings.Contains(err.Error(), "codex exec") {
+			t.Errorf("%v: a headless session was bound: %v", args, err)
+		}
+	}
+	// After /new the TUI holds the old thread too. The new thread binds at
+	// its first turn (what the process holds then is what it may hold);
+	// a binding made before the process opened another thread is refused.
+	const newer = "22222222-2222-4222-8222-222222222222"
+	nhome, npid, _ := codexSession(t, thread, "serve", newer)
+	getenv := func(k string) string { return map[string]string{"CODEX_HOME": nhome}[k] }
+	ep, err := CodexEndpoint(getenv, newer, npid)
+	if err != nil {
+		t.Fatalf("the thread on screen after /new: %v", err)
+	}
+	if ok, code, err := (CodexQueue{}).Offer(context.Background(), router.Binding{Endpoint: ep, PID: npid}, message("hi")); !ok {
+		t.Errorf("the thread on screen after /new: %v %q %v", ok, code, err)
+	}
+	old, _ := json.Marshal(codexEndpoint{Thread: thread, CodexHome: nhome, Threads: []string{thread}})
+	if ok, code, _ := (CodexQueue{}).Offer(context.Background(), router.Binding{Endpoint: string(old), PID: npid}, message("hi")); ok || code != router.ErrRecipientUnavailable {
+		t.Errorf("the thread left behind by /new was offered to: %v %q", ok, code)
 	}
 	for name, c := range map[string]struct {
 		thread string
@@ -160,5 +179,29 @@ func TestCodexQueueRefuses(t *testing.T) {
 	offer("the session exited", b, router.ErrRecipientUnavailable, false)
 	if _, err := os.Stat(filepath.Join(home, "queued")); err == nil {
 		t.Error("something was queued")
+	}
+}
+
+// TestCodexSubcommand: only the interactive session (no subcommand, a
+// prompt, resume, fork) counts, whatever global options come first.
+func TestCodexSubcommand(t *testing.T) {
+	for argv, want := range map[string]string{
+		"codex":                                      "",
+		"codex --dangerously-bypass-hook-trust":      "",
+		"codex fix the tests":                        "",
+		"codex -m gpt exec":                          "exec",
+		"codex resume --last":                        "",
+		"codex -c k=v fork":                          "",
+		"codex exec hi":                              "exec",
+		"codex e hi":                                 "e",
+		"codex -c model=x exec hi":                   "exec",
+		"codex --model x -s danger-full-access exec": "exec",
+		"codex review":                               "review",
+		"codex app-server":                           "app-server",
+		"codex -- exec":                              "",
+	} {
+		if got := codexSubcommand(strings.Fields(argv)); got != want {
+			t.Errorf("%q: %q, want %q", argv, got, want)
+		}
 	}
 }

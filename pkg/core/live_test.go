@@ -68,6 +68,13 @@ func TestLiveBinding(t *testing.T) {
 		Transport: "claude-inbox", Reachable: true, Proven: true, Policy: "actionable", LeaseUntil: protocol.FormatTime(clock.Add(LiveLease))}) {
 		t.Errorf("status: reachable %v, delivery bindings %+v", ok, rows)
 	}
+	// A second live session of the participant: a send would push to
+	// neither (ambiguous), so neither is reachable.
+	second := tr.attach("bob", "cli")
+	if ok, _ := reachable("actionable"); ok {
+		t.Error("reachable while the participant has two live sessions")
+	}
+	tr.Detach(ctx, second)
 	st, _ := tr.Status(ctx, StatusQuery{})
 	if js, _ := json.Marshal(st); strings.Contains(string(js), "cc-socks") {
 		t.Errorf("status shows the endpoint: %s", js)

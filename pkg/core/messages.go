@@ -427,7 +427,7 @@ func (r *Room) resolveRecipients(tx storage.ReadTx, me *protocol.Session, raw []
 			list = "nobody yet"
 		}
 		return nil, protocol.Errorf(protocol.ReasonUnknownRecipient,
-			"no participant here is called %s. This workspace has: %s (see %s)", strings.Join(strangers, ", "), list, r.Front.Cmd("`acc status`", "acc_status")).
+			"no participant here is called %s. This workspace has: %s (see %s; a client name such as claude works while exactly one live session of that client is here)", strings.Join(strangers, ", "), list, r.Front.Cmd("`acc status`", "acc_status")).
 			With("strangers", strangers).With("known", known)
 	}
 	return out, nil

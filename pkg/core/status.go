@@ -26,6 +26,9 @@ type SessionRow struct {
 	// the policy admits its kind (DeliveryBindingRow); the endpoint is
 	// never shown.
 	Reachable bool `json:"reachable"`
+	// LivePolicy is the owner's live-push policy for the session's client
+	// when Reachable ("" otherwise).
+	LivePolicy string `json:"livePolicy,omitempty"`
 }
 
 // DeliveryBindingRow is one session's live-push binding as status shows
@@ -37,7 +40,8 @@ type DeliveryBindingRow struct {
 	// Transport names the client's channel (claude-inbox, codex-queue).
 	Transport string `json:"transport"`
 	// Reachable: a send to this session would try live push now: the
-	// session is live, the binding of its current generation, live push
+	// participant's only live session, the binding of its current
+	// generation, live push
 	// proven for its client's version and the policy not off (the sender
 	// still checks, before writing, that the session's process serves
 	// the endpoint).
@@ -149,13 +153,20 @@ func (r *Room) Status(ctx context.Context, q StatusQuery) (*Status, error) {
 			return err
 		}
 		presence := map[string]string{}
+		liveCount := map[string]int{} // live sessions per participant
+		for i := range sessions {
+			p := Presence(&sessions[i], now, r.Probe)
+			presence[sessions[i].SessionID] = p
+			if p != PresenceOffline {
+				liveCount[sessions[i].ParticipantID]++
+			}
+		}
 		participantOf := map[string]string{}
 		protection := protocol.EnforcementGuarded
 		anyLive := false
 		for i := range sessions {
 			s := &sessions[i]
-			p := Presence(s, now, r.Probe)
-			presence[s.SessionID] = p
+			p := presence[s.SessionID]
 			participantOf[s.SessionID] = s.ParticipantID
 			if p != PresenceOffline {
 				st.Counts.Live++
@@ -186,11 +197,15 @@ func (r *Room) Status(ctx context.Context, q StatusQuery) (*Status, error) {
 				if q.LivePolicy != nil {
 					policy = q.LivePolicy(s.Harness)
 				}
-				// Reachable is what a sender's router would try: a live
-				// session, a binding of its generation, live push proven for
-				// its client's version, and a policy that is not off.
+				// Reachable is what a sender's router would try: the
+				// participant's only live session, a binding of its
+				// generation, live push proven for its client's version, and
+				// a policy that is not off.
 				proven := protocol.SessionCapabilities(s).Delivery.LivePush
-				row.Reachable = p != PresenceOffline && !l.Stale && proven && policy != "off"
+				row.Reachable = p != PresenceOffline && !l.Stale && proven && policy != "off" && liveCount[s.ParticipantID] == 1
+				if row.Reachable {
+					row.LivePolicy = policy
+				}
 				st.DeliveryBindings = append(st.DeliveryBindings, DeliveryBindingRow{SessionID: s.SessionID,
 					ParticipantID: s.ParticipantID, Transport: l.Transport, Reachable: row.Reachable, Proven: proven,
 					Policy: policy, LeaseUntil: l.LeaseUntil})

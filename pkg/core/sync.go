@@ -228,7 +228,7 @@ func checkDeltaQuery(q SyncQuery, f Front) error {
 		wrong = append(wrong, "current")
 	}
 	if len(wrong) > 0 {
-		return protocol.Errorf(protocol.ReasonSyncUsage, "only %s takes %s (this is %s)", f.Value("scope", "history"), f.Fields("and", wrong...), f.Value("scope", q.Scope))
+		return protocol.Errorf(protocol.ReasonSyncUsage, "only %s takes %s (this is %s); add %s", f.Value("scope", "history"), f.Fields("and", wrong...), f.Value("scope", q.Scope), f.Value("scope", "history"))
 	}
 	if q.Cursor != "" && !protocol.IsSequence(q.Cursor) {
 		return protocol.Errorf(protocol.ReasonInvalidCursor,

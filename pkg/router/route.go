@@ -331,7 +331,7 @@ func ReasonText(code string) string {
 	case ErrRoomMessage:
 		return "room messages are never pushed"
 	case ErrDeliveryDisabled:
-		return "live delivery is off for their client"
+		return "their live-push policy does not take it: off, or actionable and this is a note"
 	case ErrAmbiguousSessions:
 		return "they have several live sessions, so none is pushed to"
 	case ErrTransportError:

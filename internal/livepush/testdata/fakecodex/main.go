@@ -1,7 +1,7 @@
 // Command codex is a stand-in for the Codex program in internal/livepush's
-// tests. `codex serve <thread>` holds the thread's writer lock in
-// $CODEX_HOME as the TUI does, until killed (`codex exec <thread>` the
-// same, as a headless run would); `codex queue --thread T
+// tests. `codex [-c k=v] serve <thread>…` holds the threads' writer locks
+// in $CODEX_HOME as the TUI does, until killed (`codex [-c k=v] exec
+// <thread>` the same, as a headless run would); `codex queue --thread T
 // --message=TEXT` appends "T\tTEXT" (TEXT JSON-quoted) to
 // $CODEX_HOME/queued and answers as Codex 0.171.0 does, or fails when
 // $CODEX_HOME/refuse exists.
@@ -18,16 +18,24 @@ import (
 
 func main() {
 	home := os.Getenv("CODEX_HOME")
+	args := os.Args
+	for len(args) > 2 && args[1] == "-c" { // global options, as codex takes them
+		args = append(args[:1:1], args[3:]...)
+	}
 	switch {
-	case len(os.Args) == 3 && (os.Args[1] == "serve" || os.Args[1] == "exec"):
+	case len(args) >= 3 && (args[1] == "serve" || args[1] == "exec"):
+		// serve <thread> [<other thread>…]: hold each thread's lock, as the
+		// TUI does (after /new it holds two).
 		dir := filepath.Join(home, "thread-writer-locks")
 		os.MkdirAll(dir, 0o755)
-		f, err := os.Create(filepath.Join(dir, os.Args[2]+".lock"))
-		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
+		for _, th := range args[2:] {
+			f, err := os.Create(filepath.Join(dir, th+".lock"))
+			if err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				os.Exit(1)
+			}
+			defer f.Close()
 		}
-		defer f.Close()
 		fmt.Println("ready")
 		time.Sleep(time.Hour)
 	case len(os.Args) == 5 && os.Args[1] == "queue" && os.Args[2] == "--thread" && strings.HasPrefix(os.Args[4], "--message="):

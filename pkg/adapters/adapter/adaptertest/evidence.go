@@ -146,7 +146,7 @@ func checkRecord(t *testing.T, a adapter.Adapter, module fs.FS, rec adapter.Evid
 	}
 	pushed := func() bool {
 		for _, r := range obs.Responses {
-			if r.Purpose != "push" || r.Effect != "started a turn" || r.Marker == "" {
+			if r.Purpose != "push" || r.Effect != "started a turn" || !liveFrame(r.Marker) {
 				continue
 			}
 			if ev := normalize(r.Payload); ev != nil && ev.Kind == adapter.BeforeTurn && strings.Contains(ev.Prompt, r.Marker) {
@@ -195,4 +195,21 @@ func sameText(got []byte, want string) bool {
 		return reflect.DeepEqual(g, w)
 	}
 	return strings.TrimRight(string(got), "\n") == strings.TrimRight(want, "\n")
+}
+
+// liveFrame reports whether marker has the shape of acc's live frame
+// (core.LiveFrame): its first line, one peer block naming a message id,
+// and the command that reads it — not just any text a prompt contains.
+func liveFrame(marker string) bool {
+	first, rest, ok := strings.Cut(marker, "\n")
+	if !ok || !strings.HasPrefix(first, "acc: a message for you arrived") {
+		return false
+	}
+	_, id, ok := strings.Cut(rest, "\nmessageId: message_")
+	if !ok {
+		return false
+	}
+	id, _, _ = strings.Cut(id, "\n")
+	return strings.Count(rest, "```acc-peer-message\n") == 1 &&
+		strings.HasSuffix(marker, "acc inbox --message message_"+id)
 }
