@@ -227,13 +227,22 @@ func (r *Runner) turn(ctx context.Context, a adapter.Adapter, ev *adapter.Event,
 	if err != nil {
 		return nil, err
 	}
+	// The client's pid is found at most once (a walk up the process
+	// tree): for attaching, and for checking its live channel.
+	pid, found := 0, false
+	clientPID := func() int {
+		if !found {
+			pid, found = r.ClientPID(a), true
+		}
+		return pid
+	}
 	if c == nil || ev.Kind == adapter.SessionStart {
 		version = r.ClientVersion(ctx, a)
 		// What acc certify proved on this machine for this exact version
 		// wins over the built-in evidence.
 		caps, _, _ := evidence.For(a, version, room.DataHome)
 		declared := declaredCapabilities(caps)
-		in := core.HookAttachInput{Adapter: a.ID(), ClientSessionID: ev.SessionID, PID: r.ClientPID(a),
+		in := core.HookAttachInput{Adapter: a.ID(), ClientSessionID: ev.SessionID, PID: clientPID(),
 			Enforcement: protocol.EnforcementAdvisory, Lifecycle: protocol.LifecycleManual,
 			ClientVersion: version, Capabilities: &declared}
 		if room.Env != nil {
@@ -253,7 +262,7 @@ func (r *Runner) turn(ctx context.Context, a adapter.Adapter, ev *adapter.Event,
 	} else if _, err := room.Heartbeat(ctx, *c); err != nil {
 		return nil, err
 	}
-	r.recordLive(ctx, a, ev, room, *c)
+	r.recordLive(ctx, a, ev, room, *c, clientPID)
 	p, err := room.Project(ctx, *c, core.ProjectionOptions{Prompt: ev.Prompt})
 	if err != nil {
 		return nil, err
@@ -393,12 +402,17 @@ func liveTransport(id string) string {
 // client offers a channel that checks out (livepush.Endpoint), and retires
 // it when the channel no longer does. A failure changes nothing the
 // client sees.
-func (r *Runner) recordLive(ctx context.Context, a adapter.Adapter, ev *adapter.Event, room *core.Room, c core.Caller) {
+func (r *Runner) recordLive(ctx context.Context, a adapter.Adapter, ev *adapter.Event, room *core.Room, c core.Caller, pid func() int) {
 	if r.Getenv == nil || !livepush.Has(a.ID()) {
 		return
 	}
-	transport, endpoint, err := livepush.Endpoint(a.ID(), r.Getenv, ev.SessionID, r.ClientPID(a))
-	if err != nil {
+	transport, endpoint, err := livepush.Endpoint(a.ID(), r.Getenv, ev.SessionID, pid)
+	switch {
+	case errors.Is(err, livepush.ErrNoChannel) && ev.Kind != adapter.SessionStart:
+		// The process offered no channel when its session started either:
+		// nothing to retire, and no read of the store at every turn.
+		return
+	case err != nil:
 		_ = room.RetireLiveBinding(ctx, c)
 		return
 	}

@@ -252,16 +252,29 @@ func Has(id string) bool { return transports[id] != "" }
 // TransportOf names adapter id's live transport, "" when none.
 func TransportOf(id string) string { return transports[id] }
 
+// ErrNoChannel: the hook's environment offers no live channel at all (a
+// client process's environment does not change, so neither will later
+// hooks of the same process).
+var ErrNoChannel = errors.New("the client exports no live channel to its hooks")
+
 // Endpoint returns the live transport and endpoint of the session
-// clientSessionID of adapter id, whose client process is pid, from its
-// hook's environment (getenv); an error says why it has none.
-func Endpoint(id string, getenv func(string) string, clientSessionID string, pid int) (transport, endpoint string, err error) {
+// clientSessionID of adapter id, whose client process pid gives (asked
+// only when the environment offers a channel: it walks the process
+// tree), from its hook's environment (getenv); an error says why it has
+// none.
+func Endpoint(id string, getenv func(string) string, clientSessionID string, pid func() int) (transport, endpoint string, err error) {
 	switch id {
 	case "claude":
-		endpoint, err = ClaudeEndpoint(getenv, clientSessionID, pid)
+		if getenv("CLAUDE_CODE_MESSAGING_SOCKET") == "" {
+			return ClaudeInboxName, "", ErrNoChannel
+		}
+		endpoint, err = ClaudeEndpoint(getenv, clientSessionID, pid())
 		return ClaudeInboxName, endpoint, err
 	case "codex":
-		endpoint, err = CodexEndpoint(getenv, clientSessionID, pid)
+		if !threadPattern.MatchString(clientSessionID) {
+			return CodexQueueName, "", errors.New("the session id is not a Codex thread id")
+		}
+		endpoint, err = CodexEndpoint(getenv, clientSessionID, pid())
 		return CodexQueueName, endpoint, err
 	}
 	return "", "", fmt.Errorf("%s has no live transport", id)

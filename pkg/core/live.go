@@ -43,14 +43,38 @@ type LiveEndpoint struct {
 }
 
 // RecordLiveBinding records, or renews, how session c can be woken:
-// through transport at endpoint. It is tied to c's generation and holds
-// for LiveLease after each renewal (the session's hooks renew it each
-// turn); a binding of another generation is never used. Errors: exit 5
+// through transport at endpoint. It is tied to c's generation and its
+// hook's checks stand for LiveLease after each renewal (the session's
+// hooks renew it each turn; an unchanged binding younger than half the
+// lease is left as it is, without a write); a binding of another
+// generation is never used. Errors: exit 5
 // for a session that is not open or a stale generation; exit 4 for an
 // empty transport or endpoint.
 func (r *Room) RecordLiveBinding(ctx context.Context, c Caller, transport, endpoint string) error {
 	if transport == "" || endpoint == "" {
 		return protocol.Errorf(protocol.ReasonInvalidInput, "a live binding needs a transport and an endpoint")
+	}
+	// Hooks renew at every turn: while the same binding is less than half
+	// its lease old, there is nothing to write.
+	fresh := false
+	if err := r.Store.View(ctx, func(tx storage.ReadTx) error {
+		b, err := tx.Binding(liveKey(c.SessionID))
+		if err != nil || b == nil {
+			return err
+		}
+		s, _, err := findSession(tx, c.SessionID)
+		if err != nil || s == nil || s.State != protocol.SessionOpen || s.Generation != c.Generation {
+			return err // the write path says why
+		}
+		at, err := protocol.ParseTime(b.UpdatedAt)
+		fresh = err == nil && b.Harness == transport && b.HarnessSessionID == endpoint && b.Generation == c.Generation &&
+			b.SessionID == c.SessionID && r.now().Sub(at) < LiveLease/2 && !r.now().Before(at)
+		return nil
+	}); err != nil {
+		return err
+	}
+	if fresh {
+		return nil
 	}
 	return r.Store.Update(ctx, func(tx storage.Tx) error {
 		if _, _, err := requireOwner(tx, c, "record a live binding"); err != nil {

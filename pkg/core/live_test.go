@@ -193,3 +193,37 @@ func TestLiveBindingNamesNoCaller(t *testing.T) {
 		t.Error("a live endpoint resolved the caller")
 	}
 }
+
+// TestRecordLiveBindingWritesOnlyWhenNeeded: a hook renewing an unchanged
+// binding at every turn writes nothing until half the lease has passed;
+// a changed endpoint is written at once.
+func TestRecordLiveBindingWritesOnlyWhenNeeded(t *testing.T) {
+	tr := newTestRoom(t)
+	ctx := context.Background()
+	clock := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	tr.Now = func() time.Time { return clock }
+	res, err := tr.HookAttach(ctx, HookAttachInput{Adapter: "claude", ClientSessionID: "cc-1", Participant: "bob",
+		Enforcement: protocol.EnforcementAdvisory, Lifecycle: protocol.LifecycleManual})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := res.Caller
+	if err := tr.RecordLiveBinding(ctx, b, "claude-inbox", "/a.sock"); err != nil {
+		t.Fatal(err)
+	}
+	before := tr.fingerprint()
+	clock = clock.Add(LiveLease/2 - time.Second)
+	if err := tr.RecordLiveBinding(ctx, b, "claude-inbox", "/a.sock"); err != nil || tr.fingerprint() != before {
+		t.Errorf("an unchanged, fresh binding was written again (%v)", err)
+	}
+	clock = clock.Add(2 * time.Second)
+	if err := tr.RecordLiveBinding(ctx, b, "claude-inbox", "/a.sock"); err != nil || tr.fingerprint() == before {
+		t.Errorf("a binding half its lease old was not renewed (%v)", err)
+	}
+	renewed := tr.fingerprint()
+	if err := tr.RecordLiveBinding(ctx, b, "claude-inbox", "/b.sock"); err != nil || tr.fingerprint() == renewed {
+		t.Errorf("a changed endpoint was not written (%v)", err)
+	}
+	wantReason(t, tr.RecordLiveBinding(ctx, Caller{SessionID: b.SessionID, Generation: "generation_stale"}, "claude-inbox", "/b.sock"),
+		protocol.ReasonStaleGeneration, protocol.ExitConflict)
+}

@@ -119,7 +119,7 @@ func (r *Room) Project(ctx context.Context, c Caller, o ProjectionOptions) (*Pro
 			if row.Receipt.State != protocol.ReceiptQueued || row.Message.FromSessionID == me.SessionID {
 				return true
 			}
-			if o.Prompt != "" && strings.Contains(o.Prompt, LiveFrame(&row.Message)) {
+			if o.Prompt != "" && strings.Contains(o.Prompt, row.Message.MessageID) && strings.Contains(o.Prompt, LiveFrame(&row.Message)) {
 				p.InPrompt = append(p.InPrompt, row.Message.MessageID)
 				return true
 			}
