@@ -1,8 +1,5 @@
-// Package livepush holds the live-push transports of pkg/router: ways to
-// make an idle session of a client start a turn through the client's own
-// channel (issue 10, reference/live-push.md). They are used only for a
-// session whose client has live push proven for its version, whose
-// binding is current, and whose owner's policy admits the message.
+// Claude Code's inbox socket (reference/live-push.md §1).
+
 package livepush
 
 import (
@@ -17,10 +14,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/gofrs/flock"
 	"golang.org/x/sys/unix"
 
-	"github.com/acc-go/acc/pkg/core"
 	"github.com/acc-go/acc/pkg/protocol"
 	"github.com/acc-go/acc/pkg/router"
 )
@@ -46,10 +41,11 @@ func (ClaudeInbox) Name() string { return ClaudeInboxName }
 // must be the recorded process's: named <pid>.sock, still a private
 // socket of ours, still named by Claude Code's session record for that
 // pid and session, and the process listening on it (its peer
-// credentials, SO_PEERCRED) must be b.PID under our own uid. A socket of another process, one that refuses the
-// connection (left by a crashed session) or a missing one is refused with
-// recipient_unavailable; a write that fails or times out is a transport
-// error. It never blocks longer than Timeout.
+// credentials, SO_PEERCRED) must be b.PID under our own uid. A socket of
+// another process, one that refuses the connection (left by a crashed
+// session) or a missing one is refused with recipient_unavailable; a
+// write that fails or times out is a transport error. It never blocks
+// longer than Timeout.
 func (t ClaudeInbox) Offer(ctx context.Context, b router.Binding, m *protocol.Message) (bool, string, error) {
 	var ep claudeEndpoint
 	if err := json.Unmarshal([]byte(b.Endpoint), &ep); err != nil || b.PID <= 0 || filepath.Base(ep.Socket) != fmt.Sprintf("%d.sock", b.PID) {
@@ -231,79 +227,4 @@ func readSmallJSON(path string, v any) error {
 		return errors.New("too large")
 	}
 	return json.Unmarshal(b, v)
-}
-
-// Frame is the text a live push carries: core.LiveFrame.
-func Frame(m *protocol.Message) string { return core.LiveFrame(m) }
-
-// Router is the delivery router with the live transports of this platform.
-// A transport is only used where the recipient's client has live push
-// proven for its version (pkg/router), so adding one here claims nothing.
-func Router() router.Router {
-	return router.Router{Transports: map[string]router.Transport{ClaudeInboxName: ClaudeInbox{}, CodexQueueName: CodexQueue{}}}
-}
-
-// transports maps an adapter id to its live transport.
-var transports = map[string]string{"claude": ClaudeInboxName, "codex": CodexQueueName}
-
-// Has reports whether adapter id has a live transport here.
-func Has(id string) bool { return transports[id] != "" }
-
-// TransportOf names adapter id's live transport, "" when none.
-func TransportOf(id string) string { return transports[id] }
-
-// ErrNoChannel: the hook's environment offers no live channel at all (a
-// client process's environment does not change, so neither will later
-// hooks of the same process).
-var ErrNoChannel = errors.New("the client exports no live channel to its hooks")
-
-// Endpoint returns the live transport and endpoint of the session
-// clientSessionID of adapter id, whose client process pid gives (asked
-// only when the environment offers a channel: it walks the process
-// tree), from its hook's environment (getenv); an error says why it has
-// none.
-func Endpoint(id string, getenv func(string) string, clientSessionID string, pid func() int) (transport, endpoint string, err error) {
-	switch id {
-	case "claude":
-		if getenv("CLAUDE_CODE_MESSAGING_SOCKET") == "" {
-			return ClaudeInboxName, "", ErrNoChannel
-		}
-		endpoint, err = ClaudeEndpoint(getenv, clientSessionID, pid())
-		return ClaudeInboxName, endpoint, err
-	case "codex":
-		if !threadPattern.MatchString(clientSessionID) {
-			return CodexQueueName, "", errors.New("the session id is not a Codex thread id")
-		}
-		endpoint, err = CodexEndpoint(getenv, clientSessionID, pid())
-		return CodexQueueName, endpoint, err
-	}
-	return "", "", fmt.Errorf("%s has no live transport", id)
-}
-
-// Deliver routes a committed send (router.Router.Deliver) with this
-// platform's live transports, one offer per message and recipient at a
-// time: an offer is made holding <workspace runtime dir>/live.<recipient>.lock
-// (gofrs/flock) and only while the receipt is still queued, so a retry of
-// a send racing the first cannot push it twice.
-func Deliver(ctx context.Context, room *core.Room, m *protocol.Message, policy func(adapter string) string) []router.Delivery {
-	rt := Router()
-	rt.Reserve = func(ctx context.Context, m *protocol.Message, participantID string) (func(), bool, error) {
-		fl := flock.New(filepath.Join(filepath.Dir(core.StorePath(room.DataHome, room.WS.ID)), "live."+participantID+".lock"))
-		ok, err := fl.TryLockContext(ctx, 10*time.Millisecond)
-		if err != nil || !ok {
-			return nil, false, fmt.Errorf("the live-offer lock: %v", err)
-		}
-		release := func() { _ = fl.Unlock() }
-		state, err := room.ReceiptState(ctx, m.MessageID, participantID)
-		if err != nil {
-			release()
-			return nil, false, err
-		}
-		if state != protocol.ReceiptQueued {
-			release()
-			return func() {}, false, nil
-		}
-		return release, true, nil
-	}
-	return rt.Deliver(ctx, room, m, policy)
 }
