@@ -29,9 +29,10 @@ func isLiveKey(key string) bool { return strings.HasPrefix(key, livePrefix) }
 
 // LiveEndpoint is how a session can be woken by its client's own channel.
 type LiveEndpoint struct {
-	// Transport names the channel ("claude-inbox").
+	// Transport names the channel (claude-inbox, codex-queue).
 	Transport string
-	// Endpoint is the channel's address (a Unix socket path); private.
+	// Endpoint is the transport's own record of the channel (JSON: a
+	// socket path, a thread…); private, never shown.
 	Endpoint string
 	// Stale: the binding is of a generation the session no longer has; it
 	// is never used, only reported (recipient_unavailable).
@@ -47,9 +48,8 @@ type LiveEndpoint struct {
 // hook's checks stand for LiveLease after each renewal (the session's
 // hooks renew it each turn; an unchanged binding younger than half the
 // lease is left as it is, without a write); a binding of another
-// generation is never used. Errors: exit 5
-// for a session that is not open or a stale generation; exit 4 for an
-// empty transport or endpoint.
+// generation is never used. Errors: exit 5 for a session that is not
+// open or a stale generation; exit 4 for an empty transport or endpoint.
 func (r *Room) RecordLiveBinding(ctx context.Context, c Caller, transport, endpoint string) error {
 	if transport == "" || endpoint == "" {
 		return protocol.Errorf(protocol.ReasonInvalidInput, "a live binding needs a transport and an endpoint")

@@ -27,9 +27,9 @@ const (
 	PolicyAll        = "all"
 )
 
-// Binding is a live-push endpoint published for one session by its
-// client's certified transport. No transport is certified yet (SPEC
-// decision 10); the router's table has the row, tested with a fake.
+// Binding is a live-push endpoint a session's hook recorded for it, to be
+// used through its client's proven transport (internal/livepush: Claude
+// Code's inbox socket, Codex's thread queue).
 type Binding struct {
 	// Transport names the transport that serves the endpoint.
 	Transport string
@@ -90,7 +90,8 @@ type Transport interface {
 // (reference/adapters.md §7.3, adapted: next-turn projection is a path of
 // its own).
 type Router struct {
-	// Transports are the live transports by name; none in production yet.
+	// Transports are the live transports by name (internal/livepush.Router
+	// has this platform's).
 	Transports map[string]Transport
 	// Offered records a successful live offer (the receipt becomes
 	// offered); when it fails the outcome falls back with transport_error.

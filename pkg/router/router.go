@@ -5,8 +5,9 @@
 // The durable record is the truth: a delivery outcome never changes whether
 // a message was recorded, and a failed or skipped transport never changes a
 // command's exit code. Each recipient's outcome names the path that carries
-// the message — a live transport (none is certified yet; the table has its
-// row), the recipient's next turn (acc-hook's projection, where the client
+// the message — a live transport (where the recipient's client has live
+// push proven and its owner opted in: internal/livepush), the recipient's
+// next turn (acc-hook's projection, where the client
 // has it proven), or the inbox — and, when the path is a fallback, why
 // (route.go).
 package router
