@@ -55,8 +55,9 @@ var threadPattern = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-
 // pid: the thread must be a UUID, CODEX_HOME (else $HOME/.codex) an
 // existing directory, and pid must hold the thread's writer lock
 // ($CODEX_HOME/thread-writer-locks/<thread>.lock open among its files),
-// which only the process running the thread does. An error says what did
-// not hold.
+// which only the process running the thread does, and be an interactive
+// Codex of ours (heldThreads). The endpoint records the threads the
+// process holds now (checkThreads). An error says what did not hold.
 func CodexEndpoint(getenv func(string) string, clientSessionID string, pid int) (string, error) {
 	if !threadPattern.MatchString(clientSessionID) {
 		return "", errors.New("the session id is not a Codex thread id")
