@@ -120,6 +120,12 @@ func (a *app) statusCommand() *cli.Command {
 				c, err := a.caller(ctx, cmd, r)
 				if err == nil {
 					q.Caller = &c
+					// Only a session named outright is taken for the sender
+					// whose own session is never its recipient; a guessed
+					// one (the only live session here) is not.
+					if cmd.String("session") != "" || a.env.Getenv("ACC_SESSION") != "" {
+						q.Sender = &c
+					}
 				} else if cmd.String("session") != "" || cmd.String("generation") != "" {
 					return err
 				}

@@ -154,12 +154,15 @@ var codexValueOptions = map[string]bool{"-c": true, "--config": true, "--enable"
 // codexInteractive are the subcommands that run the interactive session.
 var codexInteractive = map[string]bool{"resume": true, "fork": true}
 
-// codexSubcommands are Codex 0.171.0's subcommands (codex --help).
+// codexSubcommands are Codex 0.171.0's subcommands (codex --help, and the
+// hidden server ones).
 var codexSubcommands = map[string]bool{"agents": true, "exec": true, "e": true, "review": true, "login": true, "logout": true,
 	"mcp": true, "plugin": true, "app-server": true, "remote-control": true, "completion": true, "update": true, "doctor": true,
 	"sandbox": true, "debug": true, "apply": true, "a": true, "resume": true, "queue": true, "archive": true, "delete": true,
 	"migrate-rollouts": true, "migrate-nfs-db": true, "unarchive": true, "fork": true, "cloud": true, "exec-server": true,
-	"features": true, "help": true}
+	"features": true, "help": true,
+	// Hidden from codex --help, but servers all the same.
+	"mcp-server": true, "responses-api-proxy": true}
 
 // codexSubcommand returns the subcommand a codex command line (argv, the
 // program first) runs when it is not the interactive session, "" when it

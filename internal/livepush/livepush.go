@@ -73,23 +73,19 @@ func Endpoint(id string, getenv func(string) string, clientSessionID string, pid
 // a send racing the first cannot push it twice.
 func Deliver(ctx context.Context, room *core.Room, m *protocol.Message, policy func(adapter string) string) []router.Delivery {
 	rt := Router()
-	rt.Reserve = func(ctx context.Context, m *protocol.Message, participantID string) (func(), bool, error) {
+	rt.Reserve = func(ctx context.Context, m *protocol.Message, participantID string) (func(), string, error) {
 		fl := flock.New(filepath.Join(filepath.Dir(core.StorePath(room.DataHome, room.WS.ID)), "live."+participantID+".lock"))
 		ok, err := fl.TryLockContext(ctx, 10*time.Millisecond)
 		if err != nil || !ok {
-			return nil, false, fmt.Errorf("the live-offer lock: %v", err)
+			return nil, "", fmt.Errorf("the live-offer lock: %v", err)
 		}
 		release := func() { _ = fl.Unlock() }
 		state, err := room.ReceiptState(ctx, m.MessageID, participantID)
-		if err != nil {
+		if err != nil || state != protocol.ReceiptQueued {
 			release()
-			return nil, false, err
+			return func() {}, state, err
 		}
-		if state != protocol.ReceiptQueued {
-			release()
-			return func() {}, false, nil
-		}
-		return release, true, nil
+		return release, state, nil
 	}
 	return rt.Deliver(ctx, room, m, policy)
 }

@@ -90,7 +90,7 @@ func statusTool() tool {
 		def: def("acc_status", "Show the room: every participant's live session (presence, enforcement, lifecycle, checkout, branch), the live claims and the room's protection verdict. Read-only."+pollNote,
 			closed(nil, nil)),
 		run: func(ctx context.Context, c *call, _ json.RawMessage) (any, error) {
-			return c.room.Status(ctx, core.StatusQuery{Caller: &c.caller, LivePolicy: install.Policies(c.room.DataHome)})
+			return c.room.Status(ctx, core.StatusQuery{Caller: &c.caller, Sender: &c.caller, LivePolicy: install.Policies(c.room.DataHome)})
 		},
 	}
 }

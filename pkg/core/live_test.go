@@ -74,7 +74,25 @@ func TestLiveBinding(t *testing.T) {
 	if ok, _ := reachable("actionable"); ok {
 		t.Error("reachable while the participant has two live sessions")
 	}
+	// Asked by that second session, which never delivers to itself: a
+	// send from it to bob would push to the hooked session.
+	st2, _ := tr.Status(ctx, StatusQuery{Caller: &second, Sender: &second, LivePolicy: func(string) string { return "actionable" }})
+	for _, row := range st2.Participants {
+		if want := row.SessionID == b.SessionID; row.Reachable != want {
+			t.Errorf("status asked by bob's other session: %s reachable %v, want %v", row.SessionID, row.Reachable, want)
+		}
+	}
+	// And the hooked session asking about itself is not its own recipient.
 	tr.Detach(ctx, second)
+	st3, _ := tr.Status(ctx, StatusQuery{Caller: &b, Sender: &b, LivePolicy: func(string) string { return "actionable" }})
+	if ok, _ := reachable("actionable"); !ok {
+		t.Error("a caller that is only guessed must not hide the session")
+	}
+	for _, row := range st3.Participants {
+		if row.SessionID == b.SessionID && row.Reachable {
+			t.Error("a session is reachable to itself")
+		}
+	}
 	st, _ := tr.Status(ctx, StatusQuery{})
 	if js, _ := json.Marshal(st); strings.Contains(string(js), "cc-socks") {
 		t.Errorf("status shows the endpoint: %s", js)

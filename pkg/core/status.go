@@ -52,8 +52,9 @@ type DeliveryBindingRow struct {
 	// actionable, all).
 	Policy string `json:"policy"`
 	// LeaseUntil is until when the hook's own checks of the endpoint stand
-	// (UTC, milliseconds); its hooks renew it at every turn, and past it a
-	// sender revalidates the endpoint before using it.
+	// (UTC, milliseconds); its hooks renew it at a turn once it is older
+	// than half the lease, and past it a sender revalidates the endpoint
+	// before using it.
 	LeaseUntil string `json:"leaseUntil"`
 }
 
@@ -114,6 +115,10 @@ type StatusQuery struct {
 	// id → off, actionable, all); nil is off everywhere. A session is
 	// reachable live only where it is not off.
 	LivePolicy func(adapter string) string
+	// Sender, when set, is the session a send would come from (named
+	// explicitly, not guessed): it never delivers to itself, so it is left
+	// out of what is reachable.
+	Sender *Caller
 }
 
 // Status reads the room (§11). It never writes. With a caller it also checks
@@ -153,11 +158,14 @@ func (r *Room) Status(ctx context.Context, q StatusQuery) (*Status, error) {
 			return err
 		}
 		presence := map[string]string{}
-		liveCount := map[string]int{} // live sessions per participant
+		// Live sessions per participant, as a send from the sender would
+		// count them: a session never delivers to itself, so the sender's
+		// own session is left out (DeliveryTargets).
+		liveCount := map[string]int{}
 		for i := range sessions {
 			p := Presence(&sessions[i], now, r.Probe)
 			presence[sessions[i].SessionID] = p
-			if p != PresenceOffline {
+			if p != PresenceOffline && (q.Sender == nil || sessions[i].SessionID != q.Sender.SessionID) {
 				liveCount[sessions[i].ParticipantID]++
 			}
 		}
@@ -198,11 +206,13 @@ func (r *Room) Status(ctx context.Context, q StatusQuery) (*Status, error) {
 					policy = q.LivePolicy(s.Harness)
 				}
 				// Reachable is what a sender's router would try: the
-				// participant's only live session, a binding of its
-				// generation, live push proven for its client's version, and
-				// a policy that is not off.
+				// participant's only live session (besides the sender's, who
+				// is never its own recipient), a binding of its generation,
+				// live push proven for its client's version, and a policy
+				// that is not off.
 				proven := protocol.SessionCapabilities(s).Delivery.LivePush
-				row.Reachable = p != PresenceOffline && !l.Stale && proven && policy != "off" && liveCount[s.ParticipantID] == 1
+				self := q.Sender != nil && s.SessionID == q.Sender.SessionID
+				row.Reachable = p != PresenceOffline && !l.Stale && proven && policy != "off" && liveCount[s.ParticipantID] == 1 && !self
 				if row.Reachable {
 					row.LivePolicy = policy
 				}

@@ -3,6 +3,7 @@ package router
 import (
 	"context"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -98,9 +99,11 @@ type Router struct {
 	Offered func(ctx context.Context, m *protocol.Message, participantID, transport string) error
 	// Reserve, when set, is taken before an offer and released after it
 	// was recorded: it makes one offer per message and recipient out of
-	// concurrent sends (a retry racing the first). proceed false means
-	// the receipt already moved; an error is transport_error.
-	Reserve func(ctx context.Context, m *protocol.Message, participantID string) (release func(), proceed bool, err error)
+	// concurrent sends (a retry racing the first). It returns the
+	// receipt's state as read under the reservation: only queued is
+	// offered; any other state is reported as it is. An error is
+	// transport_error.
+	Reserve func(ctx context.Context, m *protocol.Message, participantID string) (release func(), state string, err error)
 }
 
 // Route returns one Delivery per recipient, in order. The table, first
@@ -153,12 +156,14 @@ func (rt Router) route(ctx context.Context, m *protocol.Message, r Recipient) De
 		return d
 	}
 	reason := rt.live(ctx, m, r)
-	switch reason {
-	case "":
+	switch {
+	case reason == "":
 		d.Outcome, d.Transport = OutcomeOffered, liveTransport(r)
 		return d
-	case alreadyOffered:
-		d.Outcome = OutcomeOffered // another send of it pushed it meanwhile
+	case strings.HasPrefix(reason, movedPrefix):
+		// The receipt moved meanwhile (another send of it pushed it, or the
+		// recipient read it): its state, as in row 1.
+		d.Outcome = strings.TrimPrefix(reason, movedPrefix)
 		return d
 	}
 	switch {
@@ -178,8 +183,9 @@ func (rt Router) route(ctx context.Context, m *protocol.Message, r Recipient) De
 	return d
 }
 
-// alreadyOffered: a concurrent send of the same message offered it.
-const alreadyOffered = "+"
+// movedPrefix marks live's answer that the receipt moved past queued
+// before the offer; the state follows it.
+const movedPrefix = "+"
 
 // noLive: no live-push binding at all, so nothing was attempted and there
 // is no reason to report beyond the path taken.
@@ -212,13 +218,13 @@ func (rt Router) live(ctx context.Context, m *protocol.Message, r Recipient) str
 		return ErrUnsupportedClientVersion
 	}
 	if rt.Reserve != nil {
-		release, proceed, err := rt.Reserve(ctx, m, r.ParticipantID)
+		release, state, err := rt.Reserve(ctx, m, r.ParticipantID)
 		if err != nil {
 			return ErrTransportError
 		}
 		defer release()
-		if !proceed {
-			return alreadyOffered
+		if state != protocol.ReceiptQueued {
+			return movedPrefix + state
 		}
 	}
 	accepted, c, err := t.Offer(ctx, b, m)

@@ -211,23 +211,24 @@ func TestRouteReserve(t *testing.T) {
 	r := Recipient{ParticipantID: "bob", Receipt: "queued", Policy: PolicyAll,
 		Sessions: []Session{{SessionID: "s", NextTurn: true, LivePush: true, Live: &Binding{Transport: "fake-push"}}}}
 	for name, c := range map[string]struct {
-		proceed bool
+		state   string
 		err     error
 		outcome string
 		code    string
 		offers  int
 	}{
-		"reserved":        {proceed: true, outcome: OutcomeOffered, offers: 1},
-		"already offered": {outcome: OutcomeOffered},
-		"cannot reserve":  {err: errors.New("lock busy"), outcome: OutcomeQueued, code: ErrTransportError},
+		"reserved":              {state: protocol.ReceiptQueued, outcome: OutcomeOffered, offers: 1},
+		"already offered":       {state: protocol.ReceiptOffered, outcome: OutcomeOffered},
+		"read by the recipient": {state: protocol.ReceiptRetrieved, outcome: protocol.ReceiptRetrieved},
+		"cannot reserve":        {err: errors.New("lock busy"), outcome: OutcomeQueued, code: ErrTransportError},
 	} {
 		ft := &fakeTransport{accept: true}
 		released := 0
-		rt := Router{Transports: map[string]Transport{"fake-push": ft}, Reserve: func(context.Context, *protocol.Message, string) (func(), bool, error) {
+		rt := Router{Transports: map[string]Transport{"fake-push": ft}, Reserve: func(context.Context, *protocol.Message, string) (func(), string, error) {
 			if c.err != nil {
-				return nil, false, c.err
+				return nil, "", c.err
 			}
-			return func() { released++ }, c.proceed, nil
+			return func() { released++ }, c.state, nil
 		}}
 		d := rt.Route(context.Background(), m, []Recipient{r})[0]
 		code := ""
