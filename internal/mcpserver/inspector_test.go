@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/acc-go/acc/internal/realclient"
 )
 
 // The MCP Inspector, pinned exactly, run in its CLI mode against the built
@@ -35,56 +37,6 @@ func nodePackage() (string, error) {
 		return "", fmt.Errorf("no node platform package for %s/%s", runtime.GOOS, runtime.GOARCH)
 	}
 	return "node-" + runtime.GOOS + "-" + arch, nil
-}
-
-// installCached returns <cache>/<name>@<version>, a complete install marked
-// with sdkMark, running npm into a temporary directory, checking it and
-// renaming it into place when there is none (as installSDK does).
-func installCached(ctx context.Context, name, version string, env []string, args []string, check func(dir string) error) (string, error) {
-	root, err := clientsCache()
-	if err != nil {
-		return "", err
-	}
-	dir := filepath.Join(root, name+"@"+version)
-	if _, err := os.Stat(filepath.Join(dir, sdkMark)); err == nil {
-		if err := check(dir); err == nil {
-			return dir, nil
-		}
-	}
-	npm, err := exec.LookPath("npm")
-	if err != nil {
-		return "", fmt.Errorf("npm is not on PATH: %w", err)
-	}
-	if err := os.MkdirAll(root, 0o755); err != nil {
-		return "", err
-	}
-	if err := os.RemoveAll(dir); err != nil {
-		return "", err
-	}
-	tmp, err := os.MkdirTemp(root, name+"@"+version+".partial-")
-	if err != nil {
-		return "", err
-	}
-	defer os.RemoveAll(tmp) // a no-op once renamed
-	cmd := exec.CommandContext(ctx, npm, append([]string{"install", "--prefix", tmp, "--no-audit", "--no-fund", "--save-exact", "--loglevel=error"}, args...)...)
-	cmd.Env = env
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("npm install %v: %v\n%s", args, err, out.String())
-	}
-	if err := check(tmp); err != nil {
-		return "", err
-	}
-	if err := os.WriteFile(filepath.Join(tmp, sdkMark), []byte(name+"@"+version+"\n"), 0o644); err != nil {
-		return "", err
-	}
-	if err := os.Rename(tmp, dir); err != nil {
-		if _, serr := os.Stat(filepath.Join(dir, sdkMark)); serr != nil {
-			return "", err
-		}
-	}
-	return dir, nil
 }
 
 // nodeBin is the directory of the node binary inside a node install.
@@ -110,8 +62,8 @@ func requireInspector(t *testing.T) (inspector, path string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
 	start := time.Now()
-	nodeDir, err := installCached(ctx, nodeName, nodeVersion, os.Environ(),
-		[]string{"--ignore-scripts", pkg + "@" + nodeVersion}, func(dir string) error {
+	nodeDir, err := realclient.NpmInstall(ctx, nodeName, nodeVersion, []string{"--ignore-scripts", pkg + "@" + nodeVersion}, os.Environ(),
+		func(dir string, _ bool) error {
 			c := exec.CommandContext(ctx, filepath.Join(nodeBin(dir, pkg), "node"), "--version")
 			out, err := c.Output()
 			if got := strings.TrimSpace(string(out)); err != nil || got != "v"+nodeVersion {
@@ -124,22 +76,13 @@ func requireInspector(t *testing.T) (inspector, path string) {
 	}
 	path = nodeBin(nodeDir, pkg) + string(os.PathListSeparator) + os.Getenv("PATH")
 	env := append(os.Environ(), "PATH="+path)
-	dir, err := installCached(ctx, inspectorName, inspectorVersion, env,
-		[]string{inspectorPackage + "@" + inspectorVersion}, func(dir string) error {
-			var p struct {
-				Version string `json:"version"`
-			}
-			b, err := os.ReadFile(filepath.Join(dir, "node_modules", inspectorPackage, "package.json"))
-			if err == nil {
-				err = json.Unmarshal(b, &p)
-			}
-			if err != nil || p.Version != inspectorVersion {
-				return fmt.Errorf("npm installed %s %q, not %s (%v)", inspectorPackage, p.Version, inspectorVersion, err)
-			}
-			if _, err := os.Stat(filepath.Join(dir, "node_modules", ".bin", "mcp-inspector")); err != nil {
+	dir, err := realclient.NpmInstall(ctx, inspectorName, inspectorVersion, []string{inspectorPackage + "@" + inspectorVersion}, env,
+		func(dir string, _ bool) error {
+			if err := realclient.PackageVersion(dir, inspectorPackage, inspectorVersion); err != nil {
 				return err
 			}
-			return nil
+			_, err := os.Stat(filepath.Join(dir, "node_modules", ".bin", "mcp-inspector"))
+			return err
 		})
 	if err != nil {
 		unavailable("cannot install %s@%s: %v", inspectorPackage, inspectorVersion, err)

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/acc-go/acc/internal/realclient"
 )
 
 // The official TypeScript MCP SDK, pinned exactly. scripts/install-clients.sh
@@ -20,80 +22,14 @@ const (
 	sdkPackage = "@modelcontextprotocol/sdk"
 	sdkVersion = "1.32.2"
 	sdkName    = "mcp-sdk"
-	sdkMark    = ".acc-installed"
 )
 
-// clientsCache is the cache the real clients are installed under, outside
-// any clone: $ACC_CLIENTS_CACHE, else $XDG_CACHE_HOME/acc-clients, else
-// $HOME/.cache/acc-clients (the rule of scripts/install-clients.sh).
-func clientsCache() (string, error) {
-	if d := os.Getenv("ACC_CLIENTS_CACHE"); d != "" {
-		return filepath.Abs(d)
-	}
-	if d := os.Getenv("XDG_CACHE_HOME"); d != "" {
-		return filepath.Join(d, "acc-clients"), nil
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return "", err
-	}
-	return filepath.Join(home, ".cache", "acc-clients"), nil
-}
-
 // installSDK returns the directory of a complete SDK install in the cache,
-// installing it with npm first when there is none. A new install goes into
-// a temporary directory, is checked, marked and renamed into place, so the
-// cache never holds half an install.
+// installing it with npm first when there is none (realclient.NpmInstall:
+// the cache never holds half an install).
 func installSDK(ctx context.Context) (string, error) {
-	root, err := clientsCache()
-	if err != nil {
-		return "", err
-	}
-	dir := filepath.Join(root, sdkName+"@"+sdkVersion)
-	if _, err := os.Stat(filepath.Join(dir, sdkMark)); err == nil {
-		return dir, nil
-	}
-	npm, err := exec.LookPath("npm")
-	if err != nil {
-		return "", fmt.Errorf("npm is not on PATH: %w", err)
-	}
-	if err := os.MkdirAll(root, 0o755); err != nil {
-		return "", err
-	}
-	if err := os.RemoveAll(dir); err != nil {
-		return "", err
-	}
-	tmp, err := os.MkdirTemp(root, sdkName+"@"+sdkVersion+".partial-")
-	if err != nil {
-		return "", err
-	}
-	defer os.RemoveAll(tmp) // a no-op once renamed
-	cmd := exec.CommandContext(ctx, npm, "install", "--prefix", tmp, "--no-audit", "--no-fund",
-		"--ignore-scripts", "--save-exact", "--loglevel=error", sdkPackage+"@"+sdkVersion)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("npm install %s@%s: %v\n%s", sdkPackage, sdkVersion, err, out.String())
-	}
-	var pkg struct {
-		Version string `json:"version"`
-	}
-	b, err := os.ReadFile(filepath.Join(tmp, "node_modules", sdkPackage, "package.json"))
-	if err == nil {
-		err = json.Unmarshal(b, &pkg)
-	}
-	if err != nil || pkg.Version != sdkVersion {
-		return "", fmt.Errorf("npm installed %s %q, not %s (%v)", sdkPackage, pkg.Version, sdkVersion, err)
-	}
-	if err := os.WriteFile(filepath.Join(tmp, sdkMark), []byte(sdkPackage+"@"+sdkVersion+"\n"), 0o644); err != nil {
-		return "", err
-	}
-	if err := os.Rename(tmp, dir); err != nil {
-		if _, serr := os.Stat(filepath.Join(dir, sdkMark)); serr != nil { // not a concurrent installer
-			return "", err
-		}
-	}
-	return dir, nil
+	return realclient.NpmInstall(ctx, sdkName, sdkVersion, []string{"--ignore-scripts", sdkPackage + "@" + sdkVersion}, nil,
+		func(dir string, _ bool) error { return realclient.PackageVersion(dir, sdkPackage, sdkVersion) })
 }
 
 // requireSDK skips loudly when the SDK or node cannot be had, and fails

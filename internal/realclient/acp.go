@@ -1,15 +1,9 @@
 package realclient
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"fmt"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
-	"time"
 )
 
 // The pinned ACP agents `acc acp` is tested with (SPEC decision 20: exact
@@ -104,69 +98,8 @@ func Node22(ctx context.Context) (string, error) {
 
 // installLibrary makes sure <cache>/<name>@<version> holds npm's install of
 // pkg@version (install scripts skipped), checked by the version in its
-// package.json, and returns the directory. Like Client.Install it installs
-// into a temporary directory renamed into place; scripts/install-clients.sh
-// does the same.
+// package.json, and returns the directory (NpmInstall).
 func installLibrary(ctx context.Context, name, pkg, version string) (string, error) {
-	root, err := CacheRoot()
-	if err != nil {
-		return "", err
-	}
-	dir := filepath.Join(root, name+"@"+version)
-	check := func(d string) error {
-		b, err := os.ReadFile(filepath.Join(d, "node_modules", filepath.FromSlash(pkg), "package.json"))
-		if err != nil {
-			return err
-		}
-		var p struct {
-			Version string `json:"version"`
-		}
-		if err := json.Unmarshal(b, &p); err != nil {
-			return err
-		}
-		if p.Version != version {
-			return fmt.Errorf("%s is at %q, not %s", pkg, p.Version, version)
-		}
-		return nil
-	}
-	if _, err := os.Stat(filepath.Join(dir, completeMark)); err == nil && check(dir) == nil {
-		return dir, nil
-	}
-	npm, err := exec.LookPath("npm")
-	if err != nil {
-		return "", fmt.Errorf("installing %s@%s needs npm on PATH: %w", pkg, version, err)
-	}
-	if err := os.MkdirAll(root, 0o755); err != nil {
-		return "", err
-	}
-	if err := os.RemoveAll(dir); err != nil {
-		return "", err
-	}
-	tmp, err := os.MkdirTemp(root, name+"@"+version+".partial-")
-	if err != nil {
-		return "", err
-	}
-	defer os.RemoveAll(tmp)
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, npm, "install", "--prefix", tmp, "--no-audit", "--no-fund",
-		"--ignore-scripts", "--save-exact", "--loglevel=error", pkg+"@"+version)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("npm install %s@%s failed: %v\n%s", pkg, version, err, lastLines(out.String(), 20))
-	}
-	if err := check(tmp); err != nil {
-		return "", err
-	}
-	if err := os.WriteFile(filepath.Join(tmp, completeMark), []byte(pkg+"@"+version+"\n"), 0o644); err != nil {
-		return "", err
-	}
-	if err := os.Rename(tmp, dir); err != nil {
-		if _, err2 := os.Stat(filepath.Join(dir, completeMark)); err2 == nil && check(dir) == nil {
-			return dir, nil
-		}
-		return "", fmt.Errorf("moving the install of %s into place: %w", pkg, err)
-	}
-	return dir, nil
+	return NpmInstall(ctx, name, version, []string{"--ignore-scripts", pkg + "@" + version}, nil,
+		func(d string, _ bool) error { return PackageVersion(d, pkg, version) })
 }

@@ -1,7 +1,6 @@
 package realclient
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -67,84 +66,22 @@ func (c Client) Executable(dir string) (string, error) {
 	return "", fmt.Errorf("%s@%s: no runnable program in %s", c.Package, c.Version, dir)
 }
 
-// Installed returns the executable of a complete install in the cache, or an
-// error saying why there is none.
-func (c Client) Installed() (string, error) {
-	root, err := CacheRoot()
-	if err != nil {
-		return "", err
-	}
-	dir := c.Dir(root)
-	if _, err := os.Stat(filepath.Join(dir, completeMark)); err != nil {
-		return "", fmt.Errorf("%s@%s is not installed in %s", c.Package, c.Version, root)
-	}
-	return c.Executable(dir)
-}
-
 // Install makes sure the pinned client is in the cache, installing it with npm
 // when it is not, and returns its executable. The install goes into a
 // temporary directory next to the final one, is checked by running the
-// program with --version, and is then renamed into place, so a cache
-// directory is either complete or absent and concurrent installers are safe.
-// The npm command is the one scripts/install-clients.sh runs:
-//
-//	npm install --prefix <tmp> --no-audit --no-fund --ignore-scripts --save-exact <package>@<version>
+// program with --version, and is then renamed into place (NpmInstall, with
+// install scripts skipped, as scripts/install-clients.sh runs it).
 func (c Client) Install(ctx context.Context) (string, error) {
-	if exe, err := c.Installed(); err == nil {
-		return exe, nil
-	}
-	root, err := CacheRoot()
-	if err != nil {
-		return "", err
-	}
-	npm, err := exec.LookPath("npm")
-	if err != nil {
-		return "", fmt.Errorf("installing %s@%s needs npm on PATH: %w", c.Package, c.Version, err)
-	}
-	if err := os.MkdirAll(root, 0o755); err != nil {
-		return "", err
-	}
-	// A directory without the mark is not an install; partial ones older
-	// than an hour were left by a killed run.
-	dir := c.Dir(root)
-	if err := os.RemoveAll(dir); err != nil {
-		return "", err
-	}
-	if old, _ := filepath.Glob(dir + ".partial-*"); len(old) > 0 {
-		for _, p := range old {
-			if fi, err := os.Stat(p); err == nil && time.Since(fi.ModTime()) > time.Hour {
-				_ = os.RemoveAll(p)
+	dir, err := NpmInstall(ctx, c.Name, c.Version, []string{"--ignore-scripts", c.Package + "@" + c.Version}, nil,
+		func(d string, fresh bool) error {
+			exe, err := c.Executable(d)
+			if err != nil || !fresh {
+				return err
 			}
-		}
-	}
-	tmp, err := os.MkdirTemp(root, c.Name+"@"+c.Version+".partial-")
+			return c.checkVersion(ctx, exe)
+		})
 	if err != nil {
 		return "", err
-	}
-	defer os.RemoveAll(tmp) // a no-op once renamed
-	cmd := exec.CommandContext(ctx, npm, "install", "--prefix", tmp, "--no-audit", "--no-fund",
-		"--ignore-scripts", "--save-exact", "--loglevel=error", c.Package+"@"+c.Version)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("npm install %s@%s failed: %v\n%s", c.Package, c.Version, err, lastLines(out.String(), 20))
-	}
-	exe, err := c.Executable(tmp)
-	if err != nil {
-		return "", err
-	}
-	if err := c.checkVersion(ctx, exe); err != nil {
-		return "", err
-	}
-	if err := os.WriteFile(filepath.Join(tmp, completeMark), []byte(c.Package+"@"+c.Version+"\n"), 0o644); err != nil {
-		return "", err
-	}
-	if err := os.Rename(tmp, dir); err != nil {
-		// Another installer may have finished first; use its copy.
-		if exe, err2 := c.Installed(); err2 == nil {
-			return exe, nil
-		}
-		return "", fmt.Errorf("moving the install of %s into place: %w", c.Package, err)
 	}
 	return c.Executable(dir)
 }
