@@ -11,7 +11,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/acc-go/acc/internal/livepush"
 	"github.com/acc-go/acc/pkg/adapters/adapter"
 	"github.com/acc-go/acc/pkg/core"
 	"github.com/acc-go/acc/pkg/protocol"
@@ -100,7 +99,7 @@ func TestHookSeesThePushedFrame(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res = prompt("cc-2", "Another Claude session sent a message:\n"+livepush.Frame(&sent.Message)+"\n\nThis came from another Claude session")
+	res = prompt("cc-2", "Another Claude session sent a message:\n"+core.LiveFrame(&sent.Message)+"\n\nThis came from another Claude session")
 	if res.code != 0 || strings.Contains(res.stdout, "and src/b.go?") {
 		t.Errorf("the pushed message was projected again: %+v", res)
 	}

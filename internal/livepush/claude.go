@@ -16,6 +16,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/acc-go/acc/pkg/core"
 	"github.com/acc-go/acc/pkg/protocol"
 	"github.com/acc-go/acc/pkg/router"
 )
@@ -37,7 +38,7 @@ type ClaudeInbox struct {
 // Name is ClaudeInboxName.
 func (ClaudeInbox) Name() string { return ClaudeInboxName }
 
-// Offer writes m, framed (Frame), to the socket of binding b. The socket
+// Offer writes m, framed (core.LiveFrame), to the socket of binding b. The socket
 // must be the recorded process's: named <pid>.sock, still a private
 // socket of ours, still named by Claude Code's session record for that
 // pid and session, and the process listening on it (its peer
@@ -77,7 +78,7 @@ func (t ClaudeInbox) Offer(ctx context.Context, b router.Binding, m *protocol.Me
 	if pid, uid, err := peer(conn); err != nil || pid != b.PID || uid != os.Getuid() {
 		return false, router.ErrRecipientUnavailable, nil // another process listens there
 	}
-	line, err := json.Marshal(map[string]any{"type": "user", "message": map[string]any{"role": "user", "content": Frame(m)}, "msg_id": m.MessageID})
+	line, err := json.Marshal(map[string]any{"type": "user", "message": map[string]any{"role": "user", "content": core.LiveFrame(m)}, "msg_id": m.MessageID})
 	if err != nil {
 		return false, "", err
 	}

@@ -17,6 +17,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/acc-go/acc/pkg/core"
 	"github.com/acc-go/acc/pkg/protocol"
 	"github.com/acc-go/acc/pkg/router"
 )
@@ -188,7 +189,7 @@ func codexSubcommand(argv []string) string {
 	return ""
 }
 
-// Offer queues m, framed (Frame), for the thread of binding b. The
+// Offer queues m, framed (core.LiveFrame), for the thread of binding b. The
 // recorded process must still hold the thread (a process that exited, or
 // a pid reused by another, does not) and be a codex program: else
 // recipient_unavailable, without running anything. The command's
@@ -217,7 +218,7 @@ func (t CodexQueue) Offer(ctx context.Context, b router.Binding, m *protocol.Mes
 	const drain = 500 * time.Millisecond
 	ctx, cancel := context.WithTimeout(ctx, max(timeout-drain, timeout/2))
 	defer cancel()
-	cmd := exec.CommandContext(ctx, exe, "queue", "--thread", ep.Thread, "--message="+Frame(m))
+	cmd := exec.CommandContext(ctx, exe, "queue", "--thread", ep.Thread, "--message="+core.LiveFrame(m))
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "CODEX_HOME=" + ep.CodexHome, "LANG=C.UTF-8"}
 	cmd.Dir = ep.CodexHome
 	var out bytes.Buffer

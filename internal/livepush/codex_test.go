@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acc-go/acc/pkg/core"
 	"github.com/acc-go/acc/pkg/router"
 )
 
@@ -85,7 +86,7 @@ func TestCodexQueue(t *testing.T) {
 	th, quoted, _ := strings.Cut(strings.TrimSpace(string(b)), "\t")
 	var text string
 	_ = json.Unmarshal([]byte(quoted), &text)
-	if th != thread || text != Frame(m) {
+	if th != thread || text != core.LiveFrame(m) {
 		t.Errorf("queued %q for %q, want the frame for %s", text, th, thread)
 	}
 

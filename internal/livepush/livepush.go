@@ -19,9 +19,6 @@ import (
 	"github.com/acc-go/acc/pkg/router"
 )
 
-// Frame is the text a live push carries: core.LiveFrame.
-func Frame(m *protocol.Message) string { return core.LiveFrame(m) }
-
 // Router is the delivery router with the live transports of this platform.
 // A transport is only used where the recipient's client has live push
 // proven for its version (pkg/router), so adding one here claims nothing.
