@@ -41,6 +41,7 @@ var spec = &hookio.Spec{
 	ModelKeys:     []string{"model"},
 	SourceKeys:    []string{"source"},
 	EndReasonKeys: []string{"reason"},
+	PromptKeys:    []string{"prompt"},
 	ToolKeys:      []string{"tool_name"},
 	InputKeys:     []string{"tool_input"},
 	// §5.1: the edit tools name their file in file_path, NotebookEdit in

@@ -39,6 +39,7 @@ var spec = &hookio.Spec{
 	ModelKeys:     []string{"model"},
 	SourceKeys:    []string{"source"},
 	EndReasonKeys: []string{"reason"},
+	PromptKeys:    []string{"prompt"},
 	ToolKeys:      []string{"tool_name", "toolName", "tool"},
 	InputKeys:     []string{"tool_input"},
 	// §2.2, §5.1: file edits arrive as apply_patch with the patch body in

@@ -106,6 +106,9 @@ type Spec struct {
 	EventKeys, SessionKeys, CwdKeys      []string
 	ModelKeys, SourceKeys, EndReasonKeys []string
 	ToolKeys, InputKeys                  []string
+	// PromptKeys name the turn's prompt on before-turn events; only clients
+	// with a live-push transport need it (Event.Prompt).
+	PromptKeys []string
 
 	// FileTools maps a file-writing tool to the input keys holding the path
 	// it writes; PatchTools a patch tool to the keys holding the patch
@@ -208,7 +211,7 @@ func (s *Spec) Normalize(event string, payload []byte) (*adapter.Event, error) {
 	case adapter.SessionEnd:
 		ev.EndReason = short(obj, s.EndReasonKeys)
 	case adapter.BeforeTurn:
-		if prompt, _, err := obj.Str("prompt"); err == nil && utf8.ValidString(prompt) {
+		if prompt, _, err := obj.Str(s.PromptKeys...); len(s.PromptKeys) > 0 && err == nil && utf8.ValidString(prompt) {
 			ev.Prompt = prompt
 		}
 	}
