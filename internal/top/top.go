@@ -375,37 +375,10 @@ func (s section) least() int {
 	return 1
 }
 
-// screenSafe shows text from the store on the terminal: control
-// characters, line separators and the bidirectional overrides that could
-// disguise a line are written as \uXXXX.
-func screenSafe(s string) string {
-	s = core.EscapePeerLine(s)
-	return strings.Map(func(r rune) rune {
-		if bidi(r) {
-			return -1
-		}
-		return r
-	}, bidiEscape(s))
-}
-
-func bidi(r rune) bool {
-	return r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069 || r == 0x200e || r == 0x200f || r == 0x061c
-}
-
-func bidiEscape(s string) string {
-	if strings.IndexFunc(s, bidi) < 0 {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range s {
-		if bidi(r) {
-			fmt.Fprintf(&b, "\\u%04x", r)
-			continue
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
+// screenSafe shows text from the store on the terminal on one line:
+// control characters, line separators and the bidirectional overrides that
+// could disguise a line are written as \uXXXX (core.EscapePeerLine).
+func screenSafe(s string) string { return core.EscapePeerLine(s) }
 
 func (m Model) roomLines() []string {
 	st := m.snap.Status
@@ -528,7 +501,7 @@ func (m Model) body() []string {
 	if m.open == nil || m.open.res == nil || m.open.res.Message == nil || len(m.open.res.Message.Items) == 0 {
 		return nil
 	}
-	text := bidiEscape(core.EscapeControl(m.open.res.Message.Items[0].Body))
+	text := core.EscapeControl(m.open.res.Message.Items[0].Body)
 	if m.width > 0 {
 		text = ansi.Wrap(text, m.width, "")
 	}
