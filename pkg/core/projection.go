@@ -223,12 +223,8 @@ func reminderLines(attention []Attention, pending []protocol.Message) []string {
 	}
 	out := make([]string, len(urgent))
 	for i, at := range urgent {
-		// A summary that names its message already is not prefixed again.
-		if strings.Contains(at.Summary, at.SourceID) {
-			out[i] = fmt.Sprintf("- [%s] %s", at.Kind, EscapePeerLine(at.Summary))
-		} else {
-			out[i] = fmt.Sprintf("- [%s] %s %s", at.Kind, at.SourceID, EscapePeerLine(at.Summary))
-		}
+		// Reply and acknowledgement summaries name their message already.
+		out[i] = fmt.Sprintf("- [%s] %s", at.Kind, EscapePeerLine(at.Summary))
 	}
 	return out
 }
