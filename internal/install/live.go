@@ -15,6 +15,13 @@ import (
 // certify's record in dataHome), else "off" with the reason in words.
 // Requested "off" is always "off", with no reason.
 func LiveDelivery(a adapter.Adapter, version, dataHome, requested string) (effective, reason string) {
+	caps, _, _ := evidence.For(a, version, dataHome)
+	return liveDelivery(a, version, caps.LivePush, requested)
+}
+
+// liveDelivery is LiveDelivery with what is proven for version already
+// read (livePush).
+func liveDelivery(a adapter.Adapter, version string, livePush bool, requested string) (effective, reason string) {
 	if requested == "" || requested == "off" {
 		return "off", ""
 	}
@@ -26,8 +33,7 @@ func LiveDelivery(a adapter.Adapter, version, dataHome, requested string) (effec
 	if version == "" {
 		return "off", "the version of " + name + " is unreadable, so live push is not assumed" + fallback
 	}
-	caps, _, _ := evidence.For(a, version, dataHome)
-	if !caps.LivePush {
+	if !livePush {
 		return "off", fmt.Sprintf("live push is not proven for %s %s%s", name, version, fallback)
 	}
 	return requested, ""

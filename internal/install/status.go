@@ -109,7 +109,7 @@ func (e *Env) Clients(ctx context.Context) ([]ClientStatus, error) {
 			st.Installed, st.InstallState = true, in.State
 			// What acc can honour is judged now, for the version running now.
 			st.DeliveryPolicy = in.DeliveryPolicy
-			st.EffectiveDelivery, st.DeliveryReason = LiveDelivery(a, st.Version, e.DataHome, in.DeliveryPolicy)
+			st.EffectiveDelivery, st.DeliveryReason = liveDelivery(a, st.Version, caps.LivePush, in.DeliveryPolicy)
 			changed := false
 			for _, ra := range in.Artifacts {
 				fs := checkArtifact(ra, e.shimPath())

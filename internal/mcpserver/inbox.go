@@ -77,13 +77,7 @@ func (s *server) inboxState(ctx context.Context, r *core.Room) (string, error) {
 func (s *server) watchRoom(ctx context.Context) (*core.Room, error) {
 	ctx, cancel := context.WithTimeout(ctx, storeWait)
 	defer cancel()
-	getenv := func(k string) string {
-		if k == "ACC_WORKSPACE_ROOT" {
-			return ""
-		}
-		return s.cfg.Getenv(k)
-	}
-	return core.Open(ctx, core.OpenOptions{Cwd: s.cfg.Dir, Getenv: getenv, NoCreate: true, Front: core.FrontMCP})
+	return core.Open(ctx, s.openOptions(false))
 }
 
 // watchInbox sends notifications/resources/updated for acc://inbox when

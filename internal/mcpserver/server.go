@@ -214,18 +214,25 @@ func listedSchema(schema *schemaT) json.RawMessage {
 	return out
 }
 
-// open opens the room for one call, as the CLI does for one command. The
-// workspace comes from ACC_MCP_WORKSPACE (else the launch directory) only:
-// ACC_WORKSPACE_ROOT, the CLI's override, is hidden from discovery, so it
-// cannot move this server into another room (SPEC decision 19).
-func (s *server) open(ctx context.Context, create bool, fn func(r *core.Room) error) error {
+// openOptions are how this server opens its room: the workspace from
+// ACC_MCP_WORKSPACE (else the launch directory) only, with ACC_WORKSPACE_ROOT
+// hidden from discovery (SPEC decision 19); the store created when create.
+func (s *server) openOptions(create bool) core.OpenOptions {
 	getenv := func(k string) string {
 		if k == "ACC_WORKSPACE_ROOT" {
 			return ""
 		}
 		return s.cfg.Getenv(k)
 	}
-	r, err := core.Open(ctx, core.OpenOptions{Cwd: s.cfg.Dir, Getenv: getenv, NoCreate: !create, Front: core.FrontMCP})
+	return core.OpenOptions{Cwd: s.cfg.Dir, Getenv: getenv, NoCreate: !create, Front: core.FrontMCP}
+}
+
+// open opens the room for one call, as the CLI does for one command. The
+// workspace comes from ACC_MCP_WORKSPACE (else the launch directory) only:
+// ACC_WORKSPACE_ROOT, the CLI's override, is hidden from discovery, so it
+// cannot move this server into another room (SPEC decision 19).
+func (s *server) open(ctx context.Context, create bool, fn func(r *core.Room) error) error {
+	r, err := core.Open(ctx, s.openOptions(create))
 	if err != nil {
 		return err
 	}
