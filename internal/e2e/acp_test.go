@@ -414,10 +414,7 @@ func TestACPRelayEndings(t *testing.T) {
 			repo := sb.newRepo("repo")
 			sb.attach(repo, "peer", "cli")
 			e := sb.startRelay(repo, []string{"--participant", "ender", "--grace", "300ms"}, c.env...)
-			e.send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}`)
-			e.await(`"id":0,`)
-			e.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":%q,"mcpServers":[]}}`, repo))
-			e.await(`"id":1,"jsonrpc":"2.0","result"`)
+			e.initSession(repo)
 			waitPresence(t, sb, repo, "ender", "online")
 			if c.prompt != "" {
 				e.send(`{"jsonrpc":"2.0","id":2,"method":"session/prompt","params":{"sessionId":"fake-session-1","prompt":[{"type":"text","text":"` + c.prompt + `"}]}}`)
@@ -480,10 +477,7 @@ func TestACPRelayFailsOpen(t *testing.T) {
 	bad := filepath.Join(t.TempDir(), "not-a-dir")
 	os.WriteFile(bad, []byte("x"), 0o644)
 	e := sb.startRelay(repo, []string{"--participant", "lost"}, "ACC_DATA_HOME="+bad)
-	e.send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}`)
-	e.await(`"id":0,`)
-	e.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":%q,"mcpServers":[]}}`, repo))
-	e.await(`"id":1,"jsonrpc":"2.0","result"`)
+	e.initSession(repo)
 	e.send(`{"jsonrpc":"2.0","id":2,"method":"session/prompt","params":{"sessionId":"fake-session-1","prompt":[{"type":"text","text":"hello"}]}}`)
 	e.await(`"id":2,"jsonrpc":"2.0","result"`)
 	if code := e.finish(10 * time.Second); code != 0 {
@@ -599,10 +593,7 @@ func TestACPRelayLifecycle(t *testing.T) {
 	repo := sb.newRepo("repo")
 	sb.attach(repo, "peer", "cli")
 	e := sb.startRelay(repo, nil, "ACC_PARTICIPANT=life")
-	e.send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}`)
-	e.await(`"id":0,`)
-	e.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":%q,"mcpServers":[]}}`, repo))
-	e.await(`"id":1,"jsonrpc":"2.0","result"`)
+	e.initSession(repo)
 	e.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":%q,"mcpServers":[]}}`, repo))
 	e.await(`"id":2,"jsonrpc":"2.0","result"`)
 	waitLive(t, sb, repo, "life", 2)
@@ -660,10 +651,7 @@ func TestACPRelayAdvisoryInStatus(t *testing.T) {
 		t.Fatalf("with only a guarded session the room is not guarded:\n%s", out)
 	}
 	e := sb.startRelay(repo, []string{"--participant", "zed"})
-	e.send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}`)
-	e.await(`"id":0,`)
-	e.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":%q,"mcpServers":[]}}`, repo))
-	e.await(`"id":1,"jsonrpc":"2.0","result"`)
+	e.initSession(repo)
 	waitPresence(t, sb, repo, "zed", "online")
 	out := sb.ok(repo, "status").stdout
 	if !regexp.MustCompile(`(?m)^  zed \(acp, advisory\) online`).MatchString(out) || !strings.Contains(out, "protection advisory") {

@@ -27,10 +27,7 @@ func BenchmarkACPRelay(b *testing.B) {
 	repo := sb.newRepo("repo")
 	peer := sb.attach(repo, "peer", "cli")
 	e := sb.startRelay(repo, []string{"--participant", "bench"})
-	e.send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}`)
-	e.await(`"id":0,`)
-	e.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":%q,"mcpServers":[]}}`, repo))
-	e.await(`"id":1,"jsonrpc":"2.0","result"`)
+	e.initSession(repo)
 
 	direct := startDirectAgent(b)
 	ping := func(send func(string), wait func(string), id int) time.Duration {

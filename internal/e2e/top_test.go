@@ -98,20 +98,7 @@ func TestTopLive(t *testing.T) {
 	sb.ok(repo, append([]string{"reply", "--message", q, "--body", "9090"}, bob.creds()...)...)
 	scr.waitFor(t, "the reply closing the thread", regexp.MustCompile(`nothing is owed`))
 
-	if _, err := f.Write([]byte("q")); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("acc top did not quit cleanly: %v", err)
-		}
-	case <-time.After(10 * time.Second):
-		cmd.Process.Kill()
-		t.Fatal("acc top did not quit on q")
-	}
+	quit(t, cmd, f)
 }
 
 // TestTopWaitsForTheRoom: in a room nobody has attached to, acc top says
