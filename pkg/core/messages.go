@@ -111,7 +111,7 @@ func CheckSend(in SendInput, f Front) error {
 		if in.Kind == protocol.KindDecision && ob != protocol.ObligationNone {
 			return roomDecisionAck(f)
 		}
-		return protocol.CheckKindObligation(in.Kind, ob, true)
+		// A note's obligation was checked above; nothing else is left.
 	}
 	return nil
 }
