@@ -293,14 +293,48 @@ var presenceEvery = 3 * time.Second
 // last server to resolve it), so when that server exits, another one that
 // is still running records its own pid instead, within presenceEvery. It
 // reads only, and writes only when the recorded process is gone.
+//
+// The look runs on one room opened for the loop (opening one runs git and
+// opens the store: not work to repeat every few seconds); only a gone
+// process takes the server's lock and a call's own room.
 func (s *server) keepPresence(ctx context.Context) {
 	t := time.NewTicker(presenceEvery)
 	defer t.Stop()
+	var room *core.Room
+	defer func() {
+		if room != nil {
+			room.Close()
+		}
+	}()
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
+		}
+		s.mu.Lock()
+		caller := s.caller
+		s.mu.Unlock()
+		if caller == nil {
+			continue // nothing attached yet, so no store to open either
+		}
+		if room == nil {
+			r, err := s.watchRoom(ctx)
+			if err != nil {
+				continue
+			}
+			room = r
+		}
+		c, cancel := context.WithTimeout(ctx, storeWait)
+		gone, err := room.SessionProcessGone(c, caller.SessionID)
+		cancel()
+		if err != nil {
+			room.Close() // looked at afresh next time
+			room = nil
+			continue
+		}
+		if !gone {
+			continue
 		}
 		s.mu.Lock()
 		if s.caller != nil {
