@@ -558,4 +558,34 @@ func TestConcurrentCallsAndClose(t *testing.T) {
 	if _, err := http.Get(s.URL() + "/"); err == nil {
 		t.Error("the server still answers after Close")
 	}
+	if err := s.Close(); err != nil {
+		t.Errorf("a second Close: %v", err)
+	}
+}
+
+// TestCloseRacesServe closes servers right after they start, from several
+// goroutines at once, while a request is in flight: Close never reports the
+// listener closed twice (http.Server closes the listeners it tracks too).
+func TestCloseRacesServe(t *testing.T) {
+	for range 200 {
+		s, err := Start(Config{Script: Script{Say("x")}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		go func() {
+			if resp, err := http.Post(s.URL()+"/v1/responses", "application/json", strings.NewReader(`{"stream":true}`)); err == nil {
+				_, _ = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+			}
+		}()
+		var wg sync.WaitGroup
+		for range 3 {
+			wg.Go(func() {
+				if err := s.Close(); err != nil {
+					t.Errorf("Close: %v", err)
+				}
+			})
+		}
+		wg.Wait()
+	}
 }

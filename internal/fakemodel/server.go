@@ -53,6 +53,9 @@ type Server struct {
 	url  string
 	done chan struct{}
 
+	closeOnce sync.Once
+	closeErr  error
+
 	inflight atomic.Int64 // requests being answered
 
 	mu       sync.Mutex
@@ -89,10 +92,11 @@ func Start(cfg Config) (*Server, error) {
 	if err != nil || !ip.IsLoopback() {
 		return nil, fmt.Errorf("%w: %q", ErrNotLoopback, cfg.Addr)
 	}
-	ln, err := net.Listen("tcp", cfg.Addr)
+	raw, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return nil, fmt.Errorf("fakemodel: %w", err)
 	}
+	ln := &onceListener{Listener: raw}
 	s := &Server{
 		cfg:    cfg,
 		ln:     ln,
@@ -119,12 +123,18 @@ func (s *Server) URL() string { return s.url }
 // seconds for the requests being answered, then closes every connection.
 // (http.Server.Shutdown is not used: it waits for connections a client
 // opened but never used, which a busy client's connection pool leaves
-// behind.)
+// behind.) It is safe to call more than once and from several goroutines;
+// every call returns the first one's result.
 func (s *Server) Close() error {
+	s.closeOnce.Do(func() { s.closeErr = s.close() })
+	return s.closeErr
+}
+
+func (s *Server) close() error {
+	// The listener is closed once whoever asks first (here, or
+	// http.Server.Close below while Serve is still tracking it), so neither
+	// sees "use of closed network connection" from the other.
 	err := s.ln.Close()
-	if errors.Is(err, net.ErrClosed) {
-		err = nil
-	}
 	deadline := time.Now().Add(5 * time.Second)
 	for s.inflight.Load() > 0 && time.Now().Before(deadline) {
 		time.Sleep(5 * time.Millisecond)
@@ -134,6 +144,19 @@ func (s *Server) Close() error {
 	}
 	<-s.done
 	return err
+}
+
+// onceListener closes its listener on the first Close and answers every
+// later one with nil.
+type onceListener struct {
+	net.Listener
+	once sync.Once
+	err  error
+}
+
+func (l *onceListener) Close() error {
+	l.once.Do(func() { l.err = l.Listener.Close() })
+	return l.err
 }
 
 // Append adds replies to the end of the script.
