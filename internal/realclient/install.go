@@ -67,7 +67,8 @@ func (c Client) Executable(dir string) (string, error) {
 }
 
 // Install makes sure the pinned client is in the cache, installing it with npm
-// when it is not, and returns its executable. The install goes into a
+// when it is not and NpmInstall may (InstallAllowed), and returns its
+// executable. The install goes into a
 // temporary directory next to the final one, is checked by running the
 // program with --version, and is then renamed into place (NpmInstall, with
 // install scripts skipped, as scripts/install-clients.sh runs it).

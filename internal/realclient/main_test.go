@@ -38,11 +38,11 @@ type installResult struct {
 	err    error
 }
 
-// requireClient returns the client to test and its program, installing it
-// into the cache when missing: the pinned version, or with
-// ACC_CLIENTS_LATEST=1 the newest on npm. When it cannot be installed the
-// test skips with the reason, or fails when ACC_REQUIRE_CLIENTS=1 (as CI
-// sets it after scripts/install-clients.sh).
+// requireClient returns the client to test and its program from the cache:
+// the pinned version, which `make clients` installed before the tests, or
+// with ACC_CLIENTS_LATEST=1 the newest on npm, installed here. When it is
+// not there (and may not be installed here, NpmInstall) the test skips with
+// the reason, or fails when ACC_REQUIRE_CLIENTS=1 (as CI sets it).
 func requireClient(t testing.TB, c Client) (Client, string) {
 	t.Helper()
 	installMu.Lock()
