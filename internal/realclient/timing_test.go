@@ -1,33 +1,31 @@
 package realclient
 
 import (
-	"fmt"
 	"path/filepath"
-	"slices"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/acc-go/acc/internal/fakemodel"
 )
 
-// TestTurnTiming measures, for each client, the wall time of one scripted
-// turn (the model runs `echo hi > out.txt` through the shell tool, then
-// answers) without hooks and with acc's hooks (acc-hook itself on every
+// BenchmarkTurnTiming measures, for each client, the wall time of one
+// scripted turn (the model runs `echo hi > out.txt` through the shell tool,
+// then answers) without hooks and with acc's hooks (acc-hook itself on every
 // event the client fires, in a room where another session is attached).
-// Each variant runs three times, alternating, each in a fresh HOME; the
-// numbers are logged, never asserted (SPEC decision 20).
-func TestTurnTiming(t *testing.T) {
-	const reps = 3
-	var report []string
+// Each iteration runs both variants, one after the other, each in a fresh
+// HOME, and reports their means as ms/turn-plain and ms/turn-hooked; the
+// numbers are reported, never asserted (docs/real-clients.md).
+//
+//	go test -run '^$' -bench TurnTiming -benchtime 3x ./internal/realclient/
+func BenchmarkTurnTiming(b *testing.B) {
 	for _, c := range Pinned {
-		t.Run(c.Name, func(t *testing.T) {
-			w := newWorld(t)
+		b.Run(c.Name, func(b *testing.B) {
+			w := newWorld(b)
 			w.attach(w.wt, "peer")
-			times := map[bool][]time.Duration{}
-			for i := 0; i < reps; i++ {
-				for _, hooks := range []bool{false, true} {
-					r := w.hooked(t, c, w.repo, fakemodel.Turn(fakemodel.Shell("echo hi > out.txt"), "Wrote out.txt."))
+			var total [2]time.Duration
+			for b.Loop() {
+				for i, hooks := range []bool{false, true} {
+					r := w.hooked(b, c, w.repo, fakemodel.Turn(fakemodel.Shell("echo hi > out.txt"), "Wrote out.txt."))
 					r.setup.Hook = nil
 					if hooks {
 						hook := filepath.Join(w.bin, "acc-hook")
@@ -35,28 +33,12 @@ func TestTurnTiming(t *testing.T) {
 					}
 					res, _ := r.exec("Please write hi into out.txt.")
 					r.wantModelCalls(2)
-					times[hooks] = append(times[hooks], res.Elapsed)
+					total[i] += res.Elapsed
 				}
 			}
-			line := fmt.Sprintf("%s@%s one scripted turn: without hooks %v, with acc's hooks %v; median %v → %v, minimum %v → %v",
-				c.Name, c.Version, rounded(times[false]), rounded(times[true]),
-				median(times[false]), median(times[true]), slices.Min(times[false]).Round(time.Millisecond), slices.Min(times[true]).Round(time.Millisecond))
-			t.Log(line)
-			report = append(report, line)
+			b.ReportMetric(float64(total[0].Milliseconds())/float64(b.N), "ms/turn-plain")
+			b.ReportMetric(float64(total[1].Milliseconds())/float64(b.N), "ms/turn-hooked")
+			b.ReportMetric(0, "ns/op")
 		})
 	}
-	t.Log("turn timing:\n  " + strings.Join(report, "\n  "))
-}
-
-func rounded(ds []time.Duration) []time.Duration {
-	out := make([]time.Duration, len(ds))
-	for i, d := range ds {
-		out[i] = d.Round(time.Millisecond)
-	}
-	return out
-}
-
-func median(ds []time.Duration) time.Duration {
-	s := slices.Sorted(slices.Values(ds))
-	return s[len(s)/2].Round(time.Millisecond)
 }
