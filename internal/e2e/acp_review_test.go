@@ -80,6 +80,7 @@ func TestACPRelaySameSessionIDTwoRelays(t *testing.T) {
 // An agent started through a wrapper that ignores end of input is ended
 // with its whole process group after the grace period, and the relay exits.
 func TestACPRelayWrappedAgentEnds(t *testing.T) {
+	t.Parallel() // waits on timers and processes more than it computes
 	sb := newSandbox(t)
 	repo := sb.newRepo("repo")
 	self, _ := os.Executable()
@@ -107,6 +108,7 @@ func TestACPRelayWrappedAgentEnds(t *testing.T) {
 // A write into a claimed file that the agent asks for after its input
 // ended is still refused: the editor never sees it.
 func TestACPRelayGuardAfterEndOfInput(t *testing.T) {
+	t.Parallel() // waits on timers and processes more than it computes
 	sb := newSandbox(t)
 	repo := sb.newRepo("repo")
 	holder := sb.attach(repo, "holder", "cli")
@@ -172,6 +174,7 @@ func TestACPRelayEditorGone(t *testing.T) {
 // while the store is busy for a moment is detached once it is free, while
 // the agent still runs.
 func TestACPRelayBusyStore(t *testing.T) {
+	t.Parallel() // waits on timers and processes more than it computes
 	sb := newSandbox(t)
 	repo := sb.newRepo("repo")
 	sb.attach(repo, "peer", "cli")
@@ -299,6 +302,7 @@ func TestACPRelayRefusalNeverBlocks(t *testing.T) {
 // Loading a session that is open, or closing one and loading it again at
 // once, leaves it in the room.
 func TestACPRelayLoadOpenSession(t *testing.T) {
+	t.Parallel() // waits on timers and processes more than it computes
 	sb := newSandbox(t)
 	repo := sb.newRepo("repo")
 	sb.attach(repo, "peer", "cli")
@@ -317,6 +321,7 @@ func TestACPRelayLoadOpenSession(t *testing.T) {
 
 // A prompt sent right after session/close does not bring the session back.
 func TestACPRelayPromptAfterClose(t *testing.T) {
+	t.Parallel() // waits on timers and processes more than it computes
 	sb := newSandbox(t)
 	repo := sb.newRepo("repo")
 	sb.attach(repo, "peer", "cli")
@@ -334,6 +339,7 @@ func TestACPRelayPromptAfterClose(t *testing.T) {
 // With the store locked, a relay with several sessions still exits soon
 // after its agent: detaching is bounded as a whole.
 func TestACPRelayEndBounded(t *testing.T) {
+	t.Parallel() // waits on timers and processes more than it computes
 	sb := newSandbox(t)
 	repo := sb.newRepo("repo")
 	sb.attach(repo, "peer", "cli")
@@ -424,6 +430,7 @@ func TestACPRelayWorktreeCheckouts(t *testing.T) {
 // A close the agent never answers keeps its session from being attached
 // again only for a while: later prompts get their block again.
 func TestACPRelayUnansweredClose(t *testing.T) {
+	t.Parallel() // waits on timers and processes more than it computes
 	sb := newSandbox(t)
 	repo := sb.newRepo("repo")
 	sb.attach(repo, "peer", "cli")

@@ -395,6 +395,7 @@ func TestACPRelayGuard(t *testing.T) {
 // editor got everything it wrote; a signal to the relay reaches the
 // agent; in each case the session leaves the room.
 func TestACPRelayEndings(t *testing.T) {
+	t.Parallel() // waits on timers and processes more than it computes
 	for _, c := range []struct {
 		name   string
 		env    []string

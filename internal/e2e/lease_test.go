@@ -12,6 +12,7 @@ import (
 // claim_expired in its attention, and its attempt to claim again is refused
 // because the resource has a new holder.
 func TestShortLeaseExpiresForRealProcesses(t *testing.T) {
+	t.Parallel() // waits on timers and processes more than it computes
 	sb := newSandbox(t)
 	repo := sb.newRepo("repo")
 	a := sb.attach(repo, "alice", "cli")

@@ -64,6 +64,7 @@ func (s *screen) waitFor(t *testing.T, what string, re *regexp.Regexp) {
 // session joining, a claim appearing and a reply changing a receipt,
 // without a key pressed, and quits cleanly on q.
 func TestTopLive(t *testing.T) {
+	t.Parallel() // waits on timers and processes more than it computes
 	sb := newSandbox(t)
 	repo := sb.newRepo("repo")
 	alice := sb.attach(repo, "alice", "cli")
@@ -105,6 +106,7 @@ func TestTopLive(t *testing.T) {
 // it waits, creates no store, shows the room once someone attaches, and
 // q quits it at any point.
 func TestTopWaitsForTheRoom(t *testing.T) {
+	t.Parallel() // waits on timers and processes more than it computes
 	sb := newSandbox(t)
 	repo := sb.newRepo("repo")
 	before := dirHash(t, sb.data)

@@ -77,6 +77,7 @@ func (w *waiter) result(t testing.TB) (items []string) {
 // TestWaitWakesOnArrival: acc wait in another process returns when a
 // message arrives, with that message; the wake-up latency is logged.
 func TestWaitWakesOnArrival(t *testing.T) {
+	t.Parallel() // waits on timers and processes more than it computes
 	sb := newSandbox(t)
 	repo := sb.newRepo("repo")
 	a := sb.attach(repo, "alice", "cli")
@@ -108,6 +109,7 @@ func TestWaitWakesOnArrival(t *testing.T) {
 // its watch is set up) is never missed: the condition is read after the
 // watch exists, and holds already.
 func TestWaitNeverMisses(t *testing.T) {
+	t.Parallel() // waits on timers and processes more than it computes
 	sb := newSandbox(t)
 	repo := sb.newRepo("repo")
 	a := sb.attach(repo, "alice", "cli")
@@ -128,6 +130,7 @@ func TestWaitNeverMisses(t *testing.T) {
 // TestWaitConditions: --answer, --ack and --released return when their
 // condition holds, at once when it already does.
 func TestWaitConditions(t *testing.T) {
+	t.Parallel() // waits on timers and processes more than it computes
 	sb := newSandbox(t)
 	repo := sb.newRepo("repo")
 	a := sb.attach(repo, "alice", "cli")
@@ -170,6 +173,7 @@ func TestWaitConditions(t *testing.T) {
 // killed mid-wait leaves the data home exactly as it was; bad flags are
 // refused with exit 2.
 func TestWaitTimeoutAndKill(t *testing.T) {
+	t.Parallel() // waits on timers and processes more than it computes
 	sb := newSandbox(t)
 	repo := sb.newRepo("repo")
 	b := sb.attach(repo, "bob", "cli")
