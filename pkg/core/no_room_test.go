@@ -11,7 +11,8 @@ import (
 )
 
 // A plain directory that holds acc's data (a home directory) is no room:
-// Open says no_room. A Git or config workspace holding acc's data stays a
+// Open says no_room, and Doctor reports without a room and without an
+// error. A Git or config workspace holding acc's data stays a
 // misconfiguration (runtime_inside_workspace). None of them writes anything.
 func TestNoRoomInAHomeDirectory(t *testing.T) {
 	base := realTempDir(t)
@@ -54,8 +55,29 @@ func TestNoRoomInAHomeDirectory(t *testing.T) {
 		t.Fatalf("MCP wording: %s", err)
 	}
 
+	rep, err := Doctor(context.Background(), DoctorOptions{OpenOptions: opts})
+	if err != nil {
+		t.Fatalf("doctor outside a room: %v", err)
+	}
+	if !rep.Healthy || rep.DoctorRoom != nil || rep.NoRoom == nil || rep.NoRoom.ReasonCode != protocol.ReasonNoRoom || rep.NoRoom.Start != home {
+		t.Fatalf("report %+v (noRoom %+v)", rep, rep.NoRoom)
+	}
+	wantData := DoctorDataHome{Path: filepath.Join(home, ".local", "share"), AccDir: filepath.Join(home, ".local", "share", "acc")}
+	if rep.DataHome != wantData {
+		t.Fatalf("data home %+v, want %+v", rep.DataHome, wantData)
+	}
+	if len(rep.Remediation) != 1 || !strings.Contains(rep.Remediation[0], "--cwd DIR") {
+		t.Fatalf("remediation %q", rep.Remediation)
+	}
 	if entries, _ := os.ReadDir(home); len(entries) != 1 || entries[0].Name() != "notes" {
 		t.Fatalf("the home changed: %v", entries)
+	}
+
+	// Once the data home exists, doctor says so.
+	mustMkdir(t, wantData.AccDir)
+	rep, err = Doctor(context.Background(), DoctorOptions{OpenOptions: opts})
+	if err != nil || !rep.DataHome.Exists || !rep.DataHome.AccDirExists {
+		t.Fatalf("data home %+v, err %v", rep.DataHome, err)
 	}
 }
 
@@ -81,6 +103,14 @@ func TestProjectHoldingTheDataHomeIsStillAMisconfiguration(t *testing.T) {
 		_, err := Open(context.Background(), opts)
 		wantReason(t, err, protocol.ReasonRuntimeInsideWorkspace, protocol.ExitUsage)
 
+		rep, err := Doctor(context.Background(), DoctorOptions{OpenOptions: opts})
+		wantReason(t, err, protocol.ReasonRuntimeInsideWorkspace, protocol.ExitUsage)
+		if rep == nil || rep.Healthy || rep.DoctorRoom != nil || rep.NoRoom == nil || rep.NoRoom.ReasonCode != protocol.ReasonRuntimeInsideWorkspace {
+			t.Fatalf("%s: report %+v", dir, rep)
+		}
+		if protocol.AsError(err).Details["report"] != rep {
+			t.Fatalf("%s: the error does not carry the report", dir)
+		}
 		if _, err := os.Stat(filepath.Join(dir, ".local")); !os.IsNotExist(err) {
 			t.Fatalf("%s: something was created: %v", dir, err)
 		}
