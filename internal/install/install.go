@@ -283,6 +283,9 @@ func readTarget(path string) (*fileState, error) {
 	}
 	st, err := os.Stat(f.real)
 	if err != nil {
+		if gone(path, err) {
+			return &fileState{path: path, real: path}, nil
+		}
 		return nil, inTheWay(path, err)
 	}
 	if st.IsDir() {
@@ -293,10 +296,24 @@ func readTarget(path string) (*fileState, error) {
 	}
 	b, err := os.ReadFile(f.real)
 	if err != nil {
+		if gone(path, err) {
+			return &fileState{path: path, real: path}, nil
+		}
 		return nil, inTheWay(path, err)
 	}
 	f.old, f.existed = b, true
 	return f, nil
+}
+
+// gone reports whether err says a file that was just there is missing and
+// path is gone too: another run (an uninstall) removed it meanwhile, so it
+// is planned as absent. A symlink whose target is missing is not gone.
+func gone(path string, err error) bool {
+	if !errors.Is(err, fs.ErrNotExist) {
+		return false
+	}
+	_, lerr := os.Lstat(path)
+	return errors.Is(lerr, fs.ErrNotExist)
 }
 
 // inTheWay turns a file-system error on path into a refusal naming it
