@@ -50,13 +50,18 @@ func (e *Env) Install(ctx context.Context, o Options) (*Report, error) {
 	if err != nil || o.DryRun || len(plans) == 0 {
 		return rep, err
 	}
-	unlock, err := lock(ctx, e.DataHome)
+	lk, err := lock(ctx, e.DataHome)
 	if err != nil {
 		return nil, err
 	}
-	defer unlock()
+	// However the run ends, the lock goes, and with it what this run
+	// created in the data home when no installation is left recorded.
+	defer func() { lk.release(rec) }()
 	if rep, rec, plans, shim, shimOld, err = e.planInstall(o, dets); err != nil {
 		return nil, err
+	}
+	if err := rec.adoptLock(e.DataHome, lk); err != nil {
+		return rep, failed("the record", recordPath(e.DataHome), err)
 	}
 
 	// Apply: check every client can be written, then the shim, then per
@@ -67,7 +72,9 @@ func (e *Env) Install(ctx context.Context, o Options) (*Report, error) {
 		}
 	}
 	if !bytes.Equal(shimOld, shim) {
-		if err := os.MkdirAll(filepath.Dir(e.shimPath()), 0o755); err != nil {
+		made, err := makeDirs(filepath.Dir(e.shimPath()))
+		rec.adopt(made...)
+		if err != nil {
 			return rep, failed("the hook shim", e.shimPath(), err)
 		}
 		if err := writeAtomic(e.shimPath(), shim, 0o755); err != nil {

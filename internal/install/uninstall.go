@@ -15,11 +15,13 @@ import (
 // records (Codex's hook trust) are never touched. It works from the record
 // alone, so a client that left the machine can still be unwired. A client
 // named with --adapter that acc has no record of is skipped and said so.
-// The record entry goes once its files are done; the shim goes with the
-// last one. Errors: exit 2 unknown adapter; exit 4 unreadable record or a
-// client file that no longer parses (left untouched); exit 4
-// install_failed when a write fails (the record stays, and running
-// uninstall again finishes).
+// The record entry goes once its files are done; with the last one go the
+// shim, the record, the install lock and the directories install created
+// for them, each when empty (release; evidence records and stores in the
+// data home stay, docs/adapters.md). Errors: exit 2 unknown adapter; exit 4
+// unreadable record or a client file that no longer parses (left
+// untouched); exit 4 install_failed when a write fails (the record stays,
+// and running uninstall again finishes).
 func (e *Env) Uninstall(ctx context.Context, o Options) (*Report, error) {
 	if err := e.checkAdapters(o.Adapters); err != nil {
 		return nil, err
@@ -35,13 +37,16 @@ func (e *Env) Uninstall(ctx context.Context, o Options) (*Report, error) {
 	if err != nil || o.DryRun || (len(undos) == 0 && (!lastOut || rec.Shim == nil)) {
 		return rep, err
 	}
-	unlock, err := lock(ctx, e.DataHome)
+	lk, err := lock(ctx, e.DataHome)
 	if err != nil {
 		return nil, err
 	}
-	defer unlock()
+	defer func() { lk.release(rec) }()
 	if rep, rec, undos, lastOut, err = e.planUninstall(o); err != nil {
 		return nil, err
+	}
+	if err := rec.adoptLock(e.DataHome, lk); err != nil {
+		return rep, failed("the record", recordPath(e.DataHome), err)
 	}
 	for _, u := range undos {
 		for _, f := range u.files {
