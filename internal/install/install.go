@@ -190,7 +190,10 @@ type Report struct {
 	Record  string         `json:"record"`
 	Shim    string         `json:"shim"`
 	Clients []ClientReport `json:"clients"`
-	// Shared are changes to what all clients share (the shim).
+	// Shared are changes in acc's data home, which all clients share: the
+	// directories (Kind "directory"), the install lock, the hook shim and
+	// the record, in the order they are made (install) or removed
+	// (uninstall).
 	Shared []Change `json:"shared"`
 }
 
