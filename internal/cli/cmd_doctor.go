@@ -25,10 +25,16 @@ func (a *app) doctorCommand() *cli.Command {
 			"acc.workspace.json requires. Each finding comes with the next command to run. A workspace without a\n" +
 			"store yet is healthy (the first attach creates it; doctor never does). A corrupt, foreign or\n" +
 			"unknown-version store exits 4 after printing the report (with --json, the report is in error.details).\n" +
-			"It also reports each coding client on this machine: found or not, its version, whether acc is installed\n" +
-			"for it and whether acc's files are still as acc wrote them, the capabilities proven for that version\n" +
-			"(\"proven at X, running Y\") and its delivery policy, and what is proven for the ACP agents acc acp relays.\n\n" +
-			"  acc doctor --json",
+			"It also reports acc's data home (its path and whether it exists) and each coding client on this machine:\n" +
+			"found or not, its version, whether acc is installed for it and whether acc's files are still as acc wrote\n" +
+			"them, the capabilities proven for that version (\"proven at X, running Y\") and its delivery policy, and\n" +
+			"what is proven for the ACP agents acc acp relays.\n\n" +
+			"Outside any room — a directory in no Git repository and under no acc.workspace.json that holds acc's\n" +
+			"data, such as your home directory — doctor says that no room is selected and why, reports the data home\n" +
+			"and the clients, and exits 0 (with --json, noRoom is set and the room's fields are absent). A Git or\n" +
+			"config workspace whose root holds acc's data is a misconfiguration: the report prints, then doctor exits 2\n" +
+			"(runtime_inside_workspace).\n\n" +
+			"  acc doctor --json\n  acc doctor --cwd ~/src/project",
 		Flags: []cli.Flag{&cli.StringFlag{Name: "home", Usage: "look for the clients' configuration under this home DIR (default $HOME)"}},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			dir, err := a.cwd(cmd)
@@ -111,6 +117,10 @@ func acpAgents() []acpAgentStatus {
 
 func printDoctor(w io.Writer, full *doctorReport) {
 	rep := full.DoctorReport
+	if rep.NoRoom != nil {
+		printNoRoom(w, full)
+		return
+	}
 	s := rep.Store
 	switch {
 	case s.Healthy && !s.Exists:
@@ -125,6 +135,7 @@ func printDoctor(w io.Writer, full *doctorReport) {
 		config = "config " + *rep.Workspace.ConfigPath
 	}
 	fmt.Fprintf(w, "  workspace %s from %s; %s\n", rep.WorkspaceID, rep.Source, config)
+	printDataHome(w, rep.DataHome)
 	switch {
 	case !s.Exists:
 		fmt.Fprintf(w, "  %s (%s)\n", core.NoStoreNote, s.Path)
@@ -145,6 +156,37 @@ func printDoctor(w io.Writer, full *doctorReport) {
 	for _, ad := range rep.Adapters {
 		fmt.Fprintf(w, "  adapter %s: required, %s\n", ad.Adapter, ad.Status)
 	}
+	printMachine(w, full)
+}
+
+// printNoRoom is the report outside a room: why no room is selected, then
+// what doctor knows without one.
+func printNoRoom(w io.Writer, full *doctorReport) {
+	rep := full.DoctorReport
+	if rep.NoRoom.ReasonCode == protocol.ReasonNoRoom {
+		fmt.Fprintln(w, "no room selected (nothing wrong); this machine's clients and data home follow")
+	} else {
+		fmt.Fprintf(w, "no usable room (%s); this machine's clients and data home follow\n", rep.NoRoom.ReasonCode)
+	}
+	fmt.Fprintf(w, "  %s\n", rep.NoRoom.Message)
+	printDataHome(w, rep.DataHome)
+	printMachine(w, full)
+}
+
+func printDataHome(w io.Writer, d core.DoctorDataHome) {
+	state := func(ok bool) string {
+		if ok {
+			return "exists"
+		}
+		return "not created yet"
+	}
+	fmt.Fprintf(w, "  data home %s (%s); acc's data %s (%s)\n", d.Path, state(d.Exists), d.AccDir, state(d.AccDirExists))
+}
+
+// printMachine prints what belongs to this machine rather than to a room:
+// the clients, the ACP agents and the next steps.
+func printMachine(w io.Writer, full *doctorReport) {
+	rep := full.DoctorReport
 	printClients(w, full.Clients)
 	for _, ag := range full.ACPAgents {
 		var proven []string

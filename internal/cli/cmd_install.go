@@ -92,6 +92,8 @@ func (a *app) installCommand() *cli.Command {
 			"plans the exact edits, prints them and applies them: hooks that run acc-hook through a shim in acc's data\n" +
 			"home, and a short instructions file for the client's agent. Every byte of your own configuration is kept;\n" +
 			"what acc wrote is recorded (installs.json in the data home) so that acc uninstall removes exactly that.\n" +
+			"--dry-run lists every path the run would create or change, acc's own in the data home included (the\n" +
+			"record, the install lock, the shim and the directories they need: the shared: lines).\n" +
 			"A file that does not parse is refused and left untouched (exit 4); a file of someone else's in acc's way\n" +
 			"is refused (exit 5). Running install again changes nothing. Restart the clients afterwards; Codex also\n" +
 			"needs you to trust acc's hooks in /hooks.\n\n" +
@@ -124,7 +126,9 @@ func (a *app) uninstallCommand() *cli.Command {
 		Description: "uninstall works from acc's record (installs.json in the data home): each file, hook entry and\n" +
 			"managed block acc wrote is removed while it is still exactly as acc wrote it; anything you changed is\n" +
 			"kept and reported. Directories acc created go when empty. A client's own records (Codex's hook trust)\n" +
-			"are never touched. Without --adapter, every recorded client is unwired.\n\n" +
+			"are never touched. Without --adapter, every recorded client is unwired. With the last client, acc's own\n" +
+			"files in the data home go too (the record, the install lock, the shim) and every directory install\n" +
+			"created for them that is then empty; acc certify's evidence records and the rooms' stores stay.\n\n" +
 			"  acc uninstall --dry-run\n  acc uninstall --adapter gemini",
 		Flags: installFlags,
 		Action: func(ctx context.Context, cmd *cli.Command) error {
@@ -146,7 +150,7 @@ func printInstall(w io.Writer, rep *install.Report, done string) {
 	if rep.DryRun {
 		fmt.Fprintln(w, "dry run: nothing was written")
 	}
-	if len(rep.Clients) == 0 {
+	if len(rep.Clients) == 0 && !slices.ContainsFunc(rep.Shared, func(ch install.Change) bool { return ch.Op != "unchanged" }) {
 		fmt.Fprintln(w, "nothing to do")
 	}
 	for _, c := range rep.Clients {
@@ -193,7 +197,11 @@ func printInstall(w io.Writer, rep *install.Report, done string) {
 		}
 	}
 	for _, ch := range rep.Shared {
-		fmt.Fprintf(w, "shared: %s %s\n", verb[ch.Op], ch.Path)
+		path := ch.Path
+		if ch.Kind == "directory" {
+			path += "/"
+		}
+		fmt.Fprintf(w, "shared: %s %s\n", verb[ch.Op], path)
 	}
 	if !rep.DryRun && len(rep.Clients) > 0 {
 		if _, err := os.Stat(rep.Record); err == nil {

@@ -46,17 +46,22 @@ func (e *Env) Install(ctx context.Context, o Options) (*Report, error) {
 			dets[id] = e.detect(ctx, e.Adapters[id])
 		}
 	}
-	rep, rec, plans, shim, shimOld, err := e.planInstall(o, dets)
+	rep, rec, plans, shim, shimOld, err := e.planInstall(o, dets, nil)
 	if err != nil || o.DryRun || len(plans) == 0 {
 		return rep, err
 	}
-	unlock, err := lock(ctx, e.DataHome)
+	lk, err := lock(ctx, e.DataHome)
 	if err != nil {
 		return nil, err
 	}
-	defer unlock()
-	if rep, rec, plans, shim, shimOld, err = e.planInstall(o, dets); err != nil {
+	// However the run ends, the lock goes, and with it what this run
+	// created in the data home when no installation is left recorded.
+	defer func() { lk.release(rec) }()
+	if rep, rec, plans, shim, shimOld, err = e.planInstall(o, dets, lk); err != nil {
 		return nil, err
+	}
+	if err := rec.adoptLock(e.DataHome, lk); err != nil {
+		return rep, failed("the record", recordPath(e.DataHome), err)
 	}
 
 	// Apply: check every client can be written, then the shim, then per
@@ -67,7 +72,9 @@ func (e *Env) Install(ctx context.Context, o Options) (*Report, error) {
 		}
 	}
 	if !bytes.Equal(shimOld, shim) {
-		if err := os.MkdirAll(filepath.Dir(e.shimPath()), 0o755); err != nil {
+		made, err := makeDirs(filepath.Dir(e.shimPath()))
+		rec.adopt(made...)
+		if err != nil {
 			return rep, failed("the hook shim", e.shimPath(), err)
 		}
 		if err := writeAtomic(e.shimPath(), shim, 0o755); err != nil {
@@ -122,7 +129,10 @@ func (e *Env) Install(ctx context.Context, o Options) (*Report, error) {
 }
 
 // planInstall reads the record and every file, and plans the edits.
-func (e *Env) planInstall(o Options, dets map[string]Detection) (rep *Report, rec *Record, plans []*planned, shim, shimOld []byte, err error) {
+//
+// lk is the lock when the run holds it (nil for the read-only plan): the
+// directories and lock file it says it created are reported as created.
+func (e *Env) planInstall(o Options, dets map[string]Detection, lk *installLock) (rep *Report, rec *Record, plans []*planned, shim, shimOld []byte, err error) {
 	rec, err = loadRecord(e.DataHome)
 	if err != nil {
 		return nil, nil, nil, nil, nil, err
@@ -152,20 +162,59 @@ func (e *Env) planInstall(o Options, dets map[string]Detection) (rep *Report, re
 		return nil, nil, nil, nil, nil, err
 	}
 	if len(plans) > 0 {
-		op := "create"
-		switch {
-		case bytes.Equal(shimOld, shim):
-			op = "unchanged"
-		case shimOld != nil:
-			op = "update"
-		}
-		rep.Shared = append(rep.Shared, Change{Path: e.shimPath(), Kind: "file", Op: op, Detail: "runs " + e.HookBinary})
+		rep.Shared = e.installShared(rec, plans, shim, shimOld, lk)
 	}
 	for _, p := range plans {
 		rep.Clients = append(rep.Clients, p.report)
 	}
 	slices.SortFunc(rep.Clients, func(a, b ClientReport) int { return compareStrings(a.Adapter, b.Adapter) })
 	return rep, rec, plans, shim, shimOld, nil
+}
+
+// installShared lists what an install does in the data home, in the order
+// it happens: the directories it creates (outermost first), the lock file,
+// the shim and the record.
+func (e *Env) installShared(rec *Record, plans []*planned, shim, shimOld []byte, lk *installLock) []Change {
+	var out []Change
+	lockOp := "unchanged"
+	var dirs []string
+	if lk != nil {
+		dirs = lk.created
+		if lk.createdFile {
+			lockOp = "create"
+		}
+	} else {
+		dirs = missingDirs(lockPath(e.DataHome))
+		if _, err := os.Lstat(lockPath(e.DataHome)); err != nil {
+			lockOp = "create"
+		}
+	}
+	if !bytes.Equal(shimOld, shim) {
+		dirs = union(dirs, missingDirs(e.shimPath()))
+	}
+	for _, d := range dirs {
+		out = append(out, Change{Path: d, Kind: "directory", Op: "create"})
+	}
+	out = append(out, Change{Path: lockPath(e.DataHome), Kind: "file", Op: lockOp, Detail: "the install lock; the last uninstall removes it"})
+
+	shimOp := "create"
+	switch {
+	case bytes.Equal(shimOld, shim):
+		shimOp = "unchanged"
+	case shimOld != nil:
+		shimOp = "update"
+	}
+	out = append(out, Change{Path: e.shimPath(), Kind: "file", Op: shimOp, Detail: "runs " + e.HookBinary})
+
+	recOp := "unchanged"
+	if _, err := os.Lstat(recordPath(e.DataHome)); err != nil {
+		recOp = "create"
+	} else if shimOp != "unchanged" || rec.Shim == nil || rec.Shim.SHA256 != sum(shim) ||
+		slices.ContainsFunc(plans, func(p *planned) bool { return !p.unchanged(rec.find(p.install.AdapterID)) }) {
+		recOp = "update"
+	}
+	out = append(out, Change{Path: recordPath(e.DataHome), Kind: "file", Op: recOp, Detail: "acc's record of what it wrote"})
+	return out
 }
 
 // unchanged reports whether applying p would change no file and only the

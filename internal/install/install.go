@@ -190,7 +190,10 @@ type Report struct {
 	Record  string         `json:"record"`
 	Shim    string         `json:"shim"`
 	Clients []ClientReport `json:"clients"`
-	// Shared are changes to what all clients share (the shim).
+	// Shared are changes in acc's data home, which all clients share: the
+	// directories (Kind "directory"), the install lock, the hook shim and
+	// the record, in the order they are made (install) or removed
+	// (uninstall).
 	Shared []Change `json:"shared"`
 }
 
@@ -283,6 +286,9 @@ func readTarget(path string) (*fileState, error) {
 	}
 	st, err := os.Stat(f.real)
 	if err != nil {
+		if gone(path, err) {
+			return &fileState{path: path, real: path}, nil
+		}
 		return nil, inTheWay(path, err)
 	}
 	if st.IsDir() {
@@ -293,10 +299,24 @@ func readTarget(path string) (*fileState, error) {
 	}
 	b, err := os.ReadFile(f.real)
 	if err != nil {
+		if gone(path, err) {
+			return &fileState{path: path, real: path}, nil
+		}
 		return nil, inTheWay(path, err)
 	}
 	f.old, f.existed = b, true
 	return f, nil
+}
+
+// gone reports whether err says a file that was just there is missing and
+// path is gone too: another run (an uninstall) removed it meanwhile, so it
+// is planned as absent. A symlink whose target is missing is not gone.
+func gone(path string, err error) bool {
+	if !errors.Is(err, fs.ErrNotExist) {
+		return false
+	}
+	_, lerr := os.Lstat(path)
+	return errors.Is(lerr, fs.ErrNotExist)
 }
 
 // inTheWay turns a file-system error on path into a refusal naming it

@@ -2,7 +2,6 @@ package install
 
 import (
 	"bytes"
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -11,11 +10,9 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"time"
 
 	"github.com/acc-go/acc/pkg/adapters/adapter"
 	"github.com/acc-go/acc/pkg/protocol"
-	"github.com/gofrs/flock"
 )
 
 // RecordSchemaVersion is the installs.json schema this acc reads and writes.
@@ -31,6 +28,11 @@ type Record struct {
 	Shim *RecordedFile `json:"shim,omitempty"`
 	// Installs has one entry per adapter, sorted by adapter id.
 	Installs []Install `json:"installs"`
+	// DataDirectories are the directories install created in the data home
+	// for its own files (the lock, this record, the shim): acc's directory
+	// and any missing parents, and acc/bin. Once no installation remains,
+	// uninstall removes each one that is then empty (docs/adapters.md).
+	DataDirectories []string `json:"dataDirectories,omitempty"`
 }
 
 // RecordedFile is a whole file acc wrote.
@@ -172,34 +174,36 @@ func (r *Record) put(in Install) {
 	r.Installs = append(r.Installs, in)
 }
 
-func (r *Record) drop(id string) {
-	r.Installs = slices.DeleteFunc(r.Installs, func(in Install) bool { return in.AdapterID == id })
+// adopt adds directories to DataDirectories, once each, outermost first,
+// and reports whether any was new.
+func (r *Record) adopt(dirs ...string) bool {
+	added := false
+	for _, d := range dirs {
+		if !slices.Contains(r.DataDirectories, d) {
+			r.DataDirectories = append(r.DataDirectories, d)
+			added = true
+		}
+	}
+	slices.SortStableFunc(r.DataDirectories, func(a, b string) int { return len(a) - len(b) })
+	return added
 }
 
-// lockWait bounds how long install and uninstall wait for another one
-// working on the same data home.
-var lockWait = 5 * time.Second
+// adoptLock records the directories lk created. When the record exists
+// they are saved at once: a run can find nothing else to change (another
+// run, which took the lock first, installed the same), and the directories
+// must not then be nobody's.
+func (r *Record) adoptLock(dataHome string, lk *installLock) error {
+	if !r.adopt(lk.created...) {
+		return nil
+	}
+	if _, err := os.Lstat(recordPath(dataHome)); err != nil {
+		return nil // the run's first save writes them
+	}
+	return r.save(dataHome)
+}
 
-// lock takes <data home>/acc/install.lock (gofrs/flock), so that two runs
-// never interleave their reads and writes of the record and the clients'
-// files; it returns the unlock. Exit 3 install_busy when another run keeps
-// it past lockWait.
-func lock(ctx context.Context, dataHome string) (func(), error) {
-	dir := filepath.Join(dataHome, "acc")
-	if err := accDir(dir); err != nil {
-		return nil, inTheWay(dir, err)
-	}
-	fl := flock.New(filepath.Join(dir, "install.lock"))
-	ctx, cancel := context.WithTimeout(ctx, lockWait)
-	defer cancel()
-	ok, err := fl.TryLockContext(ctx, 50*time.Millisecond)
-	if err != nil && !errors.Is(err, context.DeadlineExceeded) {
-		return nil, err
-	}
-	if !ok {
-		return nil, protocol.Errorf(protocol.ReasonInstallBusy, "another acc install or uninstall is working on %s; let it finish, then run the command again", dataHome)
-	}
-	return func() { _ = fl.Unlock() }, nil
+func (r *Record) drop(id string) {
+	r.Installs = slices.DeleteFunc(r.Installs, func(in Install) bool { return in.AdapterID == id })
 }
 
 // Policies returns a lookup of the live-delivery policy recorded for each

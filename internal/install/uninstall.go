@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/acc-go/acc/pkg/protocol"
 )
@@ -15,11 +16,14 @@ import (
 // records (Codex's hook trust) are never touched. It works from the record
 // alone, so a client that left the machine can still be unwired. A client
 // named with --adapter that acc has no record of is skipped and said so.
-// The record entry goes once its files are done; the shim goes with the
-// last one. Errors: exit 2 unknown adapter; exit 4 unreadable record or a
-// client file that no longer parses (left untouched); exit 4
-// install_failed when a write fails (the record stays, and running
-// uninstall again finishes).
+// The record entry goes once its files are done; with the last one go the
+// shim, the record, the install lock and the directories install created
+// for them, each when empty (release; evidence records and stores in the
+// data home stay, docs/adapters.md). A lock file with nothing recorded is
+// removed too. The report's Shared lists each of these, dry run or not.
+// Errors: exit 2 unknown adapter; exit 4 unreadable record or a client file
+// that no longer parses (left untouched); exit 4 install_failed when a
+// write fails (the record stays, and running uninstall again finishes).
 func (e *Env) Uninstall(ctx context.Context, o Options) (*Report, error) {
 	if err := e.checkAdapters(o.Adapters); err != nil {
 		return nil, err
@@ -30,18 +34,23 @@ func (e *Env) Uninstall(ctx context.Context, o Options) (*Report, error) {
 		}
 	}
 	// Plan read-only (a run with nothing to do writes nothing), then plan
-	// again under the install lock to write.
+	// again under the install lock to write. A lock file with nothing
+	// installed (left by an acc that did not remove it) is something to
+	// do: taking the lock and releasing it removes it.
 	rep, rec, undos, lastOut, err := e.planUninstall(o)
-	if err != nil || o.DryRun || (len(undos) == 0 && (!lastOut || rec.Shim == nil)) {
+	if err != nil || o.DryRun || (len(undos) == 0 && (!lastOut || (rec.Shim == nil && !exists(lockPath(e.DataHome))))) {
 		return rep, err
 	}
-	unlock, err := lock(ctx, e.DataHome)
+	lk, err := lock(ctx, e.DataHome)
 	if err != nil {
 		return nil, err
 	}
-	defer unlock()
+	defer func() { lk.release(rec) }()
 	if rep, rec, undos, lastOut, err = e.planUninstall(o); err != nil {
 		return nil, err
+	}
+	if err := rec.adoptLock(e.DataHome, lk); err != nil {
+		return rep, failed("the record", recordPath(e.DataHome), err)
 	}
 	for _, u := range undos {
 		for _, f := range u.files {
@@ -133,6 +142,7 @@ func (e *Env) planUninstall(o Options) (*Report, *Record, []undo, bool, error) {
 		undos = append(undos, u)
 	}
 	lastOut := len(rec.Installs) == len(undos) // nothing of acc's stays installed
+	removed := map[string]bool{}
 	if lastOut && rec.Shim != nil {
 		op := "remove"
 		if b, _, _ := readFile(rec.Shim.Path); b == nil {
@@ -141,8 +151,63 @@ func (e *Env) planUninstall(o Options) (*Report, *Record, []undo, bool, error) {
 			op = "kept"
 		}
 		rep.Shared = append(rep.Shared, Change{Path: rec.Shim.Path, Kind: "file", Op: op})
+		if op == "remove" {
+			removed[rec.Shim.Path] = true
+		}
+	}
+	if len(undos) > 0 || (lastOut && rec.Shim != nil) {
+		op := "update"
+		if lastOut {
+			op = "remove"
+			removed[recordPath(e.DataHome)] = true
+		}
+		if exists(recordPath(e.DataHome)) {
+			rep.Shared = append(rep.Shared, Change{Path: recordPath(e.DataHome), Kind: "file", Op: op, Detail: "acc's record of what it wrote"})
+		}
+	}
+	if lastOut && exists(lockPath(e.DataHome)) {
+		rep.Shared = append(rep.Shared, Change{Path: lockPath(e.DataHome), Kind: "file", Op: "remove", Detail: "the install lock"})
+		removed[lockPath(e.DataHome)] = true
+	}
+	if lastOut {
+		// The directories install created that nothing else keeps,
+		// deepest first.
+		dirs := union(rec.DataDirectories, []string{filepath.Dir(e.shimPath())})
+		slices.SortFunc(dirs, func(a, b string) int { return len(b) - len(a) })
+		var gone []Change
+		for _, d := range dirs {
+			if emptiedBy(d, removed) {
+				removed[d] = true
+				gone = append(gone, Change{Path: d, Kind: "directory", Op: "remove"})
+			}
+		}
+		rep.Shared = append(rep.Shared, gone...)
 	}
 	return rep, rec, undos, lastOut, nil
+}
+
+// emptiedBy reports whether dir is an existing directory that holds nothing
+// but paths in removed and the temporary files beside them (which go too).
+func emptiedBy(dir string, removed map[string]bool) bool {
+	if st, err := os.Lstat(dir); err != nil || !st.IsDir() {
+		return false
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return false
+	}
+	for _, e := range entries {
+		p := filepath.Join(dir, e.Name())
+		if !removed[p] && !removed[strings.TrimSuffix(p, tmpSuffix)] {
+			return false
+		}
+	}
+	return true
+}
+
+func exists(path string) bool {
+	_, err := os.Lstat(path)
+	return err == nil
 }
 
 // removeEmptyDirs removes the directories acc created, deepest first, each

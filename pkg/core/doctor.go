@@ -18,12 +18,28 @@ import (
 // adapter can have.
 var AdapterIDs = []string{"claude", "codex", "gemini", "grok", "kimi"}
 
-// DoctorReport is what `acc doctor` reports (reference/core.md §13.10,
-// §14.4; issue 3 item 6).
+// DoctorReport is what `acc doctor` reports (docs/configuration.md, "acc
+// doctor"). Outside a room (NoRoom set) the room's fields (DoctorRoom) are
+// nil and absent from the JSON; the data home and the remediation are
+// always there.
 type DoctorReport struct {
 	// Healthy is false when the store is corrupt, foreign, of an unknown
-	// schema version or fails its integrity check.
-	Healthy     bool            `json:"healthy"`
+	// schema version or fails its integrity check, and when the selected
+	// workspace cannot be a room (NoRoom with runtime_inside_workspace).
+	// Outside any room (NoRoom with no_room) nothing is wrong: true.
+	Healthy bool `json:"healthy"`
+	*DoctorRoom
+	// NoRoom is nil when a room was selected; otherwise it says why none
+	// was.
+	NoRoom *DoctorNoRoom `json:"noRoom"`
+	// DataHome is where acc keeps its data on this machine.
+	DataHome DoctorDataHome `json:"dataHome"`
+	// Remediation lists the next commands, one line each.
+	Remediation []string `json:"remediation"`
+}
+
+// DoctorRoom is the room doctor inspected.
+type DoctorRoom struct {
 	WorkspaceID string          `json:"workspaceId"`
 	Source      string          `json:"source"`
 	Workspace   DoctorWorkspace `json:"workspace"`
@@ -37,8 +53,26 @@ type DoctorReport struct {
 	Sessions     []AttachedSession `json:"sessions"`
 	Store        DoctorStore       `json:"store"`
 	Adapters     []DoctorAdapter   `json:"adapters"`
-	// Remediation lists the next commands, one line each.
-	Remediation []string `json:"remediation"`
+}
+
+// DoctorNoRoom says why no room was selected: ReasonCode is no_room (the
+// start directory is no project and holds acc's data: the home directory,
+// /) or runtime_inside_workspace (a Git or config workspace whose root holds
+// acc's data: a misconfiguration). Message is the refusal a room command
+// gives there; Start is the canonical start directory.
+type DoctorNoRoom struct {
+	ReasonCode string `json:"reasonCode"`
+	Message    string `json:"message"`
+	Start      string `json:"start"`
+}
+
+// DoctorDataHome is the data home (ResolveDataHome) and acc's directory in
+// it (AccDir), each with whether it exists now.
+type DoctorDataHome struct {
+	Path         string `json:"path"`
+	Exists       bool   `json:"exists"`
+	AccDir       string `json:"accDir"`
+	AccDirExists bool   `json:"accDirExists"`
 }
 
 // DoctorWorkspace is the discovered workspace.
@@ -121,11 +155,17 @@ type DoctorOptions struct {
 const NoStoreNote = "no store yet; it is created by the first `acc attach`"
 
 // Doctor inspects the workspace that o selects and its store, without
-// creating or changing anything (reference/core.md §13.10, §14.4).
+// creating or changing anything (docs/configuration.md, "acc doctor").
 //
-// Locating the workspace fails as Open does (exit 2 for the environment and
-// containment, exit 4 for a broken config); there is then nothing to
-// report. Once the workspace is known Doctor always returns a report: a
+// Locating the workspace fails as Open does (exit 2 for the environment,
+// exit 4 for a broken config); there is then nothing to report. Where Open
+// would refuse the workspace for holding acc's data, Doctor reports instead
+// of failing: with no_room (the start directory is no project, such as the
+// home directory) the report has NoRoom set, no room fields, and no error —
+// nothing is wrong; with runtime_inside_workspace (a Git or config workspace
+// whose root holds acc's data) the report, NoRoom set and Healthy false, is
+// returned together with that error (exit 2), its details carrying the
+// report. Once a room is known Doctor always returns a report: a
 // store that is corrupt, foreign, of an unknown schema version or fails
 // PRAGMA integrity_check is reported, with Healthy false, together with a
 // store_unhealthy error (exit 4) whose details carry the report. A missing
@@ -134,18 +174,30 @@ const NoStoreNote = "no store yet; it is created by the first `acc attach`"
 // that stays busy is store_busy (exit 3).
 func Doctor(ctx context.Context, d DoctorOptions) (*DoctorReport, error) {
 	o := d.OpenOptions
-	ws, env, err := locate(ctx, o)
+	ws, env, err := locateParts(ctx, o)
 	if err != nil {
 		return nil, err
 	}
+	rep := &DoctorReport{Healthy: true, DataHome: dataHomeReport(env.DataHome), Remediation: []string{}}
+	if err := env.CheckContainment(ws); err != nil {
+		pe := protocol.AsError(noRoomError(ws, env, err, o))
+		rep.NoRoom = &DoctorNoRoom{ReasonCode: pe.Reason, Message: pe.Message, Start: ws.Start}
+		if pe.Reason == protocol.ReasonNoRoom {
+			rep.Remediation = append(rep.Remediation, "no room is selected here: run `acc doctor` inside your project (a Git repository or a directory with acc.workspace.json), or pass --cwd DIR, to check its room")
+			return rep, nil
+		}
+		rep.Healthy = false
+		rep.Remediation = append(rep.Remediation, pe.Message)
+		return rep, pe.With("report", rep)
+	}
 	path := StorePath(env.DataHome, ws.ID)
-	rep := &DoctorReport{
-		Healthy: true, WorkspaceID: ws.ID, Source: ws.Source,
+	rep.DoctorRoom = &DoctorRoom{
+		WorkspaceID: ws.ID, Source: ws.Source,
 		Workspace: DoctorWorkspace{DisplayName: ws.DisplayName, Roots: ws.Roots, Policy: ws.Policy,
 			RequiredAdapters: append([]string{}, ws.RequiredAdapters...)},
 		RuntimeRoot: filepath.Dir(path), Protection: "none", Sessions: []AttachedSession{},
 		Store:    DoctorStore{Path: path, Healthy: true, ExpectedSchemaVersion: storage.SchemaVersion, Problems: []DoctorProblem{}},
-		Adapters: []DoctorAdapter{}, Remediation: []string{},
+		Adapters: []DoctorAdapter{},
 	}
 	if ws.ConfigPath != "" {
 		p := ws.ConfigPath
@@ -182,6 +234,19 @@ func Doctor(ctx context.Context, d DoctorOptions) (*DoctorReport, error) {
 			With("report", rep)
 	}
 	return rep, nil
+}
+
+// dataHomeReport says where the data home and acc's directory are, and
+// whether each exists.
+func dataHomeReport(dataHome string) DoctorDataHome {
+	d := DoctorDataHome{Path: dataHome, AccDir: AccDir(dataHome)}
+	if st, err := os.Stat(d.Path); err == nil && st.IsDir() {
+		d.Exists = true
+	}
+	if st, err := os.Stat(d.AccDir); err == nil && st.IsDir() {
+		d.AccDirExists = true
+	}
+	return d
 }
 
 func joinComma(ids []string) string {

@@ -277,8 +277,14 @@ func TestDoctorRefusesWhatOpenRefuses(t *testing.T) {
 	w.env["ACC_DATA_HOME"] = filepath.Join(w.repo, ".acc")
 	rep, err := w.doctor()
 	wantReason(t, err, protocol.ReasonRuntimeInsideWorkspace, protocol.ExitUsage)
+	if rep == nil || rep.DoctorRoom != nil || rep.NoRoom == nil || rep.Healthy {
+		t.Fatalf("want a report without a room, marked unhealthy; got %+v", rep)
+	}
+	w.env["ACC_DATA_HOME"] = "relative"
+	rep, err = w.doctor()
+	wantReason(t, err, protocol.ReasonPathNotAbsolute, protocol.ExitUsage)
 	if rep != nil {
-		t.Fatal("a report without a workspace")
+		t.Fatal("a report without a data home")
 	}
 	if _, err := os.Stat(filepath.Join(w.repo, ".acc")); !os.IsNotExist(err) {
 		t.Fatal("doctor created state inside the workspace")

@@ -157,7 +157,7 @@ func (e *RuntimeEnv) CheckContainment(ws *Workspace) error {
 			return protocol.Errorf(protocol.ReasonRuntimeInsideWorkspace,
 				"%s state must not live inside the workspace: %s puts %s inside workspace root %s; set %s to an absolute directory outside it, or unset it",
 				area.what, area.variable, canonicalPath(AccDir(area.base)), root, area.variable).
-				With("variable", area.variable).With("root", root)
+				With("variable", area.variable).With("root", root).With("dataDir", canonicalPath(AccDir(area.base)))
 		}
 	}
 	return nil
@@ -177,8 +177,22 @@ func withinAny(p string, roots []string) (string, bool) {
 }
 
 // locate is the part of Open that needs no store: the runtime environment,
-// the workspace, and containment.
+// the workspace, and containment. A directory that is no room (see
+// noRoomError) is no_room rather than runtime_inside_workspace.
 func locate(ctx context.Context, o OpenOptions) (*Workspace, *RuntimeEnv, error) {
+	ws, env, err := locateParts(ctx, o)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := env.CheckContainment(ws); err != nil {
+		return nil, nil, noRoomError(ws, env, err, o)
+	}
+	return ws, env, nil
+}
+
+// locateParts discovers the workspace and resolves the runtime environment,
+// leaving containment to the caller.
+func locateParts(ctx context.Context, o OpenOptions) (*Workspace, *RuntimeEnv, error) {
 	getenv := o.Getenv
 	if getenv == nil {
 		getenv = getenvOS
@@ -191,10 +205,30 @@ func locate(ctx context.Context, o OpenOptions) (*Workspace, *RuntimeEnv, error)
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := env.CheckContainment(ws); err != nil {
-		return nil, nil, err
-	}
 	return ws, env, nil
+}
+
+// noRoomError turns a containment refusal (runtime_inside_workspace) into
+// no_room (exit 2) when the workspace is only the start directory itself
+// (source directory: no Git work tree, no acc.workspace.json above it). Such
+// a directory — the home directory, or / — is not a project that was
+// misconfigured: it holds acc's data, so it cannot be a room, and there is
+// no room here. A Git or config workspace whose root holds acc's data keeps
+// runtime_inside_workspace: that is a real misconfiguration
+// (docs/configuration.md, "No room here").
+func noRoomError(ws *Workspace, env *RuntimeEnv, containment error, o OpenOptions) error {
+	if ws.Source != protocol.SourceDirectory {
+		return containment
+	}
+	pe := protocol.AsError(containment)
+	data, _ := pe.Details["dataDir"].(string)
+	if data == "" {
+		data = canonicalPath(AccDir(env.DataHome))
+	}
+	fix := o.Front.Cmd("run acc inside your project (or pass --cwd DIR)", "set ACC_MCP_WORKSPACE to your project's directory")
+	return protocol.Errorf(protocol.ReasonNoRoom,
+		"no room here: %s is not inside a Git repository or a directory with %s, and it cannot be a room itself because acc keeps its data inside it (%s); %s",
+		ws.Start, ConfigFileName, data, fix).With("path", ws.Start).With("dataDir", data)
 }
 
 func getenvOS(k string) string { return os.Getenv(k) }

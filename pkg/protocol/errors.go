@@ -75,6 +75,7 @@ const (
 	ReasonWorkspaceUnresolvable    = "workspace_unresolvable"
 	ReasonPathNotAbsolute          = "path_not_absolute"
 	ReasonRuntimeInsideWorkspace   = "runtime_inside_workspace"
+	ReasonNoRoom                   = "no_room"
 	ReasonHomeMissing              = "home_missing"
 	ReasonUnknownAdapter           = "unknown_adapter"
 	ReasonHomeNotDirectory         = "home_not_directory"
@@ -159,6 +160,7 @@ var Reasons = []ReasonInfo{
 	{ReasonWorkspaceUnresolvable, ExitUsage, "the working directory or workspace root cannot be resolved"},
 	{ReasonPathNotAbsolute, ExitUsage, "an environment path that must be absolute is relative"},
 	{ReasonRuntimeInsideWorkspace, ExitUsage, "the data home lies inside the workspace; acc never writes its store into a repository"},
+	{ReasonNoRoom, ExitUsage, "no room here: the directory is in no Git repository and under no acc.workspace.json, and holds acc's data, so it cannot be a room itself (your home, /); run acc inside your project or pass --cwd"},
 	{ReasonHomeMissing, ExitUsage, "neither ACC_DATA_HOME nor HOME is set"},
 	{ReasonUnknownAdapter, ExitUsage, "no adapter has that id; the ids are claude, codex, gemini, grok and kimi"},
 	{ReasonHomeNotDirectory, ExitUsage, "the home acc install was given is not an existing directory"},

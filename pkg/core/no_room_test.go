@@ -1,0 +1,118 @@
+package core
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/acc-go/acc/pkg/protocol"
+)
+
+// A plain directory that holds acc's data (a home directory) is no room:
+// Open says no_room, and Doctor reports without a room and without an
+// error. A Git or config workspace holding acc's data stays a
+// misconfiguration (runtime_inside_workspace). None of them writes anything.
+func TestNoRoomInAHomeDirectory(t *testing.T) {
+	base := realTempDir(t)
+	home := filepath.Join(base, "home")
+	mustMkdir(t, home)
+	env := map[string]string{"HOME": home} // the data home defaults to home/.local/share
+	opts := OpenOptions{Cwd: home, Getenv: envMap(env), GOOS: "linux"}
+
+	_, err := Open(context.Background(), opts)
+	wantReason(t, err, protocol.ReasonNoRoom, protocol.ExitUsage)
+	assertOneLine(t, err)
+	msg := err.Error()
+	for _, want := range []string{"no room here: " + home + " ", "not inside a Git repository or a directory with acc.workspace.json",
+		filepath.Join(home, ".local", "share", "acc"), "run acc inside your project (or pass --cwd DIR)"} {
+		if !strings.Contains(msg, want) {
+			t.Fatalf("message %q lacks %q", msg, want)
+		}
+	}
+	if d := protocol.AsError(err).Details; d["path"] != home {
+		t.Fatalf("details %v", d)
+	}
+
+	// Also from a subdirectory that is no project: the subdirectory would be
+	// the room and does not hold the data home, so it is one (as before).
+	sub := filepath.Join(home, "notes")
+	mustMkdir(t, sub)
+	r, err := Open(context.Background(), OpenOptions{Cwd: sub, Getenv: envMap(env), GOOS: "linux", NoCreate: true})
+	if err != nil {
+		t.Fatalf("a plain directory without acc's data is a room: %v", err)
+	}
+	if r.WS.Source != protocol.SourceDirectory {
+		t.Fatalf("source %s", r.WS.Source)
+	}
+	r.Close()
+
+	// acc-mcp words the fix for its own configuration.
+	_, err = Open(context.Background(), OpenOptions{Cwd: home, Getenv: envMap(env), GOOS: "linux", Front: FrontMCP})
+	wantReason(t, err, protocol.ReasonNoRoom, protocol.ExitUsage)
+	if !strings.Contains(err.Error(), "set ACC_MCP_WORKSPACE") {
+		t.Fatalf("MCP wording: %s", err)
+	}
+
+	rep, err := Doctor(context.Background(), DoctorOptions{OpenOptions: opts})
+	if err != nil {
+		t.Fatalf("doctor outside a room: %v", err)
+	}
+	if !rep.Healthy || rep.DoctorRoom != nil || rep.NoRoom == nil || rep.NoRoom.ReasonCode != protocol.ReasonNoRoom || rep.NoRoom.Start != home {
+		t.Fatalf("report %+v (noRoom %+v)", rep, rep.NoRoom)
+	}
+	wantData := DoctorDataHome{Path: filepath.Join(home, ".local", "share"), AccDir: filepath.Join(home, ".local", "share", "acc")}
+	if rep.DataHome != wantData {
+		t.Fatalf("data home %+v, want %+v", rep.DataHome, wantData)
+	}
+	if len(rep.Remediation) != 1 || !strings.Contains(rep.Remediation[0], "--cwd DIR") {
+		t.Fatalf("remediation %q", rep.Remediation)
+	}
+	if entries, _ := os.ReadDir(home); len(entries) != 1 || entries[0].Name() != "notes" {
+		t.Fatalf("the home changed: %v", entries)
+	}
+
+	// Once the data home exists, doctor says so.
+	mustMkdir(t, wantData.AccDir)
+	rep, err = Doctor(context.Background(), DoctorOptions{OpenOptions: opts})
+	if err != nil || !rep.DataHome.Exists || !rep.DataHome.AccDirExists {
+		t.Fatalf("data home %+v, err %v", rep.DataHome, err)
+	}
+}
+
+func TestRootDirectoryIsNoRoom(t *testing.T) {
+	base := realTempDir(t)
+	env := map[string]string{"HOME": base}
+	if ws, err := Discover(context.Background(), DiscoverOptions{Cwd: "/", Getenv: envMap(env)}); err != nil || ws.Source != protocol.SourceDirectory {
+		t.Skipf("/ is not a plain directory on this machine (%v)", err)
+	}
+	_, err := Open(context.Background(), OpenOptions{Cwd: "/", Getenv: envMap(env), GOOS: "linux"})
+	wantReason(t, err, protocol.ReasonNoRoom, protocol.ExitUsage)
+}
+
+func TestProjectHoldingTheDataHomeIsStillAMisconfiguration(t *testing.T) {
+	base := realTempDir(t)
+	repo := filepath.Join(base, "repo")
+	newRepo(t, repo)
+	cfgDir := filepath.Join(base, "cfg")
+	mustWrite(t, filepath.Join(cfgDir, ConfigFileName), `{"schemaVersion": 1, "workspaceId": "workspace_cfg"}`)
+	for _, dir := range []string{repo, cfgDir} {
+		env := map[string]string{"HOME": dir} // the default data home lies inside the project
+		opts := OpenOptions{Cwd: dir, Getenv: envMap(env), GOOS: "linux"}
+		_, err := Open(context.Background(), opts)
+		wantReason(t, err, protocol.ReasonRuntimeInsideWorkspace, protocol.ExitUsage)
+
+		rep, err := Doctor(context.Background(), DoctorOptions{OpenOptions: opts})
+		wantReason(t, err, protocol.ReasonRuntimeInsideWorkspace, protocol.ExitUsage)
+		if rep == nil || rep.Healthy || rep.DoctorRoom != nil || rep.NoRoom == nil || rep.NoRoom.ReasonCode != protocol.ReasonRuntimeInsideWorkspace {
+			t.Fatalf("%s: report %+v", dir, rep)
+		}
+		if protocol.AsError(err).Details["report"] != rep {
+			t.Fatalf("%s: the error does not carry the report", dir)
+		}
+		if _, err := os.Stat(filepath.Join(dir, ".local")); !os.IsNotExist(err) {
+			t.Fatalf("%s: something was created: %v", dir, err)
+		}
+	}
+}
