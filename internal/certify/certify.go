@@ -50,8 +50,10 @@ import (
 	"github.com/acc-go/acc/pkg/protocol"
 )
 
-// DefaultTimeout bounds the certification of one client (both runs).
-const DefaultTimeout = 60 * time.Second
+// DefaultTimeout bounds the certification of one client (both runs). A
+// client's cold starts dominate: Claude Code took 78 s for both runs on a
+// loaded two-core machine, so the default leaves more than twice that.
+const DefaultTimeout = 3 * time.Minute
 
 // Capabilities are the names certify proves, in table order.
 var Capabilities = []string{"attach", "nextTurn", "guardFiles", "guardShell", "sessionEnd"}
@@ -321,7 +323,8 @@ func certifyOne(ctx context.Context, o Options, id string) (res Result) {
 	st := &state{proofs: map[string]Proof{}}
 	res.Ran = play(ctx, o, c, bin, w, st)
 	if ctx.Err() != nil {
-		res.Problem = fmt.Sprintf("the client did not finish within %v; nothing recorded", o.Timeout)
+		res.Problem = fmt.Sprintf("the client did not finish within %v; nothing recorded; on a slow or busy machine give it longer with --timeout %s",
+			o.Timeout, flagDuration(2*o.Timeout))
 		if errors.Is(context.Cause(ctx), context.Canceled) {
 			res.Problem = "interrupted; nothing recorded"
 		}
@@ -381,6 +384,19 @@ func certifyOne(ctx context.Context, o Options, id string) (res Result) {
 		res.Evidence = path
 	}
 	return res
+}
+
+// flagDuration writes d the way a person would type it for --timeout:
+// "6m", "90s", "1h30m" (time.Duration's own "6m0s" drops its zero tail).
+func flagDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
 }
 
 // Peer names used in the temporary room.
