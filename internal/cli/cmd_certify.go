@@ -13,6 +13,7 @@ import (
 
 	"github.com/acc-go/acc/internal/certify"
 	"github.com/acc-go/acc/internal/hook"
+	"github.com/acc-go/acc/internal/probe"
 	"github.com/acc-go/acc/pkg/adapters/adapter"
 	"github.com/acc-go/acc/pkg/core"
 	"github.com/acc-go/acc/pkg/protocol"
@@ -37,7 +38,8 @@ func (a *app) certifyCommand() *cli.Command {
 			"Progress goes to stderr, the table to stdout. Exit 4 when a capability is not proven or a client\n" +
 			"cannot run this way. Each client has --timeout for both runs (3 minutes by default: a cold start on a\n" +
 			"loaded machine takes more than a minute); a client that runs out of time is reported and nothing is\n" +
-			"recorded for it. Ctrl-C stops (what finished is shown and kept).\n\n" +
+			"recorded for it. Its `--version` may take ACC_PROBE_TIMEOUT_MS milliseconds (10000 by default), asked up\n" +
+			"to twice. Ctrl-C stops (what finished is shown and kept).\n\n" +
 			"  acc certify\n" +
 			"  acc certify --adapter claude --client ~/bin/claude-nightly",
 		Flags: []cli.Flag{
@@ -52,6 +54,10 @@ func (a *app) certifyCommand() *cli.Command {
 				return protocol.Errorf(protocol.ReasonInvalidFlagValue, "--timeout must be more than zero, like 6m")
 			}
 			if err := certify.Check(o); err != nil {
+				return err
+			}
+			var err error
+			if o.ProbeTimeout, err = probe.Timeout(a.env.Getenv, certify.VersionTimeout); err != nil {
 				return err
 			}
 			rt, err := core.ResolveRuntimeEnv(runtime.GOOS, a.env.Getenv)

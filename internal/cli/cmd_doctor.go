@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/acc-go/acc/internal/install"
+	"github.com/acc-go/acc/internal/probe"
 	acpfam "github.com/acc-go/acc/pkg/adapters/acp"
 	"github.com/acc-go/acc/pkg/adapters/adapter"
 	"github.com/acc-go/acc/pkg/core"
@@ -25,9 +26,10 @@ func (a *app) doctorCommand() *cli.Command {
 			"acc.workspace.json requires. Each finding comes with the next command to run. A workspace without a\n" +
 			"store yet is healthy (the first attach creates it; doctor never does). A corrupt, foreign or\n" +
 			"unknown-version store exits 4 after printing the report (with --json, the report is in error.details).\n" +
-			"It also reports each coding client on this machine: found or not, its version, whether acc is installed\n" +
-			"for it and whether acc's files are still as acc wrote them, the capabilities proven for that version\n" +
-			"(\"proven at X, running Y\") and its delivery policy, and what is proven for the ACP agents acc acp relays.\n\n" +
+			"It also reports each coding client on this machine: found or not, its version (asked as acc install asks,\n" +
+			"within ACC_PROBE_TIMEOUT_MS), whether acc is installed for it and whether acc's files are still as acc\n" +
+			"wrote them, the capabilities proven for that version (\"proven at X, running Y\") and its delivery policy,\n" +
+			"and what is proven for the ACP agents acc acp relays.\n\n" +
 			"  acc doctor --json",
 		Flags: []cli.Flag{&cli.StringFlag{Name: "home", Usage: "look for the clients' configuration under this home DIR (default $HOME)"}},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
@@ -35,13 +37,18 @@ func (a *app) doctorCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			ctx, cancel := context.WithTimeout(ctx, StoreWait)
-			defer cancel()
+			probeTimeout, err := probe.Timeout(a.env.Getenv, probe.DefaultTimeout)
+			if err != nil {
+				return err
+			}
 			// The clients first: which adapters acc install has installed
-			// decides whether a required one is missing.
+			// decides whether a required one is missing. Their version
+			// probes have their own bound (ACC_PROBE_TIMEOUT_MS), not the
+			// store's.
 			clients := []install.ClientStatus{}
 			var clientNotes []string
 			if ienv, ierr := a.installEnv(cmd); ierr == nil {
+				ienv.ProbeTimeout = probeTimeout
 				cs, cerr := ienv.Clients(ctx)
 				clients = cs
 				if cerr != nil {
@@ -56,6 +63,8 @@ func (a *app) doctorCommand() *cli.Command {
 				}
 				return false
 			}
+			ctx, cancel := context.WithTimeout(ctx, StoreWait)
+			defer cancel()
 			rep, err := core.Doctor(ctx, core.DoctorOptions{OpenOptions: core.OpenOptions{Cwd: dir, ConfigPath: cmd.String("workspace"), Getenv: a.env.Getenv}, Installed: installed})
 			if rep == nil {
 				return err
