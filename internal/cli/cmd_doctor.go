@@ -118,14 +118,45 @@ func acpAgents() []acpAgentStatus {
 	return out
 }
 
+// sessionCounts heads doctor's report with the sessions it lists below:
+// "2 sessions online", "1 session online, 1 stale", "no live session".
+func sessionCounts(sessions []core.AttachedSession) string {
+	online, stale := 0, 0
+	for _, p := range sessions {
+		if p.Presence == core.PresenceStale {
+			stale++
+		} else {
+			online++
+		}
+	}
+	switch {
+	case online == 0 && stale == 0:
+		return "no live session"
+	case online == 0:
+		return fmt.Sprintf("no session online, %d stale", stale)
+	case stale == 0:
+		return plural(int64(online), "session") + " online"
+	}
+	return fmt.Sprintf("%s online, %d stale", plural(int64(online), "session"), stale)
+}
+
+// plural writes n with the noun in the number it takes: "1 event",
+// "2 events".
+func plural(n int64, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
 func printDoctor(w io.Writer, full *doctorReport) {
 	rep := full.DoctorReport
 	s := rep.Store
 	switch {
 	case s.Healthy && !s.Exists:
-		fmt.Fprintf(w, "no store yet (nothing wrong); %d live session(s); protection %s\n", rep.LiveSessions, rep.Protection)
+		fmt.Fprintf(w, "no store yet (nothing wrong); %s; protection %s\n", sessionCounts(rep.Sessions), rep.Protection)
 	case s.Healthy:
-		fmt.Fprintf(w, "store healthy; %d live session(s); protection %s\n", rep.LiveSessions, rep.Protection)
+		fmt.Fprintf(w, "store healthy; %s; protection %s\n", sessionCounts(rep.Sessions), rep.Protection)
 	default:
 		fmt.Fprintf(w, "store unhealthy; live sessions unknown; protection %s\n", rep.Protection)
 	}
@@ -140,8 +171,9 @@ func printDoctor(w io.Writer, full *doctorReport) {
 	case s.Healthy && s.Note != "":
 		fmt.Fprintf(w, "  store %s: %s\n", s.Path, s.Note)
 	case s.Healthy:
-		fmt.Fprintf(w, "  store %s: schema %d, identity ok, integrity ok; %d message(s), %d event(s), %d session(s); db %d B, wal %d B, shm %d B\n",
-			s.Path, *s.SchemaVersion, s.Counts.Messages, s.Counts.Events, s.Counts.Sessions, s.Sizes.DB, s.Sizes.WAL, s.Sizes.SHM)
+		fmt.Fprintf(w, "  store %s: schema %d, identity ok, integrity ok; %s, %s, %s; db %d B, wal %d B, shm %d B\n",
+			s.Path, *s.SchemaVersion, plural(s.Counts.Messages, "message"), plural(s.Counts.Events, "event"), plural(int64(s.Counts.Sessions), "session"),
+			s.Sizes.DB, s.Sizes.WAL, s.Sizes.SHM)
 	default:
 		fmt.Fprintf(w, "  store %s: db %d B, wal %d B, shm %d B\n", s.Path, s.Sizes.DB, s.Sizes.WAL, s.Sizes.SHM)
 		for _, p := range s.Problems {

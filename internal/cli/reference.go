@@ -86,7 +86,7 @@ func RenderReference() string {
 		{"sync --scope history --message", "the header lines, `supersedes`/`withdraws` and `decision:` lines for decisions, `receipt <participant>: <state> at <time>` per recipient, and the body in the same frame as `inbox --message`"},
 		{"config init", "the preview (the exact file), then `written: <file>`; on a terminal without --yes the question `Write <file>? [y/N]`, and `not written: <file>` for no"},
 		{"config validate", "`valid: <file>` and one line of the settings; `no acc.workspace.json governs <dir>; defaults apply` without one"},
-		{"doctor", "`store healthy; <n> live session(s); protection <level>` (or `store unhealthy; …`), indented lines for the workspace, the store, each live session and each required adapter, then `next: <command or step>` per remediation"},
+		{"doctor", "`store healthy; <n> sessions online[, <n> stale]; protection <level>` (or `no live session`; or `store unhealthy; …`), counting the sessions listed below it, indented lines for the workspace, the store, each live session and each required adapter, then `next: <command or step>` per remediation"},
 		{"version", "`acc <version>`"},
 	} {
 		fmt.Fprintf(&b, "| `%s` | %s |\n", row[0], row[1])
