@@ -71,7 +71,7 @@ func RenderReference() string {
 	b.WriteString("## Text output\n\n")
 	b.WriteString("| command | prints |\n|---|---|\n")
 	for _, row := range [][2]string{
-		{"attach", "`<sessionId> <generation>`"},
+		{"attach", "`<sessionId> <generation>` alone on stdout, and the line to paste on stderr: `# to act as this session from this shell:` then `export ACC_SESSION=<sessionId> ACC_GENERATION=<generation>`; with `--shell`, only the export line, on stdout"},
 		{"heartbeat", "the new heartbeat timestamp"},
 		{"detach", "`closed <sessionId>`"},
 		{"status", "`<n> live; <n> claim(s); protection <level>`, then one line per session (`<participant> (<client>, guarded or advisory) <presence> on <branch> in <checkout>  <session>`), claim and attention item"},
