@@ -241,7 +241,7 @@ func (a *app) checkArgs(ctx context.Context, cmd *cli.Command) (context.Context,
 	if err := a.checkMissingValues(cmd); err != nil {
 		return ctx, err
 	}
-	if cmd.Args().Len() > 0 && cmd.ArgsUsage == "" { // only acc acp takes arguments (its agent's)
+	if cmd.Args().Len() > 0 && cmd.ArgsUsage == "" { // only acc acp (its agent) and acc completion (a shell it refuses) take arguments
 		return ctx, protocol.Errorf(protocol.ReasonUnexpectedArgument, "unexpected argument %q for %s; flags take the form --name value", cmd.Args().First(), commandPath(cmd))
 	}
 	repeatable := map[string]bool{}
