@@ -44,14 +44,17 @@ import (
 	"github.com/acc-go/acc/internal/evidence"
 	"github.com/acc-go/acc/internal/fakemodel"
 	"github.com/acc-go/acc/internal/hook"
+	"github.com/acc-go/acc/internal/probe"
 	"github.com/acc-go/acc/internal/realclient"
 	"github.com/acc-go/acc/pkg/adapters/adapter"
 	"github.com/acc-go/acc/pkg/core"
 	"github.com/acc-go/acc/pkg/protocol"
 )
 
-// DefaultTimeout bounds the certification of one client (both runs).
-const DefaultTimeout = 60 * time.Second
+// DefaultTimeout bounds the certification of one client (both runs). A
+// client's cold starts dominate: Claude Code took 78 s for both runs on a
+// loaded two-core machine, so the default leaves more than twice that.
+const DefaultTimeout = 3 * time.Minute
 
 // Capabilities are the names certify proves, in table order.
 var Capabilities = []string{"attach", "nextTurn", "guardFiles", "guardShell", "sessionEnd"}
@@ -66,6 +69,9 @@ type Options struct {
 	Client string
 	// Timeout bounds each client; 0 means DefaultTimeout.
 	Timeout time.Duration
+	// ProbeTimeout bounds one `<client> --version` (asked twice); 0 means
+	// VersionTimeout.
+	ProbeTimeout time.Duration
 	// Acc and Hook are the acc and acc-hook binaries to install and run.
 	Acc, Hook string
 	// DataHome is the user's data home: only the evidence record goes
@@ -182,32 +188,40 @@ func (o Options) say(format string, a ...any) {
 
 var versionPattern = regexp.MustCompile(`\d+\.\d+(?:\.\d+)*`)
 
-// version asks the client for its version (`<client> --version`, 10 s),
-// in the temporary HOME and the environment of its runs (no relaunch, no
-// telemetry).
-func version(ctx context.Context, c realclient.Client, bin, home string) string {
+// VersionTimeout bounds one `<client> --version` of certify when
+// ACC_PROBE_TIMEOUT_MS is unset: the client starts cold in a fresh HOME.
+const VersionTimeout = 10 * time.Second
+
+// version asks the client for its version (`<client> --version`, each
+// attempt bounded by timeout, asked twice), in the temporary HOME and the
+// environment of its runs (no relaunch, no telemetry). It returns the
+// version, or "" and why it is unknown.
+func version(ctx context.Context, c realclient.Client, bin, home string, timeout time.Duration) (string, string) {
 	// The npm package's version first, as acc-hook reads it, so the record
 	// is found by the hook for the same program.
 	if v := hook.NPMVersionAt(bin); v != "" {
-		return v
+		return v, ""
 	}
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "--version")
-	cmd.Env = realclient.Setup{Client: c, Home: home}.Environ()
-	cmd.Dir = home
-	// Its own process group, ended whole: a client's helper processes
-	// must not outlive the question (or write into the temporary HOME
-	// after it is gone).
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = 2 * time.Second
-	out, _ := cmd.CombinedOutput()
-	if cmd.Process != nil {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	}
+	res := probe.Probe{Name: bin, Timeout: timeout, Stderr: true, Pattern: versionPattern,
+		Command: func(ctx context.Context) *exec.Cmd {
+			cmd := exec.CommandContext(ctx, bin, "--version")
+			cmd.Env = realclient.Setup{Client: c, Home: home}.Environ()
+			cmd.Dir = home
+			// Its own process group, ended whole: a client's helper
+			// processes must not outlive the question (or write into the
+			// temporary HOME after it is gone).
+			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+			cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+			cmd.WaitDelay = 2 * time.Second
+			return cmd
+		},
+		Done: func(cmd *exec.Cmd) {
+			if cmd.Process != nil {
+				_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			}
+		}}.Run(ctx)
 	endOrphans()
-	return versionPattern.FindString(string(out))
+	return res.Version, res.Unknown
 }
 
 // world is one client's temporary everything.
@@ -312,16 +326,21 @@ func certifyOne(ctx context.Context, o Options, id string) (res Result) {
 		res.Problem = "cannot prepare the temporary repository: " + err.Error()
 		return res
 	}
-	res.Version = version(ctx, c, bin, w.home)
-	if res.Version == "" {
-		res.Problem = bin + " --version printed no version; acc records proofs per exact version"
+	probeTimeout := o.ProbeTimeout
+	if probeTimeout <= 0 {
+		probeTimeout = VersionTimeout
+	}
+	var unknown string
+	if res.Version, unknown = version(ctx, c, bin, w.home, probeTimeout); res.Version == "" {
+		res.Problem = "version unknown: " + unknown + "; acc records proofs per exact version"
 		return res
 	}
 	o.say("%s %s (%s): certifying in %s", id, res.Version, bin, w.base)
 	st := &state{proofs: map[string]Proof{}}
 	res.Ran = play(ctx, o, c, bin, w, st)
 	if ctx.Err() != nil {
-		res.Problem = fmt.Sprintf("the client did not finish within %v; nothing recorded", o.Timeout)
+		res.Problem = fmt.Sprintf("the client did not finish within %v; nothing recorded; on a slow or busy machine give it longer with --timeout %s",
+			o.Timeout, flagDuration(2*o.Timeout))
 		if errors.Is(context.Cause(ctx), context.Canceled) {
 			res.Problem = "interrupted; nothing recorded"
 		}
@@ -381,6 +400,19 @@ func certifyOne(ctx context.Context, o Options, id string) (res Result) {
 		res.Evidence = path
 	}
 	return res
+}
+
+// flagDuration writes d the way a person would type it for --timeout:
+// "6m", "90s", "1h30m" (time.Duration's own "6m0s" drops its zero tail).
+func flagDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
 }
 
 // Peer names used in the temporary room.

@@ -241,7 +241,7 @@ func (a *app) checkArgs(ctx context.Context, cmd *cli.Command) (context.Context,
 	if err := a.checkMissingValues(cmd); err != nil {
 		return ctx, err
 	}
-	if cmd.Args().Len() > 0 && cmd.ArgsUsage == "" { // only acc acp takes arguments (its agent's)
+	if cmd.Args().Len() > 0 && cmd.ArgsUsage == "" { // only acc acp (its agent) and acc completion (a shell it refuses) take arguments
 		return ctx, protocol.Errorf(protocol.ReasonUnexpectedArgument, "unexpected argument %q for %s; flags take the form --name value", cmd.Args().First(), commandPath(cmd))
 	}
 	repeatable := map[string]bool{}
@@ -393,6 +393,7 @@ func (a *app) rootCommand() *cli.Command {
 		},
 		Commands: a.commands(),
 	}
+	root.ConfigureShellCompletionCommand = dropLibraryCompletion(root)
 	var walk func(c *cli.Command)
 	walk = func(c *cli.Command) {
 		c.OnUsageError = root.OnUsageError
@@ -421,7 +422,7 @@ func (a *app) commands() []*cli.Command {
 		a.statusCommand(), a.workCommand(), a.claimCommand(), a.releaseCommand(),
 		a.messageCommand(), a.requestCommand(), a.inboxCommand(), a.replyCommand(), a.ackCommand(), a.finishCommand(), a.waitCommand(), a.topCommand(),
 		a.syncCommand(),
-		a.configCommand(), a.installCommand(), a.uninstallCommand(), a.doctorCommand(), a.certifyCommand(),
+		a.configCommand(), a.installCommand(), a.uninstallCommand(), a.doctorCommand(), a.certifyCommand(), a.completionCommand(),
 		a.acpCommand(), a.versionCommand(),
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/acc-go/acc/internal/certify"
 	"github.com/acc-go/acc/internal/hook"
+	"github.com/acc-go/acc/internal/probe"
 	"github.com/acc-go/acc/pkg/adapters/adapter"
 	"github.com/acc-go/acc/pkg/core"
 	"github.com/acc-go/acc/pkg/protocol"
@@ -35,21 +36,28 @@ func (a *app) certifyCommand() *cli.Command {
 			"when the client exits. It prints a table (capability, proven or not, why) and records the result for\n" +
 			"that exact client version in acc's data home, which acc-hook and acc doctor then use (\"proven here\").\n" +
 			"Progress goes to stderr, the table to stdout. Exit 4 when a capability is not proven or a client\n" +
-			"cannot run this way; each client has --timeout; Ctrl-C stops (what finished is shown and kept).\n\n" +
+			"cannot run this way. Each client has --timeout for both runs (3 minutes by default: a cold start on a\n" +
+			"loaded machine takes more than a minute); a client that runs out of time is reported and nothing is\n" +
+			"recorded for it. Its `--version` may take ACC_PROBE_TIMEOUT_MS milliseconds (10000 by default), asked up\n" +
+			"to twice. Ctrl-C stops (what finished is shown and kept).\n\n" +
 			"  acc certify\n" +
 			"  acc certify --adapter claude --client ~/bin/claude-nightly",
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "adapter", Usage: "certify this client `ID`: claude, codex or gemini (default: those on PATH)"},
 			&cli.StringFlag{Name: "client", Usage: "run this `PATH` as the client (with one --adapter)"},
-			&cli.DurationFlag{Name: "timeout", Value: certify.DefaultTimeout, Usage: "give each client this long"},
+			&cli.DurationFlag{Name: "timeout", Value: certify.DefaultTimeout, Usage: "give each client this `DURATION` for both runs (90s, 6m); more on a slow or busy machine"},
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			o := certify.Options{Adapters: cmd.StringSlice("adapter"), Client: cmd.String("client"), Timeout: cmd.Duration("timeout"), Command: "acc " + strings.Join(a.args, " "),
 				Adapter: func(id string) adapter.Adapter { return hook.Registry()[id] }}
 			if o.Timeout <= 0 {
-				return protocol.Errorf(protocol.ReasonInvalidFlagValue, "--timeout must be more than zero, like 60s")
+				return protocol.Errorf(protocol.ReasonInvalidFlagValue, "--timeout must be more than zero, like 6m")
 			}
 			if err := certify.Check(o); err != nil {
+				return err
+			}
+			var err error
+			if o.ProbeTimeout, err = probe.Timeout(a.env.Getenv, certify.VersionTimeout); err != nil {
 				return err
 			}
 			rt, err := core.ResolveRuntimeEnv(runtime.GOOS, a.env.Getenv)

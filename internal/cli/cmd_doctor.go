@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/acc-go/acc/internal/install"
+	"github.com/acc-go/acc/internal/probe"
 	acpfam "github.com/acc-go/acc/pkg/adapters/acp"
 	"github.com/acc-go/acc/pkg/adapters/adapter"
 	"github.com/acc-go/acc/pkg/core"
@@ -26,9 +27,10 @@ func (a *app) doctorCommand() *cli.Command {
 			"store yet is healthy (the first attach creates it; doctor never does). A corrupt, foreign or\n" +
 			"unknown-version store exits 4 after printing the report (with --json, the report is in error.details).\n" +
 			"It also reports acc's data home (its path and whether it exists) and each coding client on this machine:\n" +
-			"found or not, its version, whether acc is installed for it and whether acc's files are still as acc wrote\n" +
-			"them, the capabilities proven for that version (\"proven at X, running Y\") and its delivery policy, and\n" +
-			"what is proven for the ACP agents acc acp relays.\n\n" +
+			"found or not, its version (asked as acc install asks, within ACC_PROBE_TIMEOUT_MS), whether acc is\n" +
+			"installed for it and whether acc's files are still as acc wrote them, the capabilities proven for that\n" +
+			"version (\"proven at X, running Y\") and its delivery policy, and what is proven for the ACP agents acc acp\n" +
+			"relays.\n\n" +
 			"Outside any room — a directory in no Git repository and under no acc.workspace.json that holds acc's\n" +
 			"data, such as your home directory — doctor says that no room is selected and why, reports the data home\n" +
 			"and the clients, and exits 0 (with --json, noRoom is set and the room's fields are absent). A Git or\n" +
@@ -41,13 +43,18 @@ func (a *app) doctorCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			ctx, cancel := context.WithTimeout(ctx, StoreWait)
-			defer cancel()
+			probeTimeout, err := probe.Timeout(a.env.Getenv, probe.DefaultTimeout)
+			if err != nil {
+				return err
+			}
 			// The clients first: which adapters acc install has installed
-			// decides whether a required one is missing.
+			// decides whether a required one is missing. Their version
+			// probes have their own bound (ACC_PROBE_TIMEOUT_MS), not the
+			// store's.
 			clients := []install.ClientStatus{}
 			var clientNotes []string
 			if ienv, ierr := a.installEnv(cmd); ierr == nil {
+				ienv.ProbeTimeout = probeTimeout
 				cs, cerr := ienv.Clients(ctx)
 				clients = cs
 				if cerr != nil {
@@ -62,6 +69,8 @@ func (a *app) doctorCommand() *cli.Command {
 				}
 				return false
 			}
+			ctx, cancel := context.WithTimeout(ctx, StoreWait)
+			defer cancel()
 			rep, err := core.Doctor(ctx, core.DoctorOptions{OpenOptions: core.OpenOptions{Cwd: dir, ConfigPath: cmd.String("workspace"), Getenv: a.env.Getenv}, Installed: installed})
 			if rep == nil {
 				return err
@@ -115,6 +124,37 @@ func acpAgents() []acpAgentStatus {
 	return out
 }
 
+// sessionCounts heads doctor's report with the sessions it lists below:
+// "2 sessions online", "1 session online, 1 stale", "no live session".
+func sessionCounts(sessions []core.AttachedSession) string {
+	online, stale := 0, 0
+	for _, p := range sessions {
+		if p.Presence == core.PresenceStale {
+			stale++
+		} else {
+			online++
+		}
+	}
+	switch {
+	case online == 0 && stale == 0:
+		return "no live session"
+	case online == 0:
+		return fmt.Sprintf("no session online, %d stale", stale)
+	case stale == 0:
+		return plural(int64(online), "session") + " online"
+	}
+	return fmt.Sprintf("%s online, %d stale", plural(int64(online), "session"), stale)
+}
+
+// plural writes n with the noun in the number it takes: "1 event",
+// "2 events".
+func plural(n int64, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
 func printDoctor(w io.Writer, full *doctorReport) {
 	rep := full.DoctorReport
 	if rep.NoRoom != nil {
@@ -124,9 +164,9 @@ func printDoctor(w io.Writer, full *doctorReport) {
 	s := rep.Store
 	switch {
 	case s.Healthy && !s.Exists:
-		fmt.Fprintf(w, "no store yet (nothing wrong); %d live session(s); protection %s\n", rep.LiveSessions, rep.Protection)
+		fmt.Fprintf(w, "no store yet (nothing wrong); %s; protection %s\n", sessionCounts(rep.Sessions), rep.Protection)
 	case s.Healthy:
-		fmt.Fprintf(w, "store healthy; %d live session(s); protection %s\n", rep.LiveSessions, rep.Protection)
+		fmt.Fprintf(w, "store healthy; %s; protection %s\n", sessionCounts(rep.Sessions), rep.Protection)
 	default:
 		fmt.Fprintf(w, "store unhealthy; live sessions unknown; protection %s\n", rep.Protection)
 	}
@@ -142,8 +182,9 @@ func printDoctor(w io.Writer, full *doctorReport) {
 	case s.Healthy && s.Note != "":
 		fmt.Fprintf(w, "  store %s: %s\n", s.Path, s.Note)
 	case s.Healthy:
-		fmt.Fprintf(w, "  store %s: schema %d, identity ok, integrity ok; %d message(s), %d event(s), %d session(s); db %d B, wal %d B, shm %d B\n",
-			s.Path, *s.SchemaVersion, s.Counts.Messages, s.Counts.Events, s.Counts.Sessions, s.Sizes.DB, s.Sizes.WAL, s.Sizes.SHM)
+		fmt.Fprintf(w, "  store %s: schema %d, identity ok, integrity ok; %s, %s, %s; db %d B, wal %d B, shm %d B\n",
+			s.Path, *s.SchemaVersion, plural(s.Counts.Messages, "message"), plural(s.Counts.Events, "event"), plural(int64(s.Counts.Sessions), "session"),
+			s.Sizes.DB, s.Sizes.WAL, s.Sizes.SHM)
 	default:
 		fmt.Fprintf(w, "  store %s: db %d B, wal %d B, shm %d B\n", s.Path, s.Sizes.DB, s.Sizes.WAL, s.Sizes.SHM)
 		for _, p := range s.Problems {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/acc-go/acc/internal/hook"
 	"github.com/acc-go/acc/internal/install"
+	"github.com/acc-go/acc/internal/probe"
 	"github.com/acc-go/acc/pkg/adapters/adapter"
 	"github.com/acc-go/acc/pkg/core"
 	"github.com/acc-go/acc/pkg/protocol"
@@ -97,6 +98,8 @@ func (a *app) installCommand() *cli.Command {
 			"A file that does not parse is refused and left untouched (exit 4); a file of someone else's in acc's way\n" +
 			"is refused (exit 5). Running install again changes nothing. Restart the clients afterwards; Codex also\n" +
 			"needs you to trust acc's hooks in /hooks.\n\n" +
+			"A client that is no npm package is asked `<client> --version` up to twice, each time for at most\n" +
+			"ACC_PROBE_TIMEOUT_MS milliseconds (3000 by default); a version still unknown is printed with the reason.\n\n" +
 			"--delivery lets peers wake your idle Claude Code or Codex sessions (live push): an addressed message the\n" +
 			"policy admits starts a model turn at once, at your expense in tokens. actionable admits questions, requests,\n" +
 			"answers, decisions and addressed handoffs; all admits notes too; off (the default) leaves every message for\n" +
@@ -107,6 +110,9 @@ func (a *app) installCommand() *cli.Command {
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			env, err := a.installEnv(cmd)
 			if err != nil {
+				return err
+			}
+			if env.ProbeTimeout, err = probe.Timeout(a.env.Getenv, probe.DefaultTimeout); err != nil {
 				return err
 			}
 			rep, err := env.Install(ctx, install.Options{Adapters: cmd.StringSlice("adapter"), DryRun: cmd.Bool("dry-run"), Delivery: cmd.String("delivery")})
@@ -167,6 +173,9 @@ func printInstall(w io.Writer, rep *install.Report, done string) {
 			state = "would be " + done
 		}
 		fmt.Fprintf(w, "%s (%s): %s\n", c.DisplayName, version, state)
+		if c.VersionUnknown != "" {
+			fmt.Fprintf(w, "  version unknown: %s\n", c.VersionUnknown)
+		}
 		for _, ch := range c.Changes {
 			line := fmt.Sprintf("  %-9s %s", verb[ch.Op], ch.Path)
 			switch {
@@ -223,6 +232,8 @@ func printClients(w io.Writer, clients []install.ClientStatus) {
 			state = "present"
 			if c.Version != "" {
 				state += " " + c.Version
+			} else if c.VersionUnknown != "" {
+				state += ", version unknown (" + c.VersionUnknown + ")"
 			}
 		}
 		inst := "not installed"

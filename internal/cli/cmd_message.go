@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/acc-go/acc/internal/hook"
 	"github.com/acc-go/acc/internal/install"
 	"github.com/acc-go/acc/internal/livepush"
 	"github.com/acc-go/acc/pkg/core"
@@ -45,8 +46,8 @@ func printSend(w io.Writer, out *sendOutput) {
 	if out.Message.IsRoom() {
 		fmt.Fprintln(w, "  room message: it waits in the inbox of every session open now (and reaches hooked ones at their next turn)")
 	}
-	for _, d := range out.Delivery {
-		fmt.Fprintf(w, "  %s: %s\n", d.RecipientParticipantID, deliveryText(d))
+	for _, line := range deliveryLines(out.Delivery) {
+		fmt.Fprintf(w, "  %s\n", line)
 	}
 }
 
@@ -319,25 +320,129 @@ func printExact(w io.Writer, it core.ExactItem) {
 	fmt.Fprintf(w, "--- body of %s (%s) ---\n%s\n--- end of %s ---\n", m.MessageID, core.TrustLabel, m.Body, m.MessageID)
 }
 
-// deliveryText says in words how a recipient's copy travels.
-func deliveryText(d router.Delivery) string {
-	where := d.Outcome + " via " + d.Transport
-	switch {
-	case d.Outcome == router.OutcomeQueued && d.Transport == router.TransportDurable:
-		where = "queued in their inbox"
-	case d.Outcome == router.OutcomeQueued && d.Transport == router.TransportNextTurn:
-		where = "queued; their client shows it at their next turn"
+// deliveryLines says in words how the message reaches each recipient, one
+// line per explanation: recipients whose copies travel the same way share
+// a line ("bob, carol: queued; CLI sessions read it with acc inbox"). The
+// outcomes themselves are in the JSON (docs/delivery.md).
+func deliveryLines(ds []router.Delivery) []string {
+	type group struct {
+		names []string
+		many  bool
+		d     router.Delivery
+	}
+	var order []string
+	groups := map[string]*group{}
+	for _, d := range ds {
+		key := deliveryText(d, false)
+		g := groups[key]
+		if g == nil {
+			g = &group{d: d}
+			groups[key] = g
+			order = append(order, key)
+		}
+		g.names = append(g.names, d.RecipientParticipantID)
+		g.many = g.many || len(g.names) > 1 || len(d.Sessions) > 1
+	}
+	lines := make([]string, 0, len(order))
+	for _, key := range order {
+		g := groups[key]
+		lines = append(lines, strings.Join(g.names, ", ")+": "+deliveryText(g.d, g.many))
+	}
+	return lines
+}
+
+// deliveryText says how one recipient's copy travels: its outcome, then
+// who or what brings it to them. many words it for several sessions.
+func deliveryText(d router.Delivery, many bool) string {
+	code := ""
+	if d.ErrorCode != nil {
+		code = *d.ErrorCode
 	}
 	switch {
 	case d.Outcome == router.OutcomeOffered && d.Transport != router.TransportDurable:
-		where = "pushed live via " + d.Transport + ": their session takes it now (an idle one starts a turn)"
-	case d.ErrorCode == nil:
-		return where
-	case *d.ErrorCode == router.ErrRecipientUnavailable && d.Transport == router.TransportNextTurn:
-		return where + " (not pushed live: their session's live channel is gone, stale or not theirs)"
+		return "offered live (" + d.Transport + "): their session takes it now, an idle one starts a turn"
+	case d.Outcome != router.OutcomeQueued:
+		// A repeated send: the receipt had moved on already.
+		return "already " + d.Outcome
+	case d.Transport == router.TransportNextTurn:
+		return "queued; their " + clientName(d.Sessions) + " shows it at its next turn" + liveNote(code)
+	case code == "":
+		// Queued in the inbox with no reason is only ever a repeated send
+		// of a decision replaced since (pkg/router's first row).
+		return "queued; a later decision replaced it, so only an exact read shows it"
+	case code == router.ErrRecipientUnavailable && len(d.Sessions) == 0:
+		return "queued; no live session, so it waits in their inbox"
+	case len(d.Sessions) == 0:
+		return "queued in their inbox (" + router.ReasonText(code) + ")"
 	}
-	if d.ErrorCode == nil {
-		return where
+	note := ""
+	if code != router.ErrUnsupportedClientVersion && code != "" {
+		note = liveNote(code)
 	}
-	return where + " (" + router.ReasonText(*d.ErrorCode) + ")"
+	kind := sessionKind(d.Sessions[0])
+	for _, s := range d.Sessions[1:] {
+		if sessionKind(s) != kind {
+			return "queued; their sessions read it with acc inbox or acc_inbox" + note
+		}
+	}
+	switch {
+	case kind == "cli" && many:
+		return "queued; CLI sessions read it with acc inbox" + note
+	case kind == "cli":
+		return "queued; a CLI session reads it with acc inbox" + note
+	case kind == "mcp" && many:
+		return "queued; MCP sessions read it with acc_inbox" + note
+	case kind == "mcp":
+		return "queued; an MCP session reads it with acc_inbox" + note
+	}
+	return "queued; next-turn delivery is not proven for their " + clientName(d.Sessions) + ", so it waits in their inbox" + note
+}
+
+// sessionKind is cli for a session attached by hand, mcp for acc-mcp's,
+// else the client and its version.
+func sessionKind(s router.Session) string {
+	switch {
+	case s.Manual:
+		return "cli"
+	case s.Harness == "mcp":
+		return "mcp"
+	}
+	return s.Harness + " " + s.ClientVersion
+}
+
+// clientName names the client of the first session, with its version:
+// "Claude Code 2.1.332", "Gemini CLI (version unknown)", "ACP agent".
+func clientName(sessions []router.Session) string {
+	if len(sessions) == 0 {
+		return "client"
+	}
+	s := sessions[0]
+	name := s.Harness
+	switch a := hook.Registry()[s.Harness]; {
+	case a != nil:
+		name = a.DisplayName()
+	case s.Harness == "acp":
+		name = "ACP agent"
+	}
+	if s.ClientVersion == "" {
+		return name + " (version unknown)"
+	}
+	return name + " " + s.ClientVersion
+}
+
+// liveNote says, in a parenthesis, why a message was not pushed live.
+func liveNote(code string) string {
+	switch code {
+	case "":
+		return ""
+	case router.ErrDeliveryDisabled:
+		return " (their live-push policy does not cover it)"
+	case router.ErrRecipientUnavailable:
+		return " (not pushed live: their live channel is gone, stale or not theirs)"
+	case router.ErrUnsupportedClientVersion:
+		return " (live push is not proven for their version)"
+	case router.ErrAmbiguousSessions:
+		return " (several live sessions, so none is pushed to)"
+	}
+	return " (not pushed live: " + router.ReasonText(code) + ")"
 }

@@ -18,7 +18,10 @@ func (a *app) attachCommand() *cli.Command {
 		Usage:    "open a session in this workspace and print its session id and generation",
 		Description: "attach opens a session for a participant (the address peers use with --to). Keep the printed pair:\n" +
 			"pass it as --session and --generation (or ACC_SESSION and ACC_GENERATION) to act as this session.\n" +
-			"acc never shows the generation to peers or in status. attach never starts or owns a client process.\n\n" +
+			"acc never shows the generation to peers or in status. attach never starts or owns a client process.\n" +
+			"Its output is the one line `<sessionId> <generation>` (read s g < <(acc attach …) takes it apart); the\n" +
+			"export line to paste goes to stderr. With --shell the export line is the output, for eval.\n\n" +
+			"  eval \"$(acc attach --participant reviewer --shell)\"\n" +
 			"  acc attach --participant reviewer --json",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "participant", Required: true, Usage: "the participant `ID` peers address (letters, digits, . _ -)"},
@@ -27,6 +30,7 @@ func (a *app) attachCommand() *cli.Command {
 			&cli.StringFlag{Name: "parent", Usage: "the `SESSION` that started this one, if any"},
 			&cli.StringFlag{Name: "session", Usage: "reopen this session `ID` (allowed when it is closed or its process has exited)"},
 			&cli.IntFlag{Name: "pid", Usage: "the client's process `ID`; presence then follows that process (default: none, presence rests on heartbeats)"},
+			&cli.BoolFlag{Name: "shell", Usage: "print `export ACC_SESSION=… ACC_GENERATION=…` instead of the pair, for eval in a POSIX shell"},
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			in := core.AttachInput{
@@ -37,6 +41,10 @@ func (a *app) attachCommand() *cli.Command {
 			// Refuse bad input before the store is opened, which creates it.
 			if err := core.CheckAttachInput(in); err != nil {
 				return err
+			}
+			shell := cmd.Bool("shell")
+			if shell && a.jsonMode {
+				return protocol.Errorf(protocol.ReasonUsage, "--shell prints an export line for the shell and --json an envelope; give one of them (with --json, read data.sessionId and data.generation)")
 			}
 			if cmd.IsSet("cadence") && in.CadenceMs == 0 {
 				return protocol.Errorf(protocol.ReasonInvalidInput, "the heartbeat cadence must be a positive number of milliseconds")
@@ -52,7 +60,17 @@ func (a *app) attachCommand() *cli.Command {
 				if err != nil {
 					return err
 				}
-				return a.emit(res, func(w io.Writer) { fmt.Fprintf(w, "%s %s\n", res.SessionID, res.Generation) })
+				export := fmt.Sprintf("export ACC_SESSION=%s ACC_GENERATION=%s", res.SessionID, res.Generation)
+				return a.emit(res, func(w io.Writer) {
+					if shell {
+						fmt.Fprintln(w, export)
+						return
+					}
+					// The pair alone on stdout, as scripts read it; the line
+					// to paste on stderr, itself valid shell.
+					fmt.Fprintf(w, "%s %s\n", res.SessionID, res.Generation)
+					fmt.Fprintf(a.env.Stderr, "# to act as this session from this shell:\n%s\n", export)
+				})
 			})
 		},
 	}

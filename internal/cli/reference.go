@@ -71,11 +71,11 @@ func RenderReference() string {
 	b.WriteString("## Text output\n\n")
 	b.WriteString("| command | prints |\n|---|---|\n")
 	for _, row := range [][2]string{
-		{"attach", "`<sessionId> <generation>`"},
+		{"attach", "`<sessionId> <generation>` alone on stdout, and the line to paste on stderr: `# to act as this session from this shell:` then `export ACC_SESSION=<sessionId> ACC_GENERATION=<generation>`; with `--shell`, only the export line, on stdout"},
 		{"heartbeat", "the new heartbeat timestamp"},
 		{"detach", "`closed <sessionId>`"},
 		{"status", "`<n> live; <n> claim(s); protection <level>`, then one line per session (`<participant> (<client>, guarded or advisory) <presence> on <branch> in <checkout>  <session>`), claim and attention item"},
-		{"message, request", "`recorded <messageId>`, then `  <recipient>: <outcome> (<transport>; <reason>)` per recipient"},
+		{"message, request", "`recorded <messageId>`, `  sent as <participant> (<session>)`, then one line per way the message travels, `  <recipients>: <outcome>; <who reads it and how>` (for example `  bob, carol: queued; CLI sessions read it with acc inbox`; recipients reached the same way share the line, and `--json` has each one's outcome)"},
 		{"reply", "as message, then `acknowledged <originalId>`"},
 		{"ack", "`acknowledged <messageId>`"},
 		{"inbox", "one line per pending message (`<id>  <receipt> <kind> from <participant> at <time>: <subject>`), then `more: acc inbox --cursor <id>` when a page is full; `no pending messages` when empty"},
@@ -86,7 +86,7 @@ func RenderReference() string {
 		{"sync --scope history --message", "the header lines, `supersedes`/`withdraws` and `decision:` lines for decisions, `receipt <participant>: <state> at <time>` per recipient, and the body in the same frame as `inbox --message`"},
 		{"config init", "the preview (the exact file), then `written: <file>`; on a terminal without --yes the question `Write <file>? [y/N]`, and `not written: <file>` for no"},
 		{"config validate", "`valid: <file>` and one line of the settings; `no acc.workspace.json governs <dir>; defaults apply` without one"},
-		{"doctor", "`store healthy; <n> live session(s); protection <level>` (or `store unhealthy; …`), indented lines for the workspace, the store, each live session and each required adapter, then `next: <command or step>` per remediation"},
+		{"doctor", "`store healthy; <n> sessions online[, <n> stale]; protection <level>` (or `no live session`; or `store unhealthy; …`), counting the sessions listed below it, indented lines for the workspace, the store, each live session and each required adapter, then `next: <command or step>` per remediation"},
 		{"version", "`acc <version>`"},
 	} {
 		fmt.Fprintf(&b, "| `%s` | %s |\n", row[0], row[1])

@@ -24,7 +24,7 @@ func TestMainJob(t *testing.T) {
 	if err != nil {
 		t.Fatalf("main job failed: %v", err)
 	}
-	want := map[string]string{"listed": "queued", "read": "retrieved", "replied": "acknowledged",
+	want := map[string]string{"sent": "queued", "listed": "queued", "read": "retrieved", "replied": "acknowledged",
 		"answer read": "retrieved", "handoff": "acknowledged"}
 	for step, st := range want {
 		if tr.States[step] != st {
@@ -35,6 +35,11 @@ func TestMainJob(t *testing.T) {
 		if !strings.HasPrefix(id, "message_") || !strings.Contains(out.String(), id) {
 			t.Errorf("message id %q missing from the narration", id)
 		}
+	}
+	// The delivery is told in words a newcomer reads, not as codes.
+	if !strings.Contains(out.String(), "queued for claude, a terminal session (attached with acc attach), so it reads it with acc inbox") ||
+		strings.Contains(out.String(), "unsupported_client_version") {
+		t.Errorf("the question's delivery is not narrated in plain words:\n%s", out.String())
 	}
 	if _, err := os.Stat(filepath.Join(bin, "acc")); err != nil {
 		t.Fatal(err)

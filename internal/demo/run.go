@@ -94,7 +94,11 @@ func Play(o Options) (*Transcript, error) {
 		return nil, err
 	}
 	tr.Question = sent.Message.MessageID
-	p.say("codex asked claude %s; delivery: %s", tr.Question, sent.deliveryLine())
+	if len(sent.Delivery) != 1 || sent.Delivery[0].Outcome != "queued" {
+		return nil, fmt.Errorf("the question's delivery is %+v, want one recipient, queued", sent.Delivery)
+	}
+	tr.States["sent"] = sent.Delivery[0].Outcome
+	p.say("codex asked claude %s; %s", tr.Question, sent.deliveryWords())
 
 	var page inboxPage
 	if err := p.run(claude, &page, "inbox"); err != nil {
@@ -320,12 +324,31 @@ type sendResult struct {
 	Session *struct{ State string }
 }
 
-func (s sendResult) deliveryLine() string {
+// deliveryWords narrates each recipient's delivery outcome in plain words
+// (docs/delivery.md has the table behind them). Every session of the demo
+// is attached with acc attach, so a client whose next turn is not proven
+// is, here, a terminal session.
+func (s sendResult) deliveryWords() string {
 	var parts []string
 	for _, d := range s.Delivery {
-		part := fmt.Sprintf("%s %s via %s", d.RecipientParticipantID, d.Outcome, d.Transport)
+		who, code := d.RecipientParticipantID, ""
 		if d.ErrorCode != nil {
-			part += " (" + *d.ErrorCode + ")"
+			code = *d.ErrorCode
+		}
+		var part string
+		switch {
+		case d.Outcome == "offered" && d.Transport != "durable":
+			part = fmt.Sprintf("offered live to %s through %s: their idle session starts a turn on it", who, d.Transport)
+		case d.Outcome != "queued":
+			part = fmt.Sprintf("%s's receipt was already %s", who, d.Outcome)
+		case d.Transport == "next-turn":
+			part = fmt.Sprintf("queued for %s: their client shows it at their next turn", who)
+		case code == "recipient_unavailable":
+			part = fmt.Sprintf("queued for %s, who has no live session: it waits in their inbox", who)
+		case code == "unsupported_client_version":
+			part = fmt.Sprintf("queued for %s, a terminal session (attached with acc attach), so it reads it with acc inbox; a client wired by acc install would see it at its next turn", who)
+		default:
+			part = fmt.Sprintf("queued for %s: it waits in their inbox (%s)", who, code)
 		}
 		parts = append(parts, part)
 	}

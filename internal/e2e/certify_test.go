@@ -129,6 +129,10 @@ func TestCertifyStandIns(t *testing.T) {
 			if c.problem != "" && !strings.Contains(r.Problem, c.problem) {
 				t.Errorf("problem %q, want %q", r.Problem, c.problem)
 			}
+			// Running out of time names the way out: the flag, with more.
+			if strings.Contains(c.problem, "did not finish") && !strings.Contains(r.Problem, "give it longer with --timeout 6s") {
+				t.Errorf("problem %q does not name --timeout with a longer bound", r.Problem)
+			}
 			if (r.Evidence != "") != c.recorded {
 				t.Errorf("evidence %q, want recorded %v", r.Evidence, c.recorded)
 			}

@@ -24,7 +24,6 @@
 package hook
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -40,6 +39,7 @@ import (
 
 	"github.com/acc-go/acc/internal/evidence"
 	"github.com/acc-go/acc/internal/livepush"
+	"github.com/acc-go/acc/internal/probe"
 	"github.com/acc-go/acc/pkg/adapters/adapter"
 	"github.com/acc-go/acc/pkg/core"
 	"github.com/acc-go/acc/pkg/protocol"
@@ -77,7 +77,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if f, ok := stdout.(*os.File); ok && isNullDevice(f) {
 		stdout = unreadOutput{}
 	}
-	r := &Runner{Adapters: Registry(), Getenv: os.Getenv, ClientVersion: probeVersion,
+	r := &Runner{Adapters: Registry(), Getenv: os.Getenv, ClientVersion: func(ctx context.Context, a adapter.Adapter) string { return probeVersion(ctx, a, os.Getenv) },
 		ClientPID: func(a adapter.Adapter) int { return core.ClientPID(a.ClientCommand()) }, Deadline: Deadline}
 	return r.Run(args, stdin, stdout, stderr)
 }
@@ -324,10 +324,19 @@ func (r *Runner) guard(ctx context.Context, a adapter.Adapter, ev *adapter.Event
 
 var versionPattern = regexp.MustCompile(`\d+\.\d+(?:\.\d+)*`)
 
+// ProbeTimeout bounds one `<client> --version` of acc-hook when
+// ACC_PROBE_TIMEOUT_MS is unset (or unusable: the hook refuses nothing);
+// ProbeBudget bounds its attempts together, whatever the variable says, so
+// that the version never takes more than 2 s of the hook's 5 s Deadline.
+const (
+	ProbeTimeout = time.Second
+	ProbeBudget  = 2 * time.Second
+)
+
 // probeVersion returns the client's version: the npm package's, when the
 // client on PATH is an npm package's bin (npmVersion), else the first dotted
-// version `<client> --version` prints within one second.
-func probeVersion(ctx context.Context, a adapter.Adapter) string {
+// version `<client> --version` prints, asked twice within ProbeBudget.
+func probeVersion(ctx context.Context, a adapter.Adapter, getenv func(string) string) string {
 	name := a.ClientCommand()
 	if name == "" {
 		name = a.ID()
@@ -335,15 +344,9 @@ func probeVersion(ctx context.Context, a adapter.Adapter) string {
 	if v := npmVersion(name); v != "" {
 		return v
 	}
-	ctx, cancel := context.WithTimeout(ctx, time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, name, "--version")
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Run(); err != nil {
-		return ""
-	}
-	return versionPattern.FindString(out.String())
+	return probe.Probe{Name: name, Timeout: probe.TimeoutOr(getenv, ProbeTimeout), Budget: ProbeBudget,
+		Stderr: true, Pattern: versionPattern,
+		Command: func(ctx context.Context) *exec.Cmd { return exec.CommandContext(ctx, name, "--version") }}.Run(ctx).Version
 }
 
 // isNullDevice reports whether f is the null device.

@@ -1,9 +1,11 @@
 package hook
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 // npmTree makes <root>/node_modules/@x/tool with a package.json and a bin
@@ -70,4 +72,53 @@ func TestNPMVersion(t *testing.T) {
 			t.Errorf("npmVersion = %q for a program outside node_modules", got)
 		}
 	})
+}
+
+// fakeClaude puts a "claude" running script first on PATH (with /bin for
+// sleep and touch).
+func fakeClaude(t *testing.T, script string) {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "claude"), []byte("#!/bin/sh\n"+script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", dir+string(os.PathListSeparator)+"/usr/bin:/bin")
+}
+
+// TestProbeVersionRetriesWithinItsBudget: a client slow to answer its
+// first --version is asked again; one that never answers costs the hook at
+// most ProbeBudget of its Deadline, even when ACC_PROBE_TIMEOUT_MS asks
+// for more; an unusable ACC_PROBE_TIMEOUT_MS is ignored.
+func TestProbeVersionRetriesWithinItsBudget(t *testing.T) {
+	a := Registry()["claude"]
+	env := func(v string) func(string) string {
+		return func(k string) string {
+			if k == "ACC_PROBE_TIMEOUT_MS" {
+				return v
+			}
+			return ""
+		}
+	}
+	fakeClaude(t, `m="$(dirname "$0")/asked"
+if [ -e "$m" ]; then echo '2.1.332 (Claude Code)'; exit 0; fi
+touch "$m"; exec sleep 10
+`)
+	if v := probeVersion(context.Background(), a, env("not a number")); v != "2.1.332" {
+		t.Errorf("slow first answer: got %q, want 2.1.332 from the second attempt", v)
+	}
+
+	fakeClaude(t, "exec sleep 10\n")
+	start := time.Now()
+	if v := probeVersion(context.Background(), a, env("60000")); v != "" {
+		t.Errorf("a client that never answers: got %q", v)
+	}
+	if took := time.Since(start); took < ProbeBudget-100*time.Millisecond || took > ProbeBudget+time.Second {
+		t.Errorf("the probe took %v, want about its budget %v", took, ProbeBudget)
+	}
+
+	// Raised within the budget, the bound lets a slower client answer.
+	fakeClaude(t, "sleep 1.3; echo '2.1.400 (Claude Code)'\n")
+	if v := probeVersion(context.Background(), a, env("1800")); v != "2.1.400" {
+		t.Errorf("with 1800 ms: got %q, want 2.1.400", v)
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/acc-go/acc/internal/hook"
+	"github.com/acc-go/acc/internal/probe"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -50,7 +51,8 @@ type Env struct {
 	// Adapters are the installable adapters, by id.
 	Adapters map[string]adapter.Installer
 	Now      func() time.Time
-	// ProbeTimeout bounds one `<client> --version`; 0 means 3 s.
+	// ProbeTimeout bounds one `<client> --version` (asked twice before
+	// the version is unknown, internal/probe); 0 means probe.DefaultTimeout.
 	ProbeTimeout time.Duration
 }
 
@@ -101,14 +103,19 @@ type Detection struct {
 	// the line it was read from.
 	Version     string `json:"version"`
 	VersionLine string `json:"versionLine,omitempty"`
-	ConfigDir   string `json:"configDir"`
-	ConfigFound bool   `json:"configFound"`
+	// VersionUnknown says why the version of a client found on PATH is
+	// unknown (`claude --version` did not answer within 3000 ms; …); ""
+	// otherwise.
+	VersionUnknown string `json:"versionUnknown,omitempty"`
+	ConfigDir      string `json:"configDir"`
+	ConfigFound    bool   `json:"configFound"`
 }
 
 var versionRE = regexp.MustCompile(`\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.-]+)?`)
 
-// detect finds one client: its binary on PATH, its version from
-// `<binary> --version` (bounded by ProbeTimeout), its config directory.
+// detect finds one client: its binary on PATH, its version from its npm
+// package or else `<binary> --version` (each attempt bounded by
+// ProbeTimeout, asked twice), its config directory.
 func (e *Env) detect(ctx context.Context, a adapter.Installer) Detection {
 	d := Detection{Adapter: a.ID(), DisplayName: a.DisplayName(), ConfigDir: a.ConfigDir(e.installEnv())}
 	if st, err := os.Stat(d.ConfigDir); err == nil && st.IsDir() {
@@ -129,21 +136,11 @@ func (e *Env) detect(ctx context.Context, a adapter.Installer) Detection {
 		}
 		timeout := e.ProbeTimeout
 		if timeout == 0 {
-			timeout = 3 * time.Second
+			timeout = probe.DefaultTimeout
 		}
-		pctx, cancel := context.WithTimeout(ctx, timeout)
-		cmd := exec.CommandContext(pctx, bin, "--version")
-		// A child the client leaves holding stdout must not keep acc
-		// waiting past the timeout.
-		cmd.WaitDelay = 200 * time.Millisecond
-		out, _ := cmd.Output()
-		cancel()
-		for _, line := range strings.Split(string(out), "\n") {
-			if v := versionRE.FindString(line); v != "" {
-				d.Version, d.VersionLine = v, strings.TrimSpace(line)
-				break
-			}
-		}
+		res := probe.Probe{Name: a.Binary(), Timeout: timeout, Pattern: versionRE,
+			Command: func(ctx context.Context) *exec.Cmd { return exec.CommandContext(ctx, bin, "--version") }}.Run(ctx)
+		d.Version, d.VersionLine, d.VersionUnknown = res.Version, res.Line, res.Unknown
 	}
 	d.Present = d.Binary != "" || d.ConfigFound
 	return d

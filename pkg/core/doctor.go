@@ -47,7 +47,9 @@ type DoctorRoom struct {
 	RuntimeRoot  string `json:"runtimeRoot"`
 	Materialised bool   `json:"materialised"`
 	// Protection and LiveSessions are those of `acc status`; they are
-	// "unknown" and 0 when the store cannot be read.
+	// "unknown" and 0 when the store cannot be read. LiveSessions counts
+	// online and stale sessions alike; Sessions lists each with its
+	// presence.
 	Protection   string            `json:"protection"`
 	LiveSessions int               `json:"liveSessions"`
 	Sessions     []AttachedSession `json:"sessions"`

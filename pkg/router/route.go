@@ -56,6 +56,10 @@ type Session struct {
 	// LivePush: the session's client has live push proven for its
 	// version; a binding of a client without it is never offered to.
 	LivePush bool
+	// Manual: the session was attached by hand (acc attach), not by a
+	// client's hook, acc-mcp or acc acp, so nothing but its own acc inbox
+	// brings it a message.
+	Manual bool
 	// Live is the session's live-push binding, nil when none.
 	Live *Binding
 }
@@ -147,7 +151,7 @@ func (rt Router) Route(ctx context.Context, m *protocol.Message, recipients []Re
 const SendBound = 5 * time.Second
 
 func (rt Router) route(ctx context.Context, m *protocol.Message, r Recipient) Delivery {
-	d := Delivery{RecipientParticipantID: r.ParticipantID, Outcome: OutcomeQueued, Transport: TransportDurable}
+	d := Delivery{RecipientParticipantID: r.ParticipantID, Outcome: OutcomeQueued, Transport: TransportDurable, Sessions: r.Sessions}
 	if r.Receipt != "" && r.Receipt != protocol.ReceiptQueued {
 		d.Outcome = r.Receipt
 		return d
@@ -310,7 +314,10 @@ func (rt Router) Deliver(ctx context.Context, room *core.Room, m *protocol.Messa
 		for i := range t.Sessions {
 			s := &t.Sessions[i]
 			caps := protocol.SessionCapabilities(s).Delivery
-			rs := Session{SessionID: s.SessionID, Harness: s.Harness,
+			// Only an attach by a hook, acc-mcp or acc acp declares
+			// capabilities; `acc attach` declares none.
+			_, declared := s.Extensions[protocol.ExtCapabilities]
+			rs := Session{SessionID: s.SessionID, Harness: s.Harness, Manual: !declared,
 				ClientVersion: protocol.SessionClientVersion(s), NextTurn: caps.NextTurn, LivePush: caps.LivePush}
 			if l, ok := t.Live[s.SessionID]; ok {
 				rs.Live = &Binding{Transport: l.Transport, Endpoint: l.Endpoint, Stale: l.Stale}
@@ -334,7 +341,7 @@ func ReasonText(code string) string {
 	case ErrRecipientUnavailable:
 		return "no live session: they see it in their inbox when one starts"
 	case ErrUnsupportedClientVersion:
-		return "their sessions read their inbox themselves: a CLI or MCP session, or a client whose next-turn delivery is not proven for its version, sees it with acc inbox or acc_inbox"
+		return "next-turn delivery is not proven for their sessions: they read it with acc inbox or acc_inbox"
 	case ErrRoomMessage:
 		return "room messages are never pushed"
 	case ErrDeliveryDisabled:

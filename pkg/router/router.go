@@ -41,4 +41,9 @@ type Delivery struct {
 	Outcome                string  `json:"outcome"`
 	Transport              string  `json:"transport"`
 	ErrorCode              *string `json:"errorCode"`
+	// Sessions are the recipient's live sessions as the route saw them,
+	// so that a sender's words can say who reads the message and how
+	// (acc message's text). They never go into JSON: a send reports its
+	// outcomes, not its peers' sessions.
+	Sessions []Session `json:"-"`
 }

@@ -1,0 +1,29 @@
+package certify
+
+import (
+	"testing"
+	"time"
+)
+
+// TestFlagDuration: the --timeout a problem suggests is written as a person
+// types it, and parses back to the same bound.
+func TestFlagDuration(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		6 * time.Second:                       "6s",
+		3 * time.Second / 2:                   "1.5s",
+		6 * time.Minute:                       "6m",
+		90 * time.Second:                      "1m30s",
+		2 * time.Hour:                         "2h",
+		2*time.Hour + 30*time.Minute:          "2h30m",
+		500 * time.Millisecond:                "500ms",
+		2*time.Minute + 1500*time.Millisecond: "2m1.5s",
+	} {
+		got := flagDuration(d)
+		if got != want {
+			t.Errorf("flagDuration(%v) = %q, want %q", d, got, want)
+		}
+		if back, err := time.ParseDuration(got); err != nil || back != d {
+			t.Errorf("%q parses back to %v (%v), want %v", got, back, err, d)
+		}
+	}
+}

@@ -1,0 +1,68 @@
+package cli
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/acc-go/acc/pkg/router"
+)
+
+// TestDeliveryLines: each way a message can travel has its own short line,
+// and recipients whose copies travel the same way share one line.
+func TestDeliveryLines(t *testing.T) {
+	code := func(c string) *string { return &c }
+	cli := router.Session{Harness: "cli", Manual: true}
+	mcp := router.Session{Harness: "mcp"}
+	claude := router.Session{Harness: "claude", ClientVersion: "2.1.332", NextTurn: true}
+	gemini := router.Session{Harness: "gemini", ClientVersion: "0.1.0"}
+	geminiUnknown := router.Session{Harness: "gemini"}
+	queued := func(p, transport string, c *string, s ...router.Session) router.Delivery {
+		return router.Delivery{RecipientParticipantID: p, Outcome: router.OutcomeQueued, Transport: transport, ErrorCode: c, Sessions: s}
+	}
+	durable, next := router.TransportDurable, router.TransportNextTurn
+	unsupported := code(router.ErrUnsupportedClientVersion)
+	for _, c := range []struct {
+		name string
+		in   []router.Delivery
+		want []string
+	}{
+		{"one CLI session", []router.Delivery{queued("bob", durable, unsupported, cli)},
+			[]string{"bob: queued; a CLI session reads it with acc inbox"}},
+		{"two CLI recipients share a line", []router.Delivery{queued("bob", durable, unsupported, cli), queued("carol", durable, unsupported, cli)},
+			[]string{"bob, carol: queued; CLI sessions read it with acc inbox"}},
+		{"one recipient with two CLI sessions", []router.Delivery{queued("bob", durable, unsupported, cli, cli)},
+			[]string{"bob: queued; CLI sessions read it with acc inbox"}},
+		{"MCP", []router.Delivery{queued("dave", durable, unsupported, mcp)},
+			[]string{"dave: queued; an MCP session reads it with acc_inbox"}},
+		{"CLI and MCP sessions of one recipient", []router.Delivery{queued("bob", durable, unsupported, cli, mcp)},
+			[]string{"bob: queued; their sessions read it with acc inbox or acc_inbox"}},
+		{"nobody attached", []router.Delivery{queued("erin", durable, code(router.ErrRecipientUnavailable))},
+			[]string{"erin: queued; no live session, so it waits in their inbox"}},
+		{"next turn", []router.Delivery{queued("claude", next, nil, claude)},
+			[]string{"claude: queued; their Claude Code 2.1.332 shows it at its next turn"}},
+		{"next turn, live push off", []router.Delivery{queued("claude", next, code(router.ErrDeliveryDisabled), claude)},
+			[]string{"claude: queued; their Claude Code 2.1.332 shows it at its next turn (their live-push policy does not cover it)"}},
+		{"a client without proven next turn", []router.Delivery{queued("gem", durable, unsupported, gemini), queued("gem2", durable, unsupported, geminiUnknown)},
+			[]string{"gem: queued; next-turn delivery is not proven for their Gemini CLI 0.1.0, so it waits in their inbox",
+				"gem2: queued; next-turn delivery is not proven for their Gemini CLI (version unknown), so it waits in their inbox"}},
+		{"live push", []router.Delivery{{RecipientParticipantID: "claude", Outcome: router.OutcomeOffered, Transport: "claude-inbox", Sessions: []router.Session{claude}}},
+			[]string{"claude: offered live (claude-inbox): their session takes it now, an idle one starts a turn"}},
+		{"a repeated send", []router.Delivery{{RecipientParticipantID: "bob", Outcome: "acknowledged", Transport: durable, Sessions: []router.Session{cli}}},
+			[]string{"bob: already acknowledged"}},
+		{"a replaced decision", []router.Delivery{queued("bob", durable, nil, cli)},
+			[]string{"bob: queued; a later decision replaced it, so only an exact read shows it"}},
+		{"mixed, in order of first appearance",
+			[]router.Delivery{queued("bob", durable, unsupported, cli), queued("erin", durable, code(router.ErrRecipientUnavailable)), queued("carol", durable, unsupported, cli)},
+			[]string{"bob, carol: queued; CLI sessions read it with acc inbox", "erin: queued; no live session, so it waits in their inbox"}},
+	} {
+		got := deliveryLines(c.in)
+		if !slices.Equal(got, c.want) {
+			t.Errorf("%s:\n got %q\nwant %q", c.name, got, c.want)
+		}
+		for _, line := range got {
+			if len(line) > 140 {
+				t.Errorf("%s: %d characters is not short: %q", c.name, len(line), line)
+			}
+		}
+	}
+}
