@@ -11,6 +11,7 @@ import (
 
 	"github.com/acc-go/acc/internal/cli"
 	"github.com/creack/pty"
+	"golang.org/x/sys/unix"
 )
 
 // runOnTerminal runs acc with stdin and stdout on a pseudo-terminal, typing
@@ -23,6 +24,17 @@ func runOnTerminal(t *testing.T, input string, args ...string) (int, string, str
 		t.Fatalf("open a pseudo-terminal: %v", err)
 	}
 	defer ptmx.Close()
+	// No echo: the terminal's echo of typed input is made by the kernel
+	// asynchronously, so it could land before or after acc's question; what
+	// the terminal shows is then acc's output alone, in its own order.
+	tio, err := unix.IoctlGetTermios(int(tty.Fd()), ioctlGetTermios)
+	if err != nil {
+		t.Fatalf("read the terminal's settings: %v", err)
+	}
+	tio.Lflag &^= unix.ECHO
+	if err := unix.IoctlSetTermios(int(tty.Fd()), ioctlSetTermios, tio); err != nil {
+		t.Fatalf("turn off echo: %v", err)
+	}
 	shown := make(chan string, 1)
 	go func() {
 		var b bytes.Buffer
