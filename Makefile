@@ -25,6 +25,7 @@ demo: build
 vet:
 	@unformatted=$$(gofmt -l cmd internal pkg); if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted"; exit 1; fi
 	$(GO) vet work
+	GOOS=darwin $(GO) vet work   # macOS is the other supported platform: it must build there too
 
 # TEST_TIMEOUT bounds each test binary (go test's own default, 10m, is too
 # close to what the real-client package takes on a loaded 2-core machine).
