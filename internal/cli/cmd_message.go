@@ -324,8 +324,9 @@ func printExact(w io.Writer, it core.ExactItem) {
 // deliveryLines says in words how the message reaches each recipient, one
 // line per explanation: recipients whose copies travel the same way share
 // a line ("bob, carol: queued; CLI sessions read it with acc inbox"). from
-// is the sender's participant. The outcomes themselves are in the JSON
-// (docs/delivery.md).
+// is the sender's participant: its own session is never one of the
+// recipient's (pkg/router), which the line to itself says. The outcomes
+// themselves are in the JSON (docs/delivery.md).
 func deliveryLines(ds []router.Delivery, from string) []string {
 	type group struct {
 		names []string
@@ -374,6 +375,9 @@ func deliveryText(d router.Delivery, self, many bool) string {
 		// Queued in the inbox with no reason is only ever a repeated send
 		// of a decision replaced since (pkg/router's first row).
 		return "queued; a later decision replaced it, so only an exact read shows it"
+	case code == router.ErrRecipientUnavailable && len(d.Sessions) == 0 && self:
+		// The sending session is live, but it is never the recipient's.
+		return "queued; no live session of theirs apart from the sender, so it waits in their inbox"
 	case code == router.ErrRecipientUnavailable && len(d.Sessions) == 0:
 		return "queued; no live session, so it waits in their inbox"
 	case len(d.Sessions) == 0:

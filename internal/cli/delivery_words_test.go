@@ -84,3 +84,22 @@ func TestDeliveryLines(t *testing.T) {
 		}
 	}
 }
+
+// TestDeliveryLinesToOneself: a message to one's own participant never
+// counts the sending session as the recipient's (pkg/router), so "no live
+// session" would be false while the sender is live: the line says that no
+// other session of theirs is.
+func TestDeliveryLinesToOneself(t *testing.T) {
+	unavailable := router.ErrRecipientUnavailable
+	ds := []router.Delivery{
+		{RecipientParticipantID: "alice", Outcome: router.OutcomeQueued, Transport: router.TransportDurable, ErrorCode: &unavailable},
+		{RecipientParticipantID: "erin", Outcome: router.OutcomeQueued, Transport: router.TransportDurable, ErrorCode: &unavailable},
+	}
+	want := []string{
+		"alice: queued; no live session of theirs apart from the sender, so it waits in their inbox",
+		"erin: queued; no live session, so it waits in their inbox",
+	}
+	if got := deliveryLines(ds, "alice"); !slices.Equal(got, want) {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+}

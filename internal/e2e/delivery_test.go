@@ -273,7 +273,8 @@ func deliveryOutcomes(t *testing.T, front string) {
 // brings the message to each recipient. A participant with a CLI session
 // and a hooked Claude Code session (listed in that order) hears of the
 // Claude Code session's next turn and of the CLI session that may read it
-// first.
+// first; a message to one's own participant does not say "no live
+// session" while the sending session is live.
 func TestSendWordsNameTheReader(t *testing.T) {
 	sb := newSandbox(t)
 	repo := sb.newRepo("repo")
@@ -290,5 +291,14 @@ func TestSendWordsNameTheReader(t *testing.T) {
 	want := "  mix: queued; their Claude Code 2.1.332 shows it at its next turn, unless their CLI session reads it first with acc inbox\n"
 	if !strings.Contains(res.stdout, want) {
 		t.Errorf("send to mix printed\n%s\nwant the line\n%s", res.stdout, want)
+	}
+
+	res = sb.as(alice, "message", "--to", "alice", "--subject", "note to self", "--body", "b")
+	if res.code != 0 {
+		t.Fatalf("send to self: %s", res)
+	}
+	want = "  alice: queued; no live session of theirs apart from the sender, so it waits in their inbox\n"
+	if !strings.Contains(res.stdout, want) {
+		t.Errorf("send to oneself printed\n%s\nwant the line\n%s", res.stdout, want)
 	}
 }
