@@ -30,8 +30,8 @@ const DefaultTimeout = 3 * time.Second
 const MaxTimeout = 10 * time.Minute
 
 // Timeout returns the bound Env sets, or def when it is unset or empty.
-// Anything but a whole number of milliseconds from 1 to 600000 (spaces
-// around it aside) is refused: exit 2, reason env_invalid,
+// Anything but a whole number of milliseconds from 1 to 600000, written
+// in digits only (spaces around it aside; no sign), is refused: exit 2, reason env_invalid,
 // details.variable naming Env; the message names def as the default.
 func Timeout(getenv func(string) string, def time.Duration) (time.Duration, error) {
 	v := strings.TrimSpace(getenv(Env))
@@ -39,6 +39,10 @@ func Timeout(getenv func(string) string, def time.Duration) (time.Duration, erro
 		return def, nil
 	}
 	n, err := strconv.ParseInt(v, 10, 64)
+	if strings.Trim(v, "0123456789") != "" {
+		// strconv takes a sign ("+300"); the message promises digits.
+		err = strconv.ErrSyntax
+	}
 	if err != nil || n < 1 || n > MaxTimeout.Milliseconds() {
 		return 0, protocol.Errorf(protocol.ReasonEnvInvalid,
 			"%s must be a whole number of milliseconds from 1 to %d, got %q; set it to, say, 10000, or unset it (the default is %d)",

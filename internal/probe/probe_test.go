@@ -96,7 +96,9 @@ func TestTimeoutFromEnvironment(t *testing.T) {
 			t.Errorf("%s=%q: %v, %v; want %v", Env, v, got, err, want)
 		}
 	}
-	for _, v := range []string{"0", "-5", "3s", "1.5", "abc", "600001"} {
+	// Only digits: a sign, an exponent or separators are no whole number
+	// of milliseconds as the message says, even where strconv reads one.
+	for _, v := range []string{"0", "-5", "3s", "1.5", "abc", "600001", "+300", "-0", "0x10", "1_000", "1e3", "3 00"} {
 		_, err := Timeout(env(v), DefaultTimeout)
 		pe := protocol.AsError(err)
 		if err == nil || pe.Reason != protocol.ReasonEnvInvalid || pe.Code() != protocol.ExitUsage || !strings.Contains(pe.Message, Env) {
