@@ -51,7 +51,8 @@ import (
 	"github.com/acc-go/acc/pkg/protocol"
 )
 
-// DefaultTimeout bounds the certification of one client (both runs). A
+// DefaultTimeout bounds the certification of one client (everything:
+// preparing, its --version and both runs). A
 // client's cold starts dominate: Claude Code took 78 s for both runs on a
 // loaded two-core machine, so the default leaves more than twice that.
 const DefaultTimeout = 3 * time.Minute
@@ -67,10 +68,11 @@ type Options struct {
 	// Client is the program to run instead of the one on PATH (one
 	// adapter only).
 	Client string
-	// Timeout bounds each client; 0 means DefaultTimeout.
+	// Timeout bounds each client, everything included; 0 means
+	// DefaultTimeout.
 	Timeout time.Duration
-	// ProbeTimeout bounds one `<client> --version` (asked twice); 0 means
-	// VersionTimeout.
+	// ProbeTimeout bounds one `<client> --version` (asked twice, within
+	// what is left of Timeout); 0 means VersionTimeout.
 	ProbeTimeout time.Duration
 	// Acc and Hook are the acc and acc-hook binaries to install and run.
 	Acc, Hook string
@@ -314,8 +316,18 @@ func certifyOne(ctx context.Context, o Options, id string) (res Result) {
 		}
 		return res
 	}
+	// --timeout bounds everything of this client: preparing its world,
+	// its --version and both runs.
 	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
 	defer cancel()
+	// stopped says why ctx ended while what was happening: Ctrl-C, or
+	// --timeout, named with a longer one to try.
+	stopped := func(what string) string {
+		if errors.Is(context.Cause(ctx), context.Canceled) {
+			return "interrupted; nothing recorded"
+		}
+		return fmt.Sprintf("%s; nothing recorded; on a slow or busy machine give it longer with --timeout %s", what, flagDuration(2*o.Timeout))
+	}
 	w, err := newWorld(ctx)
 	if w != nil {
 		// Whatever the client (or a tool's version probe) left running is
@@ -324,6 +336,9 @@ func certifyOne(ctx context.Context, o Options, id string) (res Result) {
 	}
 	if err != nil {
 		res.Problem = "cannot prepare the temporary repository: " + err.Error()
+		if ctx.Err() != nil {
+			res.Problem = stopped(fmt.Sprintf("the %v of --timeout ran out while the temporary repository was prepared", o.Timeout))
+		}
 		return res
 	}
 	probeTimeout := o.ProbeTimeout
@@ -333,17 +348,17 @@ func certifyOne(ctx context.Context, o Options, id string) (res Result) {
 	var unknown string
 	if res.Version, unknown = version(ctx, c, bin, w.home, probeTimeout); res.Version == "" {
 		res.Problem = "version unknown: " + unknown + "; acc records proofs per exact version"
+		if ctx.Err() != nil {
+			// --timeout, not the probe's own bound, ended the question.
+			res.Problem = stopped(fmt.Sprintf("version unknown: the %v of --timeout ran out before `%s --version` answered", o.Timeout, bin))
+		}
 		return res
 	}
 	o.say("%s %s (%s): certifying in %s", id, res.Version, bin, w.base)
 	st := &state{proofs: map[string]Proof{}}
 	res.Ran = play(ctx, o, c, bin, w, st)
 	if ctx.Err() != nil {
-		res.Problem = fmt.Sprintf("the client did not finish within %v; nothing recorded; on a slow or busy machine give it longer with --timeout %s",
-			o.Timeout, flagDuration(2*o.Timeout))
-		if errors.Is(context.Cause(ctx), context.Canceled) {
-			res.Problem = "interrupted; nothing recorded"
-		}
+		res.Problem = stopped(fmt.Sprintf("the client did not finish within %v", o.Timeout))
 	}
 	for _, name := range Capabilities {
 		p, ok := st.proofs[name]

@@ -394,6 +394,11 @@ func (a *app) rootCommand() *cli.Command {
 		Commands: a.commands(),
 	}
 	root.ConfigureShellCompletionCommand = dropLibraryCompletion(root)
+	if slices.Contains(a.args, "--generate-shell-completion") {
+		// The candidates go to zsh and fish, which show each one's usage
+		// as its description (cmd_completion.go).
+		root.Writer = plainCandidates{a.env.Stdout}
+	}
 	var walk func(c *cli.Command)
 	walk = func(c *cli.Command) {
 		c.OnUsageError = root.OnUsageError

@@ -36,16 +36,17 @@ func (a *app) certifyCommand() *cli.Command {
 			"when the client exits. It prints a table (capability, proven or not, why) and records the result for\n" +
 			"that exact client version in acc's data home, which acc-hook and acc doctor then use (\"proven here\").\n" +
 			"Progress goes to stderr, the table to stdout. Exit 4 when a capability is not proven or a client\n" +
-			"cannot run this way. Each client has --timeout for both runs (3 minutes by default: a cold start on a\n" +
-			"loaded machine takes more than a minute); a client that runs out of time is reported and nothing is\n" +
-			"recorded for it. Its `--version` may take ACC_PROBE_TIMEOUT_MS milliseconds (10000 by default), asked up\n" +
-			"to twice. Ctrl-C stops (what finished is shown and kept).\n\n" +
+			"cannot run this way. Each client has --timeout for everything, its `--version` and both runs included\n" +
+			"(3 minutes by default: a cold start on a loaded machine takes more than a minute); a client that runs\n" +
+			"out of time is reported with a longer --timeout to try, and nothing is recorded for it. Within that,\n" +
+			"its `--version` may take ACC_PROBE_TIMEOUT_MS milliseconds (10000 by default), asked up to twice.\n" +
+			"Ctrl-C stops (what finished is shown and kept).\n\n" +
 			"  acc certify\n" +
 			"  acc certify --adapter claude --client ~/bin/claude-nightly",
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "adapter", Usage: "certify this client `ID`: claude, codex or gemini (default: those on PATH)"},
 			&cli.StringFlag{Name: "client", Usage: "run this `PATH` as the client (with one --adapter)"},
-			&cli.DurationFlag{Name: "timeout", Value: certify.DefaultTimeout, Usage: "give each client this `DURATION` for both runs (90s, 6m); more on a slow or busy machine"},
+			&cli.DurationFlag{Name: "timeout", Value: certify.DefaultTimeout, Usage: "give each client this `DURATION` in all, its --version and both runs (90s, 6m); more on a slow or busy machine"},
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			o := certify.Options{Adapters: cmd.StringSlice("adapter"), Client: cmd.String("client"), Timeout: cmd.Duration("timeout"), Command: "acc " + strings.Join(a.args, " "),
@@ -121,13 +122,13 @@ func certifySummary(results []certify.Result) string {
 
 func printCertify(w io.Writer, results []certify.Result) {
 	for _, r := range results {
-		version := r.Version
-		if version == "" {
-			version = "(version unknown)"
-		}
-		head := fmt.Sprintf("%s %s (%s)", r.Adapter, version, r.Binary)
-		if r.Binary == "" {
+		// A version unknown is a problem, and the problem says so and why.
+		head := fmt.Sprintf("%s %s (%s)", r.Adapter, r.Version, r.Binary)
+		switch {
+		case r.Binary == "":
 			head = r.Adapter
+		case r.Version == "":
+			head = fmt.Sprintf("%s (%s)", r.Adapter, r.Binary)
 		}
 		switch {
 		case r.AllProven():

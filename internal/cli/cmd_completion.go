@@ -111,3 +111,16 @@ func dropLibraryCompletion(root *cli.Command) func(*cli.Command) {
 		root.Commands = slices.DeleteFunc(root.Commands, func(c *cli.Command) bool { return c == lib })
 	}
 }
+
+// plainCandidates writes the completion candidates ("--subject:one-line
+// TEXT …") without backticks: in a flag's usage they mark the placeholder
+// for help (`TEXT` shows as --subject TEXT), and zsh and fish would show
+// them as they are.
+type plainCandidates struct{ w io.Writer }
+
+func (p plainCandidates) Write(b []byte) (int, error) {
+	if _, err := p.w.Write(bytes.ReplaceAll(b, []byte("`"), nil)); err != nil {
+		return 0, err
+	}
+	return len(b), nil
+}

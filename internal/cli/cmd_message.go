@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/acc-go/acc/internal/hook"
@@ -46,7 +47,7 @@ func printSend(w io.Writer, out *sendOutput) {
 	if out.Message.IsRoom() {
 		fmt.Fprintln(w, "  room message: it waits in the inbox of every session open now (and reaches hooked ones at their next turn)")
 	}
-	for _, line := range deliveryLines(out.Delivery) {
+	for _, line := range deliveryLines(out.Delivery, out.Message.FromParticipantID) {
 		fmt.Fprintf(w, "  %s\n", line)
 	}
 }
@@ -322,9 +323,11 @@ func printExact(w io.Writer, it core.ExactItem) {
 
 // deliveryLines says in words how the message reaches each recipient, one
 // line per explanation: recipients whose copies travel the same way share
-// a line ("bob, carol: queued; CLI sessions read it with acc inbox"). The
-// outcomes themselves are in the JSON (docs/delivery.md).
-func deliveryLines(ds []router.Delivery) []string {
+// a line ("bob, carol: queued; CLI sessions read it with acc inbox"). from
+// is the sender's participant: its own session is never one of the
+// recipient's (pkg/router), which the line to itself says. The outcomes
+// themselves are in the JSON (docs/delivery.md).
+func deliveryLines(ds []router.Delivery, from string) []string {
 	type group struct {
 		names []string
 		many  bool
@@ -333,7 +336,8 @@ func deliveryLines(ds []router.Delivery) []string {
 	var order []string
 	groups := map[string]*group{}
 	for _, d := range ds {
-		key := deliveryText(d, false)
+		self := d.RecipientParticipantID == from
+		key := deliveryText(d, self, false)
 		g := groups[key]
 		if g == nil {
 			g = &group{d: d}
@@ -346,14 +350,15 @@ func deliveryLines(ds []router.Delivery) []string {
 	lines := make([]string, 0, len(order))
 	for _, key := range order {
 		g := groups[key]
-		lines = append(lines, strings.Join(g.names, ", ")+": "+deliveryText(g.d, g.many))
+		lines = append(lines, strings.Join(g.names, ", ")+": "+deliveryText(g.d, g.d.RecipientParticipantID == from, g.many))
 	}
 	return lines
 }
 
 // deliveryText says how one recipient's copy travels: its outcome, then
-// who or what brings it to them. many words it for several sessions.
-func deliveryText(d router.Delivery, many bool) string {
+// who or what brings it to them. self: the recipient is the sender's own
+// participant. many words it for several sessions.
+func deliveryText(d router.Delivery, self, many bool) string {
 	code := ""
 	if d.ErrorCode != nil {
 		code = *d.ErrorCode
@@ -365,11 +370,14 @@ func deliveryText(d router.Delivery, many bool) string {
 		// A repeated send: the receipt had moved on already.
 		return "already " + d.Outcome
 	case d.Transport == router.TransportNextTurn:
-		return "queued; their " + clientName(d.Sessions) + " shows it at its next turn" + liveNote(code)
+		return "queued; " + nextTurnText(d.Sessions, liveNote(code))
 	case code == "":
 		// Queued in the inbox with no reason is only ever a repeated send
 		// of a decision replaced since (pkg/router's first row).
 		return "queued; a later decision replaced it, so only an exact read shows it"
+	case code == router.ErrRecipientUnavailable && len(d.Sessions) == 0 && self:
+		// The sending session is live, but it is never the recipient's.
+		return "queued; no live session of theirs apart from the sender, so it waits in their inbox"
 	case code == router.ErrRecipientUnavailable && len(d.Sessions) == 0:
 		return "queued; no live session, so it waits in their inbox"
 	case len(d.Sessions) == 0:
@@ -395,7 +403,61 @@ func deliveryText(d router.Delivery, many bool) string {
 	case kind == "mcp":
 		return "queued; an MCP session reads it with acc_inbox" + note
 	}
-	return "queued; next-turn delivery is not proven for their " + clientName(d.Sessions) + ", so it waits in their inbox" + note
+	return "queued; next-turn delivery is not proven for their " + clientName(d.Sessions[0]) + ", so it waits in their inbox" + note
+}
+
+// nextTurnText names the sessions whose hook shows the message at their
+// next turn (those with next turn proven, wherever they are in the list),
+// then note, then the recipient's other sessions. A hook shows only a
+// message still queued, so the first session to take it decides: another
+// hooked one at its own turn, or a session that reads it with acc inbox
+// or acc_inbox (docs/delivery.md).
+func nextTurnText(sessions []router.Session, note string) string {
+	var hooked []string
+	nHooked := 0
+	var others []router.Session
+	for _, s := range sessions {
+		if !s.NextTurn {
+			others = append(others, s)
+			continue
+		}
+		nHooked++
+		if name := clientName(s); !slices.Contains(hooked, name) {
+			hooked = append(hooked, name)
+		}
+	}
+	text := "their " + joinAnd(hooked) + " shows it at its next turn" + note
+	if nHooked > 1 {
+		text = "whichever of their " + joinAnd(hooked) + " sessions takes a turn first shows it" + note
+	}
+	if len(others) == 0 {
+		return text
+	}
+	kind := sessionKind(others[0])
+	for _, s := range others[1:] {
+		if sessionKind(s) != kind {
+			kind = ""
+		}
+	}
+	switch {
+	case kind == "cli" && len(others) > 1:
+		return text + ", unless one of their CLI sessions reads it first with acc inbox"
+	case kind == "cli":
+		return text + ", unless their CLI session reads it first with acc inbox"
+	case kind == "mcp" && len(others) > 1:
+		return text + ", unless one of their MCP sessions reads it first with acc_inbox"
+	case kind == "mcp":
+		return text + ", unless their MCP session reads it first with acc_inbox"
+	}
+	return text + ", unless another of their sessions reads it first"
+}
+
+// joinAnd lists names: "a", "a and b", "a, b and c".
+func joinAnd(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }
 
 // sessionKind is cli for a session attached by hand, mcp for acc-mcp's,
@@ -410,13 +472,9 @@ func sessionKind(s router.Session) string {
 	return s.Harness + " " + s.ClientVersion
 }
 
-// clientName names the client of the first session, with its version:
+// clientName names a session's client, with its version:
 // "Claude Code 2.1.332", "Gemini CLI (version unknown)", "ACP agent".
-func clientName(sessions []router.Session) string {
-	if len(sessions) == 0 {
-		return "client"
-	}
-	s := sessions[0]
+func clientName(s router.Session) string {
 	name := s.Harness
 	switch a := hook.Registry()[s.Harness]; {
 	case a != nil:

@@ -16,6 +16,7 @@ func TestDeliveryLines(t *testing.T) {
 	claude := router.Session{Harness: "claude", ClientVersion: "2.1.332", NextTurn: true}
 	gemini := router.Session{Harness: "gemini", ClientVersion: "0.1.0"}
 	geminiUnknown := router.Session{Harness: "gemini"}
+	codex := router.Session{Harness: "codex", ClientVersion: "0.64.0", NextTurn: true}
 	queued := func(p, transport string, c *string, s ...router.Session) router.Delivery {
 		return router.Delivery{RecipientParticipantID: p, Outcome: router.OutcomeQueued, Transport: transport, ErrorCode: c, Sessions: s}
 	}
@@ -40,6 +41,21 @@ func TestDeliveryLines(t *testing.T) {
 			[]string{"erin: queued; no live session, so it waits in their inbox"}},
 		{"next turn", []router.Delivery{queued("claude", next, nil, claude)},
 			[]string{"claude: queued; their Claude Code 2.1.332 shows it at its next turn"}},
+		// The session with next turn is named, wherever it is in the list;
+		// a CLI or MCP session beside it reads the message itself, and the
+		// hooked one shows it only while it is still queued.
+		{"next turn, with a CLI session listed first", []router.Delivery{queued("mix", next, nil, cli, claude)},
+			[]string{"mix: queued; their Claude Code 2.1.332 shows it at its next turn, unless their CLI session reads it first with acc inbox"}},
+		{"next turn, with an MCP session", []router.Delivery{queued("mix", next, nil, claude, mcp)},
+			[]string{"mix: queued; their Claude Code 2.1.332 shows it at its next turn, unless their MCP session reads it first with acc_inbox"}},
+		{"next turn, with two CLI sessions", []router.Delivery{queued("mix", next, nil, cli, claude, cli)},
+			[]string{"mix: queued; their Claude Code 2.1.332 shows it at its next turn, unless one of their CLI sessions reads it first with acc inbox"}},
+		{"next turn, with CLI, MCP and unproven sessions", []router.Delivery{queued("mix", next, code(router.ErrAmbiguousSessions), gemini, claude, cli, mcp)},
+			[]string{"mix: queued; their Claude Code 2.1.332 shows it at its next turn (several live sessions, so none is pushed to), unless another of their sessions reads it first"}},
+		{"next turn, two hooked sessions", []router.Delivery{queued("two", next, nil, cli, claude, codex)},
+			[]string{"two: queued; whichever of their Claude Code 2.1.332 and Codex 0.64.0 sessions takes a turn first shows it, unless their CLI session reads it first with acc inbox"}},
+		{"next turn, two hooked sessions of one client", []router.Delivery{queued("two", next, nil, claude, claude)},
+			[]string{"two: queued; whichever of their Claude Code 2.1.332 sessions takes a turn first shows it"}},
 		{"next turn, live push off", []router.Delivery{queued("claude", next, code(router.ErrDeliveryDisabled), claude)},
 			[]string{"claude: queued; their Claude Code 2.1.332 shows it at its next turn (their live-push policy does not cover it)"}},
 		{"a client without proven next turn", []router.Delivery{queued("gem", durable, unsupported, gemini), queued("gem2", durable, unsupported, geminiUnknown)},
@@ -55,14 +71,35 @@ func TestDeliveryLines(t *testing.T) {
 			[]router.Delivery{queued("bob", durable, unsupported, cli), queued("erin", durable, code(router.ErrRecipientUnavailable)), queued("carol", durable, unsupported, cli)},
 			[]string{"bob, carol: queued; CLI sessions read it with acc inbox", "erin: queued; no live session, so it waits in their inbox"}},
 	} {
-		got := deliveryLines(c.in)
+		got := deliveryLines(c.in, "alice")
 		if !slices.Equal(got, c.want) {
 			t.Errorf("%s:\n got %q\nwant %q", c.name, got, c.want)
 		}
+		// Short: even a recipient with sessions of several kinds gets one
+		// line that fits a wide terminal.
 		for _, line := range got {
-			if len(line) > 140 {
+			if len(line) > 170 {
 				t.Errorf("%s: %d characters is not short: %q", c.name, len(line), line)
 			}
 		}
+	}
+}
+
+// TestDeliveryLinesToOneself: a message to one's own participant never
+// counts the sending session as the recipient's (pkg/router), so "no live
+// session" would be false while the sender is live: the line says that no
+// other session of theirs is.
+func TestDeliveryLinesToOneself(t *testing.T) {
+	unavailable := router.ErrRecipientUnavailable
+	ds := []router.Delivery{
+		{RecipientParticipantID: "alice", Outcome: router.OutcomeQueued, Transport: router.TransportDurable, ErrorCode: &unavailable},
+		{RecipientParticipantID: "erin", Outcome: router.OutcomeQueued, Transport: router.TransportDurable, ErrorCode: &unavailable},
+	}
+	want := []string{
+		"alice: queued; no live session of theirs apart from the sender, so it waits in their inbox",
+		"erin: queued; no live session, so it waits in their inbox",
+	}
+	if got := deliveryLines(ds, "alice"); !slices.Equal(got, want) {
+		t.Errorf("got %q\nwant %q", got, want)
 	}
 }

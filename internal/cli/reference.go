@@ -86,7 +86,7 @@ func RenderReference() string {
 		{"sync --scope history --message", "the header lines, `supersedes`/`withdraws` and `decision:` lines for decisions, `receipt <participant>: <state> at <time>` per recipient, and the body in the same frame as `inbox --message`"},
 		{"config init", "the preview (the exact file), then `written: <file>`; on a terminal without --yes the question `Write <file>? [y/N]`, and `not written: <file>` for no"},
 		{"config validate", "`valid: <file>` and one line of the settings; `no acc.workspace.json governs <dir>; defaults apply` without one"},
-		{"doctor", "`store healthy; <n> sessions online[, <n> stale]; protection <level>` (or `no live session`; or `store unhealthy; …`), counting the sessions listed below it, indented lines for the workspace, the store, each live session and each required adapter, then `next: <command or step>` per remediation"},
+		{"doctor", "`store healthy; <sessions>; protection <level>`, `no store yet (nothing wrong); <sessions>; protection <level>` or `store unhealthy; live sessions unknown; protection <level>`, where `<sessions>` counts the sessions listed below it: `1 session online`, `<n> sessions online`, `1 session online, <n> stale`, `<n> sessions online, <n> stale`, `no session online, <n> stale` or `no live session`; then indented lines for the workspace, the data home, the store, each live session, each required adapter, each client and each ACP agent, and `next: <command or step>` per remediation. Outside a room the first line is `no room selected (nothing wrong); this machine's clients and data home follow` (or `no usable room (<reason>); …`)"},
 		{"version", "`acc <version>`"},
 	} {
 		fmt.Fprintf(&b, "| `%s` | %s |\n", row[0], row[1])

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -266,4 +267,38 @@ func deliveryOutcomes(t *testing.T, front string) {
 		t.Fatalf("the repeated send recorded %s, not %s", again, d1)
 	}
 	wantDelivery(t, "a repeated, superseded decision", d, "hooked", "queued", "durable", "")
+}
+
+// TestSendWordsNameTheReader: the text a send prints names what really
+// brings the message to each recipient. A participant with a CLI session
+// and a hooked Claude Code session (listed in that order) hears of the
+// Claude Code session's next turn and of the CLI session that may read it
+// first; a message to one's own participant does not say "no live
+// session" while the sending session is live.
+func TestSendWordsNameTheReader(t *testing.T) {
+	sb := newSandbox(t)
+	repo := sb.newRepo("repo")
+	claude := clientByID(t, "claude")
+	sb.attach(repo, "mix", "cli")
+	proven := fakeClientBin(t, "claude", "2.1.332 (Claude Code)")
+	sb.hookSession(claude, "sid-mix", repo, "ACC_PARTICIPANT=mix", "PATH="+proven+":"+os.Getenv("PATH"))
+	alice := sb.attach(repo, "alice", "cli")
+
+	res := sb.as(alice, "message", "--to", "mix", "--type", "question", "--subject", "port?", "--body", "8080?")
+	if res.code != 0 {
+		t.Fatalf("send: %s", res)
+	}
+	want := "  mix: queued; their Claude Code 2.1.332 shows it at its next turn, unless their CLI session reads it first with acc inbox\n"
+	if !strings.Contains(res.stdout, want) {
+		t.Errorf("send to mix printed\n%s\nwant the line\n%s", res.stdout, want)
+	}
+
+	res = sb.as(alice, "message", "--to", "alice", "--subject", "note to self", "--body", "b")
+	if res.code != 0 {
+		t.Fatalf("send to self: %s", res)
+	}
+	want = "  alice: queued; no live session of theirs apart from the sender, so it waits in their inbox\n"
+	if !strings.Contains(res.stdout, want) {
+		t.Errorf("send to oneself printed\n%s\nwant the line\n%s", res.stdout, want)
+	}
 }

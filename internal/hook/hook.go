@@ -344,9 +344,16 @@ func probeVersion(ctx context.Context, a adapter.Adapter, getenv func(string) st
 	if v := npmVersion(name); v != "" {
 		return v
 	}
+	return versionProbe(name, getenv).Run(ctx).Version
+}
+
+// versionProbe is the question `<name> --version` as acc-hook asks it:
+// each attempt within ACC_PROBE_TIMEOUT_MS (ProbeTimeout when unset or
+// unusable), both within ProbeBudget.
+func versionProbe(name string, getenv func(string) string) probe.Probe {
 	return probe.Probe{Name: name, Timeout: probe.TimeoutOr(getenv, ProbeTimeout), Budget: ProbeBudget,
 		Stderr: true, Pattern: versionPattern,
-		Command: func(ctx context.Context) *exec.Cmd { return exec.CommandContext(ctx, name, "--version") }}.Run(ctx).Version
+		Command: func(ctx context.Context) *exec.Cmd { return exec.CommandContext(ctx, name, "--version") }}
 }
 
 // isNullDevice reports whether f is the null device.

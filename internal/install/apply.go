@@ -40,12 +40,13 @@ func (e *Env) Install(ctx context.Context, o Options) (*Report, error) {
 	// even the lock file); then, to write, take the data home's install
 	// lock and plan again under it, since another run may have written in
 	// between.
-	dets := map[string]Detection{}
+	var asked []string
 	for _, id := range e.ids() {
 		if len(o.Adapters) == 0 || slices.Contains(o.Adapters, id) {
-			dets[id] = e.detect(ctx, e.Adapters[id])
+			asked = append(asked, id)
 		}
 	}
+	dets := e.detectAll(ctx, asked)
 	rep, rec, plans, shim, shimOld, err := e.planInstall(o, dets, nil)
 	if err != nil || o.DryRun || len(plans) == 0 {
 		return rep, err

@@ -16,6 +16,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/acc-go/acc/pkg/adapters/adapter"
@@ -144,6 +145,24 @@ func (e *Env) detect(ctx context.Context, a adapter.Installer) Detection {
 	}
 	d.Present = d.Binary != "" || d.ConfigFound
 	return d
+}
+
+// detectAll detects the clients ids, all at once: each may take up to
+// twice ProbeTimeout for its --version, and they are independent, so
+// asking them together bounds the whole by about two bounds, however many
+// clients there are (docs/configuration.md).
+func (e *Env) detectAll(ctx context.Context, ids []string) map[string]Detection {
+	dets := make([]Detection, len(ids))
+	var wg sync.WaitGroup
+	for i, id := range ids {
+		wg.Go(func() { dets[i] = e.detect(ctx, e.Adapters[id]) })
+	}
+	wg.Wait()
+	out := make(map[string]Detection, len(ids))
+	for i, id := range ids {
+		out[id] = dets[i]
+	}
+	return out
 }
 
 // Options select what install and uninstall do.

@@ -65,9 +65,10 @@ func (e *Env) Clients(ctx context.Context) ([]ClientStatus, error) {
 		rec = &Record{}
 	}
 	out := []ClientStatus{}
+	dets := e.detectAll(ctx, e.ids())
 	for _, id := range e.ids() {
 		a := e.Adapters[id]
-		st := ClientStatus{Detection: e.detect(ctx, a), Files: []FileStatus{}, Remediation: []string{}, DeliveryPolicy: "off", EffectiveDelivery: "off"}
+		st := ClientStatus{Detection: dets[id], Files: []FileStatus{}, Remediation: []string{}, DeliveryPolicy: "off", EffectiveDelivery: "off"}
 		caps, ev, local := evidence.For(a, st.Version, e.DataHome)
 		st.Capabilities, st.Guarded = caps, caps.Guarded()
 		if _, err := evidence.Read(e.DataHome, id, st.Version); err != nil {

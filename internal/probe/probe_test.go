@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -29,26 +30,49 @@ func client(t *testing.T, script string, timeout time.Duration) Probe {
 		Command: func(ctx context.Context) *exec.Cmd { return exec.CommandContext(ctx, bin, "--version") }}
 }
 
-// slowOnce sleeps past any short bound the first time it is asked, and
-// answers at once the second time (a marker file remembers).
-const slowOnce = `if [ -e $DIR/asked ]; then echo 'client 1.2.3'; exit 0; fi
+// hang never answers: it waits until the probe ends it.
+const hang = "exec sleep 3600\n"
+
+// hangOnce never answers the first time it is asked, and answers at once
+// the second time (a marker file remembers).
+const hangOnce = `if [ -e $DIR/asked ]; then echo 'client 1.2.3'; exit 0; fi
 touch $DIR/asked
-exec sleep 5
+exec sleep 3600
 `
 
+// slack is how much longer than its bounds a probe may take on a loaded
+// machine before a test calls it unbounded.
+const slack = 30 * time.Second
+
+// TestSecondAttemptAnswers: a first attempt that runs out of its time is
+// followed by a second, whose answer is the version. The first attempt
+// has 100 ms against a client that never answers it; the second has a
+// minute for one that answers at once.
 func TestSecondAttemptAnswers(t *testing.T) {
-	p := client(t, slowOnce, 300*time.Millisecond)
+	p := client(t, hangOnce, time.Minute)
+	p.bound = func(n int) time.Duration {
+		if n == 1 {
+			return 100 * time.Millisecond
+		}
+		return time.Minute
+	}
+	start := time.Now()
 	res := p.Run(context.Background())
+	t.Logf("took %v", time.Since(start))
 	if res.Version != "1.2.3" || res.Line != "client 1.2.3" || res.Unknown != "" || res.TimedOut {
 		t.Fatalf("got %+v, want 1.2.3 from the second attempt", res)
 	}
 }
 
+// TestAlwaysSlowSaysWhy: a client that never answers is asked twice, each
+// time within the bound, and the reason names the bound and the variable.
 func TestAlwaysSlowSaysWhy(t *testing.T) {
-	p := client(t, "exec sleep 5\n", 200*time.Millisecond)
+	p := client(t, hang, 200*time.Millisecond)
 	start := time.Now()
 	res := p.Run(context.Background())
-	if took := time.Since(start); took > 3*time.Second {
+	took := time.Since(start)
+	t.Logf("two attempts of 200 ms took %v", took)
+	if took > 2*p.Timeout+slack {
 		t.Errorf("two attempts of 200 ms took %v", took)
 	}
 	want := "`client --version` did not answer within 200 ms (asked twice); set ACC_PROBE_TIMEOUT_MS to wait longer"
@@ -57,17 +81,45 @@ func TestAlwaysSlowSaysWhy(t *testing.T) {
 	}
 }
 
+var withinMs = regexp.MustCompile(`within (\d+) ms( \(asked twice\))?;`)
+
+// TestBudgetBoundsBothAttempts: Budget bounds the attempts together, and
+// a later attempt gets only what is left of it.
 func TestBudgetBoundsBothAttempts(t *testing.T) {
-	p := client(t, "exec sleep 5\n", time.Second)
-	p.Budget = 1200 * time.Millisecond
+	// Two attempts of ten minutes would take twenty: the budget of half
+	// a second ends the probe long before.
+	p := client(t, hang, 10*time.Minute)
+	p.Budget = 500 * time.Millisecond
 	start := time.Now()
 	res := p.Run(context.Background())
-	if took := time.Since(start); took > 2*time.Second {
-		t.Errorf("a 1.2 s budget took %v", took)
+	took := time.Since(start)
+	t.Logf("a 500 ms budget took %v: %s", took, res.Unknown)
+	if took > p.Budget+slack {
+		t.Errorf("a 500 ms budget took %v", took)
 	}
-	// The second attempt got what was left: about 200 ms.
-	if !res.TimedOut || strings.Contains(res.Unknown, "within 1000 ms (asked twice)") {
-		t.Errorf("got %+v, want the second, shorter attempt named", res)
+	m := withinMs.FindStringSubmatch(res.Unknown)
+	if !res.TimedOut || m == nil {
+		t.Fatalf("got %+v, want a timeout that names its bound", res)
+	}
+	if ms, _ := strconv.Atoi(m[1]); ms > 500 {
+		t.Errorf("an attempt was given %d ms of a 500 ms budget: %s", ms, res.Unknown)
+	}
+
+	// Attempts of 300 ms in a budget of 500: the second gets at most the
+	// 200 ms left (or is not made when less than 50 ms is left), never 300.
+	p = client(t, hang, 300*time.Millisecond)
+	p.Budget = 500 * time.Millisecond
+	res = p.Run(context.Background())
+	t.Logf("300 ms attempts in a 500 ms budget: %s", res.Unknown)
+	m = withinMs.FindStringSubmatch(res.Unknown)
+	if !res.TimedOut || m == nil {
+		t.Fatalf("got %+v, want a timeout that names its bound", res)
+	}
+	if ms, _ := strconv.Atoi(m[1]); m[2] != "" && ms > 200 {
+		t.Errorf("the second attempt was given %d ms, more than the 200 ms left of the budget: %s", ms, res.Unknown)
+	}
+	if m[2] == "" && m[1] != "300" {
+		t.Errorf("a single attempt should name its 300 ms: %s", res.Unknown)
 	}
 }
 
@@ -96,7 +148,9 @@ func TestTimeoutFromEnvironment(t *testing.T) {
 			t.Errorf("%s=%q: %v, %v; want %v", Env, v, got, err, want)
 		}
 	}
-	for _, v := range []string{"0", "-5", "3s", "1.5", "abc", "600001"} {
+	// Only digits: a sign, an exponent or separators are no whole number
+	// of milliseconds as the message says, even where strconv reads one.
+	for _, v := range []string{"0", "-5", "3s", "1.5", "abc", "600001", "+300", "-0", "0x10", "1_000", "1e3", "3 00"} {
 		_, err := Timeout(env(v), DefaultTimeout)
 		pe := protocol.AsError(err)
 		if err == nil || pe.Reason != protocol.ReasonEnvInvalid || pe.Code() != protocol.ExitUsage || !strings.Contains(pe.Message, Env) {
