@@ -81,11 +81,13 @@ func (a *app) doctorCommand() *cli.Command {
 			}
 			rep.Remediation = append(rep.Remediation, clientNotes...)
 			if err != nil {
-				// Unhealthy: the report still prints; the refusal follows.
+				// Unhealthy: the report still prints; the refusal follows,
+				// carrying the whole report (the clients and ACP agents
+				// too) in its details (docs/configuration.md, "acc doctor").
 				if !a.jsonMode {
 					printDoctor(a.env.Stdout, full)
 				}
-				return err
+				return protocol.AsError(err).With("report", full)
 			}
 			return a.emit(full, func(w io.Writer) { printDoctor(w, full) })
 		},
