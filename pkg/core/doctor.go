@@ -185,7 +185,8 @@ func Doctor(ctx context.Context, d DoctorOptions) (*DoctorReport, error) {
 		pe := protocol.AsError(noRoomError(ws, env, err, o))
 		rep.NoRoom = &DoctorNoRoom{ReasonCode: pe.Reason, Message: pe.Message, Start: ws.Start}
 		if pe.Reason == protocol.ReasonNoRoom {
-			rep.Remediation = append(rep.Remediation, "no room is selected here: run `acc doctor` inside your project (a Git repository or a directory with acc.workspace.json), or pass --cwd DIR, to check its room")
+			nr := explainNoRoom(ws, env, protocol.AsError(err), o.Front)
+			rep.Remediation = append(rep.Remediation, "no room is selected here: "+nr.doctor)
 			return rep, nil
 		}
 		rep.Healthy = false

@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -37,8 +38,11 @@ type RuntimeEnv struct {
 	// (protocol.SanitiseParticipantID), or "" when the variable is unset.
 	Participant string `json:"participant,omitempty"`
 
-	// explicit records which bases came from an ACC_* variable.
+	// explicit records which bases came from an ACC_* variable; dataVar
+	// names the variable the data home came from (ACC_DATA_HOME or
+	// XDG_DATA_HOME), "" when it is the platform default under HOME.
 	explicitConfig, explicitCache bool
+	dataVar                       string
 }
 
 // ResolveRuntimeEnv reads and validates every path and name variable of
@@ -68,6 +72,12 @@ func ResolveRuntimeEnv(goos string, getenv func(string) string) (*RuntimeEnv, er
 		return nil, err
 	}
 	e := &RuntimeEnv{DataHome: home}
+	switch {
+	case getenv(EnvDataHome) != "":
+		e.dataVar = EnvDataHome
+	case goos != "darwin" && getenv(envXDGDataHome) != "":
+		e.dataVar = envXDGDataHome
+	}
 	if e.ConfigHome, e.explicitConfig, err = resolveUserBase(goos, getenv, EnvConfigHome, "XDG_CONFIG_HOME", ".config", "Application Support"); err != nil {
 		return nil, err
 	}
@@ -216,19 +226,77 @@ func locateParts(ctx context.Context, o OpenOptions) (*Workspace, *RuntimeEnv, e
 // no room here. A Git or config workspace whose root holds acc's data keeps
 // runtime_inside_workspace: that is a real misconfiguration
 // (docs/configuration.md, "No room here").
+//
+// The message names what lies inside the directory (acc's data, or its
+// configuration or cache when ACC_CONFIG_HOME or ACC_CACHE_HOME puts it
+// there) and the fixes that work: the variable that put it there, and how
+// to start elsewhere (ACC_WORKSPACE_ROOT when that chose the directory,
+// since it overrides both the working directory and --cwd).
 func noRoomError(ws *Workspace, env *RuntimeEnv, containment error, o OpenOptions) error {
 	if ws.Source != protocol.SourceDirectory {
 		return containment
 	}
 	pe := protocol.AsError(containment)
-	data, _ := pe.Details["dataDir"].(string)
-	if data == "" {
-		data = canonicalPath(AccDir(env.DataHome))
-	}
-	fix := o.Front.Cmd("run acc inside your project (or pass --cwd DIR)", "set ACC_MCP_WORKSPACE to your project's directory")
+	nr := explainNoRoom(ws, env, pe, o.Front)
 	return protocol.Errorf(protocol.ReasonNoRoom,
-		"no room here: %s is not inside a Git repository or a directory with %s, and it cannot be a room itself because acc keeps its data inside it (%s); %s",
-		ws.Start, ConfigFileName, data, fix).With("path", ws.Start).With("dataDir", data)
+		"no room here: %s is not inside a Git repository or a directory with %s, and it cannot be a room itself because %s; %s",
+		ws.Start, ConfigFileName, nr.why, nr.fix).With("path", ws.Start).With("dataDir", nr.dir)
+}
+
+// noRoom is why a start directory is no room and what to do about it.
+type noRoom struct {
+	// dir is acc's directory that lies inside the start directory; why
+	// says so ("acc keeps its data inside it (…)"); fix is the remedy for
+	// a room command, doctor the one for acc doctor's next: line.
+	dir, why, fix, doctor string
+}
+
+// explainNoRoom words a no_room refusal from the containment refusal pe
+// (see noRoomError).
+func explainNoRoom(ws *Workspace, env *RuntimeEnv, pe *protocol.Error, front Front) noRoom {
+	nr := noRoom{}
+	nr.dir, _ = pe.Details["dataDir"].(string)
+	if nr.dir == "" {
+		nr.dir = canonicalPath(AccDir(env.DataHome))
+	}
+	variable, _ := pe.Details["variable"].(string)
+	what := "data"
+	switch variable {
+	case EnvConfigHome:
+		what = "configuration"
+	case EnvCacheHome:
+		what = "cache"
+	case "":
+		variable = env.dataVar
+	}
+	// Where to start instead: ACC_WORKSPACE_ROOT, when set, overrides the
+	// working directory and --cwd alike (acc-mcp never reads it).
+	start := front.Cmd("run acc inside your project (or pass --cwd DIR)", "set ACC_MCP_WORKSPACE to your project's directory")
+	doctor := "run `acc doctor` inside your project (a Git repository or a directory with acc.workspace.json), or pass --cwd DIR, to check its room"
+	if env.WorkspaceRoot != "" && front != FrontMCP {
+		start = "set ACC_WORKSPACE_ROOT to your project's directory, or unset it (it overrides the working directory and --cwd)"
+		doctor = "ACC_WORKSPACE_ROOT selects " + ws.Start + ": set it to your project's directory (a Git repository or a directory with acc.workspace.json), or unset it, to check its room"
+	}
+	if variable == "" {
+		nr.why = fmt.Sprintf("acc keeps its data inside it (%s)", nr.dir)
+		nr.fix, nr.doctor = start, doctor
+		return nr
+	}
+	// A variable put acc's directory there: moving it is the fix.
+	// Unsetting ACC_CONFIG_HOME or ACC_CACHE_HOME is a fix too (the
+	// defaults are not checked); an unset data home falls back to a
+	// default that may lie there as well.
+	move := fmt.Sprintf("set %s to an absolute directory outside %s, or unset it", variable, ws.Start)
+	switch variable {
+	case EnvDataHome:
+		move = fmt.Sprintf("set ACC_DATA_HOME to an absolute directory outside %s", ws.Start)
+	case envXDGDataHome:
+		move = fmt.Sprintf("set ACC_DATA_HOME (or XDG_DATA_HOME) to an absolute directory outside %s", ws.Start)
+	}
+	nr.why = fmt.Sprintf("%s puts acc's %s inside it (%s)", variable, what, nr.dir)
+	nr.fix = move + "; or " + start
+	nr.doctor = move + "; or " + doctor
+	return nr
 }
 
 func getenvOS(k string) string { return os.Getenv(k) }
