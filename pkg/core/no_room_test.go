@@ -205,3 +205,43 @@ func TestNoRoomNamesTheFixThatWorks(t *testing.T) {
 		t.Fatalf("something was created: %v", entries)
 	}
 }
+
+// A directory inside acc's own data (such as <data home>/acc/workspaces,
+// where the stores live) is no room: acc would keep its data, even the
+// room's own store, inside the room. A Git repository there is refused as
+// runtime_inside_workspace. Nothing is written.
+func TestNoRoomInsideAccsData(t *testing.T) {
+	base := realTempDir(t)
+	home := filepath.Join(base, "home")
+	acc := filepath.Join(home, ".local", "share", "acc")
+	workspaces := filepath.Join(acc, "workspaces")
+	mustMkdir(t, workspaces)
+	env := map[string]string{"HOME": home}
+	for _, dir := range []string{acc, workspaces} {
+		opts := OpenOptions{Cwd: dir, Getenv: envMap(env), GOOS: "linux"}
+		_, err := Open(context.Background(), opts)
+		wantReason(t, err, protocol.ReasonNoRoom, protocol.ExitUsage)
+		assertOneLine(t, err)
+		want := "no room here: " + dir + " is not inside a Git repository"
+		if dir == workspaces {
+			want = "it cannot be a room itself because it lies inside acc's own data (" + acc + "); run acc inside your project (or pass --cwd DIR)"
+		}
+		if !strings.Contains(err.Error(), want) {
+			t.Fatalf("%s: message %q lacks %q", dir, err, want)
+		}
+		rep, err := Doctor(context.Background(), DoctorOptions{OpenOptions: opts})
+		if err != nil || rep.NoRoom == nil || rep.NoRoom.ReasonCode != protocol.ReasonNoRoom || !rep.Healthy {
+			t.Fatalf("%s: doctor %v, %+v", dir, err, rep)
+		}
+	}
+	repo := filepath.Join(acc, "evidence", "repo")
+	newRepo(t, repo)
+	_, err := Open(context.Background(), OpenOptions{Cwd: repo, Getenv: envMap(env), GOOS: "linux"})
+	wantReason(t, err, protocol.ReasonRuntimeInsideWorkspace, protocol.ExitUsage)
+	if !strings.Contains(err.Error(), "workspace root "+repo+" lies inside acc's data directory "+acc) {
+		t.Fatalf("message %q", err)
+	}
+	if entries, _ := os.ReadDir(workspaces); len(entries) != 0 {
+		t.Fatalf("something was created in %s: %v", workspaces, entries)
+	}
+}

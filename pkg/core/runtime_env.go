@@ -144,14 +144,27 @@ func resolveUserBase(goos string, getenv func(string) string, variable, xdg, lin
 // and the acc directories of ACC_CONFIG_HOME and ACC_CACHE_HOME when they
 // are set, must not equal or lie inside any workspace root (for a Git
 // workspace, any of its worktrees or its .git). Unset config and cache
-// homes are not checked: nothing is written there yet.
+// homes are not checked: nothing is written there yet. Nor may a root lie
+// inside the data home's acc directory (docs/configuration.md, "No room
+// here"): acc keeps its data apart from every room.
 //
 // Errors: runtime_inside_workspace (exit 2) naming the variable and both
-// paths.
+// paths; for a root inside acc's data, details.rootInsideData is true.
 func (e *RuntimeEnv) CheckContainment(ws *Workspace) error {
 	roots := containmentRoots(ws)
 	if err := CheckContainment(e.DataHome, roots); err != nil {
 		return err
+	}
+	// The other way round: a workspace inside acc's data (a directory under
+	// <data home>/acc, such as acc/workspaces) would have acc keep its data
+	// — for acc/workspaces, this very store — inside the room.
+	acc := canonicalPath(AccDir(e.DataHome))
+	for _, root := range roots {
+		if r := canonicalPath(root); pathWithin(r, acc) {
+			return protocol.Errorf(protocol.ReasonRuntimeInsideWorkspace,
+				"a workspace must not lie inside acc's data: workspace root %s lies inside acc's data directory %s; run acc inside a repository or project directory outside it",
+				r, acc).With("dataDir", acc).With("root", r).With("rootInsideData", true)
+		}
 	}
 	for _, area := range []struct {
 		base, variable, what string
@@ -276,6 +289,11 @@ func explainNoRoom(ws *Workspace, env *RuntimeEnv, pe *protocol.Error, front Fro
 	if env.WorkspaceRoot != "" && front != FrontMCP {
 		start = "set ACC_WORKSPACE_ROOT to your project's directory, or unset it (it overrides the working directory and --cwd)"
 		doctor = "ACC_WORKSPACE_ROOT selects " + ws.Start + ": set it to your project's directory (a Git repository or a directory with acc.workspace.json), or unset it, to check its room"
+	}
+	if inside, _ := pe.Details["rootInsideData"].(bool); inside {
+		nr.why = fmt.Sprintf("it lies inside acc's own data (%s)", nr.dir)
+		nr.fix, nr.doctor = start, doctor
+		return nr
 	}
 	if variable == "" {
 		nr.why = fmt.Sprintf("acc keeps its data inside it (%s)", nr.dir)
