@@ -256,21 +256,49 @@ func noRoomError(ws *Workspace, env *RuntimeEnv, containment error, o OpenOption
 		ws.Start, ConfigFileName, nr.why, nr.fix).With("path", ws.Start).With("dataDir", nr.dir)
 }
 
-// noRoom is why a start directory is no room and what to do about it.
+// noRoom is why a directory cannot be a room and what to do about it.
 type noRoom struct {
-	// dir is acc's directory that lies inside the start directory; why
-	// says so ("acc keeps its data inside it (…)"); fix is the remedy for
-	// a room command, doctor the one for acc doctor's next: line.
-	dir, why, fix, doctor string
+	// dir is acc's directory that lies inside the directory (or that the
+	// directory lies inside); why says so ("acc keeps its data inside it
+	// (…)"); move is the fix that moves acc's directory ("set ACC_DATA_HOME
+	// to …"), "" when no variable put it there.
+	dir, why, move string
+	// fix is the remedy for a room command, doctor the one for acc
+	// doctor's next: line.
+	fix, doctor string
 }
 
 // explainNoRoom words a no_room refusal from the containment refusal pe
 // (see noRoomError).
 func explainNoRoom(ws *Workspace, env *RuntimeEnv, pe *protocol.Error, front Front) noRoom {
+	nr := whyNoRoom(ws.Start, env, pe)
+	// Where to start instead: ACC_WORKSPACE_ROOT, when set, overrides the
+	// working directory and --cwd alike (acc-mcp never reads it).
+	start := front.Cmd("run acc inside your project (or pass --cwd DIR)", "set ACC_MCP_WORKSPACE to your project's directory")
+	doctor := "run `acc doctor` inside your project (a Git repository or a directory with acc.workspace.json), or pass --cwd DIR, to check its room"
+	if env.WorkspaceRoot != "" && front != FrontMCP {
+		start = "set ACC_WORKSPACE_ROOT to your project's directory, or unset it (it overrides the working directory and --cwd)"
+		doctor = "ACC_WORKSPACE_ROOT selects " + ws.Start + ": set it to your project's directory (a Git repository or a directory with acc.workspace.json), or unset it, to check its room"
+	}
+	nr.fix, nr.doctor = start, doctor
+	if nr.move != "" {
+		nr.fix, nr.doctor = nr.move+"; or "+start, nr.move+"; or "+doctor
+	}
+	return nr
+}
+
+// whyNoRoom says which of acc's directories makes dir no room, from the
+// containment refusal pe, and which variable to change when one put it
+// there.
+func whyNoRoom(dir string, env *RuntimeEnv, pe *protocol.Error) noRoom {
 	nr := noRoom{}
 	nr.dir, _ = pe.Details["dataDir"].(string)
 	if nr.dir == "" {
 		nr.dir = canonicalPath(AccDir(env.DataHome))
+	}
+	if inside, _ := pe.Details["rootInsideData"].(bool); inside {
+		nr.why = fmt.Sprintf("it lies inside acc's own data (%s)", nr.dir)
+		return nr
 	}
 	variable, _ := pe.Details["variable"].(string)
 	what := "data"
@@ -282,39 +310,41 @@ func explainNoRoom(ws *Workspace, env *RuntimeEnv, pe *protocol.Error, front Fro
 	case "":
 		variable = env.dataVar
 	}
-	// Where to start instead: ACC_WORKSPACE_ROOT, when set, overrides the
-	// working directory and --cwd alike (acc-mcp never reads it).
-	start := front.Cmd("run acc inside your project (or pass --cwd DIR)", "set ACC_MCP_WORKSPACE to your project's directory")
-	doctor := "run `acc doctor` inside your project (a Git repository or a directory with acc.workspace.json), or pass --cwd DIR, to check its room"
-	if env.WorkspaceRoot != "" && front != FrontMCP {
-		start = "set ACC_WORKSPACE_ROOT to your project's directory, or unset it (it overrides the working directory and --cwd)"
-		doctor = "ACC_WORKSPACE_ROOT selects " + ws.Start + ": set it to your project's directory (a Git repository or a directory with acc.workspace.json), or unset it, to check its room"
-	}
-	if inside, _ := pe.Details["rootInsideData"].(bool); inside {
-		nr.why = fmt.Sprintf("it lies inside acc's own data (%s)", nr.dir)
-		nr.fix, nr.doctor = start, doctor
-		return nr
-	}
 	if variable == "" {
 		nr.why = fmt.Sprintf("acc keeps its data inside it (%s)", nr.dir)
-		nr.fix, nr.doctor = start, doctor
 		return nr
 	}
-	// A variable put acc's directory there: moving it is the fix.
-	// Unsetting ACC_CONFIG_HOME or ACC_CACHE_HOME is a fix too (the
-	// defaults are not checked); an unset data home falls back to a
-	// default that may lie there as well.
-	move := fmt.Sprintf("set %s to an absolute directory outside %s, or unset it", variable, ws.Start)
+	// A variable put acc's directory there: moving it is the fix. Unsetting
+	// ACC_CONFIG_HOME or ACC_CACHE_HOME is one too (the defaults are not
+	// checked); an unset data home falls back to a default that may lie
+	// there as well.
+	nr.why = fmt.Sprintf("%s puts acc's %s inside it (%s)", variable, what, nr.dir)
 	switch variable {
 	case EnvDataHome:
-		move = fmt.Sprintf("set ACC_DATA_HOME to an absolute directory outside %s", ws.Start)
+		nr.move = fmt.Sprintf("set ACC_DATA_HOME to an absolute directory outside %s", dir)
 	case envXDGDataHome:
-		move = fmt.Sprintf("set ACC_DATA_HOME (or XDG_DATA_HOME) to an absolute directory outside %s", ws.Start)
+		nr.move = fmt.Sprintf("set ACC_DATA_HOME (or XDG_DATA_HOME) to an absolute directory outside %s", dir)
+	default:
+		nr.move = fmt.Sprintf("set %s to an absolute directory outside %s, or unset it", variable, dir)
 	}
-	nr.why = fmt.Sprintf("%s puts acc's %s inside it (%s)", variable, what, nr.dir)
-	nr.fix = move + "; or " + start
-	nr.doctor = move + "; or " + doctor
 	return nr
+}
+
+// CheckRoomHere reports why the workspace that o selects cannot be a room
+// because of where acc's data lies: the refusal a room command gives there
+// (no_room or runtime_inside_workspace), or nil when there is none — also
+// when the workspace or the environment cannot be resolved, which every
+// command reports by itself. It reads only; acc config validate uses it to
+// say that there is no room (docs/configuration.md, "No room here").
+func CheckRoomHere(ctx context.Context, o OpenOptions) *protocol.Error {
+	ws, env, err := locateParts(ctx, o)
+	if err != nil {
+		return nil
+	}
+	if err := env.CheckContainment(ws); err != nil {
+		return protocol.AsError(noRoomError(ws, env, err, o))
+	}
+	return nil
 }
 
 func getenvOS(k string) string { return os.Getenv(k) }
