@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"syscall"
 
 	"github.com/acc-go/acc/pkg/adapters/adapter"
 	"github.com/acc-go/acc/pkg/protocol"
@@ -101,13 +102,14 @@ func sum(b []byte) string {
 // recordPath is <data home>/acc/installs.json.
 func recordPath(dataHome string) string { return filepath.Join(dataHome, "acc", "installs.json") }
 
-// loadRecord reads the record; a missing one is empty. One that does not
-// parse, or has another schema version, is refused (exit 4): treating it
-// as empty would orphan every file acc wrote.
+// loadRecord reads the record; a missing one is empty, also when a file
+// stands where a directory on its path goes (no record can be there). One
+// that does not parse, or has another schema version, is refused (exit 4):
+// treating it as empty would orphan every file acc wrote.
 func loadRecord(dataHome string) (*Record, error) {
 	path := recordPath(dataHome)
 	b, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 		return &Record{SchemaVersion: RecordSchemaVersion, Installs: []Install{}}, nil
 	}
 	if err != nil {

@@ -76,6 +76,7 @@ const (
 	ReasonPathNotAbsolute          = "path_not_absolute"
 	ReasonRuntimeInsideWorkspace   = "runtime_inside_workspace"
 	ReasonNoRoom                   = "no_room"
+	ReasonDataHomeUnusable         = "data_home_unusable"
 	ReasonHomeMissing              = "home_missing"
 	ReasonUnknownAdapter           = "unknown_adapter"
 	ReasonHomeNotDirectory         = "home_not_directory"
@@ -161,6 +162,7 @@ var Reasons = []ReasonInfo{
 	{ReasonPathNotAbsolute, ExitUsage, "an environment path that must be absolute is relative"},
 	{ReasonRuntimeInsideWorkspace, ExitUsage, "the data home lies inside the workspace, or the workspace inside acc's data; acc never writes its store into a repository"},
 	{ReasonNoRoom, ExitUsage, "no room here: the directory is in no Git repository and under no acc.workspace.json, and holds acc's data (your home, /) or lies inside it, so it cannot be a room itself; run acc inside your project — the message names the fix"},
+	{ReasonDataHomeUnusable, ExitUsage, "acc's data home, or a directory on the way to it, exists but is no usable directory (a broken symlink, a file); the message names it and the fix"},
 	{ReasonHomeMissing, ExitUsage, "neither ACC_DATA_HOME nor HOME is set"},
 	{ReasonUnknownAdapter, ExitUsage, "no adapter has that id; the ids are claude, codex, gemini, grok and kimi"},
 	{ReasonHomeNotDirectory, ExitUsage, "the home acc install was given is not an existing directory"},
