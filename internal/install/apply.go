@@ -157,12 +157,19 @@ func (e *Env) planInstall(o Options, dets map[string]Detection, lk *installLock)
 		plans = append(plans, p)
 	}
 	shim = shimScript(e.HookBinary)
-	shimOld, _, err = readFile(e.shimPath())
-	if err != nil {
-		return nil, nil, nil, nil, nil, err
-	}
 	if len(plans) > 0 {
+		// acc's own files in the data home: checked alike for a dry run
+		// and for the run, before anything is written.
+		if err := e.checkDataPaths("install"); err != nil {
+			return nil, nil, nil, nil, nil, err
+		}
+		if shimOld, _, err = readFile(e.shimPath()); err != nil {
+			return nil, nil, nil, nil, nil, inTheWay(e.shimPath(), err)
+		}
 		rep.Shared = e.installShared(rec, plans, shim, shimOld, lk)
+		if err := checkWritable(rep.Shared, "install"); err != nil {
+			return nil, nil, nil, nil, nil, err
+		}
 	}
 	for _, p := range plans {
 		rep.Clients = append(rep.Clients, p.report)

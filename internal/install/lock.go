@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/acc-go/acc/pkg/core"
 	"github.com/acc-go/acc/pkg/protocol"
 	"golang.org/x/sys/unix"
 )
@@ -47,6 +48,12 @@ type installLock struct {
 // lockPath (same device and inode) and, when it is not, starts again on the
 // file now there: only one run at a time holds the file at the path.
 //
+// A path that is in the way for good — a broken symlink or a file on the
+// way to acc's directory, a lock that is a symlink — is refused at once,
+// never waited on: only the race above, and a directory or lock file that
+// the last uninstall removed between two of these steps (ENOENT), make it
+// try again, lockPoll apart.
+//
 // Errors: exit 3 install_busy when another run keeps the lock past
 // lockWait; exit 5 install_conflict when the path cannot be used (a
 // symlink, a file where a directory goes, no permission).
@@ -73,15 +80,29 @@ func lock(ctx context.Context, dataHome string) (*installLock, error) {
 					return l, nil
 				}
 				f.Close() // released and removed by the last uninstall meanwhile
+				if ctx.Err() != nil {
+					return nil, busy(dataHome)
+				}
+				continue
 			}
 		}
-		// A missing directory or file means the last uninstall removed
-		// them between two of these steps: start again.
-		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if pp := core.DirProblem(filepath.Dir(path)); pp != nil {
+			return nil, protocol.Errorf(protocol.ReasonInstallConflict,
+				"acc's data home %s cannot be used: %s; %s, or set ACC_DATA_HOME to an absolute directory elsewhere, then run the command again",
+				dataHome, pp, pp.Fix).With("path", pp.Path)
+		}
+		if perr := lockFileProblem(path, "the command"); perr != nil {
+			return nil, perr
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
 			return nil, inTheWay(path, err)
 		}
-		if ctx.Err() != nil {
+		// Removed by the last uninstall between two of these steps: start
+		// again once that run is done.
+		select {
+		case <-ctx.Done():
 			return nil, busy(dataHome)
+		case <-time.After(lockPoll):
 		}
 	}
 }

@@ -38,7 +38,7 @@ func (e *Env) Uninstall(ctx context.Context, o Options) (*Report, error) {
 	// installed (left by an acc that did not remove it) is something to
 	// do: taking the lock and releasing it removes it.
 	rep, rec, undos, lastOut, err := e.planUninstall(o)
-	if err != nil || o.DryRun || (len(undos) == 0 && (!lastOut || (rec.Shim == nil && !exists(lockPath(e.DataHome))))) {
+	if err != nil || o.DryRun || !e.uninstallWrites(rec, undos, lastOut) {
 		return rep, err
 	}
 	lk, err := lock(ctx, e.DataHome)
@@ -183,7 +183,24 @@ func (e *Env) planUninstall(o Options) (*Report, *Record, []undo, bool, error) {
 		}
 		rep.Shared = append(rep.Shared, gone...)
 	}
+	if e.uninstallWrites(rec, undos, lastOut) {
+		// Checked alike for a dry run and for the run, before anything
+		// is removed.
+		if err := e.checkDataPaths("uninstall"); err != nil {
+			return nil, nil, nil, false, err
+		}
+		if err := checkWritable(rep.Shared, "uninstall"); err != nil {
+			return nil, nil, nil, false, err
+		}
+	}
 	return rep, rec, undos, lastOut, nil
+}
+
+// uninstallWrites reports whether an uninstall planned as undos has
+// anything to do, and so takes the install lock: a client to unwire, or,
+// with nothing of acc's left installed, the shim or a lock file to remove.
+func (e *Env) uninstallWrites(rec *Record, undos []undo, lastOut bool) bool {
+	return len(undos) > 0 || (lastOut && (rec.Shim != nil || exists(lockPath(e.DataHome))))
 }
 
 // emptiedBy reports whether dir is an existing directory that holds nothing

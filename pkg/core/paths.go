@@ -166,13 +166,17 @@ type PathProblem struct {
 func (p *PathProblem) String() string { return p.Path + " is " + p.Is }
 
 // DataHomeProblem reports what keeps acc from making or using its
-// directory in dataHome (AccDir): walking up from it, the first path that
-// exists is checked, and must be a directory or a symlink to one. A broken
-// symlink, a symlink loop, a file or anything else that is no directory is
-// the problem; nil means none (a missing directory is no problem: it is
-// created when first needed). It reads only.
-func DataHomeProblem(dataHome string) *PathProblem {
-	for p := AccDir(dataHome); ; p = filepath.Dir(p) {
+// directory in dataHome (AccDir; see DirProblem). It reads only.
+func DataHomeProblem(dataHome string) *PathProblem { return DirProblem(AccDir(dataHome)) }
+
+// DirProblem reports what keeps dir (absolute) from being made or used as
+// a directory: walking up from it, the first path that exists is checked,
+// and must be a directory or a symlink to one. A broken symlink, a symlink
+// loop, a file or anything else that is no directory is the problem; nil
+// means none (a missing directory is no problem: it is created when first
+// needed). It reads only.
+func DirProblem(dir string) *PathProblem {
+	for p := filepath.Clean(dir); ; p = filepath.Dir(p) {
 		info, err := os.Lstat(p)
 		if err != nil {
 			// Missing, or below a file (ENOTDIR): look further up.
