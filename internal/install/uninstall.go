@@ -50,32 +50,49 @@ func (e *Env) Uninstall(ctx context.Context, o Options) (*Report, error) {
 		return nil, err
 	}
 	if err := rec.adoptLock(e.DataHome, lk); err != nil {
-		return rep, failed("the record", recordPath(e.DataHome), err)
+		return rep, stopped(recordPath(e.DataHome), err, "uninstall",
+			"acc uninstall could not update its record %s (%v); nothing was removed", recordPath(e.DataHome), errText(err))
 	}
+	// Each refusal below says what this run had done by then; the record
+	// still lists everything left to do, so running uninstall again
+	// finishes (a file already without acc's part is "missing" then).
+	var done []string // the clients this run unwired
 	for _, u := range undos {
+		name := e.Adapters[u.id].DisplayName()
+		var changed []string
 		for _, f := range u.files {
 			if err := f.write(); err != nil {
-				return rep, failed(u.id, f.path, err)
+				already := ""
+				if len(changed) > 0 {
+					already = "; acc's part of " + strings.Join(changed, ", ") + " is already gone"
+				}
+				return rep, stopped(f.path, err, "uninstall",
+					"acc uninstall could not remove acc's part of %s for %s (%v)%s; the record still lists %s%s", f.path, name, errText(err), already, name, earlier(done, "unwired"))
 			}
 			removeStaleTemp(f.path)
+			changed = append(changed, f.path)
 		}
 		removeEmptyDirs(u.dirs)
 		rec.drop(u.id)
 		if err := rec.save(e.DataHome); err != nil {
-			return rep, failed(u.id, recordPath(e.DataHome), err)
+			return rep, stopped(recordPath(e.DataHome), err, "uninstall",
+				"acc uninstall removed acc's part of %s's files but could not update its record %s (%v), which still lists %s%s", name, recordPath(e.DataHome), errText(err), name, earlier(done, "unwired"))
 		}
+		done = append(done, name)
 	}
 	if lastOut && rec.Shim != nil {
 		if b, _, _ := readFile(rec.Shim.Path); b != nil && sum(b) == rec.Shim.SHA256 {
 			if err := os.Remove(rec.Shim.Path); err != nil {
-				return rep, failed("the hook shim", rec.Shim.Path, err)
+				return rep, stopped(rec.Shim.Path, err, "uninstall",
+					"acc uninstall could not remove the hook shim %s (%v)%s; the record still lists the shim", rec.Shim.Path, errText(err), earlier(done, "unwired"))
 			}
 		}
 		removeStaleTemp(rec.Shim.Path)
 		_ = os.Remove(filepath.Dir(rec.Shim.Path)) // acc/bin, when empty
 		rec.Shim = nil
 		if err := rec.save(e.DataHome); err != nil {
-			return rep, failed("the record", recordPath(e.DataHome), err)
+			return rep, stopped(recordPath(e.DataHome), err, "uninstall",
+				"acc uninstall removed the hook shim but could not remove its record %s (%v)%s", recordPath(e.DataHome), errText(err), earlier(done, "unwired"))
 		}
 	}
 	return rep, nil

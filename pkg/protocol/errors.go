@@ -189,7 +189,7 @@ var Reasons = []ReasonInfo{
 	{ReasonConfigUnknownKey, ExitData, "acc.workspace.json has a key acc does not know"},
 	{ReasonClientConfigInvalid, ExitData, "a client's configuration file does not parse; acc left it untouched"},
 	{ReasonInstallRecordInvalid, ExitData, "acc's install record (installs.json in the data home) does not parse or has an unknown schema version"},
-	{ReasonInstallFailed, ExitData, "writing a client's configuration failed; what was written is recorded, and running the command again completes it"},
+	{ReasonInstallFailed, ExitData, "a write failed part way through acc install or acc uninstall; the message says what the run had done, and running the command again finishes it"},
 	{ReasonStoreUnhealthy, ExitData, "acc doctor found the store corrupt, foreign, of an unknown version or failing its integrity check; the report is in details"},
 
 	{ReasonWaitTimeout, ExitTimeout, "acc wait ran out of time before what it waited for happened; run it again or raise --timeout"},
