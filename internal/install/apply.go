@@ -75,6 +75,9 @@ func (e *Env) Install(ctx context.Context, o Options) (*Report, error) {
 		}
 	}
 	if !bytes.Equal(shimOld, shim) {
+		// Listed before it is made: a run killed from here on leaves
+		// acc/bin listed in the lock file (installLock).
+		lk.note(missingDirs(e.shimPath())...)
 		made, err := makeDirs(filepath.Dir(e.shimPath()))
 		rec.adopt(made...)
 		if err == nil {

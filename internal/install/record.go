@@ -31,8 +31,10 @@ type Record struct {
 	Installs []Install `json:"installs"`
 	// DataDirectories are the directories install created in the data home
 	// for its own files (the lock, this record, the shim): acc's directory
-	// and any missing parents, and acc/bin. Once no installation remains,
-	// uninstall removes each one that is then empty (docs/adapters.md).
+	// and any missing parents, and acc/bin — also those a run cut short
+	// made and the lock file lists (installLock). Once no installation
+	// remains, uninstall removes each one that is then empty
+	// (docs/adapters.md).
 	DataDirectories []string `json:"dataDirectories,omitempty"`
 }
 
@@ -190,12 +192,16 @@ func (r *Record) adopt(dirs ...string) bool {
 	return added
 }
 
-// adoptLock records the directories lk created. When the record exists
-// they are saved at once: a run can find nothing else to change (another
-// run, which took the lock first, installed the same), and the directories
-// must not then be nobody's.
+// adoptLock records the directories lk created and those the lock file
+// lists (a run cut short made them; see installLock) that still exist, and
+// lists the record's directories in the lock file, so that an uninstall
+// cut short after removing the record leaves them listed too. When the
+// record exists the new ones are saved at once: a run can find nothing
+// else to change (another run, which took the lock first, installed the
+// same), and the directories must not then be nobody's.
 func (r *Record) adoptLock(dataHome string, lk *installLock) error {
-	if !r.adopt(lk.created...) {
+	lk.note(r.DataDirectories...)
+	if !r.adopt(existing(union(lk.created, lk.listed))...) {
 		return nil
 	}
 	if _, err := os.Lstat(recordPath(dataHome)); err != nil {

@@ -20,7 +20,9 @@ import (
 // shim, the record, the install lock and the directories install created
 // for them, each when empty (release; evidence records and stores in the
 // data home stay, docs/adapters.md). A lock file with nothing recorded is
-// removed too. The report's Shared lists each of these, dry run or not.
+// removed too, and so is what a run cut short left (leftovers, and the
+// directories the lock file lists). The report's Shared lists each of
+// these, dry run or not.
 // Errors: exit 2 unknown adapter; exit 4 unreadable record or a client file
 // that no longer parses (left untouched); exit 4 install_failed when a
 // write fails (the record stays, and running uninstall again finishes).
@@ -81,7 +83,7 @@ func (e *Env) Uninstall(ctx context.Context, o Options) (*Report, error) {
 		done = append(done, name)
 	}
 	if lastOut && rec.Shim != nil {
-		if b, _, _ := readFile(rec.Shim.Path); b != nil && sum(b) == rec.Shim.SHA256 {
+		if b, _, _ := readFile(rec.Shim.Path); b != nil && ownShim(b, rec.Shim) {
 			if err := os.Remove(rec.Shim.Path); err != nil {
 				return rep, stopped(rec.Shim.Path, err, "uninstall",
 					"acc uninstall could not remove the hook shim %s (%v)%s; the record still lists the shim", rec.Shim.Path, errText(err), earlier(done, "unwired"))
@@ -164,12 +166,19 @@ func (e *Env) planUninstall(o Options) (*Report, *Record, []undo, bool, error) {
 		op := "remove"
 		if b, _, _ := readFile(rec.Shim.Path); b == nil {
 			op = "missing"
-		} else if sum(b) != rec.Shim.SHA256 {
+		} else if !ownShim(b, rec.Shim) {
 			op = "kept"
 		}
 		rep.Shared = append(rep.Shared, Change{Path: rec.Shim.Path, Kind: "file", Op: op})
 		if op == "remove" {
 			removed[rec.Shim.Path] = true
+		}
+	}
+	if lastOut && rec.Shim == nil {
+		// What a run cut short left that no record lists.
+		for _, ch := range leftovers(e.DataHome) {
+			rep.Shared = append(rep.Shared, ch)
+			removed[ch.Path] = true
 		}
 	}
 	if len(undos) > 0 || (lastOut && rec.Shim != nil) {
@@ -189,7 +198,10 @@ func (e *Env) planUninstall(o Options) (*Report, *Record, []undo, bool, error) {
 	if lastOut {
 		// The directories install created that nothing else keeps,
 		// deepest first.
-		dirs := union(rec.DataDirectories, []string{filepath.Dir(e.shimPath())})
+		// The lock file lists those of a run cut short before it
+		// recorded them (installLock).
+		acc := filepath.Dir(lockPath(e.DataHome))
+		dirs := withChainBelow(union(union(rec.DataDirectories, listedDirs(e.DataHome)), []string{filepath.Dir(e.shimPath())}), acc)
 		slices.SortFunc(dirs, func(a, b string) int { return len(b) - len(a) })
 		var gone []Change
 		for _, d := range dirs {
@@ -215,9 +227,18 @@ func (e *Env) planUninstall(o Options) (*Report, *Record, []undo, bool, error) {
 
 // uninstallWrites reports whether an uninstall planned as undos has
 // anything to do, and so takes the install lock: a client to unwire, or,
-// with nothing of acc's left installed, the shim or a lock file to remove.
+// with nothing of acc's left installed, the shim, a lock file or what a
+// run cut short left to remove.
 func (e *Env) uninstallWrites(rec *Record, undos []undo, lastOut bool) bool {
-	return len(undos) > 0 || (lastOut && (rec.Shim != nil || exists(lockPath(e.DataHome))))
+	return len(undos) > 0 || (lastOut && (rec.Shim != nil || exists(lockPath(e.DataHome)) || len(leftovers(e.DataHome)) > 0))
+}
+
+// ownShim reports whether b, the shim file's bytes, is acc's to remove: as
+// the record says acc wrote it, or a shim exactly as acc install writes one
+// for another acc-hook path (a reinstall cut short between writing the
+// shim and recording it).
+func ownShim(b []byte, recorded *RecordedFile) bool {
+	return sum(b) == recorded.SHA256 || isAccShim(b)
 }
 
 // emptiedBy reports whether dir is an existing directory that holds nothing
