@@ -43,7 +43,8 @@ func (a *app) configInitCommand() *cli.Command {
 		Description: "init writes acc.workspace.json directly into --cwd (default: the working directory; no upward\n" +
 			"search) with a new random workspace id, roots [\".\"] and the default policy. It shows the file first.\n" +
 			"It never overwrites an existing file. A new config gives the workspace a new id, so init refuses while\n" +
-			"sessions are attached to the current workspace, naming them, unless --force. Without --yes it asks\n" +
+			"sessions are attached to the current workspace, naming them, unless --force. It refuses a directory\n" +
+			"that cannot be a room because it holds acc's data (your home directory) or lies inside it. Without --yes it asks\n" +
 			"for confirmation when stdin and stdout are terminals, and refuses otherwise.\n\n" +
 			"  acc config init --yes",
 		Flags: []cli.Flag{
@@ -61,6 +62,9 @@ func (a *app) configInitCommand() *cli.Command {
 			}
 			plan, err := core.PlanConfigInit(dir)
 			if err != nil {
+				return err
+			}
+			if err := plan.CheckRoom(a.env.Getenv, ""); err != nil {
 				return err
 			}
 			if !cmd.Bool("force") {
@@ -121,7 +125,8 @@ func (a *app) configValidateCommand() *cli.Command {
 		Description: "validate finds the config that governs --cwd (default: the working directory) by walking up, as\n" +
 			"every command does, or reads exactly --workspace FILE, and checks every rule. It only reads: it\n" +
 			"needs no store and works when the workspace cannot be opened. Without a config it reports the\n" +
-			"defaults. A broken config exits 4 naming the file and the field or key.\n\n" +
+			"defaults, or that there is no room here (your home directory). A broken config exits 4 naming the file\n" +
+			"and the field or key.\n\n" +
 			"  acc config validate --json",
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			dir, err := a.configDir(cmd)
@@ -132,6 +137,9 @@ func (a *app) configValidateCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
+			if pe := core.CheckRoomHere(ctx, core.OpenOptions{Cwd: res.Dir, ConfigPath: cmd.String("workspace"), Getenv: a.getenvWithoutRoot}); pe != nil {
+				res.NoRoom = &core.DoctorNoRoom{ReasonCode: pe.Reason, Message: pe.Message, Start: res.Dir}
+			}
 			return a.emit(res, func(w io.Writer) { printValidation(w, res) })
 		},
 	}
@@ -139,7 +147,14 @@ func (a *app) configValidateCommand() *cli.Command {
 
 func printValidation(w io.Writer, res *core.ConfigValidation) {
 	if !res.Present {
-		fmt.Fprintf(w, "no acc.workspace.json governs %s; defaults apply\n", res.Dir)
+		switch {
+		case res.NoRoom == nil:
+			fmt.Fprintf(w, "no acc.workspace.json governs %s; defaults apply\n", res.Dir)
+		case res.NoRoom.ReasonCode == protocol.ReasonNoRoom:
+			fmt.Fprintf(w, "no acc.workspace.json governs %s; %s\n", res.Dir, res.NoRoom.Message)
+		default:
+			fmt.Fprintf(w, "no acc.workspace.json governs %s; defaults apply, but this workspace cannot be used: %s\n", res.Dir, res.NoRoom.Message)
+		}
 		return
 	}
 	fmt.Fprintf(w, "valid: %s\n", *res.File)
@@ -150,6 +165,9 @@ func printValidation(w io.Writer, res *core.ConfigValidation) {
 	}
 	fmt.Fprintf(w, "  workspaceId %s; roots %s; claimMode %s; contextBudgetBytes %d; requiredAdapters %s\n",
 		cfg.WorkspaceID, strings.Join(cfg.Roots, ", "), cfg.Policy.ClaimMode, cfg.Policy.ContextBudgetBytes, adapters)
+	if res.NoRoom != nil {
+		fmt.Fprintf(w, "  but this workspace cannot be used: %s\n", res.NoRoom.Message)
+	}
 }
 
 // configDir is the directory the config commands act on: --cwd, else

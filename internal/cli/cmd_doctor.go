@@ -26,7 +26,8 @@ func (a *app) doctorCommand() *cli.Command {
 			"acc.workspace.json requires. Each finding comes with the next command to run. A workspace without a\n" +
 			"store yet is healthy (the first attach creates it; doctor never does). A corrupt, foreign or\n" +
 			"unknown-version store exits 4 after printing the report (with --json, the report is in error.details).\n" +
-			"It also reports acc's data home (its path and whether it exists) and each coding client on this machine:\n" +
+			"It also reports acc's data home (its path and whether it exists; a broken symlink or a file there is a\n" +
+			"problem: the report says what it is, then doctor exits 2, data_home_unusable) and each coding client on this machine:\n" +
 			"found or not, its version (asked as acc install asks, within ACC_PROBE_TIMEOUT_MS), whether acc is\n" +
 			"installed for it and whether acc's files are still as acc wrote them, the capabilities proven for that\n" +
 			"version (\"proven at X, running Y\") and its delivery policy, and what is proven for the ACP agents acc acp\n" +
@@ -81,11 +82,13 @@ func (a *app) doctorCommand() *cli.Command {
 			}
 			rep.Remediation = append(rep.Remediation, clientNotes...)
 			if err != nil {
-				// Unhealthy: the report still prints; the refusal follows.
+				// Unhealthy: the report still prints; the refusal follows,
+				// carrying the whole report (the clients and ACP agents
+				// too) in its details (docs/configuration.md, "acc doctor").
 				if !a.jsonMode {
 					printDoctor(a.env.Stdout, full)
 				}
-				return err
+				return protocol.AsError(err).With("report", full)
 			}
 			return a.emit(full, func(w io.Writer) { printDoctor(w, full) })
 		},
@@ -163,6 +166,8 @@ func printDoctor(w io.Writer, full *doctorReport) {
 	}
 	s := rep.Store
 	switch {
+	case rep.DataHome.Problem != "":
+		fmt.Fprintf(w, "acc's data home cannot be used; no store; protection %s\n", rep.Protection)
 	case s.Healthy && !s.Exists:
 		fmt.Fprintf(w, "no store yet (nothing wrong); %s; protection %s\n", sessionCounts(rep.Sessions), rep.Protection)
 	case s.Healthy:
@@ -178,7 +183,11 @@ func printDoctor(w io.Writer, full *doctorReport) {
 	printDataHome(w, rep.DataHome)
 	switch {
 	case !s.Exists:
-		fmt.Fprintf(w, "  %s (%s)\n", core.NoStoreNote, s.Path)
+		note := s.Note
+		if note == "" {
+			note = core.NoStoreNote
+		}
+		fmt.Fprintf(w, "  %s (%s)\n", note, s.Path)
 	case s.Healthy && s.Note != "":
 		fmt.Fprintf(w, "  store %s: %s\n", s.Path, s.Note)
 	case s.Healthy:
@@ -204,9 +213,12 @@ func printDoctor(w io.Writer, full *doctorReport) {
 // what doctor knows without one.
 func printNoRoom(w io.Writer, full *doctorReport) {
 	rep := full.DoctorReport
-	if rep.NoRoom.ReasonCode == protocol.ReasonNoRoom {
+	switch {
+	case rep.NoRoom.ReasonCode == protocol.ReasonNoRoom && rep.DataHome.Problem != "":
+		fmt.Fprintln(w, "no room selected, and acc's data home cannot be used; this machine's clients and data home follow")
+	case rep.NoRoom.ReasonCode == protocol.ReasonNoRoom:
 		fmt.Fprintln(w, "no room selected (nothing wrong); this machine's clients and data home follow")
-	} else {
+	default:
 		fmt.Fprintf(w, "no usable room (%s); this machine's clients and data home follow\n", rep.NoRoom.ReasonCode)
 	}
 	fmt.Fprintf(w, "  %s\n", rep.NoRoom.Message)
@@ -214,14 +226,23 @@ func printNoRoom(w io.Writer, full *doctorReport) {
 	printMachine(w, full)
 }
 
+// printDataHome says of the data home and acc's directory in it whether
+// each exists; when a path on the way is no usable directory, what it is
+// ("a broken symlink to …", "a file, not a directory"), and for the paths
+// below it that they cannot be created.
 func printDataHome(w io.Writer, d core.DoctorDataHome) {
-	state := func(ok bool) string {
-		if ok {
+	state := func(path string, ok bool) string {
+		switch {
+		case ok:
 			return "exists"
+		case d.ProblemPath == path:
+			return strings.TrimPrefix(d.Problem, d.ProblemPath+" is ")
+		case d.ProblemPath != "" && strings.HasPrefix(path, d.ProblemPath+"/"):
+			return "cannot be created: " + d.Problem
 		}
 		return "not created yet"
 	}
-	fmt.Fprintf(w, "  data home %s (%s); acc's data %s (%s)\n", d.Path, state(d.Exists), d.AccDir, state(d.AccDirExists))
+	fmt.Fprintf(w, "  data home %s (%s); acc's data %s (%s)\n", d.Path, state(d.Path, d.Exists), d.AccDir, state(d.AccDir, d.AccDirExists))
 }
 
 // printMachine prints what belongs to this machine rather than to a room:

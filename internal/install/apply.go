@@ -5,10 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/acc-go/acc/pkg/adapters/adapter"
 	"github.com/acc-go/acc/pkg/protocol"
@@ -62,7 +64,8 @@ func (e *Env) Install(ctx context.Context, o Options) (*Report, error) {
 		return nil, err
 	}
 	if err := rec.adoptLock(e.DataHome, lk); err != nil {
-		return rep, failed("the record", recordPath(e.DataHome), err)
+		return rep, stopped(recordPath(e.DataHome), err, "install",
+			"acc install could not update its record %s (%v); nothing was installed", recordPath(e.DataHome), errText(err))
 	}
 
 	// Apply: check every client can be written, then the shim, then per
@@ -73,21 +76,27 @@ func (e *Env) Install(ctx context.Context, o Options) (*Report, error) {
 		}
 	}
 	if !bytes.Equal(shimOld, shim) {
+		// Listed before it is made: a run killed from here on leaves
+		// acc/bin listed in the lock file (installLock).
+		lk.note(missingDirs(e.shimPath())...)
 		made, err := makeDirs(filepath.Dir(e.shimPath()))
 		rec.adopt(made...)
-		if err != nil {
-			return rep, failed("the hook shim", e.shimPath(), err)
+		if err == nil {
+			err = writeAtomic(e.shimPath(), shim, 0o755)
 		}
-		if err := writeAtomic(e.shimPath(), shim, 0o755); err != nil {
-			return rep, failed("the hook shim", e.shimPath(), err)
+		if err != nil {
+			return rep, stopped(e.shimPath(), err, "install",
+				"acc install could not write the hook shim %s (%v); no client's configuration was changed", e.shimPath(), errText(err))
 		}
 	}
 	if shimRec := (&RecordedFile{Path: e.shimPath(), SHA256: sum(shim)}); rec.Shim == nil || *rec.Shim != *shimRec {
 		rec.Shim = shimRec
 		if err := rec.save(e.DataHome); err != nil {
-			return rep, failed("the hook shim", recordPath(e.DataHome), err)
+			return rep, stopped(recordPath(e.DataHome), err, "install",
+				"acc install wrote the hook shim %s but could not record it in %s (%v); no client's configuration was changed", e.shimPath(), recordPath(e.DataHome), errText(err))
 		}
 	}
+	var done []string // the clients this run installed
 	for _, p := range plans {
 		prev := rec.find(p.install.AdapterID)
 		if p.unchanged(prev) {
@@ -98,10 +107,12 @@ func (e *Env) Install(ctx context.Context, o Options) (*Report, error) {
 			cp := *prev
 			before = &cp
 		}
+		name := p.report.DisplayName
 		p.install.State = "pending"
 		rec.put(p.install)
 		if err := rec.save(e.DataHome); err != nil {
-			return rep, failed(p.report.DisplayName, recordPath(e.DataHome), err)
+			return rep, stopped(recordPath(e.DataHome), err, "install",
+				"acc install could not update its record %s before writing %s's files (%v); nothing was written for %s%s", recordPath(e.DataHome), name, errText(err), name, earlier(done, "installed"))
 		}
 		for i, f := range p.files {
 			if err := f.write(); err != nil {
@@ -117,14 +128,17 @@ func (e *Env) Install(ctx context.Context, o Options) (*Report, error) {
 					rec.drop(p.install.AdapterID)
 				}
 				_ = rec.save(e.DataHome)
-				return rep, failed(p.report.DisplayName, f.path, err)
+				return rep, stopped(f.path, err, "install",
+					"acc install could not write %s for %s (%v); what it had written for %s was undone%s", f.path, name, errText(err), name, earlier(done, "installed"))
 			}
 		}
 		p.install.State = "installed"
 		rec.put(p.install)
 		if err := rec.save(e.DataHome); err != nil {
-			return rep, failed(p.report.DisplayName, recordPath(e.DataHome), err)
+			return rep, stopped(recordPath(e.DataHome), err, "install",
+				"acc install wrote %s's files but could not mark it installed in its record %s (%v), which says its install is pending%s", name, recordPath(e.DataHome), errText(err), earlier(done, "installed"))
 		}
+		done = append(done, name)
 	}
 	return rep, nil
 }
@@ -158,12 +172,19 @@ func (e *Env) planInstall(o Options, dets map[string]Detection, lk *installLock)
 		plans = append(plans, p)
 	}
 	shim = shimScript(e.HookBinary)
-	shimOld, _, err = readFile(e.shimPath())
-	if err != nil {
-		return nil, nil, nil, nil, nil, err
-	}
 	if len(plans) > 0 {
+		// acc's own files in the data home: checked alike for a dry run
+		// and for the run, before anything is written.
+		if err := e.checkDataPaths("install"); err != nil {
+			return nil, nil, nil, nil, nil, err
+		}
+		if shimOld, _, err = readFile(e.shimPath()); err != nil {
+			return nil, nil, nil, nil, nil, inTheWay(e.shimPath(), err)
+		}
 		rep.Shared = e.installShared(rec, plans, shim, shimOld, lk)
+		if err := checkWritable(rep.Shared, "install"); err != nil {
+			return nil, nil, nil, nil, nil, err
+		}
 	}
 	for _, p := range plans {
 		rep.Clients = append(rep.Clients, p.report)
@@ -246,11 +267,41 @@ func compareStrings(a, b string) int {
 	return 0
 }
 
-func failed(what, path string, err error) error {
-	if path == "" {
-		return protocol.Errorf(protocol.ReasonInstallFailed, "installing %s: %v", what, err)
+// stopped is the refusal of an install or uninstall that a failed write
+// stopped part way (exit 4 install_failed): the message, built from format
+// and args, says what failed and what the run had done by then; stopped
+// adds that running the command again finishes the work, which holds at
+// every point it is used: the record always says what is left to do.
+func stopped(path string, err error, cmd, format string, args ...any) error {
+	return protocol.Errorf(protocol.ReasonInstallFailed, "%s — fix the cause, then run acc %s again: it finishes the work", fmt.Sprintf(format, args...), cmd).
+		With("path", path).Wrap(err)
+}
+
+// earlier lists, for a message, the clients a run finished before it
+// stopped: "; Claude Code and Codex were installed before that and stay
+// so" ("" when there were none).
+func earlier(done []string, verb string) string {
+	switch len(done) {
+	case 0:
+		return ""
+	case 1:
+		return fmt.Sprintf("; %s was %s before that and stays so", done[0], verb)
 	}
-	return protocol.Errorf(protocol.ReasonInstallFailed, "installing %s: writing %s failed (%v); what was written for %s was undone (clients installed before it in this run stay installed) — fix the cause and run the command again", what, path, err, what).With("path", path)
+	return fmt.Sprintf("; %s and %s were %s before that and stay so", strings.Join(done[:len(done)-1], ", "), done[len(done)-1], verb)
+}
+
+// errText is the operating system's words for err, without the path that
+// os errors repeat (the message names it already).
+func errText(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		return le.Err.Error()
+	}
+	return err.Error()
 }
 
 // write puts the file's new bytes in place (or removes it), creating its

@@ -3,6 +3,7 @@ package install
 import (
 	"context"
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/acc-go/acc/pkg/core"
 	"github.com/acc-go/acc/pkg/protocol"
 	"golang.org/x/sys/unix"
 )
@@ -27,6 +29,16 @@ func lockPath(dataHome string) string { return filepath.Join(dataHome, "acc", "i
 
 // installLock is the data home's install lock, held: an exclusive flock(2)
 // on the file at lockPath.
+//
+// The lock file also lists, one absolute path a line, the directories
+// install runs made for acc's files in the data home (acc's directory and
+// the missing parents the lock needs, acc/bin), each written as soon as it
+// is made — acc/bin before it is made. Until a run records them in
+// installs.json, the lock file is their only record: a run killed before
+// that (kill -9 during a first install) leaves them listed there, and the
+// next run holding the lock adopts them, so the next install records them
+// and the next uninstall removes them (docs/adapters.md, "If a run is cut
+// short").
 type installLock struct {
 	dataHome string
 	f        *os.File
@@ -34,6 +46,9 @@ type installLock struct {
 	// outermost first; createdFile: it made the lock file too.
 	created     []string
 	createdFile bool
+	// listed are the directories the lock file lists (see above), as read
+	// once the lock was held, and those this run added.
+	listed []string
 }
 
 // lock takes <data home>/acc/install.lock, so that two runs never
@@ -46,6 +61,12 @@ type installLock struct {
 // lock, a run therefore checks that the file it holds is still the one at
 // lockPath (same device and inode) and, when it is not, starts again on the
 // file now there: only one run at a time holds the file at the path.
+//
+// A path that is in the way for good — a broken symlink or a file on the
+// way to acc's directory, a lock that is a symlink — is refused at once,
+// never waited on: only the race above, and a directory or lock file that
+// the last uninstall removed between two of these steps (ENOENT), make it
+// try again, lockPoll apart.
 //
 // Errors: exit 3 install_busy when another run keeps the lock past
 // lockWait; exit 5 install_conflict when the path cannot be used (a
@@ -64,24 +85,44 @@ func lock(ctx context.Context, dataHome string) (*installLock, error) {
 			f, fresh, err = openLock(path)
 			if err == nil {
 				l.createdFile = l.createdFile || fresh
+				if len(made) > 0 {
+					// At once: from here on, a run killed leaves them listed.
+					appendLines(f, made)
+				}
 				if err := flockWait(ctx, f); err != nil {
 					f.Close()
 					return nil, err
 				}
 				if heldAtPath(f, path) {
 					l.f = f
+					l.listed = readListed(f, dataHome)
+					l.note(l.created...)
 					return l, nil
 				}
 				f.Close() // released and removed by the last uninstall meanwhile
+				if ctx.Err() != nil {
+					return nil, busy(dataHome)
+				}
+				continue
 			}
 		}
-		// A missing directory or file means the last uninstall removed
-		// them between two of these steps: start again.
-		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if pp := core.DirProblem(filepath.Dir(path)); pp != nil {
+			return nil, protocol.Errorf(protocol.ReasonInstallConflict,
+				"acc's data home %s cannot be used: %s; %s, or set ACC_DATA_HOME to an absolute directory elsewhere, then run the command again",
+				dataHome, pp, pp.Fix).With("path", pp.Path)
+		}
+		if perr := lockFileProblem(path, "the command"); perr != nil {
+			return nil, perr
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
 			return nil, inTheWay(path, err)
 		}
-		if ctx.Err() != nil {
+		// Removed by the last uninstall between two of these steps: start
+		// again once that run is done.
+		select {
+		case <-ctx.Done():
 			return nil, busy(dataHome)
+		case <-time.After(lockPoll):
 		}
 	}
 }
@@ -90,10 +131,12 @@ func busy(dataHome string) error {
 	return protocol.Errorf(protocol.ReasonInstallBusy, "another acc install or uninstall is working on %s; let it finish, then run the command again", dataHome)
 }
 
-// openLock opens the lock file, creating it (0600) when it does not exist;
-// fresh says it did. A symlink at the path is refused (ELOOP).
+// openLock opens the lock file to read and append, creating it (0600)
+// when it does not exist; fresh says it did. A symlink at the path is
+// refused (ELOOP). A lock file this user may only read is opened to read:
+// it locks all the same, and lists nothing new.
 func openLock(path string) (f *os.File, fresh bool, err error) {
-	f, err = os.OpenFile(path, os.O_RDONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o600)
+	f, err = os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o600)
 	if err == nil {
 		chownLike(path, filepath.Dir(path))
 		return f, true, nil
@@ -101,8 +144,60 @@ func openLock(path string) (f *os.File, fresh bool, err error) {
 	if !errors.Is(err, fs.ErrExist) {
 		return nil, false, err
 	}
-	f, err = os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
+	f, err = os.OpenFile(path, os.O_RDWR|os.O_APPEND|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
+	if errors.Is(err, fs.ErrPermission) {
+		f, err = os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
+	}
 	return f, false, err
+}
+
+// maxListed bounds how much of the lock file is read: a real one lists a
+// handful of directories.
+const maxListed = 64 << 10
+
+// readListed reads the directories the lock file f lists (see
+// installLock): complete lines holding a clean absolute path that is acc's
+// directory, one of its parents, or lies inside it; anything else (a line
+// a killed run left half written) is skipped.
+func readListed(f *os.File, dataHome string) []string {
+	b, _ := io.ReadAll(io.NewSectionReader(f, 0, maxListed))
+	acc := filepath.Dir(lockPath(dataHome))
+	var out []string
+	for {
+		line, rest, ok := strings.Cut(string(b), "\n")
+		if !ok {
+			break
+		}
+		b = []byte(rest)
+		if filepath.IsAbs(line) && filepath.Clean(line) == line && (pathWithin(acc, line) || pathWithin(line, acc)) {
+			out = union(out, []string{line})
+		}
+	}
+	return out
+}
+
+// appendLines appends one line per path to the lock file f (opened to
+// append); a lock file opened only to read takes nothing.
+func appendLines(f *os.File, paths []string) {
+	var b strings.Builder
+	for _, p := range paths {
+		b.WriteString(p + "\n")
+	}
+	_, _ = f.Write([]byte(b.String()))
+}
+
+// note lists dirs in the held lock file, those it does not list yet.
+func (l *installLock) note(dirs ...string) {
+	var add []string
+	for _, d := range dirs {
+		if !slices.Contains(l.listed, d) {
+			add = append(add, d)
+		}
+	}
+	if len(add) > 0 {
+		appendLines(l.f, add)
+		l.listed = append(l.listed, add...)
+	}
 }
 
 // flockWait takes an exclusive flock on f, trying every lockPoll until ctx
@@ -152,7 +247,7 @@ func (l *installLock) release(rec *Record) {
 		return
 	}
 	// acc/bin is install's own: no other part of acc writes there.
-	dirs := union(l.created, []string{filepath.Join(filepath.Dir(lockPath(l.dataHome)), "bin")})
+	dirs := union(union(l.created, l.listed), []string{filepath.Join(filepath.Dir(lockPath(l.dataHome)), "bin")})
 	if rec != nil {
 		dirs = union(rec.DataDirectories, dirs)
 	}
@@ -177,6 +272,9 @@ func (l *installLock) tidy(dirs []string) {
 	for round := 0; ; round++ {
 		dirs = withChainBelow(dirs, acc)
 		removeStaleTemp(recordPath(l.dataHome))
+		// With no installation recorded, a shim is a leftover of a run cut
+		// short (or of an uninstall that stopped): acc's own goes.
+		removeLeftoverShim(l.dataHome)
 		// Directories off the lock's path go while the lock is held, so
 		// that no run that holds it next can lose one it is about to use.
 		var chain, off []string
@@ -204,13 +302,13 @@ func (l *installLock) tidy(dirs []string) {
 		}
 		if _, err := os.Lstat(recordPath(l.dataHome)); !errors.Is(err, fs.ErrNotExist) {
 			if rec, err := loadRecord(l.dataHome); err == nil {
-				rec.adopt(existing(withChainBelow(union(left, next.created), acc))...)
+				rec.adopt(existing(withChainBelow(union(left, union(next.created, next.listed)), acc))...)
 				_ = rec.save(l.dataHome)
 			}
 			next.f.Close()
 			return
 		}
-		l, dirs = next, union(left, next.created)
+		l, dirs = next, union(left, union(next.created, next.listed))
 	}
 }
 

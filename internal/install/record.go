@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"syscall"
 
 	"github.com/acc-go/acc/pkg/adapters/adapter"
 	"github.com/acc-go/acc/pkg/protocol"
@@ -30,8 +31,10 @@ type Record struct {
 	Installs []Install `json:"installs"`
 	// DataDirectories are the directories install created in the data home
 	// for its own files (the lock, this record, the shim): acc's directory
-	// and any missing parents, and acc/bin. Once no installation remains,
-	// uninstall removes each one that is then empty (docs/adapters.md).
+	// and any missing parents, and acc/bin — also those a run cut short
+	// made and the lock file lists (installLock). Once no installation
+	// remains, uninstall removes each one that is then empty
+	// (docs/adapters.md).
 	DataDirectories []string `json:"dataDirectories,omitempty"`
 }
 
@@ -101,13 +104,14 @@ func sum(b []byte) string {
 // recordPath is <data home>/acc/installs.json.
 func recordPath(dataHome string) string { return filepath.Join(dataHome, "acc", "installs.json") }
 
-// loadRecord reads the record; a missing one is empty. One that does not
-// parse, or has another schema version, is refused (exit 4): treating it
-// as empty would orphan every file acc wrote.
+// loadRecord reads the record; a missing one is empty, also when a file
+// stands where a directory on its path goes (no record can be there). One
+// that does not parse, or has another schema version, is refused (exit 4):
+// treating it as empty would orphan every file acc wrote.
 func loadRecord(dataHome string) (*Record, error) {
 	path := recordPath(dataHome)
 	b, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 		return &Record{SchemaVersion: RecordSchemaVersion, Installs: []Install{}}, nil
 	}
 	if err != nil {
@@ -188,12 +192,16 @@ func (r *Record) adopt(dirs ...string) bool {
 	return added
 }
 
-// adoptLock records the directories lk created. When the record exists
-// they are saved at once: a run can find nothing else to change (another
-// run, which took the lock first, installed the same), and the directories
-// must not then be nobody's.
+// adoptLock records the directories lk created and those the lock file
+// lists (a run cut short made them; see installLock) that still exist, and
+// lists the record's directories in the lock file, so that an uninstall
+// cut short after removing the record leaves them listed too. When the
+// record exists the new ones are saved at once: a run can find nothing
+// else to change (another run, which took the lock first, installed the
+// same), and the directories must not then be nobody's.
 func (r *Record) adoptLock(dataHome string, lk *installLock) error {
-	if !r.adopt(lk.created...) {
+	lk.note(r.DataDirectories...)
+	if !r.adopt(existing(union(lk.created, lk.listed))...) {
 		return nil
 	}
 	if _, err := os.Lstat(recordPath(dataHome)); err != nil {

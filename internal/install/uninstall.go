@@ -20,7 +20,9 @@ import (
 // shim, the record, the install lock and the directories install created
 // for them, each when empty (release; evidence records and stores in the
 // data home stay, docs/adapters.md). A lock file with nothing recorded is
-// removed too. The report's Shared lists each of these, dry run or not.
+// removed too, and so is what a run cut short left (leftovers, and the
+// directories the lock file lists). The report's Shared lists each of
+// these, dry run or not.
 // Errors: exit 2 unknown adapter; exit 4 unreadable record or a client file
 // that no longer parses (left untouched); exit 4 install_failed when a
 // write fails (the record stays, and running uninstall again finishes).
@@ -38,7 +40,7 @@ func (e *Env) Uninstall(ctx context.Context, o Options) (*Report, error) {
 	// installed (left by an acc that did not remove it) is something to
 	// do: taking the lock and releasing it removes it.
 	rep, rec, undos, lastOut, err := e.planUninstall(o)
-	if err != nil || o.DryRun || (len(undos) == 0 && (!lastOut || (rec.Shim == nil && !exists(lockPath(e.DataHome))))) {
+	if err != nil || o.DryRun || !e.uninstallWrites(rec, undos, lastOut) {
 		return rep, err
 	}
 	lk, err := lock(ctx, e.DataHome)
@@ -50,32 +52,49 @@ func (e *Env) Uninstall(ctx context.Context, o Options) (*Report, error) {
 		return nil, err
 	}
 	if err := rec.adoptLock(e.DataHome, lk); err != nil {
-		return rep, failed("the record", recordPath(e.DataHome), err)
+		return rep, stopped(recordPath(e.DataHome), err, "uninstall",
+			"acc uninstall could not update its record %s (%v); nothing was removed", recordPath(e.DataHome), errText(err))
 	}
+	// Each refusal below says what this run had done by then; the record
+	// still lists everything left to do, so running uninstall again
+	// finishes (a file already without acc's part is "missing" then).
+	var done []string // the clients this run unwired
 	for _, u := range undos {
+		name := e.Adapters[u.id].DisplayName()
+		var changed []string
 		for _, f := range u.files {
 			if err := f.write(); err != nil {
-				return rep, failed(u.id, f.path, err)
+				already := ""
+				if len(changed) > 0 {
+					already = "; acc's part of " + strings.Join(changed, ", ") + " is already gone"
+				}
+				return rep, stopped(f.path, err, "uninstall",
+					"acc uninstall could not remove acc's part of %s for %s (%v)%s; the record still lists %s%s", f.path, name, errText(err), already, name, earlier(done, "unwired"))
 			}
 			removeStaleTemp(f.path)
+			changed = append(changed, f.path)
 		}
 		removeEmptyDirs(u.dirs)
 		rec.drop(u.id)
 		if err := rec.save(e.DataHome); err != nil {
-			return rep, failed(u.id, recordPath(e.DataHome), err)
+			return rep, stopped(recordPath(e.DataHome), err, "uninstall",
+				"acc uninstall removed acc's part of %s's files but could not update its record %s (%v), which still lists %s%s", name, recordPath(e.DataHome), errText(err), name, earlier(done, "unwired"))
 		}
+		done = append(done, name)
 	}
 	if lastOut && rec.Shim != nil {
-		if b, _, _ := readFile(rec.Shim.Path); b != nil && sum(b) == rec.Shim.SHA256 {
+		if b, _, _ := readFile(rec.Shim.Path); b != nil && ownShim(b, rec.Shim) {
 			if err := os.Remove(rec.Shim.Path); err != nil {
-				return rep, failed("the hook shim", rec.Shim.Path, err)
+				return rep, stopped(rec.Shim.Path, err, "uninstall",
+					"acc uninstall could not remove the hook shim %s (%v)%s; the record still lists the shim", rec.Shim.Path, errText(err), earlier(done, "unwired"))
 			}
 		}
 		removeStaleTemp(rec.Shim.Path)
 		_ = os.Remove(filepath.Dir(rec.Shim.Path)) // acc/bin, when empty
 		rec.Shim = nil
 		if err := rec.save(e.DataHome); err != nil {
-			return rep, failed("the record", recordPath(e.DataHome), err)
+			return rep, stopped(recordPath(e.DataHome), err, "uninstall",
+				"acc uninstall removed the hook shim but could not remove its record %s (%v)%s", recordPath(e.DataHome), errText(err), earlier(done, "unwired"))
 		}
 	}
 	return rep, nil
@@ -147,12 +166,19 @@ func (e *Env) planUninstall(o Options) (*Report, *Record, []undo, bool, error) {
 		op := "remove"
 		if b, _, _ := readFile(rec.Shim.Path); b == nil {
 			op = "missing"
-		} else if sum(b) != rec.Shim.SHA256 {
+		} else if !ownShim(b, rec.Shim) {
 			op = "kept"
 		}
 		rep.Shared = append(rep.Shared, Change{Path: rec.Shim.Path, Kind: "file", Op: op})
 		if op == "remove" {
 			removed[rec.Shim.Path] = true
+		}
+	}
+	if lastOut && rec.Shim == nil {
+		// What a run cut short left that no record lists.
+		for _, ch := range leftovers(e.DataHome) {
+			rep.Shared = append(rep.Shared, ch)
+			removed[ch.Path] = true
 		}
 	}
 	if len(undos) > 0 || (lastOut && rec.Shim != nil) {
@@ -172,7 +198,10 @@ func (e *Env) planUninstall(o Options) (*Report, *Record, []undo, bool, error) {
 	if lastOut {
 		// The directories install created that nothing else keeps,
 		// deepest first.
-		dirs := union(rec.DataDirectories, []string{filepath.Dir(e.shimPath())})
+		// The lock file lists those of a run cut short before it
+		// recorded them (installLock).
+		acc := filepath.Dir(lockPath(e.DataHome))
+		dirs := withChainBelow(union(union(rec.DataDirectories, listedDirs(e.DataHome)), []string{filepath.Dir(e.shimPath())}), acc)
 		slices.SortFunc(dirs, func(a, b string) int { return len(b) - len(a) })
 		var gone []Change
 		for _, d := range dirs {
@@ -183,7 +212,33 @@ func (e *Env) planUninstall(o Options) (*Report, *Record, []undo, bool, error) {
 		}
 		rep.Shared = append(rep.Shared, gone...)
 	}
+	if e.uninstallWrites(rec, undos, lastOut) {
+		// Checked alike for a dry run and for the run, before anything
+		// is removed.
+		if err := e.checkDataPaths("uninstall"); err != nil {
+			return nil, nil, nil, false, err
+		}
+		if err := checkWritable(rep.Shared, "uninstall"); err != nil {
+			return nil, nil, nil, false, err
+		}
+	}
 	return rep, rec, undos, lastOut, nil
+}
+
+// uninstallWrites reports whether an uninstall planned as undos has
+// anything to do, and so takes the install lock: a client to unwire, or,
+// with nothing of acc's left installed, the shim, a lock file or what a
+// run cut short left to remove.
+func (e *Env) uninstallWrites(rec *Record, undos []undo, lastOut bool) bool {
+	return len(undos) > 0 || (lastOut && (rec.Shim != nil || exists(lockPath(e.DataHome)) || len(leftovers(e.DataHome)) > 0))
+}
+
+// ownShim reports whether b, the shim file's bytes, is acc's to remove: as
+// the record says acc wrote it, or a shim exactly as acc install writes one
+// for another acc-hook path (a reinstall cut short between writing the
+// shim and recording it).
+func ownShim(b []byte, recorded *RecordedFile) bool {
+	return sum(b) == recorded.SHA256 || isAccShim(b)
 }
 
 // emptiedBy reports whether dir is an existing directory that holds nothing

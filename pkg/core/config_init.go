@@ -22,6 +22,12 @@ type ConfigValidation struct {
 	Present    bool    `json:"present"`
 	File       *string `json:"file"`
 	Config     any     `json:"config"`
+	// NoRoom is set when no room can use the workspace that governs the
+	// directory because of where acc's data lies: the refusal a room
+	// command gives there (reasonCode no_room, as in your home directory,
+	// or runtime_inside_workspace); null otherwise. The config itself may
+	// still be valid.
+	NoRoom *DoctorNoRoom `json:"noRoom"`
 	// Dir is the canonical selected directory (text output only).
 	Dir string `json:"-"`
 }
@@ -148,6 +154,35 @@ func PlanConfigInit(dir string) (*ConfigInitPlan, error) {
 		return nil, fmt.Errorf("config init rendered a config that does not validate: %w", err)
 	}
 	return &ConfigInitPlan{Dir: d, File: file, Preview: b, Config: cfg}, nil
+}
+
+// CheckRoom refuses a config that could not make a room: its directory
+// holds acc's data (the data home's acc directory, or ACC_CONFIG_HOME's or
+// ACC_CACHE_HOME's when set; your home directory, say) or lies inside acc's
+// data. Written, such a file would turn every directory under it into a
+// workspace that refuses every command (runtime_inside_workspace;
+// docs/configuration.md, "No room here"). An environment that does not
+// resolve is not judged here: every room command reports it.
+//
+// Errors: runtime_inside_workspace (exit 2) naming which of acc's
+// directories lies there and the fix.
+func (p *ConfigInitPlan) CheckRoom(getenv func(string) string, goos string) error {
+	env, err := ResolveRuntimeEnv(goosOr(goos), getenv)
+	if err != nil {
+		return nil
+	}
+	cerr := env.CheckContainment(&Workspace{Source: protocol.SourceConfig, Roots: []string{p.Dir}, Start: p.Dir})
+	if cerr == nil {
+		return nil
+	}
+	nr := whyNoRoom(p.Dir, env, protocol.AsError(cerr))
+	fix := "run acc config init in your project's directory (or pass --cwd DIR)"
+	if nr.move != "" {
+		fix = nr.move + "; or " + fix
+	}
+	return protocol.Errorf(protocol.ReasonRuntimeInsideWorkspace,
+		"%s cannot be a room because %s, so acc config init does not write %s; %s",
+		p.Dir, nr.why, p.File, fix).With("file", p.File).With("dataDir", nr.dir).With("root", p.Dir)
 }
 
 func configExists(file string) error {

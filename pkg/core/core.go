@@ -48,15 +48,19 @@ type OpenOptions struct {
 // Open discovers the workspace governing o.Cwd (reference/core.md §3.2),
 // resolves and validates the environment of §4.4 (RuntimeEnv), refuses
 // runtime state inside the workspace
-// (for a Git workspace: any of its worktrees, or its .git; exit 2), and
-// opens the workspace's store (exit 3 when busy, exit 4 when the store is
-// foreign, newer or corrupt).
+// (for a Git workspace: any of its worktrees, or its .git; exit 2), refuses
+// a data home that exists but is no usable directory (data_home_unusable,
+// exit 2; DataHomeError), and opens the workspace's store (exit 3 when
+// busy, exit 4 when the store is foreign, newer or corrupt).
 func Open(ctx context.Context, o OpenOptions) (*Room, error) {
 	ws, env, err := locate(ctx, o)
 	if err != nil {
 		return nil, err
 	}
 	home := env.DataHome
+	if err := DataHomeError(home); err != nil {
+		return nil, err
+	}
 	path := StorePath(home, ws.ID)
 	var st *storage.SQLite
 	if _, statErr := os.Stat(path); o.NoCreate && errors.Is(statErr, fs.ErrNotExist) {

@@ -69,12 +69,18 @@ type DoctorNoRoom struct {
 }
 
 // DoctorDataHome is the data home (ResolveDataHome) and acc's directory in
-// it (AccDir), each with whether it exists now.
+// it (AccDir), each with whether it exists now as a directory.
 type DoctorDataHome struct {
 	Path         string `json:"path"`
 	Exists       bool   `json:"exists"`
 	AccDir       string `json:"accDir"`
 	AccDirExists bool   `json:"accDirExists"`
+	// Problem says what keeps acc from making or using its directory there
+	// (DataHomeProblem): "<path> is a broken symlink to <target>", "<path>
+	// is a file, not a directory"; ProblemPath is that path. Both are
+	// absent when nothing does.
+	Problem     string `json:"problem,omitempty"`
+	ProblemPath string `json:"problemPath,omitempty"`
 }
 
 // DoctorWorkspace is the discovered workspace.
@@ -174,6 +180,12 @@ const NoStoreNote = "no store yet; it is created by the first `acc attach`"
 // store is healthy (NoStoreNote) and is not created; an empty file (a first
 // attach that never finished) is reported healthy and left alone. A store
 // that stays busy is store_busy (exit 3).
+//
+// A data home that exists but is no usable directory (DataHomeProblem: a
+// broken symlink, a file) is reported in DataHome.Problem, with Healthy
+// false, the fix first in Remediation, the store not inspected, and a
+// data_home_unusable error (exit 2) carrying the report — unless the
+// workspace is refused as runtime_inside_workspace, which then comes first.
 func Doctor(ctx context.Context, d DoctorOptions) (*DoctorReport, error) {
 	o := d.OpenOptions
 	ws, env, err := locateParts(ctx, o)
@@ -181,11 +193,24 @@ func Doctor(ctx context.Context, d DoctorOptions) (*DoctorReport, error) {
 		return nil, err
 	}
 	rep := &DoctorReport{Healthy: true, DataHome: dataHomeReport(env.DataHome), Remediation: []string{}}
+	// A data home that is no usable directory is a problem wherever doctor
+	// runs: no room can keep its store there, and acc install cannot either.
+	var unusable *protocol.Error
+	if rep.DataHome.Problem != "" {
+		rep.Healthy = false
+		unusable = protocol.AsError(DataHomeError(env.DataHome))
+		rep.Remediation = append(rep.Remediation, unusable.Message)
+		unusable.With("report", rep)
+	}
 	if err := env.CheckContainment(ws); err != nil {
 		pe := protocol.AsError(noRoomError(ws, env, err, o))
 		rep.NoRoom = &DoctorNoRoom{ReasonCode: pe.Reason, Message: pe.Message, Start: ws.Start}
 		if pe.Reason == protocol.ReasonNoRoom {
-			rep.Remediation = append(rep.Remediation, "no room is selected here: run `acc doctor` inside your project (a Git repository or a directory with acc.workspace.json), or pass --cwd DIR, to check its room")
+			nr := explainNoRoom(ws, env, protocol.AsError(err), o.Front)
+			rep.Remediation = append(rep.Remediation, "no room is selected here: "+nr.doctor)
+			if unusable != nil {
+				return rep, unusable
+			}
 			return rep, nil
 		}
 		rep.Healthy = false
@@ -206,10 +231,16 @@ func Doctor(ctx context.Context, d DoctorOptions) (*DoctorReport, error) {
 		rep.Workspace.ConfigPath = &p
 	}
 
-	if err := inspectStore(ctx, rep, ws, env); err != nil {
-		return nil, err
+	if unusable != nil {
+		// No store can be there, and attach cannot make one until the data
+		// home is fixed.
+		rep.Store.Note = "no store: acc's data home cannot be used"
+	} else {
+		if err := inspectStore(ctx, rep, ws, env); err != nil {
+			return nil, err
+		}
+		rep.Healthy = rep.Store.Healthy
 	}
-	rep.Healthy = rep.Store.Healthy
 
 	for _, id := range ws.RequiredAdapters {
 		a := DoctorAdapter{Adapter: id, Required: true, Known: slices.Contains(AdapterIDs, id), Status: "missing"}
@@ -229,6 +260,9 @@ func Doctor(ctx context.Context, d DoctorOptions) (*DoctorReport, error) {
 		}
 		rep.Adapters = append(rep.Adapters, a)
 	}
+	if unusable != nil {
+		return rep, unusable
+	}
 	if !rep.Healthy {
 		first := rep.Store.Problems[0]
 		return rep, protocol.Errorf(protocol.ReasonStoreUnhealthy,
@@ -247,6 +281,9 @@ func dataHomeReport(dataHome string) DoctorDataHome {
 	}
 	if st, err := os.Stat(d.AccDir); err == nil && st.IsDir() {
 		d.AccDirExists = true
+	}
+	if pp := DataHomeProblem(dataHome); pp != nil {
+		d.Problem, d.ProblemPath = pp.String(), pp.Path
 	}
 	return d
 }

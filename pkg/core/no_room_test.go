@@ -116,3 +116,132 @@ func TestProjectHoldingTheDataHomeIsStillAMisconfiguration(t *testing.T) {
 		}
 	}
 }
+
+// The no_room refusal names the fix that works: ACC_WORKSPACE_ROOT when it
+// chose the directory (it overrides the working directory and --cwd), and
+// the variable that put acc's directory inside it, naming which of acc's
+// directories that is. Doctor's next step says the same.
+func TestNoRoomNamesTheFixThatWorks(t *testing.T) {
+	base := realTempDir(t)
+	home := filepath.Join(base, "home")
+	plain := filepath.Join(base, "plain")
+	mustMkdir(t, home)
+	mustMkdir(t, plain)
+	for _, c := range []struct {
+		name string
+		env  map[string]string
+		cwd  string
+		want []string
+		not  []string
+		// doctor is what doctor's next: line must hold.
+		doctor []string
+	}{
+		{
+			name: "ACC_WORKSPACE_ROOT chose the home directory",
+			env:  map[string]string{"HOME": home, EnvWorkspaceRoot: home},
+			cwd:  plain,
+			want: []string{"no room here: " + home + " ", "acc keeps its data inside it (" + filepath.Join(home, ".local", "share", "acc") + ")",
+				"set ACC_WORKSPACE_ROOT to your project's directory, or unset it"},
+			not:    []string{"--cwd DIR)"},
+			doctor: []string{"ACC_WORKSPACE_ROOT selects " + home, "set it to your project's directory", "or unset it"},
+		},
+		{
+			name:   "ACC_DATA_HOME inside a plain directory",
+			env:    map[string]string{"HOME": home, EnvDataHome: filepath.Join(plain, "data")},
+			cwd:    plain,
+			want:   []string{"because ACC_DATA_HOME puts acc's data inside it (" + filepath.Join(plain, "data", "acc") + ")", "set ACC_DATA_HOME to an absolute directory outside " + plain, "run acc inside your project (or pass --cwd DIR)"},
+			not:    []string{"acc keeps its data inside it"},
+			doctor: []string{"set ACC_DATA_HOME to an absolute directory outside " + plain},
+		},
+		{
+			name:   "XDG_DATA_HOME inside a plain directory",
+			env:    map[string]string{"HOME": home, "XDG_DATA_HOME": filepath.Join(plain, "xdg")},
+			cwd:    plain,
+			want:   []string{"because XDG_DATA_HOME puts acc's data inside it (" + filepath.Join(plain, "xdg", "acc") + ")", "set ACC_DATA_HOME (or XDG_DATA_HOME) to an absolute directory outside " + plain},
+			doctor: []string{"set ACC_DATA_HOME (or XDG_DATA_HOME)"},
+		},
+		{
+			name:   "ACC_CONFIG_HOME inside a plain directory",
+			env:    map[string]string{"HOME": home, EnvConfigHome: filepath.Join(plain, "cfg")},
+			cwd:    plain,
+			want:   []string{"because ACC_CONFIG_HOME puts acc's configuration inside it (" + filepath.Join(plain, "cfg", "acc") + ")", "set ACC_CONFIG_HOME to an absolute directory outside " + plain + ", or unset it"},
+			not:    []string{"keeps its data", "acc's data"},
+			doctor: []string{"set ACC_CONFIG_HOME to an absolute directory outside " + plain + ", or unset it"},
+		},
+		{
+			name: "ACC_CACHE_HOME inside a plain directory",
+			env:  map[string]string{"HOME": home, EnvCacheHome: filepath.Join(plain, "cache")},
+			cwd:  plain,
+			want: []string{"because ACC_CACHE_HOME puts acc's cache inside it (" + filepath.Join(plain, "cache", "acc") + ")"},
+		},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			opts := OpenOptions{Cwd: c.cwd, Getenv: envMap(c.env), GOOS: "linux"}
+			_, err := Open(context.Background(), opts)
+			wantReason(t, err, protocol.ReasonNoRoom, protocol.ExitUsage)
+			assertOneLine(t, err)
+			for _, w := range c.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("message %q lacks %q", err, w)
+				}
+			}
+			for _, w := range c.not {
+				if strings.Contains(err.Error(), w) {
+					t.Errorf("message %q holds %q", err, w)
+				}
+			}
+			rep, err := Doctor(context.Background(), DoctorOptions{OpenOptions: opts})
+			if err != nil || rep.NoRoom == nil || len(rep.Remediation) != 1 {
+				t.Fatalf("doctor: %v, %+v", err, rep)
+			}
+			for _, w := range c.doctor {
+				if !strings.Contains(rep.Remediation[0], w) {
+					t.Errorf("doctor's next step %q lacks %q", rep.Remediation[0], w)
+				}
+			}
+		})
+	}
+	if entries, _ := os.ReadDir(plain); len(entries) != 0 {
+		t.Fatalf("something was created: %v", entries)
+	}
+}
+
+// A directory inside acc's own data (such as <data home>/acc/workspaces,
+// where the stores live) is no room: acc would keep its data, even the
+// room's own store, inside the room. A Git repository there is refused as
+// runtime_inside_workspace. Nothing is written.
+func TestNoRoomInsideAccsData(t *testing.T) {
+	base := realTempDir(t)
+	home := filepath.Join(base, "home")
+	acc := filepath.Join(home, ".local", "share", "acc")
+	workspaces := filepath.Join(acc, "workspaces")
+	mustMkdir(t, workspaces)
+	env := map[string]string{"HOME": home}
+	for _, dir := range []string{acc, workspaces} {
+		opts := OpenOptions{Cwd: dir, Getenv: envMap(env), GOOS: "linux"}
+		_, err := Open(context.Background(), opts)
+		wantReason(t, err, protocol.ReasonNoRoom, protocol.ExitUsage)
+		assertOneLine(t, err)
+		want := "no room here: " + dir + " is not inside a Git repository"
+		if dir == workspaces {
+			want = "it cannot be a room itself because it lies inside acc's own data (" + acc + "); run acc inside your project (or pass --cwd DIR)"
+		}
+		if !strings.Contains(err.Error(), want) {
+			t.Fatalf("%s: message %q lacks %q", dir, err, want)
+		}
+		rep, err := Doctor(context.Background(), DoctorOptions{OpenOptions: opts})
+		if err != nil || rep.NoRoom == nil || rep.NoRoom.ReasonCode != protocol.ReasonNoRoom || !rep.Healthy {
+			t.Fatalf("%s: doctor %v, %+v", dir, err, rep)
+		}
+	}
+	repo := filepath.Join(acc, "evidence", "repo")
+	newRepo(t, repo)
+	_, err := Open(context.Background(), OpenOptions{Cwd: repo, Getenv: envMap(env), GOOS: "linux"})
+	wantReason(t, err, protocol.ReasonRuntimeInsideWorkspace, protocol.ExitUsage)
+	if !strings.Contains(err.Error(), "workspace root "+repo+" lies inside acc's data directory "+acc) {
+		t.Fatalf("message %q", err)
+	}
+	if entries, _ := os.ReadDir(workspaces); len(entries) != 0 {
+		t.Fatalf("something was created in %s: %v", workspaces, entries)
+	}
+}

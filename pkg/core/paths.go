@@ -148,3 +148,79 @@ func canonicalPath(p string) string {
 	}
 	return physicalPath(p)
 }
+
+// PathProblem is a path on the way to acc's directory that exists but
+// cannot be used as a directory.
+type PathProblem struct {
+	// Path is the path in the way.
+	Path string
+	// Is says what it is: "a broken symlink to /x", "a file, not a
+	// directory".
+	Is string
+	// Fix says what makes it usable, without the common alternative of
+	// setting ACC_DATA_HOME elsewhere.
+	Fix string
+}
+
+// String is "<Path> is <Is>".
+func (p *PathProblem) String() string { return p.Path + " is " + p.Is }
+
+// DataHomeProblem reports what keeps acc from making or using its
+// directory in dataHome (AccDir; see DirProblem). It reads only.
+func DataHomeProblem(dataHome string) *PathProblem { return DirProblem(AccDir(dataHome)) }
+
+// DirProblem reports what keeps dir (absolute) from being made or used as
+// a directory: walking up from it, the first path that exists is checked,
+// and must be a directory or a symlink to one. A broken symlink, a symlink
+// loop, a file or anything else that is no directory is the problem; nil
+// means none (a missing directory is no problem: it is created when first
+// needed). It reads only.
+func DirProblem(dir string) *PathProblem {
+	for p := filepath.Clean(dir); ; p = filepath.Dir(p) {
+		info, err := os.Lstat(p)
+		if err != nil {
+			// Missing, or below a file (ENOTDIR): look further up.
+			if filepath.Dir(p) == p {
+				return nil
+			}
+			continue
+		}
+		if info.Mode()&os.ModeSymlink != 0 {
+			target, _ := os.Readlink(p)
+			st, err := os.Stat(p)
+			switch {
+			case err != nil && os.IsNotExist(err):
+				return &PathProblem{Path: p, Is: "a broken symlink to " + target,
+					Fix: "create the directory it points to, or remove the link"}
+			case err != nil:
+				return &PathProblem{Path: p, Is: "a symlink that cannot be followed (" + errText(err) + ")",
+					Fix: "fix or remove the link"}
+			case !st.IsDir():
+				return &PathProblem{Path: p, Is: "a symlink to a file, not a directory",
+					Fix: "point it at a directory, or remove it"}
+			}
+			return nil
+		}
+		if !info.IsDir() {
+			what := "a file, not a directory"
+			if !info.Mode().IsRegular() {
+				what = "not a directory"
+			}
+			return &PathProblem{Path: p, Is: what, Fix: "move it away"}
+		}
+		return nil
+	}
+}
+
+// DataHomeError is the refusal of a command that needs acc's directory in
+// dataHome when DataHomeProblem finds one: data_home_unusable (exit 2),
+// naming the path, what it is and the fix; nil when there is none.
+func DataHomeError(dataHome string) error {
+	pp := DataHomeProblem(dataHome)
+	if pp == nil {
+		return nil
+	}
+	return protocol.Errorf(protocol.ReasonDataHomeUnusable,
+		"acc's data home %s cannot be used: %s; %s, or set ACC_DATA_HOME to an absolute directory elsewhere",
+		dataHome, pp, pp.Fix).With("path", pp.Path).With("dataHome", dataHome)
+}

@@ -168,3 +168,42 @@ func assertOneLine(t *testing.T, err error) {
 		t.Fatal("empty error message")
 	}
 }
+
+// DataHomeProblem names the first existing path on the way to acc's
+// directory that is no usable directory, and says what it is.
+func TestDataHomeProblem(t *testing.T) {
+	base := realTempDir(t)
+	mustMkdir(t, filepath.Join(base, "ok", "acc"))
+	mustMkdir(t, filepath.Join(base, "fresh"))
+	if err := os.WriteFile(filepath.Join(base, "file"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range [][2]string{{"broken", filepath.Join(base, "nowhere")}, {"tofile", filepath.Join(base, "file")}, {"todir", filepath.Join(base, "ok")}} {
+		if err := os.Symlink(l[1], filepath.Join(base, l[0])); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct{ home, path, is string }{
+		{filepath.Join(base, "ok"), "", ""},
+		{filepath.Join(base, "fresh"), "", ""},
+		{filepath.Join(base, "missing", "deeper"), "", ""},
+		{filepath.Join(base, "todir"), "", ""},
+		{filepath.Join(base, "broken"), filepath.Join(base, "broken"), "a broken symlink to " + filepath.Join(base, "nowhere")},
+		{filepath.Join(base, "broken", "sub"), filepath.Join(base, "broken"), "a broken symlink to " + filepath.Join(base, "nowhere")},
+		{filepath.Join(base, "file"), filepath.Join(base, "file"), "a file, not a directory"},
+		{filepath.Join(base, "file", "sub"), filepath.Join(base, "file"), "a file, not a directory"},
+		{filepath.Join(base, "tofile"), filepath.Join(base, "tofile"), "a symlink to a file, not a directory"},
+	} {
+		pp := DataHomeProblem(c.home)
+		switch {
+		case c.path == "" && pp != nil:
+			t.Errorf("%s: problem %s, want none", c.home, pp)
+		case c.path != "" && (pp == nil || pp.Path != c.path || pp.Is != c.is):
+			t.Errorf("%s: problem %+v, want %s is %s", c.home, pp, c.path, c.is)
+		}
+		err := DataHomeError(c.home)
+		if (err == nil) != (c.path == "") || (err != nil && !protocol.IsReason(err, protocol.ReasonDataHomeUnusable)) {
+			t.Errorf("%s: error %v", c.home, err)
+		}
+	}
+}

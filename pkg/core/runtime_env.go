@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -37,8 +38,11 @@ type RuntimeEnv struct {
 	// (protocol.SanitiseParticipantID), or "" when the variable is unset.
 	Participant string `json:"participant,omitempty"`
 
-	// explicit records which bases came from an ACC_* variable.
+	// explicit records which bases came from an ACC_* variable; dataVar
+	// names the variable the data home came from (ACC_DATA_HOME or
+	// XDG_DATA_HOME), "" when it is the platform default under HOME.
 	explicitConfig, explicitCache bool
+	dataVar                       string
 }
 
 // ResolveRuntimeEnv reads and validates every path and name variable of
@@ -68,6 +72,12 @@ func ResolveRuntimeEnv(goos string, getenv func(string) string) (*RuntimeEnv, er
 		return nil, err
 	}
 	e := &RuntimeEnv{DataHome: home}
+	switch {
+	case getenv(EnvDataHome) != "":
+		e.dataVar = EnvDataHome
+	case goos != "darwin" && getenv(envXDGDataHome) != "":
+		e.dataVar = envXDGDataHome
+	}
 	if e.ConfigHome, e.explicitConfig, err = resolveUserBase(goos, getenv, EnvConfigHome, "XDG_CONFIG_HOME", ".config", "Application Support"); err != nil {
 		return nil, err
 	}
@@ -134,14 +144,27 @@ func resolveUserBase(goos string, getenv func(string) string, variable, xdg, lin
 // and the acc directories of ACC_CONFIG_HOME and ACC_CACHE_HOME when they
 // are set, must not equal or lie inside any workspace root (for a Git
 // workspace, any of its worktrees or its .git). Unset config and cache
-// homes are not checked: nothing is written there yet.
+// homes are not checked: nothing is written there yet. Nor may a root lie
+// inside the data home's acc directory (docs/configuration.md, "No room
+// here"): acc keeps its data apart from every room.
 //
 // Errors: runtime_inside_workspace (exit 2) naming the variable and both
-// paths.
+// paths; for a root inside acc's data, details.rootInsideData is true.
 func (e *RuntimeEnv) CheckContainment(ws *Workspace) error {
 	roots := containmentRoots(ws)
 	if err := CheckContainment(e.DataHome, roots); err != nil {
 		return err
+	}
+	// The other way round: a workspace inside acc's data (a directory under
+	// <data home>/acc, such as acc/workspaces) would have acc keep its data
+	// — for acc/workspaces, this very store — inside the room.
+	acc := canonicalPath(AccDir(e.DataHome))
+	for _, root := range roots {
+		if r := canonicalPath(root); pathWithin(r, acc) {
+			return protocol.Errorf(protocol.ReasonRuntimeInsideWorkspace,
+				"a workspace must not lie inside acc's data: workspace root %s lies inside acc's data directory %s; run acc inside a repository or project directory outside it",
+				r, acc).With("dataDir", acc).With("root", r).With("rootInsideData", true)
+		}
 	}
 	for _, area := range []struct {
 		base, variable, what string
@@ -216,19 +239,112 @@ func locateParts(ctx context.Context, o OpenOptions) (*Workspace, *RuntimeEnv, e
 // no room here. A Git or config workspace whose root holds acc's data keeps
 // runtime_inside_workspace: that is a real misconfiguration
 // (docs/configuration.md, "No room here").
+//
+// The message names what lies inside the directory (acc's data, or its
+// configuration or cache when ACC_CONFIG_HOME or ACC_CACHE_HOME puts it
+// there) and the fixes that work: the variable that put it there, and how
+// to start elsewhere (ACC_WORKSPACE_ROOT when that chose the directory,
+// since it overrides both the working directory and --cwd).
 func noRoomError(ws *Workspace, env *RuntimeEnv, containment error, o OpenOptions) error {
 	if ws.Source != protocol.SourceDirectory {
 		return containment
 	}
 	pe := protocol.AsError(containment)
-	data, _ := pe.Details["dataDir"].(string)
-	if data == "" {
-		data = canonicalPath(AccDir(env.DataHome))
-	}
-	fix := o.Front.Cmd("run acc inside your project (or pass --cwd DIR)", "set ACC_MCP_WORKSPACE to your project's directory")
+	nr := explainNoRoom(ws, env, pe, o.Front)
 	return protocol.Errorf(protocol.ReasonNoRoom,
-		"no room here: %s is not inside a Git repository or a directory with %s, and it cannot be a room itself because acc keeps its data inside it (%s); %s",
-		ws.Start, ConfigFileName, data, fix).With("path", ws.Start).With("dataDir", data)
+		"no room here: %s is not inside a Git repository or a directory with %s, and it cannot be a room itself because %s; %s",
+		ws.Start, ConfigFileName, nr.why, nr.fix).With("path", ws.Start).With("dataDir", nr.dir)
+}
+
+// noRoom is why a directory cannot be a room and what to do about it.
+type noRoom struct {
+	// dir is acc's directory that lies inside the directory (or that the
+	// directory lies inside); why says so ("acc keeps its data inside it
+	// (…)"); move is the fix that moves acc's directory ("set ACC_DATA_HOME
+	// to …"), "" when no variable put it there.
+	dir, why, move string
+	// fix is the remedy for a room command, doctor the one for acc
+	// doctor's next: line.
+	fix, doctor string
+}
+
+// explainNoRoom words a no_room refusal from the containment refusal pe
+// (see noRoomError).
+func explainNoRoom(ws *Workspace, env *RuntimeEnv, pe *protocol.Error, front Front) noRoom {
+	nr := whyNoRoom(ws.Start, env, pe)
+	// Where to start instead: ACC_WORKSPACE_ROOT, when set, overrides the
+	// working directory and --cwd alike (acc-mcp never reads it).
+	start := front.Cmd("run acc inside your project (or pass --cwd DIR)", "set ACC_MCP_WORKSPACE to your project's directory")
+	doctor := "run `acc doctor` inside your project (a Git repository or a directory with acc.workspace.json), or pass --cwd DIR, to check its room"
+	if env.WorkspaceRoot != "" && front != FrontMCP {
+		start = "set ACC_WORKSPACE_ROOT to your project's directory, or unset it (it overrides the working directory and --cwd)"
+		doctor = "ACC_WORKSPACE_ROOT selects " + ws.Start + ": set it to your project's directory (a Git repository or a directory with acc.workspace.json), or unset it, to check its room"
+	}
+	nr.fix, nr.doctor = start, doctor
+	if nr.move != "" {
+		nr.fix, nr.doctor = nr.move+"; or "+start, nr.move+"; or "+doctor
+	}
+	return nr
+}
+
+// whyNoRoom says which of acc's directories makes dir no room, from the
+// containment refusal pe, and which variable to change when one put it
+// there.
+func whyNoRoom(dir string, env *RuntimeEnv, pe *protocol.Error) noRoom {
+	nr := noRoom{}
+	nr.dir, _ = pe.Details["dataDir"].(string)
+	if nr.dir == "" {
+		nr.dir = canonicalPath(AccDir(env.DataHome))
+	}
+	if inside, _ := pe.Details["rootInsideData"].(bool); inside {
+		nr.why = fmt.Sprintf("it lies inside acc's own data (%s)", nr.dir)
+		return nr
+	}
+	variable, _ := pe.Details["variable"].(string)
+	what := "data"
+	switch variable {
+	case EnvConfigHome:
+		what = "configuration"
+	case EnvCacheHome:
+		what = "cache"
+	case "":
+		variable = env.dataVar
+	}
+	if variable == "" {
+		nr.why = fmt.Sprintf("acc keeps its data inside it (%s)", nr.dir)
+		return nr
+	}
+	// A variable put acc's directory there: moving it is the fix. Unsetting
+	// ACC_CONFIG_HOME or ACC_CACHE_HOME is one too (the defaults are not
+	// checked); an unset data home falls back to a default that may lie
+	// there as well.
+	nr.why = fmt.Sprintf("%s puts acc's %s inside it (%s)", variable, what, nr.dir)
+	switch variable {
+	case EnvDataHome:
+		nr.move = fmt.Sprintf("set ACC_DATA_HOME to an absolute directory outside %s", dir)
+	case envXDGDataHome:
+		nr.move = fmt.Sprintf("set ACC_DATA_HOME (or XDG_DATA_HOME) to an absolute directory outside %s", dir)
+	default:
+		nr.move = fmt.Sprintf("set %s to an absolute directory outside %s, or unset it", variable, dir)
+	}
+	return nr
+}
+
+// CheckRoomHere reports why the workspace that o selects cannot be a room
+// because of where acc's data lies: the refusal a room command gives there
+// (no_room or runtime_inside_workspace), or nil when there is none — also
+// when the workspace or the environment cannot be resolved, which every
+// command reports by itself. It reads only; acc config validate uses it to
+// say that there is no room (docs/configuration.md, "No room here").
+func CheckRoomHere(ctx context.Context, o OpenOptions) *protocol.Error {
+	ws, env, err := locateParts(ctx, o)
+	if err != nil {
+		return nil
+	}
+	if err := env.CheckContainment(ws); err != nil {
+		return protocol.AsError(noRoomError(ws, env, err, o))
+	}
+	return nil
 }
 
 func getenvOS(k string) string { return os.Getenv(k) }

@@ -76,6 +76,7 @@ const (
 	ReasonPathNotAbsolute          = "path_not_absolute"
 	ReasonRuntimeInsideWorkspace   = "runtime_inside_workspace"
 	ReasonNoRoom                   = "no_room"
+	ReasonDataHomeUnusable         = "data_home_unusable"
 	ReasonHomeMissing              = "home_missing"
 	ReasonUnknownAdapter           = "unknown_adapter"
 	ReasonHomeNotDirectory         = "home_not_directory"
@@ -159,8 +160,9 @@ var Reasons = []ReasonInfo{
 	{ReasonKindNotAllowed, ExitUsage, "this command cannot send that message kind (answers come from reply, handoffs from finish)"},
 	{ReasonWorkspaceUnresolvable, ExitUsage, "the working directory or workspace root cannot be resolved"},
 	{ReasonPathNotAbsolute, ExitUsage, "an environment path that must be absolute is relative"},
-	{ReasonRuntimeInsideWorkspace, ExitUsage, "the data home lies inside the workspace; acc never writes its store into a repository"},
-	{ReasonNoRoom, ExitUsage, "no room here: the directory is in no Git repository and under no acc.workspace.json, and holds acc's data, so it cannot be a room itself (your home, /); run acc inside your project or pass --cwd"},
+	{ReasonRuntimeInsideWorkspace, ExitUsage, "the data home lies inside the workspace, or the workspace inside acc's data; acc never writes its store into a repository"},
+	{ReasonNoRoom, ExitUsage, "no room here: the directory is in no Git repository and under no acc.workspace.json, and holds acc's data (your home, /) or lies inside it, so it cannot be a room itself; run acc inside your project — the message names the fix"},
+	{ReasonDataHomeUnusable, ExitUsage, "acc's data home, or a directory on the way to it, exists but is no usable directory (a broken symlink, a file); the message names it and the fix"},
 	{ReasonHomeMissing, ExitUsage, "neither ACC_DATA_HOME nor HOME is set"},
 	{ReasonUnknownAdapter, ExitUsage, "no adapter has that id; the ids are claude, codex, gemini, grok and kimi"},
 	{ReasonHomeNotDirectory, ExitUsage, "the home acc install was given is not an existing directory"},
@@ -187,7 +189,7 @@ var Reasons = []ReasonInfo{
 	{ReasonConfigUnknownKey, ExitData, "acc.workspace.json has a key acc does not know"},
 	{ReasonClientConfigInvalid, ExitData, "a client's configuration file does not parse; acc left it untouched"},
 	{ReasonInstallRecordInvalid, ExitData, "acc's install record (installs.json in the data home) does not parse or has an unknown schema version"},
-	{ReasonInstallFailed, ExitData, "writing a client's configuration failed; what was written is recorded, and running the command again completes it"},
+	{ReasonInstallFailed, ExitData, "a write failed part way through acc install or acc uninstall; the message says what the run had done, and running the command again finishes it"},
 	{ReasonStoreUnhealthy, ExitData, "acc doctor found the store corrupt, foreign, of an unknown version or failing its integrity check; the report is in details"},
 
 	{ReasonWaitTimeout, ExitTimeout, "acc wait ran out of time before what it waited for happened; run it again or raise --timeout"},
