@@ -33,10 +33,11 @@ func client(t *testing.T, script string, timeout time.Duration) Probe {
 // hang never answers: it waits until the probe ends it.
 const hang = "exec sleep 3600\n"
 
-// hangOnce never answers the first time it is asked, and answers at once
-// the second time (a marker file remembers).
+// hangOnce never answers until the marker $DIR/asked exists, and then
+// answers at once. The test makes the marker when the first attempt has
+// ended (Probe.Done), so the script never has to get anywhere in time: on
+// a loaded machine the first attempt may end before the shell even ran.
 const hangOnce = `if [ -e $DIR/asked ]; then echo 'client 1.2.3'; exit 0; fi
-touch $DIR/asked
 exec sleep 3600
 `
 
@@ -50,6 +51,11 @@ const slack = 30 * time.Second
 // minute for one that answers at once.
 func TestSecondAttemptAnswers(t *testing.T) {
 	p := client(t, hangOnce, time.Minute)
+	p.Done = func(cmd *exec.Cmd) {
+		if err := os.WriteFile(filepath.Join(filepath.Dir(cmd.Path), "asked"), nil, 0o644); err != nil {
+			t.Error(err)
+		}
+	}
 	p.bound = func(n int) time.Duration {
 		if n == 1 {
 			return 100 * time.Millisecond
