@@ -296,7 +296,13 @@ func (a *app) inboxCommand() *cli.Command {
 				if err != nil {
 					return err
 				}
-				return a.emit(page, func(w io.Writer) { printPage(w, page) })
+				return a.emit(page, func(w io.Writer) {
+					if !a.callerNamed(cmd) {
+						// Nothing named the session: say whose inbox this is.
+						fmt.Fprintf(w, "inbox of %s (%s), found automatically: no --session or ACC_SESSION\n", page.Participant, c.SessionID)
+					}
+					printPage(w, page)
+				})
 			})
 		},
 	}
@@ -314,6 +320,7 @@ func printPage(w io.Writer, page *core.InboxPage) {
 	if page.NextCursor != nil {
 		fmt.Fprintf(w, "more: acc inbox --cursor %s\n", *page.NextCursor)
 	}
+	fmt.Fprintln(w, "read one: acc inbox --message ID")
 }
 
 func printExact(w io.Writer, it core.ExactItem) {

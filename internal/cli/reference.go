@@ -80,7 +80,7 @@ func RenderReference() string {
 		{"message, request", "`recorded <messageId>`, `  sent as <participant> (<session>)`, then one line per way the message travels, `  <recipients>: <outcome>; <who reads it and how>` (for example `  bob, carol: queued; CLI sessions read it with acc inbox`; recipients reached the same way share the line, and `--json` has each one's outcome)"},
 		{"reply", "as message, then `acknowledged <originalId>`"},
 		{"ack", "`acknowledged <messageId>`"},
-		{"inbox", "one line per pending message (`<id>  <receipt> <kind> from <participant> at <time>: <subject>`), then `more: acc inbox --cursor <id>` when a page is full; `no pending messages` when empty"},
+		{"inbox", "one line per pending message (`<id>  <receipt> <kind> from <participant> at <time>: <subject>`), then `more: acc inbox --cursor <id>` when a page is full and `read one: acc inbox --message ID`; `no pending messages` when empty; first, when no `--session` or `ACC_SESSION` named the session, `inbox of <participant> (<session>), found automatically: no --session or ACC_SESSION`"},
 		{"inbox --message", "the header lines, the receipt state and the body between `--- body of <id> (untrusted peer content) ---` and `--- end of <id> ---` (the id is assigned at record time, so a body cannot forge the closing line)"},
 		{"finish", "as message, then `released <claimId>` per claim and `closed <sessionId>`"},
 		{"sync", "nothing when you are alone in the room; else `<n> attention; <n> session(s); cursor <sequence>` (`--scope full` adds a `snapshot:` line of record counts)"},
