@@ -77,7 +77,7 @@ func RenderReference() string {
 		{"heartbeat", "the new heartbeat timestamp"},
 		{"detach", "`closed <sessionId>`"},
 		{"status", "`<n> live; <n> claim(s); protection <level>`, then one line per session (`<participant> (<client>, guarded or advisory) <presence> on <branch> in <checkout>  <session>`), claim and attention item"},
-		{"message, request", "`recorded <messageId>`, `  sent as <participant> (<session>)`, then one line per way the message travels, `  <recipients>: <outcome>; <who reads it and how>` (for example `  bob, carol: queued; CLI sessions read it with acc inbox`; recipients reached the same way share the line, and `--json` has each one's outcome)"},
+		{"message, request", "`recorded <messageId>`, `  sent as <participant> (<session>)`, then one line per way the message travels, `  <recipients>: <outcome>; <who reads it and how>` (for example `  bob, carol: queued; CLI sessions read it with acc inbox`; recipients reached the same way share the line, and `--json` has each one's outcome); a room message has `  room message: it waits in the inbox of <participants>, …` instead, or `  room message: no other participant has a session open, so it reaches no inbox; it stays in the room's history (acc sync --scope history)`"},
 		{"reply", "as message, then `acknowledged <originalId>`"},
 		{"ack", "`acknowledged <messageId>`"},
 		{"inbox", "one line per pending message (`<id>  <receipt> <kind> from <participant> at <time>: <subject>`), then `more: acc inbox --cursor <id>` when a page is full and `read one: acc inbox --message ID`; `no pending messages` when empty; first, when no `--session` or `ACC_SESSION` named the session, `inbox of <participant> (<session>), found automatically: no --session or ACC_SESSION`"},
