@@ -74,7 +74,7 @@ func RenderReference() string {
 	b.WriteString("| command | prints |\n|---|---|\n")
 	for _, row := range [][2]string{
 		{"attach", "`<sessionId> <generation>` alone on stdout, and the line to paste on stderr: `# to act as this session from this shell:` then `export ACC_SESSION=<sessionId> ACC_GENERATION=<generation>`; with `--shell`, only the export line, on stdout"},
-		{"heartbeat", "the new heartbeat timestamp"},
+		{"heartbeat", "`heartbeat recorded for <participant> (<session>) at <time>`, then what it buys: `  it counts as online while heartbeats come at least every <cadence> (its cadence, set when it attached); stale after three missed, offline after 30m without one` (with a process recorded: `offline once process <pid> exits or 24h after the last one`)"},
 		{"detach", "`closed <sessionId>`"},
 		{"status", "`<n> live; <n> claim(s); protection <level>`, then one line per session (`<participant> (<client>, guarded or advisory) <presence> on <branch> in <checkout>  <session>`), claim and attention item"},
 		{"message, request", "`recorded <messageId>`, `  sent as <participant> (<session>)`, then one line per way the message travels, `  <recipients>: <outcome>; <who reads it and how>` (for example `  bob, carol: queued; CLI sessions read it with acc inbox`; recipients reached the same way share the line, and `--json` has each one's outcome); a room message has `  room message: it waits in the inbox of <participants>, …` instead, or `  room message: no other participant has a session open, so it reaches no inbox; it stays in the room's history (acc sync --scope history)`"},
