@@ -199,7 +199,13 @@ func printStatus(w io.Writer, st *core.Status) {
 	if st.Counts.Stale > 0 {
 		live += fmt.Sprintf(" (%d stale)", st.Counts.Stale)
 	}
-	fmt.Fprintf(w, "%s; %d claim(s); protection %s\n", live, st.Counts.Claims, st.Protection)
+	fmt.Fprintf(w, "%s; %s; protection %s\n", live, plural(int64(st.Counts.Claims), "claim"), st.Protection)
+	if st.Source == protocol.SourceDirectory {
+		// A directory in no Git repository and under no acc.workspace.json
+		// is its own room (docs/configuration.md): sessions elsewhere,
+		// even in its subdirectories, are not in it.
+		fmt.Fprintln(w, "  this directory is a room of its own (it is in no Git repository); run acc inside your repository to share its room")
+	}
 	for _, p := range st.Participants {
 		presence := p.Presence
 		if p.State == "closed" {
