@@ -88,7 +88,7 @@ func (a *app) heartbeatCommand() *cli.Command {
 			"at most three cadences old (the cadence is set when it attaches: acc attach --cadence, 30 s by\n" +
 			"default; hooks use 60 s), stale after that, and offline once its recorded process exits or, with no\n" +
 			"process recorded, after 30 minutes without a heartbeat; every session is offline 24 hours after its\n" +
-			"last one. Sends, replies, acks, exact reads, claims and acc work count as heartbeats too, so only an\n" +
+			"last one. Sends, replies, acks, first exact reads and claims refresh the heartbeat too, so only an\n" +
 			"idle session needs this.\n\n" +
 			"  acc heartbeat --session ID --generation G",
 		Flags: ownerFlags(),
