@@ -77,6 +77,13 @@ func (a *app) certifyCommand() *cli.Command {
 			if !a.jsonMode {
 				o.Progress = a.env.Stderr
 			}
+			// Whoever reads acc's output may go away (`2> >(tee log)` ended,
+			// `| head`): a write to that closed pipe then fails and is
+			// dropped instead of killing acc with SIGPIPE before it removed
+			// its temporary directories, and the exit status still says how
+			// certification went (docs/certify.md). Notify, not Ignore: an
+			// ignored SIGPIPE would be inherited by the clients certify runs.
+			signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 			// Ctrl-C ends the client being run and still cleans up after it.
 			ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 			defer stop()

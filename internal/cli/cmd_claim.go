@@ -20,7 +20,8 @@ func (a *app) claimCommand() *cli.Command {
 			"input is read from where you run the command (--cwd). A directory is claimed as file:DIR/** — the only\n" +
 			"glob understood; file:DIR/, file:DIR/* and an existing directory without /** are refused with the\n" +
 			"spelling to use. A file that does not exist yet can be claimed. Claiming the same resource again\n" +
-			"renews it. Exit 5 means someone else holds an overlapping claim: ask them, narrow yours, or wait.\n\n" +
+			"renews it. Exit 5 means someone else holds an overlapping claim: ask them, narrow yours, or wait\n" +
+			"for its release with the `acc wait --released RESOURCE` the refusal names.\n\n" +
 			"  acc claim --resource file:src/render.go --reason \"receipt rendering\"",
 		Flags: append(ownerFlags(),
 			&cli.StringFlag{Name: "resource", Required: true, Usage: "what to claim: `file:PATH`, file:DIR/**, or another scheme such as doc:…"},

@@ -29,13 +29,16 @@ type sendOutput struct {
 	// returned the first handoff, whose released claims are not known here.
 	ReleasedClaims *[]string          `json:"releasedClaims,omitempty"`
 	Session        *core.DetachResult `json:"session,omitempty"`
+	// recipients are the participants holding a receipt: for a room
+	// message, those with a session open when it was recorded (text only).
+	recipients []string
 }
 
 // newSendOutput routes the committed send (pkg/router) and shapes the
 // result.
 func newSendOutput(ctx context.Context, r *core.Room, res *core.SendResult) *sendOutput {
 	d := livepush.Deliver(ctx, r, &res.Message, install.Policies(r.DataHome))
-	return &sendOutput{Message: res.Message, Delivery: d, Created: res.Created, Receipt: res.Receipt, Session: res.Session}
+	return &sendOutput{Message: res.Message, Delivery: d, Created: res.Created, Receipt: res.Receipt, Session: res.Session, recipients: res.Recipients}
 }
 
 func printSend(w io.Writer, out *sendOutput) {
@@ -45,11 +48,25 @@ func printSend(w io.Writer, out *sendOutput) {
 	}
 	fmt.Fprintf(w, "  sent as %s (%s)\n", out.Message.FromParticipantID, out.Message.FromSessionID)
 	if out.Message.IsRoom() {
-		fmt.Fprintln(w, "  room message: it waits in the inbox of every session open now (and reaches hooked ones at their next turn)")
+		fmt.Fprintf(w, "  room message: %s\n", roomReach(out.recipients))
 	}
 	for _, line := range deliveryLines(out.Delivery, out.Message.FromParticipantID) {
 		fmt.Fprintf(w, "  %s\n", line)
 	}
+}
+
+// roomReach says who a room message reached: its recipients are fixed when
+// it is recorded — every other participant with a session open then
+// (docs/concepts.md) — so with none it reaches no inbox, and a session that
+// opens later finds it only in the room's history.
+func roomReach(recipients []string) string {
+	switch len(recipients) {
+	case 0:
+		return "no other participant has a session open, so it reaches no inbox; it stays in the room's history (acc sync --scope history)"
+	case 1:
+		return "it waits in the inbox of " + recipients[0] + ", the one other participant with a session open now (a hooked session shows it at its next turn)"
+	}
+	return fmt.Sprintf("it waits in the inboxes of %s, the %d other participants with a session open now (a hooked session shows it at its next turn)", joinAnd(recipients), len(recipients))
 }
 
 func (a *app) messageCommand() *cli.Command {
@@ -279,7 +296,13 @@ func (a *app) inboxCommand() *cli.Command {
 				if err != nil {
 					return err
 				}
-				return a.emit(page, func(w io.Writer) { printPage(w, page) })
+				return a.emit(page, func(w io.Writer) {
+					if !a.callerNamed(cmd) {
+						// Nothing named the session: say whose inbox this is.
+						fmt.Fprintf(w, "inbox of %s (%s), found automatically: no --session or ACC_SESSION\n", page.Participant, c.SessionID)
+					}
+					printPage(w, page)
+				})
 			})
 		},
 	}
@@ -297,6 +320,7 @@ func printPage(w io.Writer, page *core.InboxPage) {
 	if page.NextCursor != nil {
 		fmt.Fprintf(w, "more: acc inbox --cursor %s\n", *page.NextCursor)
 	}
+	fmt.Fprintln(w, "read one: acc inbox --message ID")
 }
 
 func printExact(w io.Writer, it core.ExactItem) {

@@ -3,8 +3,11 @@ package cli
 import (
 	"context"
 	"fmt"
-	"github.com/acc-go/acc/internal/install"
 	"io"
+	"strings"
+	"time"
+
+	"github.com/acc-go/acc/internal/install"
 
 	"github.com/acc-go/acc/pkg/core"
 	"github.com/acc-go/acc/pkg/protocol"
@@ -81,21 +84,55 @@ func (a *app) heartbeatCommand() *cli.Command {
 		Name:     "heartbeat",
 		Category: "session lifecycle",
 		Usage:    "tell the room this session is still here",
-		Flags:    ownerFlags(),
+		Description: "heartbeat records that the session is still here. A session is online while its last heartbeat is\n" +
+			"at most three cadences old (the cadence is set when it attaches: acc attach --cadence, 30 s by\n" +
+			"default; hooks use 60 s), stale after that, and offline once its recorded process exits or, with no\n" +
+			"process recorded, after 30 minutes without a heartbeat; every session is offline 24 hours after its\n" +
+			"last one. Sends, replies, acks, first exact reads and claims refresh the heartbeat too, so only an\n" +
+			"idle session needs this.\n\n" +
+			"  acc heartbeat --session ID --generation G",
+		Flags: ownerFlags(),
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			return a.withRoom(ctx, cmd, func(ctx context.Context, r *core.Room) error {
 				c, err := a.caller(ctx, cmd, r)
 				if err != nil {
 					return err
 				}
-				at, err := r.Heartbeat(ctx, c)
+				s, err := r.Beat(ctx, c)
 				if err != nil {
 					return err
 				}
-				return a.emit(map[string]string{"heartbeatAt": at}, func(w io.Writer) { fmt.Fprintln(w, at) })
+				return a.emit(map[string]string{"heartbeatAt": s.HeartbeatAt}, func(w io.Writer) { printHeartbeat(w, s) })
 			})
 		},
 	}
+}
+
+// printHeartbeat says what the heartbeat buys, as core.Presence computes
+// it (docs/concepts.md): online while the last heartbeat is at most three
+// cadences old, then stale; offline when the recorded process exits, or
+// without one after core.UnknownPIDExpiry.
+func printHeartbeat(w io.Writer, s *protocol.Session) {
+	cadence := time.Duration(s.HeartbeatCadenceMs) * time.Millisecond
+	offline := fmt.Sprintf("offline after %s without one", shortDuration(core.UnknownPIDExpiry))
+	if s.PID != nil && *s.PID > 0 {
+		offline = fmt.Sprintf("offline once process %d exits or %s after the last one", *s.PID, shortDuration(core.HardExpiry))
+	}
+	fmt.Fprintf(w, "heartbeat recorded for %s (%s) at %s\n", s.ParticipantID, s.SessionID, s.HeartbeatAt)
+	fmt.Fprintf(w, "  it counts as online while heartbeats come at least every %s (its cadence, set when it attached); stale after three missed, %s\n",
+		shortDuration(cadence), offline)
+}
+
+// shortDuration writes d without zero parts: 30s, 1m, 1m30s, 30m, 1.5s.
+func shortDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
 }
 
 func (a *app) detachCommand() *cli.Command {
@@ -162,7 +199,13 @@ func printStatus(w io.Writer, st *core.Status) {
 	if st.Counts.Stale > 0 {
 		live += fmt.Sprintf(" (%d stale)", st.Counts.Stale)
 	}
-	fmt.Fprintf(w, "%s; %d claim(s); protection %s\n", live, st.Counts.Claims, st.Protection)
+	fmt.Fprintf(w, "%s; %s; protection %s\n", live, plural(int64(st.Counts.Claims), "claim"), st.Protection)
+	if st.Source == protocol.SourceDirectory {
+		// A directory in no Git repository and under no acc.workspace.json
+		// is its own room (docs/configuration.md): sessions elsewhere,
+		// even in its subdirectories, are not in it.
+		fmt.Fprintln(w, "  this directory is a room of its own (it is in no Git repository); run acc inside your repository to share its room")
+	}
 	for _, p := range st.Participants {
 		presence := p.Presence
 		if p.State == "closed" {

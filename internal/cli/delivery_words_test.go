@@ -2,8 +2,11 @@ package cli
 
 import (
 	"slices"
+	"strings"
 	"testing"
+	"time"
 
+	"github.com/acc-go/acc/pkg/protocol"
 	"github.com/acc-go/acc/pkg/router"
 )
 
@@ -101,5 +104,23 @@ func TestDeliveryLinesToOneself(t *testing.T) {
 	}
 	if got := deliveryLines(ds, "alice"); !slices.Equal(got, want) {
 		t.Errorf("got %q\nwant %q", got, want)
+	}
+}
+
+// TestHeartbeatWords: with a process recorded, the heartbeat's words say
+// the session goes offline with it, not after 30 minutes.
+func TestHeartbeatWords(t *testing.T) {
+	pid := 4242
+	var b strings.Builder
+	printHeartbeat(&b, &protocol.Session{ParticipantID: "bob", SessionID: "session_b", HeartbeatAt: "2026-06-01T12:00:00.000Z", HeartbeatCadenceMs: 60000, PID: &pid})
+	want := "heartbeat recorded for bob (session_b) at 2026-06-01T12:00:00.000Z\n" +
+		"  it counts as online while heartbeats come at least every 1m (its cadence, set when it attached); stale after three missed, offline once process 4242 exits or 24h after the last one\n"
+	if b.String() != want {
+		t.Errorf("got\n%swant\n%s", b.String(), want)
+	}
+	for d, want := range map[time.Duration]string{1500 * time.Millisecond: "1.5s", 90 * time.Second: "1m30s", 30 * time.Minute: "30m", 24 * time.Hour: "24h"} {
+		if got := shortDuration(d); got != want {
+			t.Errorf("shortDuration(%v) = %q, want %q", d, got, want)
+		}
 	}
 }

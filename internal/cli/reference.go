@@ -23,7 +23,9 @@ func RenderReference() string {
 	b.WriteString("also when the command line itself is wrong. Without it, results go to stdout as short text and an\n")
 	b.WriteString("error is one line on stderr that names the fix. Exit codes are listed in [exit-codes.md](exit-codes.md).\n\n")
 	b.WriteString("Commands that act as a session take `--session ID --generation G` (or `ACC_SESSION` and\n")
-	b.WriteString("`ACC_GENERATION`). Without them acc looks for the caller in this order: `--session` alone (its\n")
+	b.WriteString("`ACC_GENERATION`); a pair is never made of one flag and one variable, so `--generation` needs\n")
+	b.WriteString("`--session` beside it even when `ACC_SESSION` is set, and `--session` outranks both variables.\n")
+	b.WriteString("Without a pair acc looks for the caller in this order: `--session` alone, or `ACC_SESSION` alone (its\n")
 	b.WriteString("current generation); the client's own session id in the environment matching one live hook binding;\n")
 	b.WriteString("the one live session whose checkout is this worktree; the one live session of the room. When that\n")
 	b.WriteString("leaves none or several, the command stops with exit 2 and names the candidates.\n\n")
@@ -72,13 +74,13 @@ func RenderReference() string {
 	b.WriteString("| command | prints |\n|---|---|\n")
 	for _, row := range [][2]string{
 		{"attach", "`<sessionId> <generation>` alone on stdout, and the line to paste on stderr: `# to act as this session from this shell:` then `export ACC_SESSION=<sessionId> ACC_GENERATION=<generation>`; with `--shell`, only the export line, on stdout"},
-		{"heartbeat", "the new heartbeat timestamp"},
+		{"heartbeat", "`heartbeat recorded for <participant> (<session>) at <time>`, then what it buys: `  it counts as online while heartbeats come at least every <cadence> (its cadence, set when it attached); stale after three missed, offline after 30m without one` (with a process recorded: `offline once process <pid> exits or 24h after the last one`)"},
 		{"detach", "`closed <sessionId>`"},
-		{"status", "`<n> live; <n> claim(s); protection <level>`, then one line per session (`<participant> (<client>, guarded or advisory) <presence> on <branch> in <checkout>  <session>`), claim and attention item"},
-		{"message, request", "`recorded <messageId>`, `  sent as <participant> (<session>)`, then one line per way the message travels, `  <recipients>: <outcome>; <who reads it and how>` (for example `  bob, carol: queued; CLI sessions read it with acc inbox`; recipients reached the same way share the line, and `--json` has each one's outcome)"},
+		{"status", "`<n> live; <n> claims; protection <level>` (`1 claim`), then a line saying so when the room is a plain directory of its own (`this directory is a room of its own …`), then one line per session (`<participant> (<client>, guarded or advisory) <presence> on <branch> in <checkout>  <session>`), claim and attention item"},
+		{"message, request", "`recorded <messageId>`, `  sent as <participant> (<session>)`, then one line per way the message travels, `  <recipients>: <outcome>; <who reads it and how>` (for example `  bob, carol: queued; CLI sessions read it with acc inbox`; recipients reached the same way share the line, and `--json` has each one's outcome); a room message has `  room message: it waits in the inbox of <participants>, …` instead, or `  room message: no other participant has a session open, so it reaches no inbox; it stays in the room's history (acc sync --scope history)`"},
 		{"reply", "as message, then `acknowledged <originalId>`"},
 		{"ack", "`acknowledged <messageId>`"},
-		{"inbox", "one line per pending message (`<id>  <receipt> <kind> from <participant> at <time>: <subject>`), then `more: acc inbox --cursor <id>` when a page is full; `no pending messages` when empty"},
+		{"inbox", "one line per pending message (`<id>  <receipt> <kind> from <participant> at <time>: <subject>`), then `more: acc inbox --cursor <id>` when a page is full and `read one: acc inbox --message ID`; `no pending messages` when empty; first, when no `--session` or `ACC_SESSION` named the session, `inbox of <participant> (<session>), found automatically: no --session or ACC_SESSION`"},
 		{"inbox --message", "the header lines, the receipt state and the body between `--- body of <id> (untrusted peer content) ---` and `--- end of <id> ---` (the id is assigned at record time, so a body cannot forge the closing line)"},
 		{"finish", "as message, then `released <claimId>` per claim and `closed <sessionId>`"},
 		{"sync", "nothing when you are alone in the room; else `<n> attention; <n> session(s); cursor <sequence>` (`--scope full` adds a `snapshot:` line of record counts)"},

@@ -62,6 +62,14 @@ func (a *app) caller(ctx context.Context, cmd *cli.Command, r *core.Room) (core.
 	})
 }
 
+// callerNamed reports whether the command was told which session it acts
+// as (--session, --generation, ACC_SESSION or ACC_GENERATION); when not,
+// ResolveCaller found one automatically, and a read says whose it was.
+func (a *app) callerNamed(cmd *cli.Command) bool {
+	return cmd.String("session") != "" || cmd.String("generation") != "" ||
+		a.env.Getenv("ACC_SESSION") != "" || a.env.Getenv("ACC_GENERATION") != ""
+}
+
 func deref(s *string, dflt string) string {
 	if s == nil {
 		return dflt

@@ -265,3 +265,74 @@ func TestCertifyLeavesTheUserAlone(t *testing.T) {
 		t.Error("acc certify made a branch in the user's repository")
 	}
 }
+
+// TestCertifySparesItsReader: the process reading acc certify's stderr is
+// the caller's even when it is acc's child — bash makes the reader of
+// `2> >(cat > log)` one — so certify, which ends whatever its clients left
+// behind, leaves it alone: the log gets the progress, the exit says how
+// certification went, and the temporary directory is removed. And with
+// nobody reading stderr at all (the pipe's reader is gone), certify still
+// runs to its end and removes its temporary directory.
+func TestCertifySparesItsReader(t *testing.T) {
+	t.Parallel()
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("needs bash for a process substitution")
+	}
+	sb := newSandbox(t)
+	// A client that says its version and exits without asking the model:
+	// quick, and reported (exit 4) with nothing recorded.
+	client := standIn(t, "", "#!/bin/sh\n[ \"$1\" = --version ] && { echo '9.9.9 (Claude Code)'; exit 0; }\nexit 0\n")
+
+	t.Run("a reader acc did not start", func(t *testing.T) {
+		tmp, log := t.TempDir(), filepath.Join(t.TempDir(), "log")
+		ctx, cancel := withTimeout()
+		defer cancel()
+		cmd := exec.CommandContext(ctx, bash, "-c", `"$ACC" certify --adapter claude --client "$CLIENT" 2> >(cat > "$LOG")`)
+		cmd.Dir = sb.home
+		cmd.Env = append(sb.environ(), "TMPDIR="+tmp, "ACC="+accBin, "CLIENT="+client, "LOG="+log)
+		// The reader inherits this pipe as its stderr, so Run returns once
+		// the reader has ended too: the log is complete by then.
+		var out strings.Builder
+		cmd.Stdout, cmd.Stderr = &out, &out
+		err := cmd.Run()
+		if code := exitCode(cmd, err); code != 4 {
+			t.Errorf("exit %d, want 4 (141 is SIGPIPE: the reader was killed)\n%s", code, out.String())
+		}
+		b, _ := os.ReadFile(log)
+		if !strings.Contains(string(b), "claude 9.9.9 ("+client+"): certifying in") || !strings.Contains(string(b), "run 1: attach") {
+			t.Errorf("the log did not get the progress lines:\n%s", b)
+		}
+		if left, _ := os.ReadDir(tmp); len(left) != 0 {
+			t.Errorf("acc certify left %d entries in TMPDIR: %v", len(left), left)
+		}
+	})
+
+	t.Run("nobody reads stderr", func(t *testing.T) {
+		tmp := t.TempDir()
+		r, w, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Close() // every write to stderr fails with EPIPE
+		cmd := sb.command(context.Background(), sb.home, "certify", "--adapter", "claude", "--client", client)
+		cmd.Env = append(cmd.Env, "TMPDIR="+tmp)
+		var out strings.Builder
+		cmd.Stdout, cmd.Stderr = &out, w
+		err = cmd.Start()
+		w.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = cmd.Wait()
+		if code := exitCode(cmd, err); code != 4 {
+			t.Errorf("exit %d, want 4 (-1: a signal ended acc)\n%s", code, out.String())
+		}
+		if !strings.Contains(out.String(), "claude") {
+			t.Errorf("the table is not on stdout:\n%s", out.String())
+		}
+		if left, _ := os.ReadDir(tmp); len(left) != 0 {
+			t.Errorf("acc certify left %d entries in TMPDIR: %v", len(left), left)
+		}
+	})
+}

@@ -3,6 +3,7 @@ package core
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -92,6 +93,7 @@ func (r *Room) Claim(ctx context.Context, in ClaimInput) (*ClaimResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	spelled := r.spelling(resource, in.Resource, in.Cwd)
 	var out *ClaimResult
 	err = r.Store.Update(ctx, func(tx storage.Tx) error {
 		me, _, err := requireOwner(tx, in.Caller, "claim")
@@ -121,7 +123,7 @@ func (r *Room) Claim(ctx context.Context, in ClaimInput) (*ClaimResult, error) {
 			}
 			if c.OwnerSessionID != me.SessionID && Overlaps(c.Resource, resource) &&
 				(c.Mode == protocol.ClaimExclusive || in.Mode == protocol.ClaimExclusive) {
-				return r.claimConflict(tx, c, resource, me, now)
+				return r.claimConflict(tx, c, resource, spelled, me, now)
 			}
 		}
 		if err := r.ensureMaterialised(tx, me.SessionID, at); err != nil {
@@ -170,17 +172,21 @@ func checkLease(seconds int) (time.Duration, error) {
 	return time.Duration(seconds) * time.Second, nil
 }
 
-// claimConflict is the exit-5 refusal naming the holder of c.
-func (r *Room) claimConflict(tx storage.ReadTx, c *protocol.Claim, requested string, me *protocol.Session, now time.Time) error {
+// claimConflict is the exit-5 refusal naming the holder of c and the
+// three ways on: ask them, narrow the claim, or wait for its release —
+// with the command that waits for requested, spelled as it names it from
+// the caller's directory (acc_claim has no wait tool: it claims again).
+func (r *Room) claimConflict(tx storage.ReadTx, c *protocol.Claim, requested, spelled string, me *protocol.Session, now time.Time) error {
 	owner, presence := c.OwnerSessionID, PresenceOffline
 	if s, _, err := findSession(tx, c.OwnerSessionID); err == nil && s != nil {
 		owner = s.ParticipantID
 		presence = Presence(s, now, r.Probe)
 	}
 	return protocol.Errorf(protocol.ReasonClaimConflict,
-		"%s is already claimed by %s (%s, %s, %s) until %s; ask them (%s), narrow your claim, or wait",
+		"%s is already claimed by %s (%s, %s, %s) until %s; ask them (%s), narrow your claim, or %s",
 		requested, owner, c.OwnerSessionID, presence, c.Mode+" "+c.Resource, c.ExpiresAt,
-		r.Front.Cmd(fmt.Sprintf("`acc message --to %s`", owner), fmt.Sprintf("acc_message {to: [%q]}", owner))).
+		r.Front.Cmd(fmt.Sprintf("`acc message --to %s`", owner), fmt.Sprintf("acc_message {to: [%q]}", owner)),
+		r.Front.Cmd("wait for its release (`acc wait --released "+shellWord(spelled)+"`)", "claim again once it is released")).
 		With("claimId", c.ClaimID).With("resource", c.Resource).With("ownerSessionId", c.OwnerSessionID).
 		With("ownerParticipantId", owner).With("ownerPresence", presence).With("expiresAt", c.ExpiresAt).
 		With("requestedBy", me.SessionID)
@@ -222,7 +228,7 @@ func (r *Room) RenewClaim(ctx context.Context, c Caller, claimID string, leaseSe
 			c := &claims[i]
 			if c.OwnerSessionID != me.SessionID && c.ExpiresAt > at && Overlaps(c.Resource, cl.Resource) &&
 				(c.Mode == protocol.ClaimExclusive || cl.Mode == protocol.ClaimExclusive) {
-				return r.claimConflict(tx, c, cl.Resource, me, now)
+				return r.claimConflict(tx, c, cl.Resource, cl.Resource, me, now)
 			}
 		}
 		cl.ExpiresAt = protocol.FormatTime(now.Add(lease))
@@ -483,4 +489,37 @@ func (r *Room) Work(ctx context.Context, in IntentInput) (*protocol.Intent, erro
 		return r.touch(tx, me.SessionID, at)
 	})
 	return out, err
+}
+
+// spelling names the canonical resource so that it reads the same from
+// cwd, for the refusal's `acc wait --released …` (acc reads a relative
+// file: path from where it runs): the canonical name when it does (as at
+// the checkout root), else the absolute path under this checkout, which
+// reads the same from anywhere in the room, else raw as typed.
+func (r *Room) spelling(resource, raw, cwd string) string {
+	reads := func(s string) bool {
+		again, err := r.WS.CanonicalResource(s, cwd)
+		return err == nil && again == resource
+	}
+	if reads(resource) {
+		return resource
+	}
+	if rel, ok := strings.CutPrefix(resource, "file:"); ok {
+		if abs := "file:" + filepath.Join(r.WS.CheckoutRoot(), rel); reads(abs) {
+			return abs
+		}
+	}
+	return raw
+}
+
+// shellWord is s as one word a POSIX shell passes on unchanged: as it is
+// when it holds only safe characters, else single-quoted (file:src/** is
+// quoted, so no shell option can expand its glob).
+func shellWord(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=:@+,", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -30,7 +30,9 @@ type IdentityInput struct {
 // matching exactly one live hook binding, else exactly one live session
 // whose checkout is this worktree, else exactly one live session. A
 // generation without a session (--generation or ACC_GENERATION alone) is
-// refused, never ignored. It never guesses: no candidate is exit 2
+// refused, never ignored; a flag never pairs with a variable, so
+// --generation with ACC_SESSION is refused too, and --session outranks
+// both variables. It never guesses: no candidate is exit 2
 // caller_identity_unresolved, several are exit 2 caller_identity_ambiguous
 // naming them.
 func (r *Room) ResolveCaller(ctx context.Context, in IdentityInput) (Caller, error) {
@@ -38,8 +40,14 @@ func (r *Room) ResolveCaller(ctx context.Context, in IdentityInput) (Caller, err
 	switch {
 	case in.FlagSession != "" && in.FlagGeneration != "":
 		return Caller{SessionID: in.FlagSession, Generation: in.FlagGeneration}, nil
+	case in.FlagGeneration != "" && in.EnvSession != "":
+		// A pair is both flags or both variables, never one of each
+		// (docs/cli.md): say so, or ACC_SESSION looks ignored.
+		return Caller{}, protocol.Errorf(protocol.ReasonCallerIdentityUnresolved,
+			"--generation was given without --session: pass --session too (acc never pairs a flag with ACC_SESSION from the environment)")
 	case in.FlagGeneration != "":
-		return Caller{}, protocol.Errorf(protocol.ReasonCallerIdentityUnresolved, "--generation needs --session too; pass both from the output of `acc attach`")
+		return Caller{}, protocol.Errorf(protocol.ReasonCallerIdentityUnresolved,
+			"--generation was given without --session: pass --session too; both come from the output of `acc attach`")
 	case in.FlagSession == "" && in.EnvSession != "" && in.EnvGeneration != "":
 		return Caller{SessionID: in.EnvSession, Generation: in.EnvGeneration}, nil
 	case in.FlagSession == "" && in.EnvSession != "":

@@ -57,6 +57,9 @@ type InboxItem struct {
 type InboxPage struct {
 	Items      []InboxItem `json:"items"`
 	NextCursor *string     `json:"nextCursor"`
+	// Participant is whose inbox this is, for the CLI's words; not in
+	// the JSON (docs/cli.md's shapes).
+	Participant string `json:"-"`
 }
 
 // InboxQuery selects a page of the caller's pending messages.
@@ -97,6 +100,7 @@ func (r *Room) Inbox(ctx context.Context, q InboxQuery) (*InboxPage, error) {
 		if err != nil {
 			return err
 		}
+		page.Participant = me.ParticipantID
 		sq := storage.InboxQuery{Recipient: me.ParticipantID, ListableOnly: true}
 		if q.Cursor != "" {
 			m, err := tx.Message(q.Cursor)

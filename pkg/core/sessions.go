@@ -257,17 +257,30 @@ func (r *Room) ensureMaterialised(tx storage.Tx, actor, at string) error {
 // Heartbeat refreshes the caller's heartbeatAt and returns it. It appends no
 // event. Errors: exit 5 when the session is closed, missing or replaced.
 func (r *Room) Heartbeat(ctx context.Context, c Caller) (string, error) {
-	var at string
+	s, err := r.Beat(ctx, c)
+	if err != nil {
+		return "", err
+	}
+	return s.HeartbeatAt, nil
+}
+
+// Beat is Heartbeat returning the session as recorded: its participant,
+// cadence and pid say how long it stays online (Presence).
+func (r *Room) Beat(ctx context.Context, c Caller) (*protocol.Session, error) {
+	var out *protocol.Session
 	err := r.Store.Update(ctx, func(tx storage.Tx) error {
 		s, area, err := requireOwner(tx, c, "heartbeat")
 		if err != nil {
 			return err
 		}
-		at = protocol.FormatTime(r.now())
-		s.HeartbeatAt = at
+		s.HeartbeatAt = protocol.FormatTime(r.now())
+		out = s
 		return tx.PutSession(area, s)
 	})
-	return at, err
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // DetachResult reports a closed session.
