@@ -79,8 +79,8 @@ func siblingBinary(name string) string {
 }
 
 var installFlags = []cli.Flag{
-	&cli.StringSliceFlag{Name: "adapter", Usage: "only this client (claude, codex, gemini, grok, kimi); repeat for several"},
-	&cli.StringFlag{Name: "home", Usage: "the home DIR whose client configuration to change (default $HOME; client directory variables such as CODEX_HOME are then ignored)"},
+	&cli.StringSliceFlag{Name: "adapter", Usage: "only this client `ID` (claude, codex, gemini, grok, kimi); repeat for several"},
+	&cli.StringFlag{Name: "home", Usage: "the home `DIR` whose client configuration to change (default $HOME; client directory variables such as CODEX_HOME are then ignored)"},
 	&cli.BoolFlag{Name: "dry-run", Usage: "print every path that would change, and change nothing"},
 }
 
@@ -107,7 +107,7 @@ func (a *app) installCommand() *cli.Command {
 			"the next turn and the inbox. It is recorded for you on this machine only; doctor says what is in effect.\n\n" +
 			"  acc install --dry-run\n  acc install --adapter claude --adapter codex\n  acc install --adapter claude --delivery actionable",
 		Flags: append(installFlags,
-			&cli.StringFlag{Name: "delivery", Usage: "live push for these clients: off, actionable or all (without the flag the recorded policy stays; off at first); a pushed message starts a model turn in your session, spending your tokens"}),
+			&cli.StringFlag{Name: "delivery", Usage: "the live-push `POLICY` for these clients: off, actionable or all (without the flag the recorded policy stays; off at first); a pushed message starts a model turn in your session, spending your tokens"}),
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			env, err := a.installEnv(cmd)
 			if err != nil {
