@@ -120,7 +120,7 @@ func (a *app) installCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			return a.emit(rep, func(w io.Writer) { printInstall(w, rep, "installed") })
+			return a.emit(rep, func(w io.Writer) { printInstall(w, rep, "installed", livePushCheck(env)) })
 		},
 	}
 }
@@ -147,12 +147,32 @@ func (a *app) uninstallCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			return a.emit(rep, func(w io.Writer) { printInstall(w, rep, "uninstalled") })
+			return a.emit(rep, func(w io.Writer) { printInstall(w, rep, "uninstalled", nil) })
 		},
 	}
 }
 
-func printInstall(w io.Writer, rep *install.Report, done string) {
+// livePushOn says whether --delivery actionable would turn live push on for
+// a client at version, and if not, why (install.LiveDelivery: a live
+// transport on this platform and live push proven for the version).
+type livePushOn func(adapterID, version string) (ok bool, why string)
+
+// livePushCheck answers for the clients of env.
+func livePushCheck(env *install.Env) livePushOn {
+	return func(id, version string) (bool, string) {
+		a, ok := env.Adapters[id]
+		if !ok {
+			return false, ""
+		}
+		effective, why := install.LiveDelivery(a, version, env.DataHome, "actionable")
+		return effective != "off", why
+	}
+}
+
+// printInstall prints install's or uninstall's report; canPush (nil for
+// uninstall) says for a client with live push off whether --delivery would
+// turn it on (docs/delivery.md).
+func printInstall(w io.Writer, rep *install.Report, done string, canPush livePushOn) {
 	verb := map[string]string{"create": "create", "update": "update", "unchanged": "unchanged", "remove": "remove", "kept": "KEPT", "missing": "missing"}
 	if rep.DryRun {
 		fmt.Fprintln(w, "dry run: nothing was written")
@@ -190,11 +210,8 @@ func printInstall(w io.Writer, rep *install.Report, done string) {
 			}
 			fmt.Fprintln(w, line)
 		}
-		switch {
-		case c.DeliveryReason != "":
-			fmt.Fprintf(w, "  delivery: %s requested, %s in effect: %s\n", c.DeliveryPolicy, c.EffectiveDelivery, c.DeliveryReason)
-		case c.DeliveryPolicy != "":
-			fmt.Fprintf(w, "  delivery: %s in effect (live push)\n", c.EffectiveDelivery)
+		if c.DeliveryPolicy != "" {
+			fmt.Fprintf(w, "  live push: %s\n", livePushWords(c.Adapter, c.Version, c.DeliveryPolicy, c.EffectiveDelivery, c.DeliveryReason, canPush))
 		}
 		// The hooks load when a session starts: only changed files need a
 		// restart (the delivery policy is read at every send).
@@ -222,8 +239,9 @@ func printInstall(w io.Writer, rep *install.Report, done string) {
 	}
 }
 
-// clientLines prints doctor's client section.
-func printClients(w io.Writer, clients []install.ClientStatus) {
+// printClients prints doctor's client section; canPush says whether
+// --delivery would turn live push on (nil when that is unknown).
+func printClients(w io.Writer, clients []install.ClientStatus, canPush livePushOn) {
 	for _, c := range clients {
 		state := "not found"
 		switch {
@@ -237,11 +255,13 @@ func printClients(w io.Writer, clients []install.ClientStatus) {
 				state += ", version unknown (" + c.VersionUnknown + ")"
 			}
 		}
-		inst := "not installed"
+		// Whether acc is wired into the client, not whether the client
+		// itself is installed (that is state, above).
+		inst := "acc not installed for it"
 		if c.Installed {
-			inst = "installed"
+			inst = "acc installed"
 			if c.InstallState != "installed" {
-				inst = "install " + c.InstallState
+				inst = "acc's install " + c.InstallState
 			}
 		}
 		var bad []string
@@ -261,16 +281,37 @@ func printClients(w io.Writer, clients []install.ClientStatus) {
 				files = "; " + strings.Join(bad, ", ")
 			}
 		}
-		// Live push: whether it is proven for the version found, then the
-		// policy in effect (and the one asked for, when they differ).
-		live := "live push not proven"
+		// Live push: whether it is proven for the version found, then
+		// whether it is on, and how to turn it on where it can be (where
+		// it is not proven, that says why it is off).
+		live := "live push not proven, "
 		if c.Capabilities.LivePush {
-			live = "live push proven"
+			live = "live push proven, " + livePushWords(c.Adapter, c.Version, c.DeliveryPolicy, c.EffectiveDelivery, c.DeliveryReason, canPush)
+		} else {
+			live += livePushWords(c.Adapter, c.Version, c.DeliveryPolicy, c.EffectiveDelivery, c.DeliveryReason, nil)
 		}
-		delivery := c.EffectiveDelivery
-		if c.DeliveryReason != "" {
-			delivery += " (" + c.DeliveryPolicy + " requested: " + c.DeliveryReason + ")"
-		}
-		fmt.Fprintf(w, "  client %s: %s; %s%s; %s; %s, delivery %s\n", c.Adapter, state, inst, files, c.Proof, live, delivery)
+		fmt.Fprintf(w, "  client %s: %s; %s%s; %s; %s\n", c.Adapter, state, inst, files, c.Proof, live)
 	}
+}
+
+// livePushWords says whether live push (docs/delivery.md) is on for a
+// client: "on for actionable messages"; "off, though all was requested:
+// <why>"; "off (acc install --adapter claude --delivery actionable turns it
+// on; docs/delivery.md)" where that would work; else "off", with why it
+// cannot be turned on when that is known.
+func livePushWords(id, version, requested, effective, reason string, canPush livePushOn) string {
+	switch {
+	case reason != "":
+		return fmt.Sprintf("off, though %s was requested: %s", requested, reason)
+	case effective != "off" && effective != "":
+		return fmt.Sprintf("on for %s messages (--delivery off turns it off)", effective)
+	case canPush == nil:
+		return "off"
+	}
+	if ok, why := canPush(id, version); ok {
+		return fmt.Sprintf("off (acc install --adapter %s --delivery actionable turns it on; docs/delivery.md)", id)
+	} else if why != "" {
+		return "off; --delivery cannot turn it on: " + why
+	}
+	return "off"
 }

@@ -127,7 +127,9 @@ func (a *app) statusCommand() *cli.Command {
 		Usage:    "show who is in the room, live claims, protection and what needs your attention",
 		Description: "status is a public read of the room; it never changes anything. With a session (--session and\n" +
 			"--generation, or one resolved automatically) it adds that session's attention items.\n" +
-			"Offline sessions are hidden unless --all.",
+			"Offline sessions are hidden unless --all. The first line's protection is none (no live claim),\n" +
+			"guarded (a write into a peer's claim is denied) or advisory (peers are trusted to respect claims);\n" +
+			"docs/concepts.md explains it.",
 		Flags: append(ownerFlags(),
 			&cli.BoolFlag{Name: "all", Usage: "include offline and closed sessions"},
 			&cli.StringFlag{Name: "participant", Usage: "show only the sessions of the participant `ID`"},
