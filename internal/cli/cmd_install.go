@@ -132,10 +132,12 @@ func (a *app) uninstallCommand() *cli.Command {
 		Usage:    "remove what acc install wrote, and only what is still as acc wrote it",
 		Description: "uninstall works from acc's record (installs.json in the data home): each file, hook entry and\n" +
 			"managed block acc wrote is removed while it is still exactly as acc wrote it; anything you changed is\n" +
-			"kept and reported. Directories acc created go when empty. A client's own records (Codex's hook trust)\n" +
-			"are never touched. Without --adapter, every recorded client is unwired. With the last client, acc's own\n" +
-			"files in the data home go too (the record, the install lock, the shim) and every directory install\n" +
-			"created for them that is then empty; acc certify's evidence records and the rooms' stores stay.\n\n" +
+			"kept and reported. A file acc created goes whole once acc's part is out of it and nothing else is in\n" +
+			"it, and so does each directory acc created that is then empty; the report lists them. A client's own\n" +
+			"records (Codex's hook trust) are never touched. Without --adapter, every recorded client is unwired.\n" +
+			"With the last client, acc's own files in the data home go too (the record, the install lock, the shim)\n" +
+			"and every directory install created for them that is then empty. acc certify's evidence records and\n" +
+			"the rooms' stores stay: the report ends by naming them and the command that removes them.\n\n" +
 			"  acc uninstall --dry-run\n  acc uninstall --adapter gemini",
 		Flags: installFlags,
 		Action: func(ctx context.Context, cmd *cli.Command) error {
@@ -198,7 +200,11 @@ func printInstall(w io.Writer, rep *install.Report, done string, canPush livePus
 			fmt.Fprintf(w, "  version unknown: %s\n", c.VersionUnknown)
 		}
 		for _, ch := range c.Changes {
-			line := fmt.Sprintf("  %-9s %s", verb[ch.Op], ch.Path)
+			path := ch.Path
+			if ch.Kind == "directory" {
+				path += "/"
+			}
+			line := fmt.Sprintf("  %-9s %s", verb[ch.Op], path)
 			switch {
 			case ch.Op == "remove" && ch.Kind == "json-entry":
 				// acc's entry goes; the file stays.
@@ -236,6 +242,39 @@ func printInstall(w io.Writer, rep *install.Report, done string, canPush livePus
 		} else {
 			fmt.Fprintln(w, "record: none left (nothing of acc's is installed)")
 		}
+	}
+	if done == "uninstalled" {
+		printDataKept(w, filepath.Dir(rep.Record))
+	}
+}
+
+// shellWord is s as one word for a POSIX shell: as it is when it needs no
+// quoting, else in single quotes.
+func shellWord(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_@%+=:,./-") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// printDataKept ends uninstall's report with what it leaves in acc's
+// directory in the data home, and how to remove that too: the rooms'
+// stores and acc certify's evidence (docs/adapters.md, "In acc's data
+// home").
+func printDataKept(w io.Writer, accDir string) {
+	var paths []string
+	for _, d := range []struct{ dir, what string }{
+		{"workspaces", "the rooms (each room's messages, receipts and history)"},
+		{"evidence", "acc certify's evidence"},
+	} {
+		p := filepath.Join(accDir, d.dir)
+		if st, err := os.Stat(p); err == nil && st.IsDir() {
+			fmt.Fprintf(w, "stays: %s in %s/\n", d.what, p)
+			paths = append(paths, shellWord(p))
+		}
+	}
+	if len(paths) > 0 {
+		fmt.Fprintf(w, "uninstall never removes these; to remove them too: rm -rf %s (for good)\n", strings.Join(paths, " "))
 	}
 }
 
