@@ -16,7 +16,10 @@ LDFLAGS := -X github.com/acc-go/acc/internal/buildinfo.buildVersion=$(VERSION)
 
 .PHONY: build demo test clients vet stress bench fuzz test-clients-latest evidence
 
+# build says what it is doing first: the first build downloads the Go modules
+# and compiles SQLite, minutes with no other output.
 build:
+	@echo "building acc into ./bin (the first build downloads Go modules and takes a few minutes; later ones seconds)"
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN)/ ./cmd/acc ./cmd/acc-hook ./cmd/acc-mcp
 
 demo: build

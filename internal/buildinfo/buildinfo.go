@@ -1,22 +1,34 @@
 // Package buildinfo says which acc this is, for every binary alike (acc
-// version, acc-mcp's serverInfo.version).
+// version, acc --version, acc-mcp's serverInfo.version; docs/cli.md).
 package buildinfo
 
 import "runtime/debug"
 
-// buildVersion is set by `make build` (-ldflags -X) from `git describe`
-// when the module version is not in the build information.
+// buildVersion is set by `make build` (-ldflags -X) from `git describe`.
 var buildVersion string
 
-// Version returns the module version from the build information
-// (SPEC decision 18); for a build from a checkout, the version `make build`
-// stamped from git; else "(devel)".
+// Version returns the version `make build` stamped from git, when it
+// stamped one; else the module version from the build information (SPEC
+// decision 18: `go install …@v1.2.3` gives v1.2.3); else "(devel)".
 func Version() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
+	module := ""
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		module = bi.Main.Version
 	}
-	if buildVersion != "" {
-		return buildVersion
+	return pick(buildVersion, module)
+}
+
+// pick chooses between the stamped version and the module version. The
+// stamp comes first: since Go 1.24 a build in a checkout also carries a
+// module version, a pseudo-version made from the commit
+// (v0.0.0-20260101000000-0e04dab1dd48), which hid the tag that `make
+// build` had stamped with `git describe`.
+func pick(stamped, module string) string {
+	switch {
+	case stamped != "":
+		return stamped
+	case module != "" && module != "(devel)":
+		return module
 	}
 	return "(devel)"
 }

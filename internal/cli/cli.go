@@ -402,6 +402,7 @@ func (a *app) rootCommand() *cli.Command {
 	var walk func(c *cli.Command)
 	walk = func(c *cli.Command) {
 		c.OnUsageError = root.OnUsageError
+		c.ShellComplete = a.shellComplete
 		if c != root && c.Action != nil && c.Before == nil {
 			c.Before = a.checkArgs
 		}

@@ -34,7 +34,7 @@ func (a *app) acpCommand() *cli.Command {
 			"                                    \"args\": [\"acp\", \"--participant\", \"gemini-zed\", \"--\", \"gemini\", \"--acp\"]}}",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "participant", Usage: "join as this participant `ID` (default: ACC_PARTICIPANT, else acp-<hash of the ACP session>)"},
-			&cli.DurationFlag{Name: "grace", Value: acp.DefaultGrace, Usage: "after the editor's input ends, give the agent this long to exit before it is terminated"},
+			&cli.DurationFlag{Name: "grace", Value: acp.DefaultGrace, Usage: "after the editor's input ends, give the agent this `DURATION` to exit before it is terminated"},
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			argv := cmd.Args().Slice()

@@ -28,7 +28,7 @@ func (a *app) claimCommand() *cli.Command {
 			&cli.StringFlag{Name: "mode", Usage: "`MODE`: exclusive (default) or shared (shared claims may overlap each other)"},
 			&cli.StringFlag{Name: "enforcement", Usage: "`LEVEL`: advisory, or guarded (write guards of proven clients deny others' writes); default from the workspace policy, else advisory"},
 			&cli.StringFlag{Name: "reason", Usage: "one-line `TEXT` saying why (default unspecified)"},
-			&cli.IntFlag{Name: "lease", Usage: "lease length in `SECONDS` (default 1800); renew by claiming again"},
+			&cli.IntFlag{Name: "lease", HideDefault: true, Usage: fmt.Sprintf("lease length in `SECONDS` (default %d); renew by claiming again", core.DefaultLeaseSeconds)},
 		),
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			cwd, err := a.cwd(cmd)

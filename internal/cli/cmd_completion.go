@@ -5,9 +5,15 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 
+	"github.com/acc-go/acc/internal/certify"
+	"github.com/acc-go/acc/internal/hook"
+	"github.com/acc-go/acc/internal/install"
+	"github.com/acc-go/acc/pkg/adapters/adapter"
+	"github.com/acc-go/acc/pkg/core"
 	"github.com/acc-go/acc/pkg/protocol"
 	"github.com/urfave/cli/v3"
 )
@@ -43,7 +49,8 @@ func (a *app) completionCommand() *cli.Command {
 		UsageText: "acc completion bash|zsh|fish",
 		Usage:     "print a script that completes acc's commands and flags on Tab, for bash, zsh or fish",
 		Description: "completion prints a script for your shell; load it from the shell's startup file. At each Tab the\n" +
-			"script asks acc itself for the candidates, so they follow the acc on your PATH. The bash script works\n" +
+			"script asks acc itself for the candidates, so they follow the acc on your PATH: the commands, a\n" +
+			"command's flags, and the words a flag such as --type or --scope takes. The bash script works\n" +
 			"with or without the bash-completion package. There is no script for PowerShell or any other shell.\n\n" +
 			"  source <(acc completion bash)\n" +
 			"  source <(acc completion zsh)    # after compinit\n" +
@@ -123,4 +130,129 @@ func (p plainCandidates) Write(b []byte) (int, error) {
 		return 0, err
 	}
 	return len(b), nil
+}
+
+// shellComplete answers `acc … --generate-shell-completion`, the request
+// every completion script makes at a Tab (docs/cli.md, acc completion). It
+// replaces urfave/cli's default, which offered `help` after every command: a
+// command without subcommands has no `help` to run (`acc status help` is
+// an unexpected argument, exit 2), so only the root offers it. What it
+// offers for the word being completed:
+//
+//   - after a flag that takes one of a few words (--type, --scope, …):
+//     those words (completionValues); after any other value-taking flag,
+//     nothing, so the shell falls back to file names;
+//   - for a word starting with "-": the command's flags by that prefix;
+//   - otherwise the subcommands of a command that has them, and the flags
+//     of one that has none.
+//
+// A flag already given that takes one value is not offered again: a
+// second one is refused.
+func (a *app) shellComplete(_ context.Context, cmd *cli.Command) {
+	w := cmd.Root().Writer
+	args := cmd.Args().Slice()
+	last := ""
+	if len(args) > 0 {
+		last = args[len(args)-1]
+	}
+	flags := completionFlags(cmd)
+	if name, inline, ok := flagToken(last); ok && !inline {
+		for _, f := range flags {
+			if df, ok := f.(cli.DocGenerationFlag); ok && df.TakesValue() && slices.Contains(f.Names(), name) {
+				for _, v := range completionValues(cmd, f.Names()[0]) {
+					fmt.Fprintln(w, v)
+				}
+				return
+			}
+		}
+	}
+	if strings.HasPrefix(last, "-") {
+		printFlagCandidates(w, cmd, flags, strings.TrimLeft(last, "-"))
+		return
+	}
+	var subs []*cli.Command
+	for _, s := range cmd.Commands {
+		if !s.Hidden && (s.Name != "help" || cmd.Root() == cmd) {
+			subs = append(subs, s)
+		}
+	}
+	if len(subs) == 0 {
+		printFlagCandidates(w, cmd, flags, "")
+		return
+	}
+	for _, s := range subs {
+		fmt.Fprintf(w, "%s:%s\n", s.Name, s.Usage)
+	}
+}
+
+// completionFlags are the flags cmd accepts that help shows: its own and
+// the root's (--json, --cwd, --workspace).
+func completionFlags(cmd *cli.Command) []cli.Flag {
+	flags := cmd.VisibleFlags()
+	for _, f := range cmd.VisiblePersistentFlags() {
+		if !slices.Contains(flags, f) {
+			flags = append(flags, f)
+		}
+	}
+	return flags
+}
+
+// printFlagCandidates writes "--name:usage" for each flag whose name starts
+// with prefix, leaving out one already given that cannot be repeated.
+func printFlagCandidates(w io.Writer, cmd *cli.Command, flags []cli.Flag, prefix string) {
+	for _, f := range flags {
+		name := f.Names()[0]
+		if !strings.HasPrefix(name, prefix) {
+			continue
+		}
+		if _, repeatable := f.(*cli.StringSliceFlag); f.IsSet() && !repeatable {
+			continue
+		}
+		usage := ""
+		if df, ok := f.(cli.DocGenerationFlag); ok {
+			usage = df.GetUsage()
+		}
+		if usage != "" {
+			fmt.Fprintf(w, "--%s:%s\n", name, usage)
+		} else {
+			fmt.Fprintf(w, "--%s\n", name)
+		}
+	}
+}
+
+// completionValues lists the words a flag of cmd takes, for completion; nil
+// for a flag whose value is free (an id, a text, a path). Each list is the
+// one the command checks, or what its usage names (TestCompletionValues holds the
+// two together).
+func completionValues(cmd *cli.Command, flag string) []string {
+	return flagValueTable()[cmd.FullName()+" --"+flag]
+}
+
+// flagValueTable maps "acc COMMAND --flag" to the words the flag takes.
+func flagValueTable() map[string][]string {
+	installers := []string{}
+	for id, ad := range hook.Registry() {
+		if _, ok := ad.(adapter.Installer); ok {
+			installers = append(installers, id)
+		}
+	}
+	slices.Sort(installers)
+	harnesses := append(slices.Sorted(maps.Keys(hook.Registry())), "mcp", "cli")
+	return map[string][]string{
+		"acc attach --harness":     harnesses,
+		"acc work --mode":          protocol.IntentModes,
+		"acc work --state":         protocol.IntentStates,
+		"acc claim --mode":         {protocol.ClaimExclusive, protocol.ClaimShared},
+		"acc claim --enforcement":  {protocol.EnforcementAdvisory, protocol.EnforcementGuarded},
+		"acc release --authority":  {"human", "policy"},
+		"acc message --type":       {protocol.KindNote, protocol.KindQuestion, protocol.KindRequest, protocol.KindDecision},
+		"acc message --obligation": {protocol.ObligationNone, protocol.ObligationAcknowledge, protocol.ObligationReply},
+		"acc finish --status":      {protocol.HandoffComplete, protocol.HandoffPartial, protocol.HandoffBlocked},
+		"acc sync --scope":         {core.SyncScopeDelta, core.SyncScopeFull, core.SyncScopeHistory},
+		"acc sync --type":          protocol.MessageKinds,
+		"acc install --adapter":    installers,
+		"acc install --delivery":   install.DeliveryPolicies,
+		"acc uninstall --adapter":  installers,
+		"acc certify --adapter":    certify.Supported(),
+	}
 }

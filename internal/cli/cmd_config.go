@@ -46,6 +46,9 @@ func (a *app) configInitCommand() *cli.Command {
 			"sessions are attached to the current workspace, naming them, unless --force. It refuses a directory\n" +
 			"that cannot be a room because it holds acc's data (your home directory) or lies inside it. Without --yes it asks\n" +
 			"for confirmation when stdin and stdout are terminals, and refuses otherwise.\n\n" +
+			"The new id is a new room that starts empty: the old room's messages and decisions stay in the old\n" +
+			"room. A worktree without the file (not committed, or not checked out there) stays in the old room;\n" +
+			"commit the file and update every checkout before sessions start (docs/configuration.md).\n\n" +
 			"  acc config init --yes",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "yes", Usage: "write without asking (needed when stdin or stdout is not a terminal)"},

@@ -30,15 +30,15 @@ func (a *app) doctorCommand() *cli.Command {
 			"problem: the report says what it is, then doctor exits 2, data_home_unusable) and each coding client on this machine:\n" +
 			"found or not, its version (asked as acc install asks, within ACC_PROBE_TIMEOUT_MS), whether acc is\n" +
 			"installed for it and whether acc's files are still as acc wrote them, the capabilities proven for that\n" +
-			"version (\"proven at X, running Y\") and its delivery policy, and what is proven for the ACP agents acc acp\n" +
-			"relays.\n\n" +
+			"version (\"proven at X, running Y\"), whether live push is on (and the command that turns it on), and\n" +
+			"what is proven for the ACP agents acc acp relays. docs/concepts.md explains these words.\n\n" +
 			"Outside any room — a directory in no Git repository and under no acc.workspace.json that holds acc's\n" +
 			"data, such as your home directory — doctor says that no room is selected and why, reports the data home\n" +
 			"and the clients, and exits 0 (with --json, noRoom is set and the room's fields are absent). A Git or\n" +
 			"config workspace whose root holds acc's data is a misconfiguration: the report prints, then doctor exits 2\n" +
 			"(runtime_inside_workspace).\n\n" +
 			"  acc doctor --json\n  acc doctor --cwd ~/src/project",
-		Flags: []cli.Flag{&cli.StringFlag{Name: "home", Usage: "look for the clients' configuration under this home DIR (default $HOME)"}},
+		Flags: []cli.Flag{&cli.StringFlag{Name: "home", Usage: "look for the clients' configuration under this home `DIR` (default $HOME)"}},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			dir, err := a.cwd(cmd)
 			if err != nil {
@@ -54,7 +54,9 @@ func (a *app) doctorCommand() *cli.Command {
 			// store's.
 			clients := []install.ClientStatus{}
 			var clientNotes []string
+			var canPush livePushOn
 			if ienv, ierr := a.installEnv(cmd); ierr == nil {
+				canPush = livePushCheck(ienv)
 				ienv.ProbeTimeout = probeTimeout
 				cs, cerr := ienv.Clients(ctx)
 				clients = cs
@@ -76,7 +78,7 @@ func (a *app) doctorCommand() *cli.Command {
 			if rep == nil {
 				return err
 			}
-			full := &doctorReport{DoctorReport: rep, Clients: clients, ACPAgents: acpAgents()}
+			full := &doctorReport{DoctorReport: rep, Clients: clients, ACPAgents: acpAgents(), canPush: canPush}
 			for _, c := range clients {
 				rep.Remediation = append(rep.Remediation, c.Remediation...)
 			}
@@ -101,6 +103,9 @@ type doctorReport struct {
 	*core.DoctorReport
 	Clients   []install.ClientStatus `json:"clients"`
 	ACPAgents []acpAgentStatus       `json:"acpAgents"`
+	// canPush says whether --delivery would turn live push on for a
+	// client (text only).
+	canPush livePushOn
 }
 
 // acpAgentStatus is one ACP agent family and the newest version its
@@ -249,7 +254,7 @@ func printDataHome(w io.Writer, d core.DoctorDataHome) {
 // the clients, the ACP agents and the next steps.
 func printMachine(w io.Writer, full *doctorReport) {
 	rep := full.DoctorReport
-	printClients(w, full.Clients)
+	printClients(w, full.Clients, full.canPush)
 	for _, ag := range full.ACPAgents {
 		var proven []string
 		for _, c := range []struct {
@@ -262,7 +267,18 @@ func printMachine(w io.Writer, full *doctorReport) {
 		}
 		fmt.Fprintf(w, "  acp agent %s (acc acp): proven at %s: %s; advisory\n", ag.Family, ag.ProvenAt, strings.Join(proven, ", "))
 	}
+	fmt.Fprintf(w, "  %s\n", doctorLegend(rep.NoRoom == nil))
 	for _, r := range rep.Remediation {
 		fmt.Fprintf(w, "next: %s\n", r)
 	}
+}
+
+// doctorLegend points to where the report's words are explained
+// (docs/concepts.md, "Words in acc status and acc doctor"); outside a room
+// there is no protection to explain.
+func doctorLegend(room bool) string {
+	if room {
+		return "protection (none, advisory, guarded), \"proven at X, running Y\" and live push are explained in docs/concepts.md"
+	}
+	return "\"proven at X, running Y\" and live push are explained in docs/concepts.md"
 }

@@ -79,8 +79,8 @@ func siblingBinary(name string) string {
 }
 
 var installFlags = []cli.Flag{
-	&cli.StringSliceFlag{Name: "adapter", Usage: "only this client (claude, codex, gemini, grok, kimi); repeat for several"},
-	&cli.StringFlag{Name: "home", Usage: "the home DIR whose client configuration to change (default $HOME; client directory variables such as CODEX_HOME are then ignored)"},
+	&cli.StringSliceFlag{Name: "adapter", Usage: "only this client `ID` (claude, codex, gemini, grok, kimi); repeat for several"},
+	&cli.StringFlag{Name: "home", Usage: "the home `DIR` whose client configuration to change (default $HOME; client directory variables such as CODEX_HOME are then ignored)"},
 	&cli.BoolFlag{Name: "dry-run", Usage: "print every path that would change, and change nothing"},
 }
 
@@ -107,7 +107,7 @@ func (a *app) installCommand() *cli.Command {
 			"the next turn and the inbox. It is recorded for you on this machine only; doctor says what is in effect.\n\n" +
 			"  acc install --dry-run\n  acc install --adapter claude --adapter codex\n  acc install --adapter claude --delivery actionable",
 		Flags: append(installFlags,
-			&cli.StringFlag{Name: "delivery", Usage: "live push for these clients: off, actionable or all (without the flag the recorded policy stays; off at first); a pushed message starts a model turn in your session, spending your tokens"}),
+			&cli.StringFlag{Name: "delivery", Usage: "the live-push `POLICY` for these clients: off, actionable or all (without the flag the recorded policy stays; off at first); a pushed message starts a model turn in your session, spending your tokens"}),
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			env, err := a.installEnv(cmd)
 			if err != nil {
@@ -120,7 +120,7 @@ func (a *app) installCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			return a.emit(rep, func(w io.Writer) { printInstall(w, rep, "installed") })
+			return a.emit(rep, func(w io.Writer) { printInstall(w, rep, "installed", livePushCheck(env)) })
 		},
 	}
 }
@@ -132,10 +132,12 @@ func (a *app) uninstallCommand() *cli.Command {
 		Usage:    "remove what acc install wrote, and only what is still as acc wrote it",
 		Description: "uninstall works from acc's record (installs.json in the data home): each file, hook entry and\n" +
 			"managed block acc wrote is removed while it is still exactly as acc wrote it; anything you changed is\n" +
-			"kept and reported. Directories acc created go when empty. A client's own records (Codex's hook trust)\n" +
-			"are never touched. Without --adapter, every recorded client is unwired. With the last client, acc's own\n" +
-			"files in the data home go too (the record, the install lock, the shim) and every directory install\n" +
-			"created for them that is then empty; acc certify's evidence records and the rooms' stores stay.\n\n" +
+			"kept and reported. A file acc created goes whole once acc's part is out of it and nothing else is in\n" +
+			"it, and so does each directory acc created that is then empty; the report lists them. A client's own\n" +
+			"records (Codex's hook trust) are never touched. Without --adapter, every recorded client is unwired.\n" +
+			"With the last client, acc's own files in the data home go too (the record, the install lock, the shim)\n" +
+			"and every directory install created for them that is then empty. acc certify's evidence records and\n" +
+			"the rooms' stores stay: the report ends by naming them and the command that removes them.\n\n" +
 			"  acc uninstall --dry-run\n  acc uninstall --adapter gemini",
 		Flags: installFlags,
 		Action: func(ctx context.Context, cmd *cli.Command) error {
@@ -147,12 +149,32 @@ func (a *app) uninstallCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			return a.emit(rep, func(w io.Writer) { printInstall(w, rep, "uninstalled") })
+			return a.emit(rep, func(w io.Writer) { printInstall(w, rep, "uninstalled", nil) })
 		},
 	}
 }
 
-func printInstall(w io.Writer, rep *install.Report, done string) {
+// livePushOn says whether --delivery actionable would turn live push on for
+// a client at version, and if not, why (install.LiveDelivery: a live
+// transport on this platform and live push proven for the version).
+type livePushOn func(adapterID, version string) (ok bool, why string)
+
+// livePushCheck answers for the clients of env.
+func livePushCheck(env *install.Env) livePushOn {
+	return func(id, version string) (bool, string) {
+		a, ok := env.Adapters[id]
+		if !ok {
+			return false, ""
+		}
+		effective, why := install.LiveDelivery(a, version, env.DataHome, "actionable")
+		return effective != "off", why
+	}
+}
+
+// printInstall prints install's or uninstall's report; canPush (nil for
+// uninstall) says for a client with live push off whether --delivery would
+// turn it on (docs/delivery.md).
+func printInstall(w io.Writer, rep *install.Report, done string, canPush livePushOn) {
 	verb := map[string]string{"create": "create", "update": "update", "unchanged": "unchanged", "remove": "remove", "kept": "KEPT", "missing": "missing"}
 	if rep.DryRun {
 		fmt.Fprintln(w, "dry run: nothing was written")
@@ -178,7 +200,11 @@ func printInstall(w io.Writer, rep *install.Report, done string) {
 			fmt.Fprintf(w, "  version unknown: %s\n", c.VersionUnknown)
 		}
 		for _, ch := range c.Changes {
-			line := fmt.Sprintf("  %-9s %s", verb[ch.Op], ch.Path)
+			path := ch.Path
+			if ch.Kind == "directory" {
+				path += "/"
+			}
+			line := fmt.Sprintf("  %-9s %s", verb[ch.Op], path)
 			switch {
 			case ch.Op == "remove" && ch.Kind == "json-entry":
 				// acc's entry goes; the file stays.
@@ -190,11 +216,8 @@ func printInstall(w io.Writer, rep *install.Report, done string) {
 			}
 			fmt.Fprintln(w, line)
 		}
-		switch {
-		case c.DeliveryReason != "":
-			fmt.Fprintf(w, "  delivery: %s requested, %s in effect: %s\n", c.DeliveryPolicy, c.EffectiveDelivery, c.DeliveryReason)
-		case c.DeliveryPolicy != "":
-			fmt.Fprintf(w, "  delivery: %s in effect (live push)\n", c.EffectiveDelivery)
+		if c.DeliveryPolicy != "" {
+			fmt.Fprintf(w, "  live push: %s\n", livePushWords(c.Adapter, c.Version, c.DeliveryPolicy, c.EffectiveDelivery, c.DeliveryReason, canPush))
 		}
 		// The hooks load when a session starts: only changed files need a
 		// restart (the delivery policy is read at every send).
@@ -220,10 +243,44 @@ func printInstall(w io.Writer, rep *install.Report, done string) {
 			fmt.Fprintln(w, "record: none left (nothing of acc's is installed)")
 		}
 	}
+	if done == "uninstalled" {
+		printDataKept(w, filepath.Dir(rep.Record))
+	}
 }
 
-// clientLines prints doctor's client section.
-func printClients(w io.Writer, clients []install.ClientStatus) {
+// shellWord is s as one word for a POSIX shell: as it is when it needs no
+// quoting, else in single quotes.
+func shellWord(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_@%+=:,./-") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// printDataKept ends uninstall's report with what it leaves in acc's
+// directory in the data home, and how to remove that too: the rooms'
+// stores and acc certify's evidence (docs/adapters.md, "In acc's data
+// home").
+func printDataKept(w io.Writer, accDir string) {
+	var paths []string
+	for _, d := range []struct{ dir, what string }{
+		{"workspaces", "the rooms (each room's messages, receipts and history)"},
+		{"evidence", "acc certify's evidence"},
+	} {
+		p := filepath.Join(accDir, d.dir)
+		if st, err := os.Stat(p); err == nil && st.IsDir() {
+			fmt.Fprintf(w, "stays: %s in %s/\n", d.what, p)
+			paths = append(paths, shellWord(p))
+		}
+	}
+	if len(paths) > 0 {
+		fmt.Fprintf(w, "uninstall never removes these; to remove them too: rm -rf %s (for good)\n", strings.Join(paths, " "))
+	}
+}
+
+// printClients prints doctor's client section; canPush says whether
+// --delivery would turn live push on (nil when that is unknown).
+func printClients(w io.Writer, clients []install.ClientStatus, canPush livePushOn) {
 	for _, c := range clients {
 		state := "not found"
 		switch {
@@ -237,11 +294,13 @@ func printClients(w io.Writer, clients []install.ClientStatus) {
 				state += ", version unknown (" + c.VersionUnknown + ")"
 			}
 		}
-		inst := "not installed"
+		// Whether acc is wired into the client, not whether the client
+		// itself is installed (that is state, above).
+		inst := "acc not installed for it"
 		if c.Installed {
-			inst = "installed"
+			inst = "acc installed"
 			if c.InstallState != "installed" {
-				inst = "install " + c.InstallState
+				inst = "acc's install " + c.InstallState
 			}
 		}
 		var bad []string
@@ -261,16 +320,37 @@ func printClients(w io.Writer, clients []install.ClientStatus) {
 				files = "; " + strings.Join(bad, ", ")
 			}
 		}
-		// Live push: whether it is proven for the version found, then the
-		// policy in effect (and the one asked for, when they differ).
-		live := "live push not proven"
+		// Live push: whether it is proven for the version found, then
+		// whether it is on, and how to turn it on where it can be (where
+		// it is not proven, that says why it is off).
+		live := "live push not proven, "
 		if c.Capabilities.LivePush {
-			live = "live push proven"
+			live = "live push proven, " + livePushWords(c.Adapter, c.Version, c.DeliveryPolicy, c.EffectiveDelivery, c.DeliveryReason, canPush)
+		} else {
+			live += livePushWords(c.Adapter, c.Version, c.DeliveryPolicy, c.EffectiveDelivery, c.DeliveryReason, nil)
 		}
-		delivery := c.EffectiveDelivery
-		if c.DeliveryReason != "" {
-			delivery += " (" + c.DeliveryPolicy + " requested: " + c.DeliveryReason + ")"
-		}
-		fmt.Fprintf(w, "  client %s: %s; %s%s; %s; %s, delivery %s\n", c.Adapter, state, inst, files, c.Proof, live, delivery)
+		fmt.Fprintf(w, "  client %s: %s; %s%s; %s; %s\n", c.Adapter, state, inst, files, c.Proof, live)
 	}
+}
+
+// livePushWords says whether live push (docs/delivery.md) is on for a
+// client: "on for actionable messages"; "off, though all was requested:
+// <why>"; "off (acc install --adapter claude --delivery actionable turns it
+// on; docs/delivery.md)" where that would work; else "off", with why it
+// cannot be turned on when that is known.
+func livePushWords(id, version, requested, effective, reason string, canPush livePushOn) string {
+	switch {
+	case reason != "":
+		return fmt.Sprintf("off, though %s was requested: %s", requested, reason)
+	case effective != "off" && effective != "":
+		return fmt.Sprintf("on for %s messages (--delivery off turns it off)", effective)
+	case canPush == nil:
+		return "off"
+	}
+	if ok, why := canPush(id, version); ok {
+		return fmt.Sprintf("off (acc install --adapter %s --delivery actionable turns it on; docs/delivery.md)", id)
+	} else if why != "" {
+		return "off; --delivery cannot turn it on: " + why
+	}
+	return "off"
 }

@@ -269,7 +269,7 @@ func (a *app) inboxCommand() *cli.Command {
 		Flags: append(ownerFlags(),
 			&cli.StringFlag{Name: "message", Usage: "read this message `ID` in full"},
 			&cli.StringFlag{Name: "cursor", Usage: "continue after this message `ID` (a previous page's nextCursor)"},
-			&cli.IntFlag{Name: "limit", Usage: "at most `N` items, 1 to 500 (default 20)"},
+			&cli.IntFlag{Name: "limit", HideDefault: true, Usage: fmt.Sprintf("at most `N` items, 1 to %d (default %d)", core.MaxPageLimit, core.DefaultPageLimit)},
 		),
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			if cmd.IsSet("message") && (cmd.IsSet("cursor") || cmd.IsSet("limit")) {

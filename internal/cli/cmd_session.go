@@ -32,8 +32,8 @@ func (a *app) attachCommand() *cli.Command {
 			&cli.Int64Flag{Name: "cadence", Value: core.DefaultCLICadenceMs, Usage: "expected heartbeat interval in `MILLISECONDS`; presence turns stale after three missed beats"},
 			&cli.StringFlag{Name: "parent", Usage: "the `SESSION` that started this one, if any"},
 			&cli.StringFlag{Name: "session", Usage: "reopen this session `ID` (allowed when it is closed or its process has exited)"},
-			&cli.IntFlag{Name: "pid", Usage: "the client's process `ID`; presence then follows that process (default: none, presence rests on heartbeats)"},
-			&cli.BoolFlag{Name: "shell", Usage: "print `export ACC_SESSION=… ACC_GENERATION=…` instead of the pair, for eval in a POSIX shell"},
+			&cli.IntFlag{Name: "pid", HideDefault: true, Usage: "the client's process `ID`; presence then follows that process (default: none, presence rests on heartbeats)"},
+			&cli.BoolFlag{Name: "shell", Usage: "print the line export ACC_SESSION=… ACC_GENERATION=… instead of the pair, for eval in a POSIX shell"},
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			in := core.AttachInput{
@@ -164,10 +164,12 @@ func (a *app) statusCommand() *cli.Command {
 		Usage:    "show who is in the room, live claims, protection and what needs your attention",
 		Description: "status is a public read of the room; it never changes anything. With a session (--session and\n" +
 			"--generation, or one resolved automatically) it adds that session's attention items.\n" +
-			"Offline sessions are hidden unless --all.",
+			"Offline sessions are hidden unless --all. The first line's protection is none (no live claim),\n" +
+			"guarded (a write into a peer's claim is denied) or advisory (peers are trusted to respect claims);\n" +
+			"docs/concepts.md explains it.",
 		Flags: append(ownerFlags(),
 			&cli.BoolFlag{Name: "all", Usage: "include offline and closed sessions"},
-			&cli.StringFlag{Name: "participant", Usage: "show only this participant's sessions"},
+			&cli.StringFlag{Name: "participant", Usage: "show only the sessions of the participant `ID`"},
 		),
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			return a.withRoom(ctx, cmd, func(ctx context.Context, r *core.Room) error {

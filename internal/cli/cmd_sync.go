@@ -26,7 +26,7 @@ func (a *app) syncCommand() *cli.Command {
 		Flags: append(ownerFlags(),
 			&cli.StringFlag{Name: "scope", Value: core.SyncScopeDelta, Usage: "`SCOPE`: delta, full or history"},
 			&cli.StringFlag{Name: "cursor", Usage: "continue after this `CURSOR`: a 16-digit sequence (delta, full) or a message id (history)"},
-			&cli.IntFlag{Name: "limit", Usage: "at most `N` events (1 to 500, default 100) or history items (1 to 500, default 20)"},
+			&cli.IntFlag{Name: "limit", HideDefault: true, Usage: fmt.Sprintf("at most `N` events or history items, 1 to %d (default %d events, %d history items)", core.MaxSyncLimit, core.DefaultSyncLimit, core.DefaultPageLimit)},
 			&cli.StringFlag{Name: "type", Usage: "history only: list messages of this `KIND` (note, question, request, answer, decision, handoff)"},
 			&cli.StringFlag{Name: "message", Usage: "history only: read this message `ID` in full, with every recipient's receipt"},
 			&cli.BoolFlag{Name: "current", Usage: "history only, with --type decision: list decision heads only"},

@@ -53,7 +53,22 @@ func TestScripts(t *testing.T) {
 		Cmds:                scriptCmds,
 		RequireExplicitExec: true,
 		RequireUniqueNames:  true,
+		Condition:           scriptCondition,
 	})
+}
+
+// bashCompletion is where Debian, Ubuntu and Fedora keep the
+// bash-completion package's main script.
+const bashCompletion = "/usr/share/bash-completion/bash_completion"
+
+// scriptCondition adds [bash-completion]: the bash-completion package is
+// installed (completion.txtar drives acc's bash script with and without it).
+func scriptCondition(cond string) (bool, error) {
+	if cond == "bash-completion" {
+		_, err := os.Stat(bashCompletion)
+		return err == nil, nil
+	}
+	return false, fmt.Errorf("unknown condition %q", cond)
 }
 
 // setupScript gives every script a home, a data home outside the workspace,

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/acc-go/acc/pkg/adapters/adapter"
 	"github.com/acc-go/acc/pkg/protocol"
 )
 
@@ -100,6 +101,13 @@ func (e *Env) Uninstall(ctx context.Context, o Options) (*Report, error) {
 	return rep, nil
 }
 
+// The details of the changes uninstall reports for a file or directory
+// that acc created and that goes whole (docs/adapters.md).
+const (
+	CreatedFileGoes = "acc created the file and nothing else is in it, so it goes"
+	CreatedDirGoes  = "acc created it and nothing else is in it, so it goes"
+)
+
 // undo is one client's uninstall computed in memory.
 type undo struct {
 	id    string
@@ -140,6 +148,7 @@ func (e *Env) planUninstall(o Options) (*Report, *Record, []undo, bool, error) {
 		cr.ConfigDir, cr.Version = in.ConfigDir, in.ClientVersion
 		u := undo{id: id, dirs: in.CreatedDirectories}
 		order, by := groupByPath(in.Artifacts, func(x RecordedArtifact) string { return x.Path })
+		gone := map[string]bool{} // the files of this client that go whole
 		for _, path := range order {
 			src, existed, err := readFile(path)
 			if err != nil {
@@ -155,6 +164,25 @@ func (e *Env) planUninstall(o Options) (*Report, *Record, []undo, bool, error) {
 			}
 			u.files = append(u.files, f)
 			cr.Changes = append(cr.Changes, changes...)
+			if del {
+				gone[path] = true
+				if by[path][0].Kind != adapter.ArtifactFile {
+					// acc created the file for its entries or block, and
+					// nothing else is in it: the file goes, not only acc's
+					// part of it.
+					cr.Changes = append(cr.Changes, Change{Path: path, Kind: "file", Op: "remove", Detail: CreatedFileGoes})
+				}
+			}
+		}
+		// The directories acc created for this client that nothing else
+		// keeps then, deepest first (removeEmptyDirs removes them).
+		dirs := slices.Clone(in.CreatedDirectories)
+		slices.SortFunc(dirs, func(a, b string) int { return len(b) - len(a) })
+		for _, d := range dirs {
+			if emptiedBy(d, gone) {
+				gone[d] = true
+				cr.Changes = append(cr.Changes, Change{Path: d, Kind: "directory", Op: "remove", Detail: CreatedDirGoes})
+			}
 		}
 		cr.Notes = append(cr.Notes, "restart "+a.DisplayName()+": hooks are read when a session starts")
 		rep.Clients = append(rep.Clients, cr)
