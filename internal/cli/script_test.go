@@ -148,6 +148,7 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 	"mkrepo":      cmdMkrepo,
 	"envq":        cmdEnvq,
 	"repeat":      cmdRepeat,
+	"suggested":   cmdSuggested,
 	"nostorefile": cmdNoStoreFile,
 	"lockstore":   cmdLockStore,
 	"unlockstore": cmdUnlockStore,
@@ -668,6 +669,27 @@ func cmdEnvq(ts *testscript.TestScript, neg bool, args []string) {
 	s, err := strconv.Unquote(`"` + strings.ReplaceAll(args[1], `"`, `\"`) + `"`)
 	ts.Check(err)
 	ts.Setenv(args[0], s)
+}
+
+// suggested VAR PREFIX sets $VAR to the last `…`-quoted command in the
+// previous command's stderr that starts with PREFIX, so a script can run
+// exactly what acc told the user to run (with `exec sh -c $VAR`).
+func cmdSuggested(ts *testscript.TestScript, neg bool, args []string) {
+	noNeg(ts, neg, "suggested")
+	if len(args) != 2 {
+		ts.Fatalf("usage: suggested VAR PREFIX")
+	}
+	parts := strings.Split(ts.ReadFile("stderr"), "`")
+	found := ""
+	for i := 1; i < len(parts)-1; i += 2 { // the odd parts are quoted
+		if strings.HasPrefix(parts[i], args[1]) {
+			found = parts[i]
+		}
+	}
+	if found == "" {
+		ts.Fatalf("no `%s…` in stderr", args[1])
+	}
+	ts.Setenv(args[0], found)
 }
 
 // repeat VAR TEXT N sets $VAR to TEXT repeated N times.
