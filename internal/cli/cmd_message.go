@@ -48,7 +48,7 @@ func printSend(w io.Writer, out *sendOutput) {
 	}
 	fmt.Fprintf(w, "  sent as %s (%s)\n", out.Message.FromParticipantID, out.Message.FromSessionID)
 	if out.Message.IsRoom() {
-		fmt.Fprintf(w, "  room message: %s\n", roomReach(out.recipients))
+		fmt.Fprintf(w, "  room message: %s\n", roomReach(out.recipients, !out.Created))
 	}
 	for _, line := range deliveryLines(out.Delivery, out.Message.FromParticipantID) {
 		fmt.Fprintf(w, "  %s\n", line)
@@ -58,8 +58,21 @@ func printSend(w io.Writer, out *sendOutput) {
 // roomReach says who a room message reached: its recipients are fixed when
 // it is recorded — every other participant with a session open then
 // (docs/concepts.md) — so with none it reaches no inbox, and a session that
-// opens later finds it only in the room's history.
-func roomReach(recipients []string) string {
+// opens later finds it only in the room's history. replay: this is a
+// repeat of an earlier send (the same --client-message-id), whose
+// recipients are those of that send, so it says what they were then, not
+// who is open now.
+func roomReach(recipients []string, replay bool) string {
+	if replay {
+		const repeat = " (this is a repeat of that send)"
+		switch len(recipients) {
+		case 0:
+			return "no other participant had a session open when it was recorded, so it reached no inbox; it is in the room's history (acc sync --scope history)" + repeat
+		case 1:
+			return "it reached " + recipients[0] + "'s inbox when it was recorded" + repeat
+		}
+		return "it reached the inboxes of " + joinAnd(recipients) + " when it was recorded" + repeat
+	}
 	switch len(recipients) {
 	case 0:
 		return "no other participant has a session open, so it reaches no inbox; it stays in the room's history (acc sync --scope history)"
