@@ -104,6 +104,8 @@ type stateKey struct{}
 type scriptState struct {
 	lockDB   *sql.DB
 	lockConn *sql.Conn
+	// procs are the processes spawn started, by variable name.
+	procs map[string]*exec.Cmd
 }
 
 func state(ts *testscript.TestScript) *scriptState { return ts.Value(stateKey{}).(*scriptState) }
@@ -149,6 +151,8 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 	"envq":        cmdEnvq,
 	"repeat":      cmdRepeat,
 	"suggested":   cmdSuggested,
+	"spawn":       cmdSpawn,
+	"reap":        cmdReap,
 	"nostorefile": cmdNoStoreFile,
 	"lockstore":   cmdLockStore,
 	"unlockstore": cmdUnlockStore,
@@ -690,6 +694,44 @@ func cmdSuggested(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("no `%s…` in stderr", args[1])
 	}
 	ts.Setenv(args[0], found)
+}
+
+// spawn VAR starts a process that sleeps for an hour (a stand-in for a
+// client's process) and sets $VAR to its pid; reap VAR ends it and waits
+// until it is gone (reaped, so no zombie is left to look alive). A process
+// the script leaves running is killed when it ends.
+func cmdSpawn(ts *testscript.TestScript, neg bool, args []string) {
+	noNeg(ts, neg, "spawn")
+	if len(args) != 1 {
+		ts.Fatalf("usage: spawn VAR")
+	}
+	c := exec.Command("sleep", "3600")
+	ts.Check(c.Start())
+	st := state(ts)
+	if st.procs == nil {
+		st.procs = map[string]*exec.Cmd{}
+	}
+	st.procs[args[0]] = c
+	ts.Defer(func() {
+		if c.ProcessState == nil {
+			c.Process.Kill()
+			c.Wait()
+		}
+	})
+	ts.Setenv(args[0], strconv.Itoa(c.Process.Pid))
+}
+
+func cmdReap(ts *testscript.TestScript, neg bool, args []string) {
+	noNeg(ts, neg, "reap")
+	if len(args) != 1 {
+		ts.Fatalf("usage: reap VAR")
+	}
+	c := state(ts).procs[args[0]]
+	if c == nil {
+		ts.Fatalf("reap: no process spawned as %s", args[0])
+	}
+	ts.Check(c.Process.Kill())
+	c.Wait() // killed: the error says so
 }
 
 // repeat VAR TEXT N sets $VAR to TEXT repeated N times.
