@@ -334,7 +334,9 @@ func printClients(w io.Writer, clients []install.ClientStatus, canPush livePushO
 }
 
 // livePushWords says whether live push (docs/delivery.md) is on for a
-// client: "on for actionable messages"; "off, though all was requested:
+// client, naming whole commands (doctor has no --delivery of its own):
+// "on for actionable messages (acc install --adapter claude --delivery off
+// turns it off)"; "off, though all was requested:
 // <why>"; "off (acc install --adapter claude --delivery actionable turns it
 // on; docs/delivery.md)" where that would work; else "off", with why it
 // cannot be turned on when that is known.
@@ -343,14 +345,14 @@ func livePushWords(id, version, requested, effective, reason string, canPush liv
 	case reason != "":
 		return fmt.Sprintf("off, though %s was requested: %s", requested, reason)
 	case effective != "off" && effective != "":
-		return fmt.Sprintf("on for %s messages (--delivery off turns it off)", effective)
+		return fmt.Sprintf("on for %s messages (acc install --adapter %s --delivery off turns it off)", effective, id)
 	case canPush == nil:
 		return "off"
 	}
 	if ok, why := canPush(id, version); ok {
 		return fmt.Sprintf("off (acc install --adapter %s --delivery actionable turns it on; docs/delivery.md)", id)
 	} else if why != "" {
-		return "off; --delivery cannot turn it on: " + why
+		return "off; acc install --delivery cannot turn it on: " + why
 	}
 	return "off"
 }
