@@ -106,6 +106,8 @@ type scriptState struct {
 	lockConn *sql.Conn
 	// procs are the processes spawn started, by variable name.
 	procs map[string]*exec.Cmd
+	// snaps are pathsnap's path sets, by name.
+	snaps map[string]map[string]bool
 }
 
 func state(ts *testscript.TestScript) *scriptState { return ts.Value(stateKey{}).(*scriptState) }
@@ -152,6 +154,8 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 	"repeat":      cmdRepeat,
 	"suggested":   cmdSuggested,
 	"spawn":       cmdSpawn,
+	"pathsnap":    cmdPathSnap,
+	"removedlist": cmdRemovedList,
 	"reap":        cmdReap,
 	"nostorefile": cmdNoStoreFile,
 	"lockstore":   cmdLockStore,
@@ -617,6 +621,85 @@ func treeHash(ts *testscript.TestScript, dir string) string {
 	}
 	ts.Check(err)
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// pathsnap NAME DIR... records every path (file, directory, link) under
+// the DIRs, for removedlist.
+func cmdPathSnap(ts *testscript.TestScript, neg bool, args []string) {
+	noNeg(ts, neg, "pathsnap")
+	if len(args) < 2 {
+		ts.Fatalf("usage: pathsnap NAME DIR...")
+	}
+	st := state(ts)
+	if st.snaps == nil {
+		st.snaps = map[string]map[string]bool{}
+	}
+	set := map[string]bool{}
+	for _, dir := range args[1:] {
+		filepath.WalkDir(ts.MkAbs(dir), func(p string, _ os.DirEntry, err error) error {
+			if err == nil {
+				set[p] = true
+			}
+			return nil
+		})
+	}
+	st.snaps[args[0]] = set
+}
+
+// removedlist NAME asserts that of the paths pathsnap NAME recorded,
+// exactly those the previous command's --json install report lists as
+// removed whole (op "remove", kind file or directory, in data.clients[].
+// changes and data.shared) are gone, and every other one is still there.
+func cmdRemovedList(ts *testscript.TestScript, neg bool, args []string) {
+	noNeg(ts, neg, "removedlist")
+	if len(args) != 1 {
+		ts.Fatalf("usage: removedlist NAME")
+	}
+	snap := state(ts).snaps[args[0]]
+	if snap == nil {
+		ts.Fatalf("removedlist: no pathsnap %s", args[0])
+	}
+	var rep struct {
+		Data struct {
+			Clients []struct {
+				Changes []struct{ Path, Kind, Op string }
+			}
+			Shared []struct{ Path, Kind, Op string }
+		}
+	}
+	ts.Check(json.Unmarshal([]byte(ts.ReadFile("stdout")), &rep))
+	listed := map[string]bool{}
+	changes := rep.Data.Shared
+	for _, c := range rep.Data.Clients {
+		changes = append(changes, c.Changes...)
+	}
+	for _, ch := range changes {
+		if ch.Op == "remove" && (ch.Kind == "file" || ch.Kind == "directory") {
+			listed[ch.Path] = true
+		}
+	}
+	if len(listed) == 0 {
+		ts.Fatalf("removedlist: the report lists nothing removed")
+	}
+	var paths []string
+	for p := range snap {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	for _, p := range paths {
+		_, err := os.Lstat(p)
+		switch gone := errors.Is(err, os.ErrNotExist); {
+		case gone && !listed[p]:
+			ts.Fatalf("%s is gone, but the report does not list it", p)
+		case !gone && listed[p]:
+			ts.Fatalf("%s is listed as removed, but it is still there", p)
+		}
+	}
+	for p := range listed {
+		if !snap[p] {
+			ts.Fatalf("the report lists %s as removed, but it was not there before", p)
+		}
+	}
 }
 
 // userver DB N sets PRAGMA user_version of DB to N with plain SQLite, not
