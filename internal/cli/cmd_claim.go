@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/acc-go/acc/pkg/core"
@@ -28,10 +29,10 @@ func (a *app) claimCommand() *cli.Command {
 			"  acc claim --resource file:src/render.go --reason \"receipt rendering\"",
 		Flags: append(ownerFlags(),
 			&cli.StringFlag{Name: "resource", Required: true, Usage: "what to claim: `file:PATH`, file:DIR/**, or another scheme such as doc:…"},
-			&cli.StringFlag{Name: "mode", Usage: "`MODE`: exclusive (default) or shared (shared claims may overlap each other)"},
-			&cli.StringFlag{Name: "enforcement", Usage: "`LEVEL`: advisory, or guarded (write guards of proven clients deny others' writes); default from the workspace policy, else advisory"},
-			&cli.StringFlag{Name: "reason", Usage: "one-line `TEXT` saying why (default unspecified)"},
-			&cli.IntFlag{Name: "lease", HideDefault: true, Usage: fmt.Sprintf("lease length in `SECONDS` (default %d); renew by claiming again", core.DefaultLeaseSeconds)},
+			&cli.StringFlag{Name: "mode", DefaultText: "exclusive", Usage: "`MODE`: exclusive or shared (shared claims may overlap each other)"},
+			&cli.StringFlag{Name: "enforcement", DefaultText: "the workspace policy's, else advisory", Usage: "`LEVEL`: advisory, or guarded (write guards of proven clients deny others' writes)"},
+			&cli.StringFlag{Name: "reason", DefaultText: core.DefaultClaimReason, Usage: "one-line `TEXT` saying why"},
+			&cli.IntFlag{Name: "lease", DefaultText: strconv.Itoa(core.DefaultLeaseSeconds), Usage: "lease length in `SECONDS`; renew by claiming again"},
 		),
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			cwd, err := a.cwd(cmd)
@@ -150,8 +151,8 @@ func (a *app) workCommand() *cli.Command {
 			"  acc work --summary \"updating receipt rendering\" --hint file:src/render.go",
 		Flags: append(ownerFlags(),
 			&cli.StringFlag{Name: "summary", Usage: "one-line `TEXT` (at most 280 characters)"},
-			&cli.StringFlag{Name: "mode", Usage: "`MODE`: observe, explore, edit (default), review, coordinate or wait"},
-			&cli.StringFlag{Name: "state", Usage: "`STATE`: active (default), blocked, waiting or done"},
+			&cli.StringFlag{Name: "mode", DefaultText: "edit", Usage: "`MODE`: observe, explore, edit, review, coordinate or wait"},
+			&cli.StringFlag{Name: "state", DefaultText: "active", Usage: "`STATE`: active, blocked, waiting or done"},
 			&cli.StringSliceFlag{Name: "hint", Usage: "a `RESOURCE` you expect to touch"},
 			&cli.BoolFlag{Name: "clear", Usage: "clear the intent (marks it done)"},
 		),

@@ -27,12 +27,12 @@ func (a *app) attachCommand() *cli.Command {
 			"  acc attach --participant reviewer --json",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "participant", Required: true, Usage: "the participant `ID` peers address (letters, digits, . _ -)"},
-			&cli.StringFlag{Name: "harness", Usage: "the client `NAME`: claude, codex, gemini, kimi, grok, mcp or cli (default cli; a reattached session keeps its own)"},
+			&cli.StringFlag{Name: "harness", DefaultText: "cli, or a reattached session's own", Usage: "the client `NAME`: claude, codex, gemini, kimi, grok, mcp or cli"},
 			&cli.Int64Flag{Name: "cadence", Value: core.DefaultCLICadenceMs, Usage: fmt.Sprintf("expected heartbeat interval in `MILLISECONDS`, at most %d (%s) without --pid and %d (%s) with it; presence turns stale after three missed beats",
 				core.MaxCadence(false).Milliseconds(), core.ShortDuration(core.MaxCadence(false)), core.MaxCadence(true).Milliseconds(), core.ShortDuration(core.MaxCadence(true)))},
 			&cli.StringFlag{Name: "parent", Usage: "the `SESSION` that started this one, if any"},
 			&cli.StringFlag{Name: "session", Usage: "reopen this session `ID` (allowed when it is closed or its process has exited)"},
-			&cli.IntFlag{Name: "pid", HideDefault: true, Usage: "the client's process `ID`; presence then follows that process (default: none, presence rests on heartbeats)"},
+			&cli.IntFlag{Name: "pid", DefaultText: "none, presence rests on heartbeats", Usage: "the client's process `ID`; presence then follows that process"},
 			&cli.BoolFlag{Name: "shell", Usage: "print the line export ACC_SESSION=… ACC_GENERATION=… instead of the pair, for eval in a POSIX shell"},
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {

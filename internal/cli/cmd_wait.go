@@ -35,7 +35,7 @@ func (a *app) waitCommand() *cli.Command {
 			&cli.StringFlag{Name: "answer", Usage: "wait for an answer to this message `ID`"},
 			&cli.StringFlag{Name: "ack", Usage: "wait until every recipient acknowledged this message `ID`"},
 			&cli.StringFlag{Name: "released", Usage: "wait until no live claim overlaps this `RESOURCE` (a named session's own aside)"},
-			&cli.StringFlag{Name: "timeout", Value: "10m", Usage: "give up after this `DURATION` (exit 3): seconds (30) or a duration (10m, 500ms)"},
+			&cli.StringFlag{Name: "timeout", Value: "10m", DefaultText: "10m", Usage: "give up after this `DURATION` (exit 3): seconds (30) or a duration (10m, 500ms)"},
 		),
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			timeout, err := parseTimeout(cmd.String("timeout"))

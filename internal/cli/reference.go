@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
 
 	"github.com/acc-go/acc/pkg/protocol"
@@ -122,36 +123,29 @@ func descriptionMarkdown(d string) string {
 	return out.String()
 }
 
+// writeFlags renders flags as a table, each meaning as --help prints it
+// (urfave/cli's FlagStringer, so the default reads "(default: X)" in both;
+// TestFlagHelpLines holds every line to that), with "(required)" and
+// "(repeatable)" before the default.
 func writeFlags(b *strings.Builder, flags []cli.Flag) {
 	b.WriteString("| flag | meaning |\n|---|---|\n")
 	for _, f := range flags {
 		name := "--" + f.Names()[0]
-		usage, dflt, required, repeat := "", "", false, false
-		if df, ok := f.(cli.DocGenerationFlag); ok {
-			usage = df.GetUsage()
-			if df.TakesValue() {
-				if v := df.GetValue(); v != "" && v != "0" {
-					dflt = v
-				}
-			}
+		_, usage, _ := strings.Cut(cli.FlagStringer(f), "\t")
+		dflt := ""
+		if m := defaultSuffix.FindStringIndex(usage); m != nil {
+			usage, dflt = usage[:m[0]], usage[m[0]:]
 		}
-		if rf, ok := f.(cli.RequiredFlag); ok {
-			required = rf.IsRequired()
-		}
-		if _, ok := f.(*cli.StringSliceFlag); ok {
-			repeat = true
-		}
-		usage = strings.ReplaceAll(usage, "`", "")
-		if required {
+		if rf, ok := f.(cli.RequiredFlag); ok && rf.IsRequired() {
 			usage += " (required)"
 		}
-		if repeat {
+		if _, ok := f.(*cli.StringSliceFlag); ok {
 			usage += " (repeatable)"
 		}
-		if dflt != "" {
-			usage += fmt.Sprintf(" (default %s)", strings.Trim(dflt, `"`))
-		}
-		fmt.Fprintf(b, "| `%s` | %s |\n", name, strings.ReplaceAll(usage, "|", "\\|"))
+		fmt.Fprintf(b, "| `%s` | %s |\n", name, strings.ReplaceAll(usage+dflt, "|", "\\|"))
 	}
 	b.WriteString("\n")
 }
+
+// defaultSuffix is the "(default: X)" urfave/cli ends a flag's help with.
+var defaultSuffix = regexp.MustCompile(` \(default: [^()]*(\([^()]*\)[^()]*)*\)$`)
