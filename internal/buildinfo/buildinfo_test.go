@@ -29,13 +29,20 @@ func TestPick(t *testing.T) {
 
 // TestMakeBuildStamp builds a program that prints Version() with the
 // -ldflags of the Makefile's build target and Go's default -buildvcs=auto
-// (whatever GOFLAGS says), and runs it: it prints the stamp. In a Git
-// clone Go then also records a pseudo-version from the commit as the module
-// version, which acc printed instead (Go records none in a linked
-// worktree, where TestPick alone shows the order).
+// (whatever GOFLAGS says), and runs it: it prints the stamp although Go
+// also recorded a module version from Git. It builds in a Git repository
+// of its own — this package and the program, committed, as module
+// github.com/acc-go/acc — because Go records no module version in a linked
+// worktree or a tarball, where building from this checkout would leave
+// nothing to compete with the stamp. The program prints the module version
+// too, so the test fails rather than passes unchecked if Go recorded none.
 func TestMakeBuildStamp(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a program")
+	}
+	git, err := exec.LookPath("git")
+	if err != nil {
+		t.Skip("git is not on PATH: Go records a module version only from version control")
 	}
 	mk, err := os.ReadFile(filepath.Join("..", "..", "Makefile"))
 	if err != nil {
@@ -45,8 +52,50 @@ func TestMakeBuildStamp(t *testing.T) {
 	if m == nil {
 		t.Fatal("the Makefile has no `LDFLAGS := -X <package>.<var>=$(VERSION)` line")
 	}
+	repo := t.TempDir()
+	files := map[string]string{
+		"go.mod": "module github.com/acc-go/acc\n\ngo 1.24\n",
+		"cmd/printversion/main.go": "package main\n\nimport (\n\t\"fmt\"\n\t\"runtime/debug\"\n\n\t\"github.com/acc-go/acc/internal/buildinfo\"\n)\n\n" +
+			"func main() {\n\tbi, _ := debug.ReadBuildInfo()\n\tfmt.Println(buildinfo.Version())\n\tfmt.Println(bi.Main.Version)\n}\n",
+	}
+	sources, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, src := range sources {
+		if strings.HasSuffix(src, "_test.go") {
+			continue
+		}
+		b, err := os.ReadFile(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[filepath.Join("internal", "buildinfo", src)] = string(b)
+	}
+	for name, text := range files {
+		p := filepath.Join(repo, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, args := range [][]string{
+		{"init", "-q"},
+		{"add", "-A"},
+		{"-c", "user.name=acc test", "-c", "user.email=acc@example.invalid", "-c", "commit.gpgsign=false", "commit", "-q", "-m", "stamp test"},
+	} {
+		c := exec.Command(git, append([]string{"-C", repo}, args...)...)
+		c.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1")
+		if out, err := c.CombinedOutput(); err != nil {
+			t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
 	bin := filepath.Join(t.TempDir(), "printversion")
-	build := exec.Command("go", "build", "-buildvcs=auto", "-ldflags", "-X "+string(m[1])+"=v9.8.7-stamped", "-o", bin, "./testdata/printversion")
+	build := exec.Command("go", "build", "-buildvcs=auto", "-ldflags", "-X "+string(m[1])+"=v9.8.7-stamped", "-o", bin, "./cmd/printversion")
+	build.Dir = repo
+	build.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
@@ -54,7 +103,11 @@ func TestMakeBuildStamp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.TrimSpace(string(out)); got != "v9.8.7-stamped" {
-		t.Errorf("a binary built as make build builds it says %q, want the stamp v9.8.7-stamped", got)
+	got, module, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
+	if module == "" || module == "(devel)" {
+		t.Fatalf("Go recorded no module version (%q) for a build in a Git repository, so nothing competed with the stamp", module)
+	}
+	if got != "v9.8.7-stamped" {
+		t.Errorf("a binary built as make build builds it, with module version %s, says %q, want the stamp v9.8.7-stamped", module, got)
 	}
 }

@@ -60,6 +60,9 @@ func Main(args []string, env Env) (code int) {
 			code = a.fail(fmt.Errorf("panic: %v\n%s", p, debug.Stack()))
 		}
 	}()
+	if n := len(args); n > 0 && args[n-1] == completionRequest {
+		return a.complete(args[:n-1]) // a Tab in a shell (cmd_completion.go)
+	}
 	root := a.rootCommand()
 	if a.jsonMode {
 		savedHelp, savedVersion := cli.HelpPrinter, cli.VersionPrinter
@@ -235,9 +238,6 @@ func (a *app) checkArgs(ctx context.Context, cmd *cli.Command) (context.Context,
 	// The parsed flag is the truth (in `--body -json` it is text, not the
 	// flag).
 	a.jsonMode = cmd.Bool("json") && cmd.Name != "acp"
-	if slices.Contains(a.args, "--generate-shell-completion") {
-		return ctx, nil // completion asks for candidates; nothing runs
-	}
 	if err := a.checkMissingValues(cmd); err != nil {
 		return ctx, err
 	}
@@ -372,7 +372,6 @@ func (a *app) rootCommand() *cli.Command {
 		Writer:                    a.env.Stdout,
 		ErrWriter:                 a.env.Stderr,
 		Reader:                    a.env.Stdin,
-		EnableShellCompletion:     true,
 		Suggest:                   true,
 		DisableSliceFlagSeparator: true,
 		HideHelpCommand:           false,
@@ -393,16 +392,9 @@ func (a *app) rootCommand() *cli.Command {
 		},
 		Commands: a.commands(),
 	}
-	root.ConfigureShellCompletionCommand = dropLibraryCompletion(root)
-	if slices.Contains(a.args, "--generate-shell-completion") {
-		// The candidates go to zsh and fish, which show each one's usage
-		// as its description (cmd_completion.go).
-		root.Writer = plainCandidates{a.env.Stdout}
-	}
 	var walk func(c *cli.Command)
 	walk = func(c *cli.Command) {
 		c.OnUsageError = root.OnUsageError
-		c.ShellComplete = a.shellComplete
 		if c != root && c.Action != nil && c.Before == nil {
 			c.Before = a.checkArgs
 		}

@@ -33,7 +33,7 @@ func (a *app) acpCommand() *cli.Command {
 			"  \"agent_servers\": {\"Gemini (acc)\": {\"command\": \"acc\",\n" +
 			"                                    \"args\": [\"acp\", \"--participant\", \"gemini-zed\", \"--\", \"gemini\", \"--acp\"]}}",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "participant", Usage: "join as this participant `ID` (default: ACC_PARTICIPANT, else acp-<hash of the ACP session>)"},
+			&cli.StringFlag{Name: "participant", DefaultText: "ACC_PARTICIPANT, else acp-<hash of the ACP session>", Usage: "join as this participant `ID`"},
 			&cli.DurationFlag{Name: "grace", Value: acp.DefaultGrace, Usage: "after the editor's input ends, give the agent this `DURATION` to exit before it is terminated"},
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {

@@ -44,9 +44,9 @@ func (a *app) certifyCommand() *cli.Command {
 			"  acc certify\n" +
 			"  acc certify --adapter claude --client ~/bin/claude-nightly",
 		Flags: []cli.Flag{
-			&cli.StringSliceFlag{Name: "adapter", Usage: "certify this client `ID`: claude, codex or gemini (default: those on PATH)"},
+			&cli.StringSliceFlag{Name: "adapter", DefaultText: "those on PATH", Usage: "certify this client `ID`: claude, codex or gemini"},
 			&cli.StringFlag{Name: "client", Usage: "run this `PATH` as the client (with one --adapter)"},
-			&cli.DurationFlag{Name: "timeout", Value: certify.DefaultTimeout, Usage: "give each client this `DURATION` in all, its --version and both runs (90s, 6m); more on a slow or busy machine"},
+			&cli.DurationFlag{Name: "timeout", Value: certify.DefaultTimeout, DefaultText: core.ShortDuration(certify.DefaultTimeout), Usage: "give each client this `DURATION` in all, its --version and both runs (90s, 6m); more on a slow or busy machine"},
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			o := certify.Options{Adapters: cmd.StringSlice("adapter"), Client: cmd.String("client"), Timeout: cmd.Duration("timeout"), Command: "acc " + strings.Join(a.args, " "),

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/acc-go/acc/pkg/core"
@@ -21,14 +23,16 @@ func (a *app) claimCommand() *cli.Command {
 			"glob understood; file:DIR/, file:DIR/* and an existing directory without /** are refused with the\n" +
 			"spelling to use. A file that does not exist yet can be claimed. Claiming the same resource again\n" +
 			"renews it. Exit 5 means someone else holds an overlapping claim: ask them, narrow yours, or wait\n" +
-			"for its release with the `acc wait --released RESOURCE` the refusal names.\n\n" +
+			"for its release with the `acc wait --released …` the refusal names, which runs where you are and\n" +
+			"as your session (it carries the --cwd and --workspace you gave, and --session unless ACC_SESSION\n" +
+			"named it).\n\n" +
 			"  acc claim --resource file:src/render.go --reason \"receipt rendering\"",
 		Flags: append(ownerFlags(),
 			&cli.StringFlag{Name: "resource", Required: true, Usage: "what to claim: `file:PATH`, file:DIR/**, or another scheme such as doc:…"},
-			&cli.StringFlag{Name: "mode", Usage: "`MODE`: exclusive (default) or shared (shared claims may overlap each other)"},
-			&cli.StringFlag{Name: "enforcement", Usage: "`LEVEL`: advisory, or guarded (write guards of proven clients deny others' writes); default from the workspace policy, else advisory"},
-			&cli.StringFlag{Name: "reason", Usage: "one-line `TEXT` saying why (default unspecified)"},
-			&cli.IntFlag{Name: "lease", HideDefault: true, Usage: fmt.Sprintf("lease length in `SECONDS` (default %d); renew by claiming again", core.DefaultLeaseSeconds)},
+			&cli.StringFlag{Name: "mode", DefaultText: "exclusive", Usage: "`MODE`: exclusive or shared (shared claims may overlap each other)"},
+			&cli.StringFlag{Name: "enforcement", DefaultText: "the workspace policy's, else advisory", Usage: "`LEVEL`: advisory, or guarded (write guards of proven clients deny others' writes)"},
+			&cli.StringFlag{Name: "reason", DefaultText: core.DefaultClaimReason, Usage: "one-line `TEXT` saying why"},
+			&cli.IntFlag{Name: "lease", DefaultText: strconv.Itoa(core.DefaultLeaseSeconds), Usage: "lease length in `SECONDS`; renew by claiming again"},
 		),
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			cwd, err := a.cwd(cmd)
@@ -52,7 +56,7 @@ func (a *app) claimCommand() *cli.Command {
 				}
 				res, err := r.Claim(ctx, core.ClaimInput{Caller: c, Resource: cmd.String("resource"), Cwd: cwd,
 					Mode: cmd.String("mode"), Enforcement: cmd.String("enforcement"), Reason: cmd.String("reason"),
-					LeaseSeconds: cmd.Int("lease")})
+					LeaseSeconds: cmd.Int("lease"), WaitFlags: a.waitFlags(cmd, cwd, c)})
 				if err != nil {
 					return err
 				}
@@ -66,6 +70,31 @@ func (a *app) claimCommand() *cli.Command {
 			})
 		},
 	}
+}
+
+// waitFlags are what the `acc wait --released` a claim refusal names needs
+// besides the resource to run where the user is and to wait as this
+// session (docs/delivery.md "Waiting for an answer without polling"):
+// --cwd and --workspace, absolute, when the claim was given them, and
+// --session unless ACC_SESSION named the session (the same shell passes
+// it on). A wait that names no session counts every session's claims, the
+// caller's own too. The generation is never printed: --session alone
+// resolves the session's current one.
+func (a *app) waitFlags(cmd *cli.Command, cwd string, c core.Caller) []string {
+	var out []string
+	if cmd.IsSet("cwd") {
+		out = append(out, "--cwd", cwd)
+	}
+	if ws := cmd.String("workspace"); ws != "" {
+		if !filepath.IsAbs(ws) {
+			ws = filepath.Join(cwd, ws) // read from --cwd, as core.Open does
+		}
+		out = append(out, "--workspace", ws)
+	}
+	if cmd.String("session") != "" || a.env.Getenv("ACC_SESSION") == "" {
+		out = append(out, "--session", c.SessionID)
+	}
+	return out
 }
 
 func (a *app) releaseCommand() *cli.Command {
@@ -122,8 +151,8 @@ func (a *app) workCommand() *cli.Command {
 			"  acc work --summary \"updating receipt rendering\" --hint file:src/render.go",
 		Flags: append(ownerFlags(),
 			&cli.StringFlag{Name: "summary", Usage: "one-line `TEXT` (at most 280 characters)"},
-			&cli.StringFlag{Name: "mode", Usage: "`MODE`: observe, explore, edit (default), review, coordinate or wait"},
-			&cli.StringFlag{Name: "state", Usage: "`STATE`: active (default), blocked, waiting or done"},
+			&cli.StringFlag{Name: "mode", DefaultText: "edit", Usage: "`MODE`: observe, explore, edit, review, coordinate or wait"},
+			&cli.StringFlag{Name: "state", DefaultText: "active", Usage: "`STATE`: active, blocked, waiting or done"},
 			&cli.StringSliceFlag{Name: "hint", Usage: "a `RESOURCE` you expect to touch"},
 			&cli.BoolFlag{Name: "clear", Usage: "clear the intent (marks it done)"},
 		),

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -22,11 +23,10 @@ import (
 // the order help lists them.
 var completionShells = []string{"bash", "zsh", "fish"}
 
-// completionCommand is `acc completion SHELL`: urfave/cli's scripts, which
-// ask `acc … --generate-shell-completion` for the candidates at each Tab,
-// with the bash one made to work without the bash-completion package.
-// (The library adds a hidden completion command of its own, offering
-// PowerShell too; rootCommand drops it for this one.)
+// completionCommand is `acc completion SHELL`: acc's own scripts
+// (completionScripts), which ask acc for the candidates at each Tab
+// (completionCandidates); the bash one works with or without the
+// bash-completion package.
 func (a *app) completionCommand() *cli.Command {
 	var subs []*cli.Command
 	for _, shell := range completionShells {
@@ -49,9 +49,13 @@ func (a *app) completionCommand() *cli.Command {
 		UsageText: "acc completion bash|zsh|fish",
 		Usage:     "print a script that completes acc's commands and flags on Tab, for bash, zsh or fish",
 		Description: "completion prints a script for your shell; load it from the shell's startup file. At each Tab the\n" +
-			"script asks acc itself for the candidates, so they follow the acc on your PATH: the commands, a\n" +
-			"command's flags, and the words a flag such as --type or --scope takes. The bash script works\n" +
-			"with or without the bash-completion package. There is no script for PowerShell or any other shell.\n\n" +
+			"script asks acc itself for the candidates, so they follow the acc on your PATH: the commands (also\n" +
+			"after acc help), a command's flags, the words a flag such as --type or --scope takes, file and\n" +
+			"directory names for --cwd, --workspace and --home, and file: with a path (from where you are) for\n" +
+			"--resource, --released and --hint. Where nothing fits — after --, for a free text or an id, for a\n" +
+			"flag given already that takes one value — it offers nothing, not file names acc would refuse. The\n" +
+			"bash script works with or without the bash-completion package. There is no script for PowerShell\n" +
+			"or any other shell; a script printed by an older acc keeps working, with its old answers.\n\n" +
 			"  source <(acc completion bash)\n" +
 			"  source <(acc completion zsh)    # after compinit\n" +
 			"  acc completion fish > ~/.config/fish/completions/acc.fish",
@@ -66,57 +70,184 @@ func (a *app) completionCommand() *cli.Command {
 	}
 }
 
-// completionScript renders urfave/cli's script for shell, naming acc.
+// completionScript is acc's script for shell (completionScripts).
 func completionScript(shell string) (string, error) {
-	var out bytes.Buffer
-	gen := &cli.Command{Name: "acc", EnableShellCompletion: true, Writer: &out, ErrWriter: io.Discard,
-		ExitErrHandler: func(context.Context, *cli.Command, error) {}}
-	if err := gen.Run(context.Background(), []string{"acc", "completion", shell}); err != nil {
-		return "", fmt.Errorf("render the %s completion script: %w", shell, err)
+	script, ok := completionScripts[shell]
+	if !ok {
+		return "", fmt.Errorf("no completion script for %s", shell)
 	}
-	if shell != "bash" {
-		return out.String(), nil
-	}
-	return patchBashCompletion(out.String())
+	return script, nil
 }
 
-// bashInitTail is where urfave/cli's bash script calls bash-completion's
-// _get_comp_words_by_ref unconditionally: without that package every Tab
-// printed "_get_comp_words_by_ref: command not found" and completed nothing.
-const bashInitTail = `  else
-    _get_comp_words_by_ref "$@" cur prev words cword
-  fi
-`
+// The protocol between the scripts and acc. At a Tab a script runs
+//
+//	ACC_COMPLETE_CURRENT=1 acc WORD… CURRENT --generate-shell-completion
+//
+// with the words before the cursor and the word being completed (empty
+// after a space), and acc prints one candidate a line, "word:description",
+// or one of the directives below alone; nothing means nothing fits, and
+// the script then offers nothing (no file names: they would be refused).
+// Without ACC_COMPLETE_CURRENT (urfave/cli's scripts, which an older acc
+// printed) the word being completed is there only when it starts with "-".
+const (
+	completionRequest = "--generate-shell-completion"
+	// filesDirective: complete file and directory names (--cwd DIR).
+	filesDirective = ":files"
+	// resourcesDirective: complete file: followed by a path (--resource).
+	resourcesDirective = ":resources"
+)
 
-// bashInitFallback keeps bash-completion's helper where it is installed and
-// otherwise takes the words from bash itself (acc's flags take their values
-// after a space, so the = and : that bash-completion rejoins do not matter).
-const bashInitFallback = `  elif declare -F _get_comp_words_by_ref >/dev/null 2>&1; then
-    _get_comp_words_by_ref "$@" cur prev words cword
-  else
-    # No bash-completion package: bash's own COMP_WORDS and COMP_CWORD.
-    words=("${COMP_WORDS[@]}")
-    cword=$COMP_CWORD
-    cur=${COMP_WORDS[COMP_CWORD]}
-  fi
-`
-
-// patchBashCompletion gives the bash script its fallback. A script that
-// no longer has the expected call (a new urfave/cli) is an error, not a
-// script that fails at every Tab.
-func patchBashCompletion(script string) (string, error) {
-	if strings.Count(script, bashInitTail) != 1 {
-		return "", fmt.Errorf("urfave/cli's bash completion script changed: it no longer calls _get_comp_words_by_ref as acc expects; update patchBashCompletion")
+// complete answers a completion request: tokens are acc's arguments
+// without the final completionRequest (docs/cli.md, acc completion).
+func (a *app) complete(tokens []string) int {
+	root := a.rootCommand()
+	before, cur := tokens, ""
+	n := len(tokens)
+	ours := a.env.Getenv("ACC_COMPLETE_CURRENT") == "1"
+	switch {
+	case n == 0:
+	case ours:
+		before, cur = tokens[:n-1], tokens[n-1]
+	case strings.HasPrefix(tokens[n-1], "-") && completionPlace(root, tokens).value == nil:
+		// urfave/cli's scripts: a last word starting with "-" is the one
+		// being completed, unless it is a flag that takes a value.
+		before, cur = tokens[:n-1], tokens[n-1]
 	}
-	return strings.Replace(script, bashInitTail, bashInitFallback, 1), nil
+	// zsh and fish show each candidate's usage as its description: without
+	// backticks, urfave/cli's marks for help's placeholders.
+	w := plainCandidates{a.env.Stdout}
+	for _, line := range completionCandidates(root, before, cur) {
+		if !ours && strings.HasPrefix(line, ":") {
+			continue // urfave/cli's scripts know no directive: they fall back to file names
+		}
+		fmt.Fprintln(w, line)
+	}
+	return 0
 }
 
-// dropLibraryCompletion removes the completion command urfave/cli adds
-// when its root is set up, so that `acc completion` is acc's.
-func dropLibraryCompletion(root *cli.Command) func(*cli.Command) {
-	return func(lib *cli.Command) {
-		root.Commands = slices.DeleteFunc(root.Commands, func(c *cli.Command) bool { return c == lib })
+// completionCandidates is what a Tab offers for the word cur after the
+// words before (acc's arguments), read from the command tree itself:
+//
+//   - after a flag that takes a value: the words it takes (--type, --scope,
+//     … from flagValueTable), the files directive for a path (placeholder
+//     DIR, FILE or PATH), the resources directive for a resource
+//     (RESOURCE, file:PATH), else nothing (a free text or an id); and
+//     nothing for a flag already given that takes one value (giving it
+//     twice is refused);
+//   - after "--": nothing, since every word there is an argument and only
+//     acc acp takes any (its agent's command line: file names);
+//   - after `acc help`: the command names the words lead to;
+//   - for a word starting with "-": the command's flags by that prefix,
+//     but those already given that take one value;
+//   - otherwise the subcommands of a command that has them (and help at
+//     the root), and the flags of one that has none — never `help` below
+//     the root, where it is an unexpected argument.
+func completionCandidates(root *cli.Command, before []string, cur string) []string {
+	at := completionPlace(root, before)
+	switch {
+	case at.dashDash:
+		if strings.HasPrefix(at.cmd.ArgsUsage, "--") {
+			return []string{filesDirective}
+		}
+		return nil
+	case at.value != nil:
+		name := at.value.Names()[0]
+		if _, repeatable := at.value.(*cli.StringSliceFlag); at.given[name] && !repeatable {
+			return nil
+		}
+		return valueCandidates(at.path, at.value)
 	}
+	var out []string
+	if at.help {
+		for _, s := range visibleCommands(at.cmd) {
+			out = append(out, s.Name+":"+s.Usage)
+		}
+		return out
+	}
+	if strings.HasPrefix(cur, "-") || len(visibleCommands(at.cmd)) == 0 {
+		prefix := strings.TrimLeft(cur, "-")
+		for _, f := range completionFlags(root, at.cmd) {
+			name := f.Names()[0]
+			if _, repeatable := f.(*cli.StringSliceFlag); !strings.HasPrefix(name, prefix) || at.given[name] && !repeatable {
+				continue
+			}
+			out = append(out, "--"+name+":"+f.(cli.DocGenerationFlag).GetUsage())
+		}
+		return out
+	}
+	for _, s := range visibleCommands(at.cmd) {
+		out = append(out, s.Name+":"+s.Usage)
+	}
+	if at.cmd == root {
+		out = append(out, "help:"+cli.UsageCommandHelp)
+	}
+	return out
+}
+
+// place is where the words before the cursor leave a completion.
+type place struct {
+	cmd      *cli.Command
+	path     string          // "acc claim"
+	help     bool            // after `acc help`: the words name a command
+	given    map[string]bool // the flags given, by name
+	value    cli.Flag        // the flag whose value the next word is, if any
+	dashDash bool            // past "--"
+}
+
+// completionPlace reads the words before the cursor as acc would parse
+// them: subcommands, flags with their values, arguments.
+func completionPlace(root *cli.Command, before []string) place {
+	at := place{cmd: root, path: "acc", given: map[string]bool{}}
+	for i := 0; i < len(before); i++ {
+		tok := before[i]
+		if tok == "--" {
+			at.dashDash = true
+			return at
+		}
+		if name, inline, ok := flagToken(tok); ok {
+			f := completionFlag(root, at.cmd, name)
+			if f == nil {
+				continue
+			}
+			if takesValue(f) && !inline {
+				if i+1 == len(before) {
+					at.value = f
+					return at
+				}
+				i++ // its value
+			}
+			at.given[f.Names()[0]] = true
+			continue
+		}
+		if at.cmd == root && !at.help && (tok == "help" || tok == "h") {
+			at.help = true
+			continue
+		}
+		if sub := visibleCommand(at.cmd, tok); sub != nil {
+			at.cmd, at.path = sub, at.path+" "+sub.Name
+		}
+		// any other word is an argument (acc completion's shell)
+	}
+	return at
+}
+
+// valueCandidates is what the value of flag f of the command at path
+// completes to (completionCandidates).
+func valueCandidates(path string, f cli.Flag) []string {
+	if words, ok := flagValueTable()[path+" --"+f.Names()[0]]; ok {
+		return words
+	}
+	placeholder := ""
+	if m := placeholderPattern.FindStringSubmatch(f.(cli.DocGenerationFlag).GetUsage()); m != nil {
+		placeholder = m[1]
+	}
+	switch {
+	case placeholder == "RESOURCE" || strings.HasPrefix(placeholder, "file:"):
+		return []string{resourcesDirective}
+	case placeholder == "DIR" || placeholder == "FILE" || placeholder == "PATH":
+		return []string{filesDirective}
+	}
+	return nil
 }
 
 // plainCandidates writes the completion candidates ("--subject:one-line
@@ -132,100 +263,56 @@ func (p plainCandidates) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
-// shellComplete answers `acc … --generate-shell-completion`, the request
-// every completion script makes at a Tab (docs/cli.md, acc completion). It
-// replaces urfave/cli's default, which offered `help` after every command: a
-// command without subcommands has no `help` to run (`acc status help` is
-// an unexpected argument, exit 2), so only the root offers it. What it
-// offers for the word being completed:
-//
-//   - after a flag that takes one of a few words (--type, --scope, …):
-//     those words (completionValues); after any other value-taking flag,
-//     nothing, so the shell falls back to file names;
-//   - for a word starting with "-": the command's flags by that prefix;
-//   - otherwise the subcommands of a command that has them, and the flags
-//     of one that has none.
-//
-// A flag already given that takes one value is not offered again: a
-// second one is refused.
-func (a *app) shellComplete(_ context.Context, cmd *cli.Command) {
-	w := cmd.Root().Writer
-	args := cmd.Args().Slice()
-	last := ""
-	if len(args) > 0 {
-		last = args[len(args)-1]
-	}
-	flags := completionFlags(cmd)
-	if name, inline, ok := flagToken(last); ok && !inline {
-		for _, f := range flags {
-			if df, ok := f.(cli.DocGenerationFlag); ok && df.TakesValue() && slices.Contains(f.Names(), name) {
-				for _, v := range completionValues(cmd, f.Names()[0]) {
-					fmt.Fprintln(w, v)
-				}
-				return
-			}
-		}
-	}
-	if strings.HasPrefix(last, "-") {
-		printFlagCandidates(w, cmd, flags, strings.TrimLeft(last, "-"))
-		return
-	}
-	var subs []*cli.Command
+// placeholderPattern finds the `PLACEHOLDER` of a flag's usage.
+var placeholderPattern = regexp.MustCompile("`([^`]+)`")
+
+// visibleCommands are cmd's subcommands that help lists.
+func visibleCommands(cmd *cli.Command) []*cli.Command {
+	var out []*cli.Command
 	for _, s := range cmd.Commands {
-		if !s.Hidden && (s.Name != "help" || cmd.Root() == cmd) {
-			subs = append(subs, s)
+		if !s.Hidden {
+			out = append(out, s)
 		}
 	}
-	if len(subs) == 0 {
-		printFlagCandidates(w, cmd, flags, "")
-		return
-	}
-	for _, s := range subs {
-		fmt.Fprintf(w, "%s:%s\n", s.Name, s.Usage)
-	}
+	return out
 }
 
-// completionFlags are the flags cmd accepts that help shows: its own and
-// the root's (--json, --cwd, --workspace).
-func completionFlags(cmd *cli.Command) []cli.Flag {
-	flags := cmd.VisibleFlags()
-	for _, f := range cmd.VisiblePersistentFlags() {
-		if !slices.Contains(flags, f) {
-			flags = append(flags, f)
+func visibleCommand(cmd *cli.Command, name string) *cli.Command {
+	for _, s := range visibleCommands(cmd) {
+		if s.Name == name || slices.Contains(s.Aliases, name) {
+			return s
 		}
 	}
-	return flags
+	return nil
 }
 
-// printFlagCandidates writes "--name:usage" for each flag whose name starts
-// with prefix, leaving out one already given that cannot be repeated.
-func printFlagCandidates(w io.Writer, cmd *cli.Command, flags []cli.Flag, prefix string) {
-	for _, f := range flags {
-		name := f.Names()[0]
-		if !strings.HasPrefix(name, prefix) {
-			continue
-		}
-		if _, repeatable := f.(*cli.StringSliceFlag); f.IsSet() && !repeatable {
-			continue
-		}
-		usage := ""
-		if df, ok := f.(cli.DocGenerationFlag); ok {
-			usage = df.GetUsage()
-		}
-		if usage != "" {
-			fmt.Fprintf(w, "--%s:%s\n", name, usage)
-		} else {
-			fmt.Fprintf(w, "--%s\n", name)
+// completionFlags are the flags cmd accepts that help shows: its own, the
+// root's (--json, --cwd, --workspace) and --help.
+func completionFlags(root, cmd *cli.Command) []cli.Flag {
+	flags := slices.Clone(cmd.Flags)
+	if cmd != root {
+		flags = append(flags, root.Flags...)
+	}
+	flags = append(flags, cli.HelpFlag)
+	return slices.DeleteFunc(flags, func(f cli.Flag) bool {
+		v, ok := f.(cli.VisibleFlag)
+		return ok && !v.IsVisible()
+	})
+}
+
+// completionFlag is the flag of cmd (or the root's) called name, or nil.
+func completionFlag(root, cmd *cli.Command, name string) cli.Flag {
+	for _, f := range completionFlags(root, cmd) {
+		if slices.Contains(f.Names(), name) {
+			return f
 		}
 	}
+	return nil
 }
 
-// completionValues lists the words a flag of cmd takes, for completion; nil
-// for a flag whose value is free (an id, a text, a path). Each list is the
-// one the command checks, or what its usage names (TestCompletionValues holds the
-// two together).
-func completionValues(cmd *cli.Command, flag string) []string {
-	return flagValueTable()[cmd.FullName()+" --"+flag]
+func takesValue(f cli.Flag) bool {
+	df, ok := f.(cli.DocGenerationFlag)
+	return ok && df.TakesValue()
 }
 
 // flagValueTable maps "acc COMMAND --flag" to the words the flag takes.

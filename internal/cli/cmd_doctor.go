@@ -38,7 +38,7 @@ func (a *app) doctorCommand() *cli.Command {
 			"config workspace whose root holds acc's data is a misconfiguration: the report prints, then doctor exits 2\n" +
 			"(runtime_inside_workspace).\n\n" +
 			"  acc doctor --json\n  acc doctor --cwd ~/src/project",
-		Flags: []cli.Flag{&cli.StringFlag{Name: "home", Usage: "look for the clients' configuration under this home `DIR` (default $HOME)"}},
+		Flags: []cli.Flag{&cli.StringFlag{Name: "home", DefaultText: "$HOME", Usage: "look for the clients' configuration under this home `DIR`"}},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			dir, err := a.cwd(cmd)
 			if err != nil {

@@ -80,7 +80,7 @@ func siblingBinary(name string) string {
 
 var installFlags = []cli.Flag{
 	&cli.StringSliceFlag{Name: "adapter", Usage: "only this client `ID` (claude, codex, gemini, grok, kimi); repeat for several"},
-	&cli.StringFlag{Name: "home", Usage: "the home `DIR` whose client configuration to change (default $HOME; client directory variables such as CODEX_HOME are then ignored)"},
+	&cli.StringFlag{Name: "home", DefaultText: "$HOME", Usage: "the home `DIR` whose client configuration to change (given, it makes client directory variables such as CODEX_HOME ignored)"},
 	&cli.BoolFlag{Name: "dry-run", Usage: "print every path that would change, and change nothing"},
 }
 
@@ -137,7 +137,8 @@ func (a *app) uninstallCommand() *cli.Command {
 			"records (Codex's hook trust) are never touched. Without --adapter, every recorded client is unwired.\n" +
 			"With the last client, acc's own files in the data home go too (the record, the install lock, the shim)\n" +
 			"and every directory install created for them that is then empty. acc certify's evidence records and\n" +
-			"the rooms' stores stay: the report ends by naming them and the command that removes them.\n\n" +
+			"the rooms' stores stay: an uninstall that leaves no installation ends by naming them and\n" +
+			"docs/adapters.md, which says how to remove them once no session uses a room.\n\n" +
 			"  acc uninstall --dry-run\n  acc uninstall --adapter gemini",
 		Flags: installFlags,
 		Action: func(ctx context.Context, cmd *cli.Command) error {
@@ -243,26 +244,22 @@ func printInstall(w io.Writer, rep *install.Report, done string, canPush livePus
 			fmt.Fprintln(w, "record: none left (nothing of acc's is installed)")
 		}
 	}
-	if done == "uninstalled" {
+	// What stays in the data home is said only when this uninstall leaves
+	// no installation (it removes acc's record): with clients still wired,
+	// or nothing done, those rooms and records are as much in use as before.
+	if done == "uninstalled" && slices.ContainsFunc(rep.Shared, func(ch install.Change) bool { return ch.Path == rep.Record && ch.Op == "remove" }) {
 		printDataKept(w, filepath.Dir(rep.Record))
 	}
 }
 
-// shellWord is s as one word for a POSIX shell: as it is when it needs no
-// quoting, else in single quotes.
-func shellWord(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_@%+=:,./-") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-// printDataKept ends uninstall's report with what it leaves in acc's
-// directory in the data home, and how to remove that too: the rooms'
-// stores and acc certify's evidence (docs/adapters.md, "In acc's data
-// home").
+// printDataKept ends the report of an uninstall that leaves no
+// installation with what it leaves in acc's directory in the data home —
+// the rooms' stores and acc certify's evidence — and where it says how to
+// remove them (docs/adapters.md, "In acc's data home"). It prints no
+// removal command: a room may still have live sessions, and removing it
+// loses its messages for good.
 func printDataKept(w io.Writer, accDir string) {
-	var paths []string
+	kept := false
 	for _, d := range []struct{ dir, what string }{
 		{"workspaces", "the rooms (each room's messages, receipts and history)"},
 		{"evidence", "acc certify's evidence"},
@@ -270,11 +267,11 @@ func printDataKept(w io.Writer, accDir string) {
 		p := filepath.Join(accDir, d.dir)
 		if st, err := os.Stat(p); err == nil && st.IsDir() {
 			fmt.Fprintf(w, "stays: %s in %s/\n", d.what, p)
-			paths = append(paths, shellWord(p))
+			kept = true
 		}
 	}
-	if len(paths) > 0 {
-		fmt.Fprintf(w, "uninstall never removes these; to remove them too: rm -rf %s (for good)\n", strings.Join(paths, " "))
+	if kept {
+		fmt.Fprintln(w, "uninstall never removes these: they are no part of the installation; docs/adapters.md (\"In acc's data home\") says how to remove them once no session uses a room")
 	}
 }
 
@@ -334,7 +331,9 @@ func printClients(w io.Writer, clients []install.ClientStatus, canPush livePushO
 }
 
 // livePushWords says whether live push (docs/delivery.md) is on for a
-// client: "on for actionable messages"; "off, though all was requested:
+// client, naming whole commands (doctor has no --delivery of its own):
+// "on for actionable messages (acc install --adapter claude --delivery off
+// turns it off)"; "off, though all was requested:
 // <why>"; "off (acc install --adapter claude --delivery actionable turns it
 // on; docs/delivery.md)" where that would work; else "off", with why it
 // cannot be turned on when that is known.
@@ -343,14 +342,14 @@ func livePushWords(id, version, requested, effective, reason string, canPush liv
 	case reason != "":
 		return fmt.Sprintf("off, though %s was requested: %s", requested, reason)
 	case effective != "off" && effective != "":
-		return fmt.Sprintf("on for %s messages (--delivery off turns it off)", effective)
+		return fmt.Sprintf("on for %s messages (acc install --adapter %s --delivery off turns it off)", effective, id)
 	case canPush == nil:
 		return "off"
 	}
 	if ok, why := canPush(id, version); ok {
 		return fmt.Sprintf("off (acc install --adapter %s --delivery actionable turns it on; docs/delivery.md)", id)
 	} else if why != "" {
-		return "off; --delivery cannot turn it on: " + why
+		return "off; acc install --delivery cannot turn it on: " + why
 	}
 	return "off"
 }

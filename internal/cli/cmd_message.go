@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/acc-go/acc/internal/hook"
@@ -48,7 +49,7 @@ func printSend(w io.Writer, out *sendOutput) {
 	}
 	fmt.Fprintf(w, "  sent as %s (%s)\n", out.Message.FromParticipantID, out.Message.FromSessionID)
 	if out.Message.IsRoom() {
-		fmt.Fprintf(w, "  room message: %s\n", roomReach(out.recipients))
+		fmt.Fprintf(w, "  room message: %s\n", roomReach(out.recipients, !out.Created))
 	}
 	for _, line := range deliveryLines(out.Delivery, out.Message.FromParticipantID) {
 		fmt.Fprintf(w, "  %s\n", line)
@@ -58,8 +59,21 @@ func printSend(w io.Writer, out *sendOutput) {
 // roomReach says who a room message reached: its recipients are fixed when
 // it is recorded — every other participant with a session open then
 // (docs/concepts.md) — so with none it reaches no inbox, and a session that
-// opens later finds it only in the room's history.
-func roomReach(recipients []string) string {
+// opens later finds it only in the room's history. replay: this is a
+// repeat of an earlier send (the same --client-message-id), whose
+// recipients are those of that send, so it says what they were then, not
+// who is open now.
+func roomReach(recipients []string, replay bool) string {
+	if replay {
+		const repeat = " (this is a repeat of that send)"
+		switch len(recipients) {
+		case 0:
+			return "no other participant had a session open when it was recorded, so it reached no inbox; it is in the room's history (acc sync --scope history)" + repeat
+		case 1:
+			return "it reached " + recipients[0] + "'s inbox when it was recorded" + repeat
+		}
+		return "it reached the inboxes of " + joinAnd(recipients) + " when it was recorded" + repeat
+	}
 	switch len(recipients) {
 	case 0:
 		return "no other participant has a session open, so it reaches no inbox; it stays in the room's history (acc sync --scope history)"
@@ -84,8 +98,8 @@ func (a *app) messageCommand() *cli.Command {
 			"  acc message --to claude --type question --subject \"receipt wording\" --body \"offered or delivered?\"",
 		Flags: append(ownerFlags(),
 			&cli.StringSliceFlag{Name: "to", Usage: "recipient `PARTICIPANT` or client name"},
-			&cli.StringFlag{Name: "type", Value: protocol.KindNote, Usage: "message `KIND`: note, question, request or decision"},
-			&cli.StringFlag{Name: "obligation", Usage: "`OBLIGATION` owed: none, acknowledge or reply (default from the kind)"},
+			&cli.StringFlag{Name: "type", Value: protocol.KindNote, DefaultText: protocol.KindNote, Usage: "message `KIND`: note, question, request or decision"},
+			&cli.StringFlag{Name: "obligation", DefaultText: "reply for a question or request, else none", Usage: "`OBLIGATION` owed: none, acknowledge or reply"},
 			&cli.StringFlag{Name: "subject", Required: true, Usage: "one-line `TEXT` (at most 500 characters)"},
 			&cli.StringFlag{Name: "body", Required: true, Usage: "the message `TEXT` (at most 4000 characters)"},
 			&cli.StringFlag{Name: "client-message-id", Usage: "idempotency `KEY`: the same key and content return the first message"},
@@ -160,7 +174,7 @@ func (a *app) replyCommand() *cli.Command {
 		Flags: append(ownerFlags(),
 			&cli.StringFlag{Name: "message", Required: true, Usage: "the `ID` of the message answered"},
 			&cli.StringFlag{Name: "body", Required: true, Usage: "the answer `TEXT`"},
-			&cli.StringFlag{Name: "subject", Usage: "one-line `TEXT` (default \"Re: <original subject>\")"},
+			&cli.StringFlag{Name: "subject", DefaultText: "Re: <original subject>", Usage: "one-line `TEXT`"},
 			&cli.StringFlag{Name: "client-message-id", Usage: "idempotency `KEY`"},
 		),
 		Action: func(ctx context.Context, cmd *cli.Command) error {
@@ -218,7 +232,7 @@ func (a *app) finishCommand() *cli.Command {
 			"  acc finish --goal \"update receipt rendering\" --status partial --completed \"CLI wording\" --remaining \"MCP docs\"",
 		Flags: append(ownerFlags(),
 			&cli.StringFlag{Name: "goal", Required: true, Usage: "one-line `TEXT`: what this session set out to do"},
-			&cli.StringFlag{Name: "status", Value: "partial", Usage: "`STATUS`: complete, partial or blocked"},
+			&cli.StringFlag{Name: "status", Value: "partial", DefaultText: "partial", Usage: "`STATUS`: complete, partial or blocked"},
 			&cli.StringSliceFlag{Name: "completed", Usage: "a `LINE` that was done"},
 			&cli.StringSliceFlag{Name: "remaining", Usage: "a `LINE` still to do"},
 			&cli.StringSliceFlag{Name: "blocker", Usage: "a `LINE` that blocks progress"},
@@ -269,7 +283,7 @@ func (a *app) inboxCommand() *cli.Command {
 		Flags: append(ownerFlags(),
 			&cli.StringFlag{Name: "message", Usage: "read this message `ID` in full"},
 			&cli.StringFlag{Name: "cursor", Usage: "continue after this message `ID` (a previous page's nextCursor)"},
-			&cli.IntFlag{Name: "limit", HideDefault: true, Usage: fmt.Sprintf("at most `N` items, 1 to %d (default %d)", core.MaxPageLimit, core.DefaultPageLimit)},
+			&cli.IntFlag{Name: "limit", DefaultText: strconv.Itoa(core.DefaultPageLimit), Usage: fmt.Sprintf("at most `N` items, 1 to %d", core.MaxPageLimit)},
 		),
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			if cmd.IsSet("message") && (cmd.IsSet("cursor") || cmd.IsSet("limit")) {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/acc-go/acc/internal/install"
@@ -28,11 +27,12 @@ func (a *app) attachCommand() *cli.Command {
 			"  acc attach --participant reviewer --json",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "participant", Required: true, Usage: "the participant `ID` peers address (letters, digits, . _ -)"},
-			&cli.StringFlag{Name: "harness", Usage: "the client `NAME`: claude, codex, gemini, kimi, grok, mcp or cli (default cli; a reattached session keeps its own)"},
-			&cli.Int64Flag{Name: "cadence", Value: core.DefaultCLICadenceMs, Usage: "expected heartbeat interval in `MILLISECONDS`; presence turns stale after three missed beats"},
+			&cli.StringFlag{Name: "harness", DefaultText: "cli, or a reattached session's own", Usage: "the client `NAME`: claude, codex, gemini, kimi, grok, mcp or cli"},
+			&cli.Int64Flag{Name: "cadence", Value: core.DefaultCLICadenceMs, Usage: fmt.Sprintf("expected heartbeat interval in `MILLISECONDS`, at most %d (%s) without --pid and %d (%s) with it; presence turns stale after three missed beats",
+				core.MaxCadence(false).Milliseconds(), core.ShortDuration(core.MaxCadence(false)), core.MaxCadence(true).Milliseconds(), core.ShortDuration(core.MaxCadence(true)))},
 			&cli.StringFlag{Name: "parent", Usage: "the `SESSION` that started this one, if any"},
 			&cli.StringFlag{Name: "session", Usage: "reopen this session `ID` (allowed when it is closed or its process has exited)"},
-			&cli.IntFlag{Name: "pid", HideDefault: true, Usage: "the client's process `ID`; presence then follows that process (default: none, presence rests on heartbeats)"},
+			&cli.IntFlag{Name: "pid", DefaultText: "none, presence rests on heartbeats", Usage: "the client's process `ID`; presence then follows that process"},
 			&cli.BoolFlag{Name: "shell", Usage: "print the line export ACC_SESSION=… ACC_GENERATION=… instead of the pair, for eval in a POSIX shell"},
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
@@ -84,12 +84,14 @@ func (a *app) heartbeatCommand() *cli.Command {
 		Name:     "heartbeat",
 		Category: "session lifecycle",
 		Usage:    "tell the room this session is still here",
-		Description: "heartbeat records that the session is still here. A session is online while its last heartbeat is\n" +
-			"at most three cadences old (the cadence is set when it attaches: acc attach --cadence, 30 s by\n" +
-			"default; hooks use 60 s), stale after that, and offline once its recorded process exits or, with no\n" +
-			"process recorded, after 30 minutes without a heartbeat; every session is offline 24 hours after its\n" +
-			"last one. Sends, replies, acks, first exact reads and claims refresh the heartbeat too, so only an\n" +
-			"idle session needs this.\n\n" +
+		Description: "heartbeat records that the session is still here. A session is offline once its recorded process\n" +
+			"exits, or, with no process recorded, 30 minutes after its last heartbeat, and in any case 24 hours\n" +
+			"after it; until then it is online while its last heartbeat is at most three cadences old, and stale\n" +
+			"after that. The cadence is set when it attaches (acc attach --cadence, 30 s by default, at most 10\n" +
+			"minutes without --pid and 8 hours with it; hooks use 60 s). The output says which applies to this\n" +
+			"session, and when its process is gone that it is offline all the same (attach again). Sends,\n" +
+			"replies, acks, first exact reads and claims refresh the heartbeat too, so only an idle session\n" +
+			"needs this.\n\n" +
 			"  acc heartbeat --session ID --generation G",
 		Flags: ownerFlags(),
 		Action: func(ctx context.Context, cmd *cli.Command) error {
@@ -102,37 +104,46 @@ func (a *app) heartbeatCommand() *cli.Command {
 				if err != nil {
 					return err
 				}
-				return a.emit(map[string]string{"heartbeatAt": s.HeartbeatAt}, func(w io.Writer) { printHeartbeat(w, s) })
+				presence := core.Presence(s, r.Now(), r.Probe)
+				return a.emit(map[string]string{"heartbeatAt": s.HeartbeatAt}, func(w io.Writer) { printHeartbeat(w, s, presence) })
 			})
 		},
 	}
 }
 
-// printHeartbeat says what the heartbeat buys, as core.Presence computes
-// it (docs/concepts.md): online while the last heartbeat is at most three
-// cadences old, then stale; offline when the recorded process exits, or
-// without one after core.UnknownPIDExpiry.
-func printHeartbeat(w io.Writer, s *protocol.Session) {
-	cadence := time.Duration(s.HeartbeatCadenceMs) * time.Millisecond
-	offline := fmt.Sprintf("offline after %s without one", shortDuration(core.UnknownPIDExpiry))
-	if s.PID != nil && *s.PID > 0 {
-		offline = fmt.Sprintf("offline once process %d exits or %s after the last one", *s.PID, shortDuration(core.HardExpiry))
-	}
+// printHeartbeat says what the heartbeat buys, from the session's presence
+// computed right after it (core.Presence, docs/concepts.md): when its
+// recorded process is gone it is offline all the same, and the way back is
+// to attach again; else it says how long it stays online and when it goes
+// offline, with core.PresenceWindows' limits.
+func printHeartbeat(w io.Writer, s *protocol.Session, presence string) {
 	fmt.Fprintf(w, "heartbeat recorded for %s (%s) at %s\n", s.ParticipantID, s.SessionID, s.HeartbeatAt)
-	fmt.Fprintf(w, "  it counts as online while heartbeats come at least every %s (its cadence, set when it attached); stale after three missed, %s\n",
-		shortDuration(cadence), offline)
-}
-
-// shortDuration writes d without zero parts: 30s, 1m, 1m30s, 30m, 1.5s.
-func shortDuration(d time.Duration) string {
-	s := d.String()
-	if strings.HasSuffix(s, "m0s") {
-		s = strings.TrimSuffix(s, "0s")
+	pid := 0
+	if s.PID != nil {
+		pid = *s.PID
 	}
-	if strings.HasSuffix(s, "h0m") {
-		s = strings.TrimSuffix(s, "0m")
+	if presence == core.PresenceOffline {
+		why := "it counts as offline all the same"
+		if pid > 0 {
+			why = fmt.Sprintf("it counts as offline all the same: its recorded process %d has exited, and a heartbeat cannot change that", pid)
+		}
+		fmt.Fprintf(w, "  %s; attach again to be online (`acc attach --participant %s --session %s`, with --pid of the client's running process or none) and use the pair it prints\n",
+			why, s.ParticipantID, s.SessionID)
+		return
 	}
-	return s
+	online, offline := core.PresenceWindows(s)
+	cadence := core.ShortDuration(time.Duration(s.HeartbeatCadenceMs) * time.Millisecond)
+	on, off := core.ShortDuration(online), core.ShortDuration(offline)
+	switch {
+	case online < offline && pid > 0:
+		fmt.Fprintf(w, "  it counts as online until %s pass without another heartbeat (three cadences of %s, set when it attached), then stale; offline as soon as process %d exits, or once %s pass without one\n", on, cadence, pid, off)
+	case online < offline:
+		fmt.Fprintf(w, "  it counts as online until %s pass without another heartbeat (three cadences of %s, set when it attached), then stale; offline once %s pass without one (no process is recorded)\n", on, cadence, off)
+	case pid > 0:
+		fmt.Fprintf(w, "  it counts as online until %s pass without another heartbeat, then offline, never stale (and offline as soon as process %d exits): %s is every session's limit, and three cadences of %s (set when it attached) do not end before it\n", on, pid, off, cadence)
+	default:
+		fmt.Fprintf(w, "  it counts as online until %s pass without another heartbeat, then offline, never stale: with no process recorded %s is the limit, and three cadences of %s (set when it attached) do not end before it\n", on, off, cadence)
+	}
 }
 
 func (a *app) detachCommand() *cli.Command {

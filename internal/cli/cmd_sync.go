@@ -24,9 +24,9 @@ func (a *app) syncCommand() *cli.Command {
 			"recipient's receipt. sync never changes a receipt and never shows a session generation.\n\n" +
 			"  acc sync --scope history --type decision --current",
 		Flags: append(ownerFlags(),
-			&cli.StringFlag{Name: "scope", Value: core.SyncScopeDelta, Usage: "`SCOPE`: delta, full or history"},
+			&cli.StringFlag{Name: "scope", Value: core.SyncScopeDelta, DefaultText: core.SyncScopeDelta, Usage: "`SCOPE`: delta, full or history"},
 			&cli.StringFlag{Name: "cursor", Usage: "continue after this `CURSOR`: a 16-digit sequence (delta, full) or a message id (history)"},
-			&cli.IntFlag{Name: "limit", HideDefault: true, Usage: fmt.Sprintf("at most `N` events or history items, 1 to %d (default %d events, %d history items)", core.MaxSyncLimit, core.DefaultSyncLimit, core.DefaultPageLimit)},
+			&cli.IntFlag{Name: "limit", DefaultText: fmt.Sprintf("%d events, %d history items", core.DefaultSyncLimit, core.DefaultPageLimit), Usage: fmt.Sprintf("at most `N` events or history items, 1 to %d", core.MaxSyncLimit)},
 			&cli.StringFlag{Name: "type", Usage: "history only: list messages of this `KIND` (note, question, request, answer, decision, handoff)"},
 			&cli.StringFlag{Name: "message", Usage: "history only: read this message `ID` in full, with every recipient's receipt"},
 			&cli.BoolFlag{Name: "current", Usage: "history only, with --type decision: list decision heads only"},

@@ -24,16 +24,18 @@ func (a *app) waitCommand() *cli.Command {
 		Description: "wait returns as soon as its condition holds, at once when it already does (so it never misses what\n" +
 			"arrived just before it), and prints what it found; it changes nothing and moves no receipt. By default\n" +
 			"it waits until this session's inbox holds a pending message. --answer ID waits for an answer to that\n" +
-			"message, --ack ID until every recipient acknowledged it, --released RESOURCE until no other session's\n" +
-			"live claim overlaps the resource. It watches the store (no polling loop of yours); --timeout takes\n" +
-			"seconds (30) or a duration (10m, 500ms), default 10m, and running out exits 3.\n\n" +
+			"message, --ack ID until every recipient acknowledged it, --released RESOURCE until no live claim\n" +
+			"overlaps the resource: every session's claims count, yours too, unless you name your session\n" +
+			"(--session, or ACC_SESSION), whose own claims are then set aside. It watches the store (no polling\n" +
+			"loop of yours); --timeout takes seconds (30) or a duration (10m, 500ms), default 10m, and running\n" +
+			"out exits 3.\n\n" +
 			"  acc message --to bob --type question --subject … --body … --json   # note the message id\n" +
 			"  acc wait --answer message_… --timeout 10m",
 		Flags: append(ownerFlags(),
 			&cli.StringFlag{Name: "answer", Usage: "wait for an answer to this message `ID`"},
 			&cli.StringFlag{Name: "ack", Usage: "wait until every recipient acknowledged this message `ID`"},
-			&cli.StringFlag{Name: "released", Usage: "wait until no other session's live claim overlaps this `RESOURCE`"},
-			&cli.StringFlag{Name: "timeout", Value: "10m", Usage: "give up after this `DURATION` (exit 3): seconds (30) or a duration (10m, 500ms)"},
+			&cli.StringFlag{Name: "released", Usage: "wait until no live claim overlaps this `RESOURCE` (a named session's own aside)"},
+			&cli.StringFlag{Name: "timeout", Value: "10m", DefaultText: "10m", Usage: "give up after this `DURATION` (exit 3): seconds (30) or a duration (10m, 500ms)"},
 		),
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			timeout, err := parseTimeout(cmd.String("timeout"))
@@ -68,11 +70,11 @@ func (a *app) waitCommand() *cli.Command {
 			if err := r.CheckWait(q); err != nil {
 				return err
 			}
-			res, err := a.wait(ctx, cmd, r, q, timeout)
+			res, err := a.wait(ctx, cmd, r, &q, timeout)
 			if err != nil {
 				return err
 			}
-			return a.emit(res, func(w io.Writer) { printWait(w, res) })
+			return a.emit(res, func(w io.Writer) { printWait(w, res, q) })
 		},
 	}
 }
@@ -95,13 +97,13 @@ func parseTimeout(s string) (time.Duration, error) {
 	return 0, protocol.Errorf(protocol.ReasonInvalidFlagValue, "--timeout takes seconds (30) or a duration (10m, 500ms), more than zero and at most a year (8784h), not %q", s)
 }
 
-// wait resolves the caller, sets the watch up and only then looks, so
+// wait resolves the caller (into q), sets the watch up and only then looks, so
 // nothing recorded before the watch is missed. The caller and the first
 // look are bounded by StoreWait alone, so even the shortest --timeout
 // answers whether the condition already holds (and a bad id or session
 // is reported as itself, not as a timeout); later looks end with the
 // deadline, and a look cut short by it is the timeout (exit 3).
-func (a *app) wait(ctx context.Context, cmd *cli.Command, r *core.Room, q core.WaitQuery, timeout time.Duration) (*core.WaitResult, error) {
+func (a *app) wait(ctx context.Context, cmd *cli.Command, r *core.Room, q *core.WaitQuery, timeout time.Duration) (*core.WaitResult, error) {
 	began := time.Now()
 	deadline, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -110,18 +112,18 @@ func (a *app) wait(ctx context.Context, cmd *cli.Command, r *core.Room, q core.W
 		defer cancel()
 		return fn(c)
 	}
-	if q.For == core.WaitInbox || q.For == core.WaitRelease {
-		err := bounded(ctx, func(ctx context.Context) error {
+	// --released sets aside the caller's own claims only when a session is
+	// named (--session, ACC_SESSION…); naming none means every session's
+	// claims count (docs/delivery.md), so no automatic pick of a session
+	// decides what is waited for.
+	if q.For == core.WaitInbox || q.For == core.WaitRelease && a.callerNamed(cmd) {
+		if err := bounded(ctx, func(ctx context.Context) error {
 			c, err := a.caller(ctx, cmd, r)
 			if err == nil {
 				q.Caller = &c
 			}
 			return err
-		})
-		// --released needs no caller (it then sets no claim aside), but a
-		// session named on purpose that does not resolve is an error.
-		named := cmd.IsSet("session") || cmd.IsSet("generation") || a.env.Getenv("ACC_SESSION") != "" || a.env.Getenv("ACC_GENERATION") != ""
-		if err != nil && (q.For == core.WaitInbox || named) {
+		}); err != nil {
 			return nil, err
 		}
 	}
@@ -132,7 +134,7 @@ func (a *app) wait(ctx context.Context, cmd *cli.Command, r *core.Room, q core.W
 		if first {
 			parent = ctx
 		}
-		if err := bounded(parent, func(ctx context.Context) (err error) { res, err = r.CheckCondition(ctx, q); return err }); err != nil {
+		if err := bounded(parent, func(ctx context.Context) (err error) { res, err = r.CheckCondition(ctx, *q); return err }); err != nil {
 			if !first && (deadline.Err() != nil || time.Until(began.Add(timeout)) < 100*time.Millisecond) {
 				break // cut short by the deadline: that is the timeout
 			}
@@ -150,7 +152,7 @@ func (a *app) wait(ctx context.Context, cmd *cli.Command, r *core.Room, q core.W
 		}
 	}
 	return nil, protocol.Errorf(protocol.ReasonWaitTimeout, "nothing after %s: %s; run it again or raise --timeout",
-		time.Since(began).Round(time.Millisecond), waitingFor(q))
+		time.Since(began).Round(time.Millisecond), waitingFor(*q))
 }
 
 func waitingFor(q core.WaitQuery) string {
@@ -160,12 +162,15 @@ func waitingFor(q core.WaitQuery) string {
 	case core.WaitAck:
 		return q.MessageID + " is not acknowledged by every recipient yet"
 	case core.WaitRelease:
+		if q.Caller == nil {
+			return q.Resource + " is still claimed (no session was named, so every session's claims count; --session sets your own aside)"
+		}
 		return q.Resource + " is still claimed by another session"
 	}
 	return "your inbox holds nothing pending"
 }
 
-func printWait(w io.Writer, res *core.WaitResult) {
+func printWait(w io.Writer, res *core.WaitResult, q core.WaitQuery) {
 	switch res.For {
 	case core.WaitInbox, core.WaitAnswer:
 		for _, m := range res.Messages {
@@ -177,6 +182,10 @@ func printWait(w io.Writer, res *core.WaitResult) {
 			fmt.Fprintf(w, "%s acknowledged at %s\n", rc.RecipientParticipantID, rc.UpdatedAt)
 		}
 	case core.WaitRelease:
-		fmt.Fprintf(w, "%s is free: no other session's live claim overlaps it\n", res.Resource)
+		if q.Caller == nil {
+			fmt.Fprintf(w, "%s is free: no live claim overlaps it\n", res.Resource)
+		} else {
+			fmt.Fprintf(w, "%s is free: no live claim of a session other than %s overlaps it\n", res.Resource, q.Caller.SessionID)
+		}
 	}
 }

@@ -30,19 +30,39 @@ func commandPaths() (paths [][]string, cmds []*cli.Command) {
 	return paths, cmds
 }
 
-// candidates runs acc with args and --generate-shell-completion, as every
-// completion script does at a Tab, and returns the words it offers.
+// candidates runs acc with args and --generate-shell-completion, as
+// urfave/cli's scripts (an older acc's) do at a Tab, and returns the words
+// it offers.
 func candidates(t *testing.T, args ...string) []string {
 	t.Helper()
+	return completeWith(t, func(string) string { return "" }, args...)
+}
+
+// candidatesAt is candidates as acc's own scripts ask: the last of args is
+// the word being completed, "" after a space.
+func candidatesAt(t *testing.T, args ...string) []string {
+	t.Helper()
+	return completeWith(t, func(k string) string {
+		if k == "ACC_COMPLETE_CURRENT" {
+			return "1"
+		}
+		return ""
+	}, args...)
+}
+
+func completeWith(t *testing.T, getenv func(string) string, args ...string) []string {
+	t.Helper()
 	var out, errOut bytes.Buffer
-	env := Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errOut, Getenv: func(string) string { return "" },
+	env := Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errOut, Getenv: getenv,
 		Environ: func() []string { return nil }, Getwd: os.Getwd}
 	if code := Main(append(args, "--generate-shell-completion"), env); code != 0 || errOut.Len() > 0 {
 		t.Fatalf("acc %s --generate-shell-completion: exit %d, stderr %q", strings.Join(args, " "), code, errOut.String())
 	}
 	var words []string
 	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
-		if word, _, _ := strings.Cut(line, ":"); word != "" {
+		if strings.HasPrefix(line, ":") { // a directive to the script
+			words = append(words, line)
+		} else if word, _, _ := strings.Cut(line, ":"); word != "" {
 			words = append(words, word)
 		}
 	}
@@ -123,5 +143,68 @@ func TestCompletionValues(t *testing.T) {
 	}
 	if got := candidates(t, "message", "--subject"); len(got) != 0 {
 		t.Errorf("acc message --subject <Tab> offers %q; a free text has no candidates", got)
+	}
+}
+
+// TestCompletionPlaces: what a Tab offers where urfave/cli's own answers
+// went wrong — `acc help` completes to the commands; after "--" a command
+// that takes no arguments offers nothing; a one-value flag given already
+// offers nothing (a second is refused); and each flag that takes a path
+// or a resource asks the script for names, by the placeholder help shows.
+func TestCompletionPlaces(t *testing.T) {
+	if got := candidatesAt(t, "help", ""); !slices.Contains(got, "status") || !slices.Contains(got, "completion") || slices.ContainsFunc(got, func(w string) bool { return strings.HasPrefix(w, "-") }) {
+		t.Errorf("acc help <Tab> offers %q; want the command names", got)
+	}
+	if got := candidatesAt(t, "help", "completion", ""); !slices.Equal(got, []string{"bash", "zsh", "fish"}) {
+		t.Errorf("acc help completion <Tab> offers %q", got)
+	}
+	if got := candidatesAt(t, "status", "--", ""); len(got) != 0 {
+		t.Errorf("acc status -- <Tab> offers %q; every word there is refused", got)
+	}
+	if got := candidatesAt(t, "status", "--"); !slices.Contains(got, "--json") {
+		t.Errorf("acc status --<Tab> offers %q; want the flags", got)
+	}
+	if got := candidatesAt(t, "acp", "--", ""); !slices.Equal(got, []string{filesDirective}) {
+		t.Errorf("acc acp -- <Tab> offers %q; the agent's command line gets file names", got)
+	}
+	if got := candidatesAt(t, "claim", "--mode", "shared", "--mode", ""); len(got) != 0 {
+		t.Errorf("acc claim --mode shared --mode <Tab> offers %q; a second --mode is refused", got)
+	}
+	if got := candidatesAt(t, "work", "--hint", "file:a", "--hint", ""); !slices.Equal(got, []string{resourcesDirective}) {
+		t.Errorf("acc work --hint file:a --hint <Tab> offers %q; --hint repeats", got)
+	}
+	paths, cmds := commandPaths()
+	for i, path := range paths {
+		for _, f := range append(slices.Clone(cmds[i].Flags), cmds[0].Flags...) {
+			df := f.(cli.DocGenerationFlag)
+			if !df.TakesValue() {
+				continue
+			}
+			key := strings.Join(append([]string{"acc"}, path...), " ") + " --" + f.Names()[0]
+			if _, ok := flagValueTable()[key]; ok {
+				continue
+			}
+			var want []string
+			switch m := placeholderPattern.FindStringSubmatch(df.GetUsage()); {
+			case m == nil:
+			case m[1] == "RESOURCE" || strings.HasPrefix(m[1], "file:"):
+				want = []string{resourcesDirective}
+			case m[1] == "DIR" || m[1] == "FILE" || m[1] == "PATH":
+				want = []string{filesDirective}
+			}
+			if got := candidatesAt(t, append(path, "--"+f.Names()[0], "")...); !slices.Equal(got, want) {
+				t.Errorf("%s <Tab> offers %q, want %q", key, got, want)
+			}
+		}
+	}
+	for _, key := range []string{"status --cwd", "status --workspace", "doctor --home", "install --home", "certify --client"} {
+		if got := candidatesAt(t, append(strings.Fields(key), "")...); !slices.Equal(got, []string{filesDirective}) {
+			t.Errorf("acc %s <Tab> offers %q; want file names", key, got)
+		}
+	}
+	for _, key := range []string{"claim --resource", "release --resource", "wait --released", "work --hint"} {
+		if got := candidatesAt(t, append(strings.Fields(key), "")...); !slices.Equal(got, []string{resourcesDirective}) {
+			t.Errorf("acc %s <Tab> offers %q; want file: and a path", key, got)
+		}
 	}
 }

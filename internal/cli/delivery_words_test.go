@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acc-go/acc/pkg/core"
 	"github.com/acc-go/acc/pkg/protocol"
 	"github.com/acc-go/acc/pkg/router"
 )
@@ -107,20 +108,37 @@ func TestDeliveryLinesToOneself(t *testing.T) {
 	}
 }
 
-// TestHeartbeatWords: with a process recorded, the heartbeat's words say
-// the session goes offline with it, not after 30 minutes.
+// TestHeartbeatWords: the heartbeat's words follow core.Presence and
+// core.PresenceWindows: with a process recorded the session goes offline
+// with it, not after 30 minutes; a cadence whose three beats do not fit
+// before the offline limit (a session recorded before attach refused such
+// cadences) is online until that limit, never "every <cadence>"; a session
+// offline by proof says so and how to come back.
 func TestHeartbeatWords(t *testing.T) {
 	pid := 4242
-	var b strings.Builder
-	printHeartbeat(&b, &protocol.Session{ParticipantID: "bob", SessionID: "session_b", HeartbeatAt: "2026-06-01T12:00:00.000Z", HeartbeatCadenceMs: 60000, PID: &pid})
-	want := "heartbeat recorded for bob (session_b) at 2026-06-01T12:00:00.000Z\n" +
-		"  it counts as online while heartbeats come at least every 1m (its cadence, set when it attached); stale after three missed, offline once process 4242 exits or 24h after the last one\n"
-	if b.String() != want {
-		t.Errorf("got\n%swant\n%s", b.String(), want)
+	at := "2026-06-01T12:00:00.000Z"
+	head := "heartbeat recorded for bob (session_b) at " + at + "\n"
+	for _, c := range []struct {
+		cadenceMs int64
+		pid       *int
+		presence  string
+		want      string
+	}{
+		{60000, &pid, core.PresenceOnline, "  it counts as online until 3m pass without another heartbeat (three cadences of 1m, set when it attached), then stale; offline as soon as process 4242 exits, or once 24h pass without one\n"},
+		{15000, nil, core.PresenceOnline, "  it counts as online until 45s pass without another heartbeat (three cadences of 15s, set when it attached), then stale; offline once 30m pass without one (no process is recorded)\n"},
+		{3600000, nil, core.PresenceOnline, "  it counts as online until 30m pass without another heartbeat, then offline, never stale: with no process recorded 30m is the limit, and three cadences of 1h (set when it attached) do not end before it\n"},
+		{36000000, &pid, core.PresenceOnline, "  it counts as online until 24h pass without another heartbeat, then offline, never stale (and offline as soon as process 4242 exits): 24h is every session's limit, and three cadences of 10h (set when it attached) do not end before it\n"},
+		{30000, &pid, core.PresenceOffline, "  it counts as offline all the same: its recorded process 4242 has exited, and a heartbeat cannot change that; attach again to be online (`acc attach --participant bob --session session_b`, with --pid of the client's running process or none) and use the pair it prints\n"},
+	} {
+		var b strings.Builder
+		printHeartbeat(&b, &protocol.Session{ParticipantID: "bob", SessionID: "session_b", HeartbeatAt: at, HeartbeatCadenceMs: c.cadenceMs, PID: c.pid}, c.presence)
+		if b.String() != head+c.want {
+			t.Errorf("cadence %d pid %v %s: got\n%swant\n%s", c.cadenceMs, c.pid != nil, c.presence, b.String(), head+c.want)
+		}
 	}
 	for d, want := range map[time.Duration]string{1500 * time.Millisecond: "1.5s", 90 * time.Second: "1m30s", 30 * time.Minute: "30m", 24 * time.Hour: "24h"} {
-		if got := shortDuration(d); got != want {
-			t.Errorf("shortDuration(%v) = %q, want %q", d, got, want)
+		if got := core.ShortDuration(d); got != want {
+			t.Errorf("ShortDuration(%v) = %q, want %q", d, got, want)
 		}
 	}
 }

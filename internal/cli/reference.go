@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
 
 	"github.com/acc-go/acc/pkg/protocol"
@@ -74,10 +75,10 @@ func RenderReference() string {
 	b.WriteString("| command | prints |\n|---|---|\n")
 	for _, row := range [][2]string{
 		{"attach", "`<sessionId> <generation>` alone on stdout, and the line to paste on stderr: `# to act as this session from this shell:` then `export ACC_SESSION=<sessionId> ACC_GENERATION=<generation>`; with `--shell`, only the export line, on stdout"},
-		{"heartbeat", "`heartbeat recorded for <participant> (<session>) at <time>`, then what it buys: `  it counts as online while heartbeats come at least every <cadence> (its cadence, set when it attached); stale after three missed, offline after 30m without one` (with a process recorded: `offline once process <pid> exits or 24h after the last one`)"},
+		{"heartbeat", "`heartbeat recorded for <participant> (<session>) at <time>`, then what it buys, from the session's presence right after it: `  it counts as online until <three cadences> pass without another heartbeat (three cadences of <cadence>, set when it attached), then stale; offline once 30m pass without one (no process is recorded)` (with a process recorded: `offline as soon as process <pid> exits, or once 24h pass without one`; when three cadences do not end before that limit: `… then offline, never stale: …`); when the recorded process has exited: `  it counts as offline all the same: its recorded process <pid> has exited, and a heartbeat cannot change that; attach again to be online (…)`"},
 		{"detach", "`closed <sessionId>`"},
 		{"status", "`<n> live; <n> claims; protection <level>` (`1 claim`), then a line saying so when the room is a plain directory of its own (`this directory is a room of its own …`), then one line per session (`<participant> (<client>, guarded or advisory) <presence> on <branch> in <checkout>  <session>`), claim and attention item"},
-		{"message, request", "`recorded <messageId>`, `  sent as <participant> (<session>)`, then one line per way the message travels, `  <recipients>: <outcome>; <who reads it and how>` (for example `  bob, carol: queued; CLI sessions read it with acc inbox`; recipients reached the same way share the line, and `--json` has each one's outcome); a room message has `  room message: it waits in the inbox of <participants>, …` instead, or `  room message: no other participant has a session open, so it reaches no inbox; it stays in the room's history (acc sync --scope history)`"},
+		{"message, request", "`recorded <messageId>`, `  sent as <participant> (<session>)`, then one line per way the message travels, `  <recipients>: <outcome>; <who reads it and how>` (for example `  bob, carol: queued; CLI sessions read it with acc inbox`; recipients reached the same way share the line, and `--json` has each one's outcome); a room message has `  room message: it waits in the inbox of <participants>, …` instead, or `  room message: no other participant has a session open, so it reaches no inbox; it stays in the room's history (acc sync --scope history)`; a repeat with the same `--client-message-id` says whom it reached when it was recorded: `  room message: it reached <participant>'s inbox when it was recorded (this is a repeat of that send)`"},
 		{"reply", "as message, then `acknowledged <originalId>`"},
 		{"ack", "`acknowledged <messageId>`"},
 		{"inbox", "one line per pending message (`<id>  <receipt> <kind> from <participant> at <time>: <subject>`), then `more: acc inbox --cursor <id>` when a page is full and `read one: acc inbox --message ID`; `no pending messages` when empty; first, when no `--session` or `ACC_SESSION` named the session, `inbox of <participant> (<session>), found automatically: no --session or ACC_SESSION`"},
@@ -122,36 +123,29 @@ func descriptionMarkdown(d string) string {
 	return out.String()
 }
 
+// writeFlags renders flags as a table, each meaning as --help prints it
+// (urfave/cli's FlagStringer, so the default reads "(default: X)" in both;
+// TestFlagHelpLines holds every line to that), with "(required)" and
+// "(repeatable)" before the default.
 func writeFlags(b *strings.Builder, flags []cli.Flag) {
 	b.WriteString("| flag | meaning |\n|---|---|\n")
 	for _, f := range flags {
 		name := "--" + f.Names()[0]
-		usage, dflt, required, repeat := "", "", false, false
-		if df, ok := f.(cli.DocGenerationFlag); ok {
-			usage = df.GetUsage()
-			if df.TakesValue() {
-				if v := df.GetValue(); v != "" && v != "0" {
-					dflt = v
-				}
-			}
+		_, usage, _ := strings.Cut(cli.FlagStringer(f), "\t")
+		dflt := ""
+		if m := defaultSuffix.FindStringIndex(usage); m != nil {
+			usage, dflt = usage[:m[0]], usage[m[0]:]
 		}
-		if rf, ok := f.(cli.RequiredFlag); ok {
-			required = rf.IsRequired()
-		}
-		if _, ok := f.(*cli.StringSliceFlag); ok {
-			repeat = true
-		}
-		usage = strings.ReplaceAll(usage, "`", "")
-		if required {
+		if rf, ok := f.(cli.RequiredFlag); ok && rf.IsRequired() {
 			usage += " (required)"
 		}
-		if repeat {
+		if _, ok := f.(*cli.StringSliceFlag); ok {
 			usage += " (repeatable)"
 		}
-		if dflt != "" {
-			usage += fmt.Sprintf(" (default %s)", strings.Trim(dflt, `"`))
-		}
-		fmt.Fprintf(b, "| `%s` | %s |\n", name, strings.ReplaceAll(usage, "|", "\\|"))
+		fmt.Fprintf(b, "| `%s` | %s |\n", name, strings.ReplaceAll(usage+dflt, "|", "\\|"))
 	}
 	b.WriteString("\n")
 }
+
+// defaultSuffix is the "(default: X)" urfave/cli ends a flag's help with.
+var defaultSuffix = regexp.MustCompile(` \(default: [^()]*(\([^()]*\)[^()]*)*\)$`)

@@ -104,6 +104,10 @@ type stateKey struct{}
 type scriptState struct {
 	lockDB   *sql.DB
 	lockConn *sql.Conn
+	// procs are the processes spawn started, by variable name.
+	procs map[string]*exec.Cmd
+	// snaps are pathsnap's path sets, by name.
+	snaps map[string]map[string]bool
 }
 
 func state(ts *testscript.TestScript) *scriptState { return ts.Value(stateKey{}).(*scriptState) }
@@ -148,6 +152,11 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 	"mkrepo":      cmdMkrepo,
 	"envq":        cmdEnvq,
 	"repeat":      cmdRepeat,
+	"suggested":   cmdSuggested,
+	"spawn":       cmdSpawn,
+	"pathsnap":    cmdPathSnap,
+	"removedlist": cmdRemovedList,
+	"reap":        cmdReap,
 	"nostorefile": cmdNoStoreFile,
 	"lockstore":   cmdLockStore,
 	"unlockstore": cmdUnlockStore,
@@ -614,6 +623,85 @@ func treeHash(ts *testscript.TestScript, dir string) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
+// pathsnap NAME DIR... records every path (file, directory, link) under
+// the DIRs, for removedlist.
+func cmdPathSnap(ts *testscript.TestScript, neg bool, args []string) {
+	noNeg(ts, neg, "pathsnap")
+	if len(args) < 2 {
+		ts.Fatalf("usage: pathsnap NAME DIR...")
+	}
+	st := state(ts)
+	if st.snaps == nil {
+		st.snaps = map[string]map[string]bool{}
+	}
+	set := map[string]bool{}
+	for _, dir := range args[1:] {
+		filepath.WalkDir(ts.MkAbs(dir), func(p string, _ os.DirEntry, err error) error {
+			if err == nil {
+				set[p] = true
+			}
+			return nil
+		})
+	}
+	st.snaps[args[0]] = set
+}
+
+// removedlist NAME asserts that of the paths pathsnap NAME recorded,
+// exactly those the previous command's --json install report lists as
+// removed whole (op "remove", kind file or directory, in data.clients[].
+// changes and data.shared) are gone, and every other one is still there.
+func cmdRemovedList(ts *testscript.TestScript, neg bool, args []string) {
+	noNeg(ts, neg, "removedlist")
+	if len(args) != 1 {
+		ts.Fatalf("usage: removedlist NAME")
+	}
+	snap := state(ts).snaps[args[0]]
+	if snap == nil {
+		ts.Fatalf("removedlist: no pathsnap %s", args[0])
+	}
+	var rep struct {
+		Data struct {
+			Clients []struct {
+				Changes []struct{ Path, Kind, Op string }
+			}
+			Shared []struct{ Path, Kind, Op string }
+		}
+	}
+	ts.Check(json.Unmarshal([]byte(ts.ReadFile("stdout")), &rep))
+	listed := map[string]bool{}
+	changes := rep.Data.Shared
+	for _, c := range rep.Data.Clients {
+		changes = append(changes, c.Changes...)
+	}
+	for _, ch := range changes {
+		if ch.Op == "remove" && (ch.Kind == "file" || ch.Kind == "directory") {
+			listed[ch.Path] = true
+		}
+	}
+	if len(listed) == 0 {
+		ts.Fatalf("removedlist: the report lists nothing removed")
+	}
+	var paths []string
+	for p := range snap {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	for _, p := range paths {
+		_, err := os.Lstat(p)
+		switch gone := errors.Is(err, os.ErrNotExist); {
+		case gone && !listed[p]:
+			ts.Fatalf("%s is gone, but the report does not list it", p)
+		case !gone && listed[p]:
+			ts.Fatalf("%s is listed as removed, but it is still there", p)
+		}
+	}
+	for p := range listed {
+		if !snap[p] {
+			ts.Fatalf("the report lists %s as removed, but it was not there before", p)
+		}
+	}
+}
+
 // userver DB N sets PRAGMA user_version of DB to N with plain SQLite, not
 // pkg/storage (which would refuse the result).
 func cmdUserVersion(ts *testscript.TestScript, neg bool, args []string) {
@@ -668,6 +756,65 @@ func cmdEnvq(ts *testscript.TestScript, neg bool, args []string) {
 	s, err := strconv.Unquote(`"` + strings.ReplaceAll(args[1], `"`, `\"`) + `"`)
 	ts.Check(err)
 	ts.Setenv(args[0], s)
+}
+
+// suggested VAR PREFIX sets $VAR to the last `…`-quoted command in the
+// previous command's stderr that starts with PREFIX, so a script can run
+// exactly what acc told the user to run (with `exec sh -c $VAR`).
+func cmdSuggested(ts *testscript.TestScript, neg bool, args []string) {
+	noNeg(ts, neg, "suggested")
+	if len(args) != 2 {
+		ts.Fatalf("usage: suggested VAR PREFIX")
+	}
+	parts := strings.Split(ts.ReadFile("stderr"), "`")
+	found := ""
+	for i := 1; i < len(parts)-1; i += 2 { // the odd parts are quoted
+		if strings.HasPrefix(parts[i], args[1]) {
+			found = parts[i]
+		}
+	}
+	if found == "" {
+		ts.Fatalf("no `%s…` in stderr", args[1])
+	}
+	ts.Setenv(args[0], found)
+}
+
+// spawn VAR starts a process that sleeps for an hour (a stand-in for a
+// client's process) and sets $VAR to its pid; reap VAR ends it and waits
+// until it is gone (reaped, so no zombie is left to look alive). A process
+// the script leaves running is killed when it ends.
+func cmdSpawn(ts *testscript.TestScript, neg bool, args []string) {
+	noNeg(ts, neg, "spawn")
+	if len(args) != 1 {
+		ts.Fatalf("usage: spawn VAR")
+	}
+	c := exec.Command("sleep", "3600")
+	ts.Check(c.Start())
+	st := state(ts)
+	if st.procs == nil {
+		st.procs = map[string]*exec.Cmd{}
+	}
+	st.procs[args[0]] = c
+	ts.Defer(func() {
+		if c.ProcessState == nil {
+			c.Process.Kill()
+			c.Wait()
+		}
+	})
+	ts.Setenv(args[0], strconv.Itoa(c.Process.Pid))
+}
+
+func cmdReap(ts *testscript.TestScript, neg bool, args []string) {
+	noNeg(ts, neg, "reap")
+	if len(args) != 1 {
+		ts.Fatalf("usage: reap VAR")
+	}
+	c := state(ts).procs[args[0]]
+	if c == nil {
+		ts.Fatalf("reap: no process spawned as %s", args[0])
+	}
+	ts.Check(c.Process.Kill())
+	c.Wait() // killed: the error says so
 }
 
 // repeat VAR TEXT N sets $VAR to TEXT repeated N times.

@@ -29,6 +29,12 @@ type ClaimInput struct {
 	Enforcement  string
 	Reason       string
 	LeaseSeconds int // 0 = DefaultLeaseSeconds
+	// WaitFlags are the flags and values the front adds to the wait
+	// command a conflict names, so that it runs where the claim ran and
+	// for the same session (the CLI's --cwd, --workspace and --session,
+	// docs/delivery.md "Waiting for an answer without polling"); each is
+	// quoted for the shell.
+	WaitFlags []string
 }
 
 // ClaimResult is an acquired or renewed claim.
@@ -123,7 +129,7 @@ func (r *Room) Claim(ctx context.Context, in ClaimInput) (*ClaimResult, error) {
 			}
 			if c.OwnerSessionID != me.SessionID && Overlaps(c.Resource, resource) &&
 				(c.Mode == protocol.ClaimExclusive || in.Mode == protocol.ClaimExclusive) {
-				return r.claimConflict(tx, c, resource, spelled, me, now)
+				return r.claimConflict(tx, c, resource, spelled, in.WaitFlags, me, now)
 			}
 		}
 		if err := r.ensureMaterialised(tx, me.SessionID, at); err != nil {
@@ -175,18 +181,23 @@ func checkLease(seconds int) (time.Duration, error) {
 // claimConflict is the exit-5 refusal naming the holder of c and the
 // three ways on: ask them, narrow the claim, or wait for its release —
 // with the command that waits for requested, spelled as it names it from
-// the caller's directory (acc_claim has no wait tool: it claims again).
-func (r *Room) claimConflict(tx storage.ReadTx, c *protocol.Claim, requested, spelled string, me *protocol.Session, now time.Time) error {
+// the caller's directory, followed by waitFlags (acc_claim has no wait
+// tool: it claims again).
+func (r *Room) claimConflict(tx storage.ReadTx, c *protocol.Claim, requested, spelled string, waitFlags []string, me *protocol.Session, now time.Time) error {
 	owner, presence := c.OwnerSessionID, PresenceOffline
 	if s, _, err := findSession(tx, c.OwnerSessionID); err == nil && s != nil {
 		owner = s.ParticipantID
 		presence = Presence(s, now, r.Probe)
 	}
+	wait := "acc wait --released " + shellWord(spelled)
+	for _, f := range waitFlags {
+		wait += " " + shellWord(f)
+	}
 	return protocol.Errorf(protocol.ReasonClaimConflict,
 		"%s is already claimed by %s (%s, %s, %s) until %s; ask them (%s), narrow your claim, or %s",
 		requested, owner, c.OwnerSessionID, presence, c.Mode+" "+c.Resource, c.ExpiresAt,
 		r.Front.Cmd(fmt.Sprintf("`acc message --to %s`", owner), fmt.Sprintf("acc_message {to: [%q]}", owner)),
-		r.Front.Cmd("wait for its release (`acc wait --released "+shellWord(spelled)+"`)", "claim again once it is released")).
+		r.Front.Cmd("wait for its release (`"+wait+"`)", "claim again once it is released")).
 		With("claimId", c.ClaimID).With("resource", c.Resource).With("ownerSessionId", c.OwnerSessionID).
 		With("ownerParticipantId", owner).With("ownerPresence", presence).With("expiresAt", c.ExpiresAt).
 		With("requestedBy", me.SessionID)
@@ -228,7 +239,7 @@ func (r *Room) RenewClaim(ctx context.Context, c Caller, claimID string, leaseSe
 			c := &claims[i]
 			if c.OwnerSessionID != me.SessionID && c.ExpiresAt > at && Overlaps(c.Resource, cl.Resource) &&
 				(c.Mode == protocol.ClaimExclusive || cl.Mode == protocol.ClaimExclusive) {
-				return r.claimConflict(tx, c, cl.Resource, cl.Resource, me, now)
+				return r.claimConflict(tx, c, cl.Resource, cl.Resource, nil, me, now)
 			}
 		}
 		cl.ExpiresAt = protocol.FormatTime(now.Add(lease))

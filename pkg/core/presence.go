@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -150,13 +151,13 @@ func RecordedProcessGone(s *protocol.Session, probe ProcessProbe) bool {
 // probe and never writes anything. A nil probe means SystemProbe().
 //
 //   - closed, or a nil session: offline;
-//   - heartbeat older than HardExpiry (24 h): offline;
-//   - the band: online while the heartbeat is at most StaleCadenceMultiple
-//     (3) cadences old (heartbeatCadenceMs, in milliseconds), else stale;
-//   - with a pid: offline when RecordedProcessGone, else the band (a live pid
-//     outranks the 30-minute floor);
-//   - without a pid: offline when the heartbeat is older than
-//     UnknownPIDExpiry (30 min), else the band.
+//   - heartbeat older than the session's offline limit (PresenceWindows:
+//     HardExpiry, 24 h, with a pid; UnknownPIDExpiry, 30 min, without):
+//     offline;
+//   - with a pid: offline when RecordedProcessGone (a live pid outranks the
+//     30-minute floor);
+//   - else online while the heartbeat is at most StaleCadenceMultiple (3)
+//     cadences old (heartbeatCadenceMs, in milliseconds), else stale.
 //
 // A heartbeatAt that does not parse gives offline: the record cannot show
 // the session is alive. A heartbeat in the future counts as age zero.
@@ -169,26 +170,58 @@ func Presence(s *protocol.Session, now time.Time, probe ProcessProbe) string {
 		return PresenceOffline
 	}
 	age := now.Sub(hb)
-	if age > HardExpiry {
+	online, offline := PresenceWindows(s)
+	if age > offline {
 		return PresenceOffline
+	}
+	if s.PID != nil && *s.PID > 0 && RecordedProcessGone(s, probe) {
+		return PresenceOffline
+	}
+	if age <= online {
+		return PresenceOnline
+	}
+	return PresenceStale
+}
+
+// PresenceWindows are Presence's two limits for s, measured from its last
+// heartbeat: it is online while the heartbeat is at most online old, stale
+// after that, and offline once it is more than offline old — HardExpiry
+// with a recorded pid, UnknownPIDExpiry without one — or, with a pid, as
+// soon as that process is gone. online is three cadences, or offline when
+// three cadences do not fit in it (then the session is never stale).
+func PresenceWindows(s *protocol.Session) (online, offline time.Duration) {
+	offline = UnknownPIDExpiry
+	if s.PID != nil && *s.PID > 0 {
+		offline = HardExpiry
 	}
 	// Cap the cadence so the window cannot overflow; a cadence beyond the
 	// hard expiry cannot change the answer.
-	cadence := min(s.HeartbeatCadenceMs, HardExpiry.Milliseconds())
-	band := PresenceStale
-	if age <= StaleCadenceMultiple*time.Duration(cadence)*time.Millisecond {
-		band = PresenceOnline
+	cadence := time.Duration(min(max(s.HeartbeatCadenceMs, 0), HardExpiry.Milliseconds())) * time.Millisecond
+	return min(StaleCadenceMultiple*cadence, offline), offline
+}
+
+// MaxCadence is the longest heartbeat cadence acc attach accepts: three
+// cadences must fit in the offline limit (PresenceWindows), so that a
+// session is stale, not offline, after three missed beats — 10 minutes
+// without a pid, 8 hours with one (docs/design.md "Presence").
+func MaxCadence(withPID bool) time.Duration {
+	if withPID {
+		return HardExpiry / StaleCadenceMultiple
 	}
-	if s.PID != nil && *s.PID > 0 {
-		if RecordedProcessGone(s, probe) {
-			return PresenceOffline
-		}
-		return band
+	return UnknownPIDExpiry / StaleCadenceMultiple
+}
+
+// ShortDuration writes d without zero parts, as acc's words name a
+// duration: 30s, 1m, 1m30s, 30m, 8h, 1.5s.
+func ShortDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
 	}
-	if age > UnknownPIDExpiry {
-		return PresenceOffline
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
 	}
-	return band
+	return s
 }
 
 // ClientPID walks the calling process's ancestry (parent, grandparent, …, at

@@ -50,6 +50,9 @@ func TestPresenceClassify(t *testing.T) {
 		{"no pid, 30 min", protocol.SessionOpen, 30 * time.Minute, 30000, nil, nil, nil, PresenceStale},
 		{"no pid, over 30 min", protocol.SessionOpen, 30*time.Minute + time.Millisecond, 30000, nil, nil, nil, PresenceOffline},
 		{"no pid, long cadence keeps online", protocol.SessionOpen, 20 * time.Minute, 600000, nil, nil, nil, PresenceOnline},
+		{"no pid, 1 h cadence: online to the 30-min floor", protocol.SessionOpen, 30 * time.Minute, 3600000, nil, nil, nil, PresenceOnline},
+		{"no pid, 1 h cadence: then offline, never stale", protocol.SessionOpen, 30*time.Minute + time.Millisecond, 3600000, nil, nil, nil, PresenceOffline},
+		{"live pid, 10 h cadence: online to 24 h", protocol.SessionOpen, 24 * time.Hour, 36000000, pidPtr(100), nil, nil, PresenceOnline},
 		{"huge cadence, no overflow", protocol.SessionOpen, 20 * time.Minute, math.MaxInt64, nil, nil, nil, PresenceOnline},
 		{"live pid outranks the 30-min floor", protocol.SessionOpen, 2 * time.Hour, 60000, pidPtr(100), nil, nil, PresenceStale},
 		{"live pid, fresh", protocol.SessionOpen, time.Second, 60000, pidPtr(100), nil, nil, PresenceOnline},
@@ -79,6 +82,42 @@ func TestPresenceClassify(t *testing.T) {
 	}
 	if got := Presence(nil, now, probe); got != PresenceOffline {
 		t.Fatalf("Presence(nil) = %s", got)
+	}
+}
+
+// TestPresenceWindowsAndMaxCadence: the windows are Presence's limits, and
+// the longest cadence attach accepts is the one whose three beats just fit
+// in them (docs/concepts.md), so such a session can still turn stale.
+func TestPresenceWindowsAndMaxCadence(t *testing.T) {
+	t.Parallel()
+	pid := 4242
+	for _, tc := range []struct {
+		cadenceMs           int64
+		pid                 *int
+		wantOnline, wantOff time.Duration
+	}{
+		{30000, nil, 90 * time.Second, 30 * time.Minute},
+		{3600000, nil, 30 * time.Minute, 30 * time.Minute},
+		{60000, &pid, 3 * time.Minute, 24 * time.Hour},
+		{36000000, &pid, 24 * time.Hour, 24 * time.Hour},
+	} {
+		on, off := PresenceWindows(&protocol.Session{HeartbeatCadenceMs: tc.cadenceMs, PID: tc.pid})
+		if on != tc.wantOnline || off != tc.wantOff {
+			t.Errorf("cadence %d pid %v: windows %v, %v; want %v, %v", tc.cadenceMs, tc.pid != nil, on, off, tc.wantOnline, tc.wantOff)
+		}
+	}
+	if MaxCadence(false) != 10*time.Minute || MaxCadence(true) != 8*time.Hour {
+		t.Errorf("MaxCadence = %v, %v; want 10m, 8h", MaxCadence(false), MaxCadence(true))
+	}
+	for _, tc := range []struct {
+		cadenceMs int64
+		pid       int
+		ok        bool
+	}{{600000, 0, true}, {600001, 0, false}, {28800000, os.Getpid(), true}, {28800001, os.Getpid(), false}} {
+		err := CheckAttachInput(AttachInput{ParticipantID: "bob", CadenceMs: tc.cadenceMs, PID: tc.pid})
+		if (err == nil) != tc.ok {
+			t.Errorf("CheckAttachInput(cadence %d, pid %d) = %v; want ok %v", tc.cadenceMs, tc.pid, err, tc.ok)
+		}
 	}
 }
 

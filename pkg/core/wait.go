@@ -13,7 +13,7 @@ const (
 	WaitInbox   = "inbox"    // the caller's inbox holds a pending item (the default)
 	WaitAnswer  = "answer"   // an answer in reply to a given message
 	WaitAck     = "ack"      // every recipient of a given message acknowledged it
-	WaitRelease = "released" // no other session's live claim overlaps a resource
+	WaitRelease = "released" // no live claim overlaps a resource (the caller's own aside, when there is a caller)
 )
 
 // WaitKinds lists them.
@@ -23,7 +23,8 @@ var WaitKinds = []string{WaitInbox, WaitAnswer, WaitAck, WaitRelease}
 type WaitQuery struct {
 	For string
 	// Caller is the waiting session (required for inbox; released
-	// ignores the caller's own claims).
+	// sets the caller's own claims aside, and with no caller counts every
+	// session's: docs/delivery.md).
 	Caller *Caller
 	// MessageID is the message answered or acknowledged (answer, ack).
 	MessageID string
