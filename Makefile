@@ -14,6 +14,11 @@ BIN := $(CURDIR)/bin
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
 LDFLAGS := -X github.com/acc-go/acc/internal/buildinfo.buildVersion=$(VERSION)
 
+# The tests and the demo make Git repositories of their own: a GIT_* variable
+# of the caller's (make run from a Git hook sets GIT_DIR, GIT_INDEX_FILE …)
+# would point their git commands at the caller's repository instead.
+unexport GIT_DIR GIT_WORK_TREE GIT_INDEX_FILE GIT_OBJECT_DIRECTORY GIT_ALTERNATE_OBJECT_DIRECTORIES GIT_COMMON_DIR GIT_PREFIX GIT_NAMESPACE
+
 .PHONY: build demo test clients vet stress bench fuzz test-clients-latest evidence
 
 # build says what it is doing first: the first build downloads the Go modules

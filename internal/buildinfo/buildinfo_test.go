@@ -81,13 +81,23 @@ func TestMakeBuildStamp(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// No GIT_* variable of the caller's (run from a Git hook,
+	// GIT_INDEX_FILE and GIT_DIR name the user's repository, for git and
+	// for go build's VCS stamp alike) and none of the user's Git
+	// configuration (hooks, templates).
+	env := []string{"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=" + os.DevNull}
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "GIT_") {
+			env = append(env, kv)
+		}
+	}
 	for _, args := range [][]string{
 		{"init", "-q"},
 		{"add", "-A"},
 		{"-c", "user.name=acc test", "-c", "user.email=acc@example.invalid", "-c", "commit.gpgsign=false", "commit", "-q", "-m", "stamp test"},
 	} {
 		c := exec.Command(git, append([]string{"-C", repo}, args...)...)
-		c.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1")
+		c.Env = env
 		if out, err := c.CombinedOutput(); err != nil {
 			t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
 		}
@@ -95,7 +105,7 @@ func TestMakeBuildStamp(t *testing.T) {
 	bin := filepath.Join(t.TempDir(), "printversion")
 	build := exec.Command("go", "build", "-buildvcs=auto", "-ldflags", "-X "+string(m[1])+"=v9.8.7-stamped", "-o", bin, "./cmd/printversion")
 	build.Dir = repo
-	build.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod")
+	build.Env = append(env, "GOWORK=off", "GOFLAGS=-mod=mod")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}

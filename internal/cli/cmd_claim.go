@@ -24,8 +24,7 @@ func (a *app) claimCommand() *cli.Command {
 			"spelling to use. A file that does not exist yet can be claimed. Claiming the same resource again\n" +
 			"renews it. Exit 5 means someone else holds an overlapping claim: ask them, narrow yours, or wait\n" +
 			"for its release with the `acc wait --released …` the refusal names, which runs where you are and\n" +
-			"as your session (it carries the --cwd and --workspace you gave, and --session unless ACC_SESSION\n" +
-			"named it).\n\n" +
+			"as your session from any terminal (it carries the --cwd and --workspace you gave, and --session).\n\n" +
 			"  acc claim --resource file:src/render.go --reason \"receipt rendering\"",
 		Flags: append(ownerFlags(),
 			&cli.StringFlag{Name: "resource", Required: true, Usage: "what to claim: `file:PATH`, file:DIR/**, or another scheme such as doc:…"},
@@ -76,10 +75,11 @@ func (a *app) claimCommand() *cli.Command {
 // besides the resource to run where the user is and to wait as this
 // session (docs/delivery.md "Waiting for an answer without polling"):
 // --cwd and --workspace, absolute, when the claim was given them, and
-// --session unless ACC_SESSION named the session (the same shell passes
-// it on). A wait that names no session counts every session's claims, the
-// caller's own too. The generation is never printed: --session alone
-// resolves the session's current one.
+// --session always, so that pasted into another terminal (one without
+// ACC_SESSION) it still sets this session's own claims aside: a wait that
+// names no session counts every session's claims, the caller's own too.
+// The generation is never printed: --session alone resolves the
+// session's current one, whatever ACC_GENERATION says.
 func (a *app) waitFlags(cmd *cli.Command, cwd string, c core.Caller) []string {
 	var out []string
 	if cmd.IsSet("cwd") {
@@ -91,10 +91,7 @@ func (a *app) waitFlags(cmd *cli.Command, cwd string, c core.Caller) []string {
 		}
 		out = append(out, "--workspace", ws)
 	}
-	if cmd.String("session") != "" || a.env.Getenv("ACC_SESSION") == "" {
-		out = append(out, "--session", c.SessionID)
-	}
-	return out
+	return append(out, "--session", c.SessionID)
 }
 
 func (a *app) releaseCommand() *cli.Command {

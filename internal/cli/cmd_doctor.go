@@ -78,7 +78,7 @@ func (a *app) doctorCommand() *cli.Command {
 			if rep == nil {
 				return err
 			}
-			full := &doctorReport{DoctorReport: rep, Clients: clients, ACPAgents: acpAgents(), canPush: canPush}
+			full := &doctorReport{DoctorReport: rep, Clients: clients, ACPAgents: acpAgents(), canPush: canPush, homeArg: a.homeArg(cmd)}
 			for _, c := range clients {
 				rep.Remediation = append(rep.Remediation, c.Remediation...)
 			}
@@ -106,6 +106,8 @@ type doctorReport struct {
 	// canPush says whether --delivery would turn live push on for a
 	// client (text only).
 	canPush livePushOn
+	// homeArg is the --home the commands it names need (app.homeArg).
+	homeArg string
 }
 
 // acpAgentStatus is one ACP agent family and the newest version its
@@ -254,7 +256,7 @@ func printDataHome(w io.Writer, d core.DoctorDataHome) {
 // the clients, the ACP agents and the next steps.
 func printMachine(w io.Writer, full *doctorReport) {
 	rep := full.DoctorReport
-	printClients(w, full.Clients, full.canPush)
+	printClients(w, full.Clients, full.canPush, full.homeArg)
 	for _, ag := range full.ACPAgents {
 		var proven []string
 		for _, c := range []struct {

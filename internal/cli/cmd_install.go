@@ -23,6 +23,22 @@ import (
 // installEnv resolves where an install happens: the data home (record and
 // shim), the home (--home, else HOME) and the binaries the hooks and Grok
 // run (beside this acc, else on PATH; ACC_HOOK_BINARY overrides acc-hook).
+// homeArg is " --home DIR" (absolute, quoted for a POSIX shell) when the
+// command was given --home, else "": what a command acc suggests needs to
+// act on the same clients.
+func (a *app) homeArg(cmd *cli.Command) string {
+	if !cmd.IsSet("home") {
+		return ""
+	}
+	home := cmd.String("home")
+	if !filepath.IsAbs(home) {
+		if wd, err := a.env.Getwd(); err == nil {
+			home = filepath.Join(wd, home)
+		}
+	}
+	return " --home " + core.ShellWord(home)
+}
+
 func (a *app) installEnv(cmd *cli.Command) (*install.Env, error) {
 	rt, err := core.ResolveRuntimeEnv(runtime.GOOS, a.env.Getenv)
 	if err != nil {
@@ -120,7 +136,7 @@ func (a *app) installCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			return a.emit(rep, func(w io.Writer) { printInstall(w, rep, "installed", livePushCheck(env)) })
+			return a.emit(rep, func(w io.Writer) { printInstall(w, rep, "installed", livePushCheck(env), a.homeArg(cmd)) })
 		},
 	}
 }
@@ -150,7 +166,7 @@ func (a *app) uninstallCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			return a.emit(rep, func(w io.Writer) { printInstall(w, rep, "uninstalled", nil) })
+			return a.emit(rep, func(w io.Writer) { printInstall(w, rep, "uninstalled", nil, a.homeArg(cmd)) })
 		},
 	}
 }
@@ -175,7 +191,7 @@ func livePushCheck(env *install.Env) livePushOn {
 // printInstall prints install's or uninstall's report; canPush (nil for
 // uninstall) says for a client with live push off whether --delivery would
 // turn it on (docs/delivery.md).
-func printInstall(w io.Writer, rep *install.Report, done string, canPush livePushOn) {
+func printInstall(w io.Writer, rep *install.Report, done string, canPush livePushOn, home string) {
 	verb := map[string]string{"create": "create", "update": "update", "unchanged": "unchanged", "remove": "remove", "kept": "KEPT", "missing": "missing"}
 	if rep.DryRun {
 		fmt.Fprintln(w, "dry run: nothing was written")
@@ -218,7 +234,7 @@ func printInstall(w io.Writer, rep *install.Report, done string, canPush livePus
 			fmt.Fprintln(w, line)
 		}
 		if c.DeliveryPolicy != "" {
-			fmt.Fprintf(w, "  live push: %s\n", livePushWords(c.Adapter, c.Version, c.DeliveryPolicy, c.EffectiveDelivery, c.DeliveryReason, canPush))
+			fmt.Fprintf(w, "  live push: %s\n", livePushWords(c.Adapter, c.Version, c.DeliveryPolicy, c.EffectiveDelivery, c.DeliveryReason, canPush, home))
 		}
 		// The hooks load when a session starts: only changed files need a
 		// restart (the delivery policy is read at every send).
@@ -277,7 +293,7 @@ func printDataKept(w io.Writer, accDir string) {
 
 // printClients prints doctor's client section; canPush says whether
 // --delivery would turn live push on (nil when that is unknown).
-func printClients(w io.Writer, clients []install.ClientStatus, canPush livePushOn) {
+func printClients(w io.Writer, clients []install.ClientStatus, canPush livePushOn, home string) {
 	for _, c := range clients {
 		state := "not found"
 		switch {
@@ -322,9 +338,9 @@ func printClients(w io.Writer, clients []install.ClientStatus, canPush livePushO
 		// it is not proven, that says why it is off).
 		live := "live push not proven, "
 		if c.Capabilities.LivePush {
-			live = "live push proven, " + livePushWords(c.Adapter, c.Version, c.DeliveryPolicy, c.EffectiveDelivery, c.DeliveryReason, canPush)
+			live = "live push proven, " + livePushWords(c.Adapter, c.Version, c.DeliveryPolicy, c.EffectiveDelivery, c.DeliveryReason, canPush, home)
 		} else {
-			live += livePushWords(c.Adapter, c.Version, c.DeliveryPolicy, c.EffectiveDelivery, c.DeliveryReason, nil)
+			live += livePushWords(c.Adapter, c.Version, c.DeliveryPolicy, c.EffectiveDelivery, c.DeliveryReason, nil, home)
 		}
 		fmt.Fprintf(w, "  client %s: %s; %s%s; %s; %s\n", c.Adapter, state, inst, files, c.Proof, live)
 	}
@@ -336,18 +352,19 @@ func printClients(w io.Writer, clients []install.ClientStatus, canPush livePushO
 // turns it off)"; "off, though all was requested:
 // <why>"; "off (acc install --adapter claude --delivery actionable turns it
 // on; docs/delivery.md)" where that would work; else "off", with why it
-// cannot be turned on when that is known.
-func livePushWords(id, version, requested, effective, reason string, canPush livePushOn) string {
+// cannot be turned on when that is known. home is homeArg's: the --home
+// the commands need to change the same clients.
+func livePushWords(id, version, requested, effective, reason string, canPush livePushOn, home string) string {
 	switch {
 	case reason != "":
 		return fmt.Sprintf("off, though %s was requested: %s", requested, reason)
 	case effective != "off" && effective != "":
-		return fmt.Sprintf("on for %s messages (acc install --adapter %s --delivery off turns it off)", effective, id)
+		return fmt.Sprintf("on for %s messages (acc install%s --adapter %s --delivery off turns it off)", effective, home, id)
 	case canPush == nil:
 		return "off"
 	}
 	if ok, why := canPush(id, version); ok {
-		return fmt.Sprintf("off (acc install --adapter %s --delivery actionable turns it on; docs/delivery.md)", id)
+		return fmt.Sprintf("off (acc install%s --adapter %s --delivery actionable turns it on; docs/delivery.md)", home, id)
 	} else if why != "" {
 		return "off; acc install --delivery cannot turn it on: " + why
 	}

@@ -28,8 +28,8 @@ func (a *app) attachCommand() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "participant", Required: true, Usage: "the participant `ID` peers address (letters, digits, . _ -)"},
 			&cli.StringFlag{Name: "harness", DefaultText: "cli, or a reattached session's own", Usage: "the client `NAME`: claude, codex, gemini, kimi, grok, mcp or cli"},
-			&cli.Int64Flag{Name: "cadence", Value: core.DefaultCLICadenceMs, Usage: fmt.Sprintf("expected heartbeat interval in `MILLISECONDS`, at most %d (%s) without --pid and %d (%s) with it; presence turns stale after three missed beats",
-				core.MaxCadence(false).Milliseconds(), core.ShortDuration(core.MaxCadence(false)), core.MaxCadence(true).Milliseconds(), core.ShortDuration(core.MaxCadence(true)))},
+			&cli.Int64Flag{Name: "cadence", Value: core.DefaultCLICadenceMs, Usage: fmt.Sprintf("expected heartbeat interval in `MILLISECONDS`, less than %d (%s) without --pid and %d (%s) with it; presence turns stale after three missed beats",
+				core.CadenceLimit(false).Milliseconds(), core.ShortDuration(core.CadenceLimit(false)), core.CadenceLimit(true).Milliseconds(), core.ShortDuration(core.CadenceLimit(true)))},
 			&cli.StringFlag{Name: "parent", Usage: "the `SESSION` that started this one, if any"},
 			&cli.StringFlag{Name: "session", Usage: "reopen this session `ID` (allowed when it is closed or its process has exited)"},
 			&cli.IntFlag{Name: "pid", DefaultText: "none, presence rests on heartbeats", Usage: "the client's process `ID`; presence then follows that process"},
@@ -87,7 +87,7 @@ func (a *app) heartbeatCommand() *cli.Command {
 		Description: "heartbeat records that the session is still here. A session is offline once its recorded process\n" +
 			"exits, or, with no process recorded, 30 minutes after its last heartbeat, and in any case 24 hours\n" +
 			"after it; until then it is online while its last heartbeat is at most three cadences old, and stale\n" +
-			"after that. The cadence is set when it attaches (acc attach --cadence, 30 s by default, at most 10\n" +
+			"after that. The cadence is set when it attaches (acc attach --cadence, 30 s by default, less than 10\n" +
 			"minutes without --pid and 8 hours with it; hooks use 60 s). The output says which applies to this\n" +
 			"session, and when its process is gone that it is offline all the same (attach again). Sends,\n" +
 			"replies, acks, first exact reads and claims refresh the heartbeat too, so only an idle session\n" +

@@ -7,8 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/acc-go/acc/internal/hook"
-	"github.com/acc-go/acc/internal/probe"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -19,7 +17,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/acc-go/acc/internal/hook"
+	"github.com/acc-go/acc/internal/probe"
 	"github.com/acc-go/acc/pkg/adapters/adapter"
+	"github.com/acc-go/acc/pkg/core"
 	"github.com/acc-go/acc/pkg/protocol"
 )
 
@@ -91,6 +92,16 @@ exec "$hook" "$@"
 }
 
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// homeArg is " --home DIR" (quoted for a POSIX shell) when --home was
+// given, else "": what a command acc names needs to act on the same
+// clients' files.
+func (e *Env) homeArg() string {
+	if !e.HomeGiven {
+		return ""
+	}
+	return " --home " + core.ShellWord(e.Home)
+}
 
 // Detection is what acc found of one client, read-only (§3.7).
 type Detection struct {

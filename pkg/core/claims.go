@@ -189,9 +189,9 @@ func (r *Room) claimConflict(tx storage.ReadTx, c *protocol.Claim, requested, sp
 		owner = s.ParticipantID
 		presence = Presence(s, now, r.Probe)
 	}
-	wait := "acc wait --released " + shellWord(spelled)
+	wait := "acc wait --released " + ShellWord(spelled)
 	for _, f := range waitFlags {
-		wait += " " + shellWord(f)
+		wait += " " + ShellWord(f)
 	}
 	return protocol.Errorf(protocol.ReasonClaimConflict,
 		"%s is already claimed by %s (%s, %s, %s) until %s; ask them (%s), narrow your claim, or %s",
@@ -523,10 +523,10 @@ func (r *Room) spelling(resource, raw, cwd string) string {
 	return raw
 }
 
-// shellWord is s as one word a POSIX shell passes on unchanged: as it is
+// ShellWord is s as one word a POSIX shell passes on unchanged: as it is
 // when it holds only safe characters, else single-quoted (file:src/** is
 // quoted, so no shell option can expand its glob).
-func shellWord(s string) string {
+func ShellWord(s string) string {
 	if s != "" && strings.IndexFunc(s, func(r rune) bool {
 		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=:@+,", r))
 	}) < 0 {

@@ -192,9 +192,9 @@ func TestLeaseExpiryRenewalAndAttention(t *testing.T) {
 	for _, r := range []*Room{w.main, w.side} {
 		r.Now = func() time.Time { return clock }
 	}
-	res, _ := w.main.Attach(ctx, AttachInput{ParticipantID: "codex", CadenceMs: 600_000})
+	res, _ := w.main.Attach(ctx, AttachInput{ParticipantID: "codex", CadenceMs: 300_000})
 	a := Caller{SessionID: res.SessionID, Generation: res.Generation}
-	res, _ = w.side.Attach(ctx, AttachInput{ParticipantID: "claude", CadenceMs: 600_000})
+	res, _ = w.side.Attach(ctx, AttachInput{ParticipantID: "claude", CadenceMs: 300_000})
 	b := Caller{SessionID: res.SessionID, Generation: res.Generation}
 	held, err := w.main.Claim(ctx, ClaimInput{Caller: a, Resource: "file:src/a.go", Cwd: w.repo, LeaseSeconds: 60})
 	if err != nil {

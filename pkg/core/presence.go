@@ -200,11 +200,13 @@ func PresenceWindows(s *protocol.Session) (online, offline time.Duration) {
 	return min(StaleCadenceMultiple*cadence, offline), offline
 }
 
-// MaxCadence is the longest heartbeat cadence acc attach accepts: three
-// cadences must fit in the offline limit (PresenceWindows), so that a
-// session is stale, not offline, after three missed beats — 10 minutes
-// without a pid, 8 hours with one (docs/design.md "Presence").
-func MaxCadence(withPID bool) time.Duration {
+// CadenceLimit is what every heartbeat cadence acc attach accepts must be
+// shorter than: three cadences must end before the offline limit
+// (PresenceWindows), so that a session is stale, not offline, after three
+// missed beats — 10 minutes without a pid, 8 hours with one
+// (docs/design.md "Presence"). At the limit itself three cadences end at
+// the offline limit, leaving no stale time at all.
+func CadenceLimit(withPID bool) time.Duration {
 	if withPID {
 		return HardExpiry / StaleCadenceMultiple
 	}

@@ -85,10 +85,10 @@ func TestPresenceClassify(t *testing.T) {
 	}
 }
 
-// TestPresenceWindowsAndMaxCadence: the windows are Presence's limits, and
-// the longest cadence attach accepts is the one whose three beats just fit
-// in them (docs/concepts.md), so such a session can still turn stale.
-func TestPresenceWindowsAndMaxCadence(t *testing.T) {
+// TestPresenceWindowsAndCadenceLimit: the windows are Presence's limits,
+// and every cadence attach accepts has three beats that end before them
+// (docs/design.md), so such a session can always turn stale.
+func TestPresenceWindowsAndCadenceLimit(t *testing.T) {
 	t.Parallel()
 	pid := 4242
 	for _, tc := range []struct {
@@ -106,14 +106,14 @@ func TestPresenceWindowsAndMaxCadence(t *testing.T) {
 			t.Errorf("cadence %d pid %v: windows %v, %v; want %v, %v", tc.cadenceMs, tc.pid != nil, on, off, tc.wantOnline, tc.wantOff)
 		}
 	}
-	if MaxCadence(false) != 10*time.Minute || MaxCadence(true) != 8*time.Hour {
-		t.Errorf("MaxCadence = %v, %v; want 10m, 8h", MaxCadence(false), MaxCadence(true))
+	if CadenceLimit(false) != 10*time.Minute || CadenceLimit(true) != 8*time.Hour {
+		t.Errorf("CadenceLimit = %v, %v; want 10m, 8h", CadenceLimit(false), CadenceLimit(true))
 	}
 	for _, tc := range []struct {
 		cadenceMs int64
 		pid       int
 		ok        bool
-	}{{600000, 0, true}, {600001, 0, false}, {28800000, os.Getpid(), true}, {28800001, os.Getpid(), false}} {
+	}{{599999, 0, true}, {600000, 0, false}, {28799999, os.Getpid(), true}, {28800000, os.Getpid(), false}} {
 		err := CheckAttachInput(AttachInput{ParticipantID: "bob", CadenceMs: tc.cadenceMs, PID: tc.pid})
 		if (err == nil) != tc.ok {
 			t.Errorf("CheckAttachInput(cadence %d, pid %d) = %v; want ok %v", tc.cadenceMs, tc.pid, err, tc.ok)
