@@ -208,3 +208,32 @@ func TestCompletionPlaces(t *testing.T) {
 		}
 	}
 }
+
+// TestCompletionBashKeepsToBash3: the bash script uses nothing bash 3.2
+// (macOS's /bin/bash) lacks — no associative arrays, case changes,
+// mapfile, namerefs, negative subscripts, ;& or |&, @ transformations —
+// and compopt, which bash 3 does not have, only with its complaint sent
+// to /dev/null.
+func TestCompletionBashKeepsToBash3(t *testing.T) {
+	script := completionScripts["bash"]
+	for _, bad := range []struct{ what, pattern string }{
+		{"an associative array", `\b(declare|local|typeset) -[a-zA-Z]*A`},
+		{"a nameref", `\b(declare|local|typeset) -[a-zA-Z]*n`},
+		{"a case change", `\$\{[#!]?[A-Za-z_][A-Za-z0-9_]*(\[[^]]*\])?(,|\^)`},
+		{"an @ transformation", `\$\{[A-Za-z_][A-Za-z0-9_]*(\[[^]]*\])?@[A-Za-z]\}`},
+		{"mapfile", `\b(mapfile|readarray)\b`},
+		{"a negative subscript", `\[-[0-9]+\]`},
+		{"a case fall-through", `;;?&`},
+		{"|& or &>>", `\|&|&>>`},
+		{"coproc", `\bcoproc\b`},
+	} {
+		if m := regexp.MustCompile(bad.pattern).FindString(script); m != "" {
+			t.Errorf("the bash script has %s (%q), which bash 3.2 does not know", bad.what, m)
+		}
+	}
+	for _, line := range strings.Split(script, "\n") {
+		if code, _, _ := strings.Cut(line, "#"); strings.Contains(code, "compopt ") && !strings.Contains(code, "type -t compopt") && !strings.Contains(code, "2>/dev/null") {
+			t.Errorf("the bash script runs compopt without 2>/dev/null (bash 3 has none): %q", line)
+		}
+	}
+}
