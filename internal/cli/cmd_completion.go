@@ -134,6 +134,8 @@ func (a *app) complete(tokens []string) int {
 //     (RESOURCE, file:PATH), else nothing (a free text or an id); and
 //     nothing for a flag already given that takes one value (giving it
 //     twice is refused);
+//   - for a word --name=VALUE: the same for VALUE, the words after
+//     "--name=" (inlineValueCandidates);
 //   - after "--": nothing, since every word there is an argument and only
 //     acc acp takes any (its agent's command line: file names);
 //   - after `acc help`: the command names the words lead to;
@@ -164,6 +166,9 @@ func completionCandidates(root *cli.Command, before []string, cur string) []stri
 		}
 		return out
 	}
+	if name, inline, ok := flagToken(cur); ok && inline {
+		return inlineValueCandidates(root, at, name, cur[:strings.Index(cur, "=")+1])
+	}
 	if strings.HasPrefix(cur, "-") || len(visibleCommands(at.cmd)) == 0 {
 		prefix := strings.TrimLeft(cur, "-")
 		for _, f := range completionFlags(root, at.cmd) {
@@ -180,6 +185,29 @@ func completionCandidates(root *cli.Command, before []string, cur string) []stri
 	}
 	if at.cmd == root {
 		out = append(out, "help:"+cli.UsageCommandHelp)
+	}
+	return out
+}
+
+// inlineValueCandidates is what `--name=` (spelled, as typed) followed by
+// a value completes to: the words of the flag's value after spelled, or
+// the directive for its value, which the scripts then complete after the
+// "=", keeping it; nothing for a flag that takes no value, is no flag of
+// the command, or is given already and takes one value.
+func inlineValueCandidates(root *cli.Command, at place, name, spelled string) []string {
+	f := completionFlag(root, at.cmd, name)
+	if f == nil || !takesValue(f) {
+		return nil
+	}
+	if _, repeatable := f.(*cli.StringSliceFlag); at.given[f.Names()[0]] && !repeatable {
+		return nil
+	}
+	var out []string
+	for _, c := range valueCandidates(at.path, f) {
+		if !strings.HasPrefix(c, ":") {
+			c = spelled + c
+		}
+		out = append(out, c)
 	}
 	return out
 }

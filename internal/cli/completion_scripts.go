@@ -214,6 +214,8 @@ _acc() {
   local -a before opts
   before=("${(@)words[1,CURRENT-1]}")
   opts=("${(@f)$(ACC_COMPLETE_CURRENT=1 ${~before[1]} "${(@Q)before[2,-1]}" "${(Q)cur}" --generate-shell-completion 2>/dev/null)}")
+  # A path after --name= is completed after the =, which stays.
+  [[ ${opts[1]} == :* && $cur == -*=* ]] && compset -P 1 '*='
   case ${opts[1]} in
   :files) _files ;;
   :resources)

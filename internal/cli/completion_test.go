@@ -209,6 +209,54 @@ func TestCompletionPlaces(t *testing.T) {
 	}
 }
 
+// TestCompletionInlineValue: --name=VALUE completes VALUE as --name VALUE
+// would, every flag of every command: the words it takes after "--name="
+// as typed, the same directive for a path or a resource (the scripts
+// complete after the "="), nothing for a flag that takes no value, is
+// unknown, or is given already and takes one value.
+func TestCompletionInlineValue(t *testing.T) {
+	paths, cmds := commandPaths()
+	for i, path := range paths {
+		for _, f := range append(slices.Clone(cmds[i].Flags), cmds[0].Flags...) {
+			name := f.Names()[0]
+			var want []string
+			if takesValue(f) {
+				for _, w := range candidatesAt(t, append(slices.Clone(path), "--"+name, "")...) {
+					if !strings.HasPrefix(w, ":") {
+						w = "--" + name + "=" + w
+					}
+					want = append(want, w)
+				}
+			}
+			if got := candidatesAt(t, append(slices.Clone(path), "--"+name+"=")...); !slices.Equal(got, want) {
+				t.Errorf("acc %s --%s=<Tab> offers %q, want %q", strings.Join(path, " "), name, got, want)
+			}
+		}
+	}
+	for _, tc := range []struct {
+		words []string
+		want  []string
+	}{
+		{[]string{"message", "--type="}, []string{"--type=note", "--type=question", "--type=request", "--type=decision"}},
+		{[]string{"message", "--type=q"}, []string{"--type=note", "--type=question", "--type=request", "--type=decision"}},
+		{[]string{"sync", "--scope=d"}, []string{"--scope=delta", "--scope=full", "--scope=history"}},
+		{[]string{"status", "--cwd="}, []string{filesDirective}},
+		{[]string{"status", "--workspace=s"}, []string{filesDirective}},
+		{[]string{"claim", "--resource=file:s"}, []string{resourcesDirective}},
+		{[]string{"work", "--hint", "file:a", "--hint="}, []string{resourcesDirective}},
+		{[]string{"claim", "--mode", "shared", "--mode="}, nil},
+		{[]string{"message", "--subject="}, nil},
+		{[]string{"status", "--json="}, nil},
+		{[]string{"status", "--nosuch="}, nil},
+		{[]string{"message", "--subject", "--type="}, nil}, // the value of --subject: a text
+		{[]string{"status", "--", "--cwd="}, nil},
+	} {
+		if got := candidatesAt(t, tc.words...); !slices.Equal(got, tc.want) {
+			t.Errorf("acc %s<Tab> offers %q, want %q", strings.Join(tc.words, " "), got, tc.want)
+		}
+	}
+}
+
 // TestCompletionBashKeepsToBash3: the bash script uses nothing bash 3.2
 // (macOS's /bin/bash) lacks — no associative arrays, case changes,
 // mapfile, namerefs, negative subscripts, ;& or |&, @ transformations —
