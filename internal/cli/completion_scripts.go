@@ -238,26 +238,30 @@ fi
 `
 
 // fishCompletion turns fish's own file names off for acc (complete -f) and
-// offers them itself where acc names a path.
+// offers them itself where acc names a path: those fish's own completion
+// gives for the word as typed (so ~, $VAR, quotes and escapes work), after
+// any --name= and, for a resource, file:.
 const fishCompletion = `# acc completion for fish (acc completion --help): at each Tab acc itself
 # names the candidates.
 
 function __acc_complete
     set -l before (commandline -opc)
-    set -l cur (commandline -ct)
+    set -l token (commandline -ct)
+    # acc is asked with the word as it will read it, quotes and escapes
+    # removed.
+    set -l cur (string unescape -- $token)
+    or set cur $token
+    # ~ and ~/… are the home directory. A program that is no command gets
+    # nothing: run, it would print fish's error at the prompt.
+    if string match -q -- '~' $before[1]; or string match -q -- '~/*' $before[1]
+        set before[1] $HOME(string sub -s 2 -- $before[1])
+    end
+    type -q -- $before[1]; or return
     set -lx ACC_COMPLETE_CURRENT 1
     set -l out ($before "$cur" --generate-shell-completion 2>/dev/null)
     switch "$out[1]"
-        case :files
-            __fish_complete_path "$cur"
-        case :resources
-            if string match -q -- 'file:*' "$cur"
-                for p in (__fish_complete_path (string sub -s 6 -- "$cur"))
-                    echo "file:$p"
-                end
-            else if string match -q -- "$cur*" file:
-                echo file:
-            end
+        case :files :resources
+            __acc_complete_paths $out[1] "$token"
         case '*'
             for line in $out
                 set -l parts (string split -m 1 ":" -- "$line")
@@ -267,6 +271,29 @@ function __acc_complete
                     printf "%s\n" $line
                 end
             end
+    end
+end
+
+# __acc_complete_paths WHAT TOKEN prints the paths fish's own completion
+# gives for TOKEN as typed, after a --name= it starts with; for :resources
+# each after file: (or file: itself while TOKEN is short of it).
+function __acc_complete_paths --argument-names what token
+    set -l pre (string match -r -- '^-[-\w]*=' "$token")
+    set -l path (string sub -s (math (string length -- "$pre") + 1) -- "$token")
+    if test $what = :resources
+        set -l m (string match -r -- '^([\'"]?)file:(.*)$' "$path")
+        if not set -q m[3]
+            set -l u (string unescape -- "$path")
+            or set u "$path"
+            string match -q -- "$u*" file:; and printf '%s\n' "$pre"file:
+            return
+        end
+        set pre "$pre"file:
+        set path "$m[2]$m[3]"
+    end
+    for p in (complete -C"__acc_no_such_command $path")
+        set p (string split -m 1 \t -- "$p")[1]
+        printf '%s\n' "$pre$p"
     end
 end
 
