@@ -50,12 +50,13 @@ func (a *app) completionCommand() *cli.Command {
 		Usage:     "print a script that completes acc's commands and flags on Tab, for bash, zsh or fish",
 		Description: "completion prints a script for your shell; load it from the shell's startup file. At each Tab the\n" +
 			"script asks acc itself for the candidates, so they follow the acc on your PATH: the commands (also\n" +
-			"after acc help), a command's flags, the words a flag such as --type or --scope takes, file and\n" +
-			"directory names for --cwd, --workspace and --home, and file: with a path (from where you are) for\n" +
-			"--resource, --released and --hint. Where nothing fits — after --, for a free text or an id, for a\n" +
-			"flag given already that takes one value — it offers nothing, not file names acc would refuse. The\n" +
-			"bash script works with or without the bash-completion package. There is no script for PowerShell\n" +
-			"or any other shell; a script printed by an older acc keeps working, with its old answers.\n\n" +
+			"after acc help), a command's flags, the words a flag such as --type or --scope takes (also as\n" +
+			"--type=…), directory names for --cwd and --home, file names for --workspace, and file: with a path\n" +
+			"(from where you are) for --resource, --released and --hint. Where nothing fits — after --, for a\n" +
+			"free text or an id, for a flag given already that takes one value — it offers nothing, not file\n" +
+			"names acc would refuse. The bash script works with or without the bash-completion package. There\n" +
+			"is no script for PowerShell or any other shell; a script printed by an older acc keeps working,\n" +
+			"with its old answers.\n\n" +
 			"  source <(acc completion bash)\n" +
 			"  source <(acc completion zsh)    # after compinit\n" +
 			"  acc completion fish > ~/.config/fish/completions/acc.fish",
@@ -91,8 +92,10 @@ func completionScript(shell string) (string, error) {
 // printed) the word being completed is there only when it starts with "-".
 const (
 	completionRequest = "--generate-shell-completion"
-	// filesDirective: complete file and directory names (--cwd DIR).
+	// filesDirective: complete file and directory names (--workspace FILE).
 	filesDirective = ":files"
+	// dirsDirective: complete directory names only (--cwd DIR).
+	dirsDirective = ":dirs"
 	// resourcesDirective: complete file: followed by a path (--resource).
 	resourcesDirective = ":resources"
 )
@@ -129,11 +132,11 @@ func (a *app) complete(tokens []string) int {
 // words before (acc's arguments), read from the command tree itself:
 //
 //   - after a flag that takes a value: the words it takes (--type, --scope,
-//     … from flagValueTable), the files directive for a path (placeholder
-//     DIR, FILE or PATH), the resources directive for a resource
-//     (RESOURCE, file:PATH), else nothing (a free text or an id); and
-//     nothing for a flag already given that takes one value (giving it
-//     twice is refused);
+//     … from flagValueTable), the dirs directive for a directory
+//     (placeholder DIR), the files directive for a path (FILE or PATH),
+//     the resources directive for a resource (RESOURCE, file:PATH), else
+//     nothing (a free text or an id); and nothing for a flag already given
+//     that takes one value (giving it twice is refused);
 //   - for a word --name=VALUE: the same for VALUE, the words after
 //     "--name=" (inlineValueCandidates);
 //   - after "--": nothing, since every word there is an argument and only
@@ -272,7 +275,9 @@ func valueCandidates(path string, f cli.Flag) []string {
 	switch {
 	case placeholder == "RESOURCE" || strings.HasPrefix(placeholder, "file:"):
 		return []string{resourcesDirective}
-	case placeholder == "DIR" || placeholder == "FILE" || placeholder == "PATH":
+	case placeholder == "DIR":
+		return []string{dirsDirective}
+	case placeholder == "FILE" || placeholder == "PATH":
 		return []string{filesDirective}
 	}
 	return nil

@@ -3,12 +3,13 @@ package cli
 // completionScripts are the scripts `acc completion SHELL` prints. Each
 // asks acc for the candidates at every Tab, as complete describes
 // (ACC_COMPLETE_CURRENT=1 acc WORD… CURRENT --generate-shell-completion),
-// and acts on its answer: candidates with descriptions; :files, the
-// shell's own file and directory names (--cwd, --workspace, --home,
-// --client); :resources, file: followed by such a name (--resource,
-// --released, --hint); nothing, no candidate at all — never the file
-// names a shell falls back to, which a flag taking a word or a text would
-// refuse. docs/cli.md (acc completion) says how to load them.
+// and acts on its answer: candidates with descriptions; :files, file and
+// directory names (--workspace, --client); :dirs, directory names only
+// (--cwd, --home); :resources, file: followed by a file or directory name
+// (--resource, --released, --hint); nothing, no candidate at all — never
+// the file names a shell falls back to, which a flag taking a word or a
+// text would refuse. A path goes after any --name= of the word, which
+// stays. docs/cli.md (acc completion) says how to load them.
 var completionScripts = map[string]string{"bash": bashCompletion, "zsh": zshCompletion, "fish": fishCompletion}
 
 // bashCompletion works with or without the bash-completion package. It
@@ -130,13 +131,15 @@ __acc_complete() {
   if [[ $cur == -*=* ]]; then pre=${cur%%=*}=; fi
   v=${cur#"$pre"}
   case $out in
-  :files)
+  :files | :dirs)
+    x=-f
+    [[ $out == :dirs ]] && x=-d
     while IFS= read -r l; do
       d=$l
       if [[ $d == '~' || $d == '~/'* ]]; then d=$HOME${d#\~}; fi
       [[ -d $d && $l != */ ]] && l=$l/
       cands+=("$pre$l")
-    done < <(compgen -f -- "$v")
+    done < <(compgen $x -- "$v")
     ;;
   :resources)
     if [[ $v == file:* ]]; then
@@ -218,6 +221,7 @@ _acc() {
   [[ ${opts[1]} == :* && $cur == -*=* ]] && compset -P 1 '*='
   case ${opts[1]} in
   :files) _files ;;
+  :dirs) _files -/ ;;
   :resources)
     if compset -P 'file:'; then
       _files
@@ -260,7 +264,7 @@ function __acc_complete
     set -lx ACC_COMPLETE_CURRENT 1
     set -l out ($before "$cur" --generate-shell-completion 2>/dev/null)
     switch "$out[1]"
-        case :files :resources
+        case :files :dirs :resources
             __acc_complete_paths $out[1] "$token"
         case '*'
             for line in $out
@@ -275,8 +279,9 @@ function __acc_complete
 end
 
 # __acc_complete_paths WHAT TOKEN prints the paths fish's own completion
-# gives for TOKEN as typed, after a --name= it starts with; for :resources
-# each after file: (or file: itself while TOKEN is short of it).
+# gives for TOKEN as typed, after a --name= it starts with: directories
+# only for :dirs; for :resources each after file: (or file: itself while
+# TOKEN is short of it).
 function __acc_complete_paths --argument-names what token
     set -l pre (string match -r -- '^-[-\w]*=' "$token")
     set -l path (string sub -s (math (string length -- "$pre") + 1) -- "$token")
@@ -293,6 +298,9 @@ function __acc_complete_paths --argument-names what token
     end
     for p in (complete -C"__acc_no_such_command $path")
         set p (string split -m 1 \t -- "$p")[1]
+        if test $what = :dirs; and not string match -q -- '*/' "$p"
+            continue
+        end
         printf '%s\n' "$pre$p"
     end
 end

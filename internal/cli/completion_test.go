@@ -189,7 +189,9 @@ func TestCompletionPlaces(t *testing.T) {
 			case m == nil:
 			case m[1] == "RESOURCE" || strings.HasPrefix(m[1], "file:"):
 				want = []string{resourcesDirective}
-			case m[1] == "DIR" || m[1] == "FILE" || m[1] == "PATH":
+			case m[1] == "DIR":
+				want = []string{dirsDirective}
+			case m[1] == "FILE" || m[1] == "PATH":
 				want = []string{filesDirective}
 			}
 			if got := candidatesAt(t, append(path, "--"+f.Names()[0], "")...); !slices.Equal(got, want) {
@@ -197,7 +199,12 @@ func TestCompletionPlaces(t *testing.T) {
 			}
 		}
 	}
-	for _, key := range []string{"status --cwd", "status --workspace", "doctor --home", "install --home", "certify --client"} {
+	for _, key := range []string{"status --cwd", "doctor --home", "install --home"} {
+		if got := candidatesAt(t, append(strings.Fields(key), "")...); !slices.Equal(got, []string{dirsDirective}) {
+			t.Errorf("acc %s <Tab> offers %q; want directory names", key, got)
+		}
+	}
+	for _, key := range []string{"status --workspace", "certify --client"} {
 		if got := candidatesAt(t, append(strings.Fields(key), "")...); !slices.Equal(got, []string{filesDirective}) {
 			t.Errorf("acc %s <Tab> offers %q; want file names", key, got)
 		}
@@ -240,7 +247,7 @@ func TestCompletionInlineValue(t *testing.T) {
 		{[]string{"message", "--type="}, []string{"--type=note", "--type=question", "--type=request", "--type=decision"}},
 		{[]string{"message", "--type=q"}, []string{"--type=note", "--type=question", "--type=request", "--type=decision"}},
 		{[]string{"sync", "--scope=d"}, []string{"--scope=delta", "--scope=full", "--scope=history"}},
-		{[]string{"status", "--cwd="}, []string{filesDirective}},
+		{[]string{"status", "--cwd="}, []string{dirsDirective}},
 		{[]string{"status", "--workspace=s"}, []string{filesDirective}},
 		{[]string{"claim", "--resource=file:s"}, []string{resourcesDirective}},
 		{[]string{"work", "--hint", "file:a", "--hint="}, []string{resourcesDirective}},
