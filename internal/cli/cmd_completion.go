@@ -54,10 +54,12 @@ func (a *app) completionCommand() *cli.Command {
 			"--type=…), directory names for --cwd and --home, file names for --workspace, and file: with a path\n" +
 			"(from where you are) for --resource, --released and --hint. Where nothing fits — after --, for a\n" +
 			"free text or an id, for a flag given already that takes one value — it offers nothing, not file\n" +
-			"names acc would refuse. The bash script works with or without the bash-completion package. There\n" +
-			"is no script for PowerShell or any other shell; a script printed by an older acc keeps working,\n" +
-			"with its old answers.\n\n" +
+			"names acc would refuse. The bash script works with or without the bash-completion package, and in\n" +
+			"bash 3.2 (macOS's /bin/bash), which loads it with eval \"$(acc completion bash)\" since source <(…)\n" +
+			"reads nothing there. There is no script for PowerShell or any other shell; a script printed by an\n" +
+			"older acc keeps working, with its old answers.\n\n" +
 			"  source <(acc completion bash)\n" +
+			"  eval \"$(acc completion bash)\"   # bash 3.2 (macOS)\n" +
 			"  source <(acc completion zsh)    # after compinit\n" +
 			"  acc completion fish > ~/.config/fish/completions/acc.fish",
 		Commands: subs,
