@@ -253,7 +253,7 @@ function __acc_complete
     set -l token (commandline -ct)
     # acc is asked with the word as it will read it, quotes and escapes
     # removed.
-    set -l cur (string unescape -- $token)
+    set -l cur (string unescape -- "$token")
     or set cur $token
     # ~ and ~/… are the home directory. A program that is no command gets
     # nothing: run, it would print fish's error at the prompt.
