@@ -50,13 +50,16 @@ func (a *app) completionCommand() *cli.Command {
 		Usage:     "print a script that completes acc's commands and flags on Tab, for bash, zsh or fish",
 		Description: "completion prints a script for your shell; load it from the shell's startup file. At each Tab the\n" +
 			"script asks acc itself for the candidates, so they follow the acc on your PATH: the commands (also\n" +
-			"after acc help), a command's flags, the words a flag such as --type or --scope takes, file and\n" +
-			"directory names for --cwd, --workspace and --home, and file: with a path (from where you are) for\n" +
-			"--resource, --released and --hint. Where nothing fits — after --, for a free text or an id, for a\n" +
-			"flag given already that takes one value — it offers nothing, not file names acc would refuse. The\n" +
-			"bash script works with or without the bash-completion package. There is no script for PowerShell\n" +
-			"or any other shell; a script printed by an older acc keeps working, with its old answers.\n\n" +
+			"after acc help), a command's flags, the words a flag such as --type or --scope takes (also as\n" +
+			"--type=…), directory names for --cwd and --home, file names for --workspace, and file: with a path\n" +
+			"(from where you are) for --resource, --released and --hint. Where nothing fits — after --, for a\n" +
+			"free text or an id, for a flag given already that takes one value — it offers nothing, not file\n" +
+			"names acc would refuse. The bash script works with or without the bash-completion package, and in\n" +
+			"bash 3.2 (macOS's /bin/bash), which loads it with eval \"$(acc completion bash)\" since source <(…)\n" +
+			"reads nothing there. There is no script for PowerShell or any other shell; a script printed by an\n" +
+			"older acc keeps working, with its old answers.\n\n" +
 			"  source <(acc completion bash)\n" +
+			"  eval \"$(acc completion bash)\"   # bash 3.2 (macOS)\n" +
 			"  source <(acc completion zsh)    # after compinit\n" +
 			"  acc completion fish > ~/.config/fish/completions/acc.fish",
 		Commands: subs,
@@ -91,8 +94,10 @@ func completionScript(shell string) (string, error) {
 // printed) the word being completed is there only when it starts with "-".
 const (
 	completionRequest = "--generate-shell-completion"
-	// filesDirective: complete file and directory names (--cwd DIR).
+	// filesDirective: complete file and directory names (--workspace FILE).
 	filesDirective = ":files"
+	// dirsDirective: complete directory names only (--cwd DIR).
+	dirsDirective = ":dirs"
 	// resourcesDirective: complete file: followed by a path (--resource).
 	resourcesDirective = ":resources"
 )
@@ -129,11 +134,13 @@ func (a *app) complete(tokens []string) int {
 // words before (acc's arguments), read from the command tree itself:
 //
 //   - after a flag that takes a value: the words it takes (--type, --scope,
-//     … from flagValueTable), the files directive for a path (placeholder
-//     DIR, FILE or PATH), the resources directive for a resource
-//     (RESOURCE, file:PATH), else nothing (a free text or an id); and
-//     nothing for a flag already given that takes one value (giving it
-//     twice is refused);
+//     … from flagValueTable), the dirs directive for a directory
+//     (placeholder DIR), the files directive for a path (FILE or PATH),
+//     the resources directive for a resource (RESOURCE, file:PATH), else
+//     nothing (a free text or an id); and nothing for a flag already given
+//     that takes one value (giving it twice is refused);
+//   - for a word --name=VALUE: the same for VALUE, the words after
+//     "--name=" (inlineValueCandidates);
 //   - after "--": nothing, since every word there is an argument and only
 //     acc acp takes any (its agent's command line: file names);
 //   - after `acc help`: the command names the words lead to;
@@ -164,6 +171,9 @@ func completionCandidates(root *cli.Command, before []string, cur string) []stri
 		}
 		return out
 	}
+	if name, inline, ok := flagToken(cur); ok && inline {
+		return inlineValueCandidates(root, at, name, cur[:strings.Index(cur, "=")+1])
+	}
 	if strings.HasPrefix(cur, "-") || len(visibleCommands(at.cmd)) == 0 {
 		prefix := strings.TrimLeft(cur, "-")
 		for _, f := range completionFlags(root, at.cmd) {
@@ -180,6 +190,29 @@ func completionCandidates(root *cli.Command, before []string, cur string) []stri
 	}
 	if at.cmd == root {
 		out = append(out, "help:"+cli.UsageCommandHelp)
+	}
+	return out
+}
+
+// inlineValueCandidates is what `--name=` (spelled, as typed) followed by
+// a value completes to: the words of the flag's value after spelled, or
+// the directive for its value, which the scripts then complete after the
+// "=", keeping it; nothing for a flag that takes no value, is no flag of
+// the command, or is given already and takes one value.
+func inlineValueCandidates(root *cli.Command, at place, name, spelled string) []string {
+	f := completionFlag(root, at.cmd, name)
+	if f == nil || !takesValue(f) {
+		return nil
+	}
+	if _, repeatable := f.(*cli.StringSliceFlag); at.given[f.Names()[0]] && !repeatable {
+		return nil
+	}
+	var out []string
+	for _, c := range valueCandidates(at.path, f) {
+		if !strings.HasPrefix(c, ":") {
+			c = spelled + c
+		}
+		out = append(out, c)
 	}
 	return out
 }
@@ -244,7 +277,9 @@ func valueCandidates(path string, f cli.Flag) []string {
 	switch {
 	case placeholder == "RESOURCE" || strings.HasPrefix(placeholder, "file:"):
 		return []string{resourcesDirective}
-	case placeholder == "DIR" || placeholder == "FILE" || placeholder == "PATH":
+	case placeholder == "DIR":
+		return []string{dirsDirective}
+	case placeholder == "FILE" || placeholder == "PATH":
 		return []string{filesDirective}
 	}
 	return nil

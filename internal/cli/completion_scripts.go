@@ -3,49 +3,156 @@ package cli
 // completionScripts are the scripts `acc completion SHELL` prints. Each
 // asks acc for the candidates at every Tab, as complete describes
 // (ACC_COMPLETE_CURRENT=1 acc WORD… CURRENT --generate-shell-completion),
-// and acts on its answer: candidates with descriptions; :files, the
-// shell's own file and directory names (--cwd, --workspace, --home,
-// --client); :resources, file: followed by such a name (--resource,
-// --released, --hint); nothing, no candidate at all — never the file
-// names a shell falls back to, which a flag taking a word or a text would
-// refuse. docs/cli.md (acc completion) says how to load them.
+// and acts on its answer: candidates with descriptions; :files, file and
+// directory names (--workspace, --client); :dirs, directory names only
+// (--cwd, --home); :resources, file: followed by a file or directory name
+// (--resource, --released, --hint); nothing, no candidate at all — never
+// the file names a shell falls back to, which a flag taking a word or a
+// text would refuse. A path goes after any --name= of the word, which
+// stays. docs/cli.md (acc completion) says how to load them.
 var completionScripts = map[string]string{"bash": bashCompletion, "zsh": zshCompletion, "fish": fishCompletion}
 
-// bashCompletion works with or without the bash-completion package: it
-// reads the words from COMP_LINE itself, split at blanks only, so that
-// file:src and --flag=value stay whole (bash's COMP_WORDS splits them at
-// COMP_WORDBREAKS), and it trims each candidate to the part bash replaces,
-// after the last : or = of the word. It keeps to bash 3 (macOS).
+// bashCompletion works with or without the bash-completion package. It
+// reads the words from COMP_LINE itself, as bash will read them (quotes
+// and backslashes removed), so that file:src and --flag=value stay whole
+// (bash's COMP_WORDS splits them at COMP_WORDBREAKS), and nothing typed is
+// ever run or expanded. It quotes each candidate for where it goes and
+// trims it to the part readline replaces: after an open quote, else after
+// the last : = or other COMP_WORDBREAKS character outside quotes. It keeps
+// to bash 3.2 (macOS): no compopt (there it registers -o nospace and adds
+// the space itself), no associative arrays, case changes or mapfile.
 const bashCompletion = `# acc completion for bash (acc completion --help): at each Tab acc itself
-# names the candidates. Works with or without the bash-completion package.
+# names the candidates. Works with or without the bash-completion package,
+# and in bash 3.2 (load it there with: eval "$(acc completion bash)").
+
+# __acc_split LINE reads LINE as bash will, without running or expanding
+# anything: __acc_words are its words with quotes and backslashes removed,
+# but for the last one when LINE does not end in a blank: that is
+# __acc_cur, the word being completed. __acc_open is the quote left open in
+# it, if any, and __acc_keep the length of __acc_cur before the text
+# readline replaces: the open quote, else the last COMP_WORDBREAKS
+# character (such as : or =) outside quotes.
+__acc_split() {
+  local line=$1 c w= inword= q= i=0 brk=0 qkeep=0
+  __acc_words=()
+  while [[ $i -lt ${#line} ]]; do
+    c=${line:i:1}
+    i=$((i + 1))
+    if [[ $q == "'" ]]; then
+      if [[ $c == "'" ]]; then q=; else w=$w$c; fi
+    elif [[ -n $q ]]; then
+      if [[ $c == '"' ]]; then
+        q=
+      elif [[ $c == '\' && $i -lt ${#line} && '$` + "`" + `"\' == *"${line:i:1}"* ]]; then
+        w=$w${line:i:1}
+        i=$((i + 1))
+      else
+        w=$w$c
+      fi
+    else
+      case $c in
+      ' ' | $'\t' | $'\n')
+        [[ -n $inword ]] && __acc_words+=("$w")
+        w= inword= brk=0
+        continue
+        ;;
+      \\)
+        if [[ $i -lt ${#line} ]]; then
+          w=$w${line:i:1}
+          i=$((i + 1))
+        fi
+        ;;
+      \' | \")
+        q=$c qkeep=${#w}
+        ;;
+      *)
+        w=$w$c
+        [[ $COMP_WORDBREAKS == *"$c"* ]] && brk=${#w}
+        ;;
+      esac
+      inword=1
+    fi
+  done
+  __acc_cur=$w __acc_open=$q __acc_keep=$brk
+  [[ -n $q ]] && __acc_keep=$qkeep
+  return 0
+}
+
+# __acc_quote TEXT OPEN sets __acc_q to TEXT quoted for the line: inside
+# the quote OPEN (' or "), else with backslashes (printf %q), but for a
+# leading ~ or ~user, which stays a home directory.
+__acc_quote() {
+  local s=$1 r= c i=0 t=
+  case $2 in
+  \')
+    while [[ $i -lt ${#s} ]]; do
+      c=${s:i:1}
+      if [[ $c == "'" ]]; then r="$r'\\''"; else r=$r$c; fi
+      i=$((i + 1))
+    done
+    ;;
+  \")
+    while [[ $i -lt ${#s} ]]; do
+      c=${s:i:1}
+      [[ '$` + "`" + `"\' == *"$c"* ]] && r=$r\\
+      r=$r$c
+      i=$((i + 1))
+    done
+    ;;
+  *)
+    case $s in
+    \~*)
+      t=${s%%/*}
+      case $t in \~*[!A-Za-z0-9._-]*) t= ;; esac
+      ;;
+    esac
+    s=${s:${#t}}
+    [[ -n $s ]] && printf -v s %q "$s"
+    r=$t$s
+    ;;
+  esac
+  __acc_q=$r
+}
 
 __acc_complete() {
-  local line=${COMP_LINE:0:COMP_POINT} cur= prog out l
-  local -a words=() cands=() descs=()
-  read -r -a words <<< "$line"
-  if [[ ${#words[@]} -gt 0 && $line != *[[:space:]] ]]; then
-    cur=${words[${#words[@]}-1]}
-    unset "words[${#words[@]}-1]"
-  fi
-  [[ ${#words[@]} -gt 0 ]] || return 0
-  prog=${words[0]/#\~/$HOME}
+  local prog out l d x cur pre v nospace=
+  local -a words cands descs
+  cands=() descs=() COMPREPLY=()
+  __acc_split "${COMP_LINE:0:COMP_POINT}"
+  [[ ${#__acc_words[@]} -gt 0 ]] || return 0
+  words=("${__acc_words[@]}")
+  cur=$__acc_cur
+  # ~ and ~/… are the home directory; ~user is left as it is.
+  prog=${words[0]}
+  if [[ $prog == '~' || $prog == '~/'* ]]; then prog=$HOME${prog#\~}; fi
   out=$(ACC_COMPLETE_CURRENT=1 "$prog" "${words[@]:1}" "$cur" --generate-shell-completion 2>/dev/null)
-  COMPREPLY=()
+  # A path after --name= is completed after the =, which stays.
+  pre=
+  if [[ $cur == -*=* ]]; then pre=${cur%%=*}=; fi
+  v=${cur#"$pre"}
   case $out in
-  :files)
-    compopt -o filenames 2>/dev/null
-    while IFS= read -r l; do cands+=("$l"); done < <(compgen -f -- "$cur")
+  :files | :dirs)
+    x=-f
+    [[ $out == :dirs ]] && x=-d
+    while IFS= read -r l; do
+      d=$l
+      if [[ $d == '~' || $d == '~/'* ]]; then d=$HOME${d#\~}; fi
+      [[ -d $d && $l != */ ]] && l=$l/
+      cands+=("$pre$l")
+    done < <(compgen $x -- "$v")
     ;;
   :resources)
-    if [[ $cur == file:* ]]; then
+    if [[ $v == file:* ]]; then
       while IFS= read -r l; do
-        [[ -d $l ]] && l+=/
-        cands+=("file:$l")
-      done < <(compgen -f -- "${cur#file:}")
-    elif [[ file: == "$cur"* ]]; then
-      cands=(file:)
+        d=$l
+        if [[ $d == '~' || $d == '~/'* ]]; then d=$HOME${d#\~}; fi
+        [[ -d $d && $l != */ ]] && l=$l/
+        cands+=("${pre}file:$l")
+      done < <(compgen -f -- "${v#file:}")
+    elif [[ file: == "$v"* ]]; then
+      cands=("${pre}file:")
+      nospace=1
     fi
-    compopt -o nospace 2>/dev/null
     ;;
   *)
     while IFS= read -r l; do
@@ -55,14 +162,16 @@ __acc_complete() {
     done <<< "$out"
     ;;
   esac
-  # Bash replaces the text after the last : or = of the word (COMP_WORDBREAKS).
-  local keep=$cur i
-  [[ $COMP_WORDBREAKS == *:* ]] && keep=${keep##*:}
-  [[ $COMP_WORDBREAKS == *=* ]] && keep=${keep##*=}
-  local cut=$(( ${#cur} - ${#keep} ))
+  [[ ${#cands[@]} -gt 0 ]] || return 0
+  if [[ ${COMP_TYPE:-} == 63 && ${#cands[@]} -gt 1 && ${#descs[@]} -eq 0 ]]; then
+    # Listing the alternatives (a second Tab), where nothing is inserted:
+    # the names as they are, not quoted.
+    for l in "${cands[@]}"; do COMPREPLY+=("${l:__acc_keep}"); done
+    return 0
+  fi
   if [[ ${COMP_TYPE:-} == 63 && ${#descs[@]} -gt 1 ]]; then
     # Listing the alternatives (a second Tab): each with its description.
-    local width=0
+    local width=0 i
     for l in "${cands[@]}"; do (( ${#l} > width )) && width=${#l}; done
     for i in "${!cands[@]}"; do
       if [[ -n ${descs[i]} ]]; then
@@ -73,11 +182,28 @@ __acc_complete() {
     done
     return 0
   fi
-  for l in "${cands[@]}"; do COMPREPLY+=("${l:cut}"); done
+  for l in "${cands[@]}"; do
+    __acc_quote "${l:__acc_keep}" "$__acc_open"
+    COMPREPLY+=("$__acc_q")
+  done
+  # A directory, or file: alone, is a step: no space after it.
+  if [[ ${#cands[@]} -eq 1 && ( -n $nospace || ${cands[0]} == */ ) ]]; then
+    compopt -o nospace 2>/dev/null
+  elif [[ ${#cands[@]} -eq 1 && -n $__acc_nocompopt && -z $__acc_open ]]; then
+    COMPREPLY[0]="${COMPREPLY[0]} "
+  fi
   return 0
 }
 
-complete -F __acc_complete acc
+# bash 3 has no compopt to leave the space out after a directory: there
+# the space is never added, and __acc_complete adds it itself.
+__acc_nocompopt=
+if [[ $(type -t compopt) == builtin ]]; then
+  complete -F __acc_complete acc
+else
+  __acc_nocompopt=1
+  complete -o nospace -F __acc_complete acc
+fi
 `
 
 // zshCompletion loads after compinit (source <(acc completion zsh)), or as
@@ -91,8 +217,11 @@ _acc() {
   local -a before opts
   before=("${(@)words[1,CURRENT-1]}")
   opts=("${(@f)$(ACC_COMPLETE_CURRENT=1 ${~before[1]} "${(@Q)before[2,-1]}" "${(Q)cur}" --generate-shell-completion 2>/dev/null)}")
+  # A path after --name= is completed after the =, which stays.
+  [[ ${opts[1]} == :* && $cur == -*=* ]] && compset -P 1 '*='
   case ${opts[1]} in
   :files) _files ;;
+  :dirs) _files -/ ;;
   :resources)
     if compset -P 'file:'; then
       _files
@@ -113,26 +242,30 @@ fi
 `
 
 // fishCompletion turns fish's own file names off for acc (complete -f) and
-// offers them itself where acc names a path.
+// offers them itself where acc names a path: those fish's own completion
+// gives for the word as typed (so ~, $VAR, quotes and escapes work), after
+// any --name= and, for a resource, file:.
 const fishCompletion = `# acc completion for fish (acc completion --help): at each Tab acc itself
 # names the candidates.
 
 function __acc_complete
     set -l before (commandline -opc)
-    set -l cur (commandline -ct)
+    set -l token (commandline -ct)
+    # acc is asked with the word as it will read it, quotes and escapes
+    # removed.
+    set -l cur (string unescape -- "$token")
+    or set cur $token
+    # ~ and ~/… are the home directory. A program that is no command gets
+    # nothing: run, it would print fish's error at the prompt.
+    if string match -q -- '~' $before[1]; or string match -q -- '~/*' $before[1]
+        set before[1] $HOME(string sub -s 2 -- $before[1])
+    end
+    type -q -- $before[1]; or return
     set -lx ACC_COMPLETE_CURRENT 1
     set -l out ($before "$cur" --generate-shell-completion 2>/dev/null)
     switch "$out[1]"
-        case :files
-            __fish_complete_path "$cur"
-        case :resources
-            if string match -q -- 'file:*' "$cur"
-                for p in (__fish_complete_path (string sub -s 6 -- "$cur"))
-                    echo "file:$p"
-                end
-            else if string match -q -- "$cur*" file:
-                echo file:
-            end
+        case :files :dirs :resources
+            __acc_complete_paths $out[1] "$token"
         case '*'
             for line in $out
                 set -l parts (string split -m 1 ":" -- "$line")
@@ -142,6 +275,33 @@ function __acc_complete
                     printf "%s\n" $line
                 end
             end
+    end
+end
+
+# __acc_complete_paths WHAT TOKEN prints the paths fish's own completion
+# gives for TOKEN as typed, after a --name= it starts with: directories
+# only for :dirs; for :resources each after file: (or file: itself while
+# TOKEN is short of it).
+function __acc_complete_paths --argument-names what token
+    set -l pre (string match -r -- '^-[-\w]*=' "$token")
+    set -l path (string sub -s (math (string length -- "$pre") + 1) -- "$token")
+    if test $what = :resources
+        set -l m (string match -r -- '^([\'"]?)file:(.*)$' "$path")
+        if not set -q m[3]
+            set -l u (string unescape -- "$path")
+            or set u "$path"
+            string match -q -- "$u*" file:; and printf '%s\n' "$pre"file:
+            return
+        end
+        set pre "$pre"file:
+        set path "$m[2]$m[3]"
+    end
+    for p in (complete -C"__acc_no_such_command $path")
+        set p (string split -m 1 \t -- "$p")[1]
+        if test $what = :dirs; and not string match -q -- '*/' "$p"
+            continue
+        end
+        printf '%s\n' "$pre$p"
     end
 end
 

@@ -189,7 +189,9 @@ func TestCompletionPlaces(t *testing.T) {
 			case m == nil:
 			case m[1] == "RESOURCE" || strings.HasPrefix(m[1], "file:"):
 				want = []string{resourcesDirective}
-			case m[1] == "DIR" || m[1] == "FILE" || m[1] == "PATH":
+			case m[1] == "DIR":
+				want = []string{dirsDirective}
+			case m[1] == "FILE" || m[1] == "PATH":
 				want = []string{filesDirective}
 			}
 			if got := candidatesAt(t, append(path, "--"+f.Names()[0], "")...); !slices.Equal(got, want) {
@@ -197,7 +199,12 @@ func TestCompletionPlaces(t *testing.T) {
 			}
 		}
 	}
-	for _, key := range []string{"status --cwd", "status --workspace", "doctor --home", "install --home", "certify --client"} {
+	for _, key := range []string{"status --cwd", "doctor --home", "install --home"} {
+		if got := candidatesAt(t, append(strings.Fields(key), "")...); !slices.Equal(got, []string{dirsDirective}) {
+			t.Errorf("acc %s <Tab> offers %q; want directory names", key, got)
+		}
+	}
+	for _, key := range []string{"status --workspace", "certify --client"} {
 		if got := candidatesAt(t, append(strings.Fields(key), "")...); !slices.Equal(got, []string{filesDirective}) {
 			t.Errorf("acc %s <Tab> offers %q; want file names", key, got)
 		}
@@ -205,6 +212,83 @@ func TestCompletionPlaces(t *testing.T) {
 	for _, key := range []string{"claim --resource", "release --resource", "wait --released", "work --hint"} {
 		if got := candidatesAt(t, append(strings.Fields(key), "")...); !slices.Equal(got, []string{resourcesDirective}) {
 			t.Errorf("acc %s <Tab> offers %q; want file: and a path", key, got)
+		}
+	}
+}
+
+// TestCompletionInlineValue: --name=VALUE completes VALUE as --name VALUE
+// would, every flag of every command: the words it takes after "--name="
+// as typed, the same directive for a path or a resource (the scripts
+// complete after the "="), nothing for a flag that takes no value, is
+// unknown, or is given already and takes one value.
+func TestCompletionInlineValue(t *testing.T) {
+	paths, cmds := commandPaths()
+	for i, path := range paths {
+		for _, f := range append(slices.Clone(cmds[i].Flags), cmds[0].Flags...) {
+			name := f.Names()[0]
+			var want []string
+			if takesValue(f) {
+				for _, w := range candidatesAt(t, append(slices.Clone(path), "--"+name, "")...) {
+					if !strings.HasPrefix(w, ":") {
+						w = "--" + name + "=" + w
+					}
+					want = append(want, w)
+				}
+			}
+			if got := candidatesAt(t, append(slices.Clone(path), "--"+name+"=")...); !slices.Equal(got, want) {
+				t.Errorf("acc %s --%s=<Tab> offers %q, want %q", strings.Join(path, " "), name, got, want)
+			}
+		}
+	}
+	for _, tc := range []struct {
+		words []string
+		want  []string
+	}{
+		{[]string{"message", "--type="}, []string{"--type=note", "--type=question", "--type=request", "--type=decision"}},
+		{[]string{"message", "--type=q"}, []string{"--type=note", "--type=question", "--type=request", "--type=decision"}},
+		{[]string{"sync", "--scope=d"}, []string{"--scope=delta", "--scope=full", "--scope=history"}},
+		{[]string{"status", "--cwd="}, []string{dirsDirective}},
+		{[]string{"status", "--workspace=s"}, []string{filesDirective}},
+		{[]string{"claim", "--resource=file:s"}, []string{resourcesDirective}},
+		{[]string{"work", "--hint", "file:a", "--hint="}, []string{resourcesDirective}},
+		{[]string{"claim", "--mode", "shared", "--mode="}, nil},
+		{[]string{"message", "--subject="}, nil},
+		{[]string{"status", "--json="}, nil},
+		{[]string{"status", "--nosuch="}, nil},
+		{[]string{"message", "--subject", "--type="}, nil}, // the value of --subject: a text
+		{[]string{"status", "--", "--cwd="}, nil},
+	} {
+		if got := candidatesAt(t, tc.words...); !slices.Equal(got, tc.want) {
+			t.Errorf("acc %s<Tab> offers %q, want %q", strings.Join(tc.words, " "), got, tc.want)
+		}
+	}
+}
+
+// TestCompletionBashKeepsToBash3: the bash script uses nothing bash 3.2
+// (macOS's /bin/bash) lacks — no associative arrays, case changes,
+// mapfile, namerefs, negative subscripts, ;& or |&, @ transformations —
+// and compopt, which bash 3 does not have, only with its complaint sent
+// to /dev/null.
+func TestCompletionBashKeepsToBash3(t *testing.T) {
+	script := completionScripts["bash"]
+	for _, bad := range []struct{ what, pattern string }{
+		{"an associative array", `\b(declare|local|typeset) -[a-zA-Z]*A`},
+		{"a nameref", `\b(declare|local|typeset) -[a-zA-Z]*n`},
+		{"a case change", `\$\{[#!]?[A-Za-z_][A-Za-z0-9_]*(\[[^]]*\])?(,|\^)`},
+		{"an @ transformation", `\$\{[A-Za-z_][A-Za-z0-9_]*(\[[^]]*\])?@[A-Za-z]\}`},
+		{"mapfile", `\b(mapfile|readarray)\b`},
+		{"a negative subscript", `\[-[0-9]+\]`},
+		{"a case fall-through", `;;?&`},
+		{"|& or &>>", `\|&|&>>`},
+		{"coproc", `\bcoproc\b`},
+	} {
+		if m := regexp.MustCompile(bad.pattern).FindString(script); m != "" {
+			t.Errorf("the bash script has %s (%q), which bash 3.2 does not know", bad.what, m)
+		}
+	}
+	for _, line := range strings.Split(script, "\n") {
+		if code, _, _ := strings.Cut(line, "#"); strings.Contains(code, "compopt ") && !strings.Contains(code, "type -t compopt") && !strings.Contains(code, "2>/dev/null") {
+			t.Errorf("the bash script runs compopt without 2>/dev/null (bash 3 has none): %q", line)
 		}
 	}
 }
