@@ -46,8 +46,11 @@ const StoreWait = 5 * time.Second
 // (protocol.ExitCodes). It never calls os.Exit and never panics.
 func Main(args []string, env Env) (code int) {
 	// ACC_BYPASS=1 acc acp [flags] -- AGENT…: the agent runs in acc's place
-	// before anything of acc looks at the command line.
-	if env.Getenv("ACC_BYPASS") == "1" && firstWord(args) == "acp" {
+	// before anything of acc looks at the command line — but for a Tab in a
+	// shell, which acc answers itself: run, the agent would start at each
+	// Tab with the words typed so far.
+	tab := len(args) > 0 && args[len(args)-1] == completionRequest
+	if env.Getenv("ACC_BYPASS") == "1" && firstWord(args) == "acp" && !tab {
 		if i := slices.Index(args, "--"); i >= 0 && i+1 < len(args) {
 			return execAgent(env, args[i+1:])
 		}
@@ -60,8 +63,8 @@ func Main(args []string, env Env) (code int) {
 			code = a.fail(fmt.Errorf("panic: %v\n%s", p, debug.Stack()))
 		}
 	}()
-	if n := len(args); n > 0 && args[n-1] == completionRequest {
-		return a.complete(args[:n-1]) // a Tab in a shell (cmd_completion.go)
+	if tab {
+		return a.complete(args[:len(args)-1]) // a Tab in a shell (cmd_completion.go)
 	}
 	root := a.rootCommand()
 	if a.jsonMode {

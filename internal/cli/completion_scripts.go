@@ -15,10 +15,14 @@ var completionScripts = map[string]string{"bash": bashCompletion, "zsh": zshComp
 // bashCompletion works with or without the bash-completion package. It
 // reads the words from COMP_LINE itself, as bash will read them (quotes
 // and backslashes removed), so that file:src and --flag=value stay whole
-// (bash's COMP_WORDS splits them at COMP_WORDBREAKS), and nothing typed is
-// ever run or expanded. It quotes each candidate for where it goes and
-// trims it to the part readline replaces: after an open quote, else after
-// the last : = or other COMP_WORDBREAKS character outside quotes. It keeps
+// (bash's COMP_WORDS splits them at COMP_WORDBREAKS), and the script runs
+// or expands nothing typed (compgen's own tilde expansion, and readline's
+// with shopt -s direxpand, are bash's). It quotes each candidate for where
+// it goes — a ! inside double quotes too, which history expansion reads —
+// and trims it to the part readline replaces: after an open quote, else
+// after the last : = or other COMP_WORDBREAKS character outside quotes. A
+// ~ stays unquoted only where it was typed unquoted, and file: is never
+// followed by a ~ path (acc reads none there). It keeps
 // to bash 3.2 (macOS): no compopt (there it registers -o nospace and adds
 // the space itself), no associative arrays, case changes or mapfile.
 const bashCompletion = `# acc completion for bash (acc completion --help): at each Tab acc itself
@@ -31,9 +35,10 @@ const bashCompletion = `# acc completion for bash (acc completion --help): at ea
 # __acc_cur, the word being completed. __acc_open is the quote left open in
 # it, if any, and __acc_keep the length of __acc_cur before the text
 # readline replaces: the open quote, else the last COMP_WORDBREAKS
-# character (such as : or =) outside quotes.
+# character (such as : or =) outside quotes. __acc_tilde is 1 when the
+# word starts with a ~ typed unquoted (a home directory, not a name).
 __acc_split() {
-  local line=$1 c w= inword= q= i=0 brk=0 qkeep=0
+  local line=$1 c w= inword= q= i=0 brk=0 qkeep=0 tl=
   __acc_words=()
   while [[ $i -lt ${#line} ]]; do
     c=${line:i:1}
@@ -53,7 +58,7 @@ __acc_split() {
       case $c in
       ' ' | $'\t' | $'\n')
         [[ -n $inword ]] && __acc_words+=("$w")
-        w= inword= brk=0
+        w= inword= brk=0 tl=
         continue
         ;;
       \\)
@@ -66,6 +71,7 @@ __acc_split() {
         q=$c qkeep=${#w}
         ;;
       *)
+        [[ -z $inword && $c == '~' ]] && tl=1
         w=$w$c
         [[ $COMP_WORDBREAKS == *"$c"* ]] && brk=${#w}
         ;;
@@ -73,16 +79,18 @@ __acc_split() {
       inword=1
     fi
   done
-  __acc_cur=$w __acc_open=$q __acc_keep=$brk
+  __acc_cur=$w __acc_open=$q __acc_keep=$brk __acc_tilde=$tl
   [[ -n $q ]] && __acc_keep=$qkeep
   return 0
 }
 
-# __acc_quote TEXT OPEN sets __acc_q to TEXT quoted for the line: inside
-# the quote OPEN (' or "), else with backslashes (printf %q), but for a
-# leading ~ or ~user, which stays a home directory.
+# __acc_quote TEXT OPEN TILDE sets __acc_q to TEXT quoted for the line:
+# inside the quote OPEN (' or "), else with backslashes (printf %q), but
+# for a leading ~ or ~user when TILDE is 1, which stays a home directory.
+# Inside double quotes history expansion still reads ! (histchars), so it
+# goes in as "\!": the quote closed, the ! escaped, the quote reopened.
 __acc_quote() {
-  local s=$1 r= c i=0 t=
+  local s=$1 r= c i=0 t= h=
   case $2 in
   \')
     while [[ $i -lt ${#s} ]]; do
@@ -92,20 +100,26 @@ __acc_quote() {
     done
     ;;
   \")
+    h=${histchars:-!}
+    h=${h:0:1}
     while [[ $i -lt ${#s} ]]; do
       c=${s:i:1}
-      [[ '$` + "`" + `"\' == *"$c"* ]] && r=$r\\
-      r=$r$c
+      if [[ $c == '!' || ( -n $h && $c == "$h" ) ]]; then
+        r=$r'"'\\$c'"'
+      else
+        [[ '$` + "`" + `"\' == *"$c"* ]] && r=$r\\
+        r=$r$c
+      fi
       i=$((i + 1))
     done
     ;;
   *)
-    case $s in
-    \~*)
+    if [[ $3 == 1 && $s == \~* ]]; then
+      # ~ or ~user only: ~-, ~+ and ~N name other directories
       t=${s%%/*}
+      case $t in \~ | \~[A-Za-z_]*) ;; *) t= ;; esac
       case $t in \~*[!A-Za-z0-9._-]*) t= ;; esac
-      ;;
-    esac
+    fi
     s=${s:${#t}}
     [[ -n $s ]] && printf -v s %q "$s"
     r=$t$s
@@ -142,7 +156,12 @@ __acc_complete() {
     done < <(compgen $x -- "$v")
     ;;
   :resources)
-    if [[ $v == file:* ]]; then
+    # file: takes a path in the repository: ~ there is no home directory
+    # (acc reads file:~/x as the file x in a directory named ~), so no
+    # path is offered after file:~.
+    if [[ $v == file:\~* ]]; then
+      :
+    elif [[ $v == file:* ]]; then
       while IFS= read -r l; do
         d=$l
         if [[ $d == '~' || $d == '~/'* ]]; then d=$HOME${d#\~}; fi
@@ -183,7 +202,9 @@ __acc_complete() {
     return 0
   fi
   for l in "${cands[@]}"; do
-    __acc_quote "${l:__acc_keep}" "$__acc_open"
+    x=
+    [[ $__acc_keep == 0 ]] && x=$__acc_tilde
+    __acc_quote "${l:__acc_keep}" "$__acc_open" "$x"
     COMPREPLY+=("$__acc_q")
   done
   # A directory, or file: alone, is a step: no space after it.
@@ -224,6 +245,8 @@ _acc() {
   :dirs) _files -/ ;;
   :resources)
     if compset -P 'file:'; then
+      # no home directory after file: (see the bash script)
+      [[ $PREFIX == \~* ]] && return 1
       _files
     else
       compadd -S '' -- file:
@@ -293,6 +316,8 @@ function __acc_complete_paths --argument-names what token
             string match -q -- "$u*" file:; and printf '%s\n' "$pre"file:
             return
         end
+        # no home directory after file: (see the bash script)
+        string match -q -- '~*' "$m[3]"; and return
         set pre "$pre"file:
         set path "$m[2]$m[3]"
     end
