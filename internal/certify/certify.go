@@ -326,7 +326,7 @@ func certifyOne(ctx context.Context, o Options, id string) (res Result) {
 		if errors.Is(context.Cause(ctx), context.Canceled) {
 			return "interrupted; nothing recorded"
 		}
-		return fmt.Sprintf("%s; nothing recorded; on a slow or busy machine give it longer with --timeout %s", what, flagDuration(2*o.Timeout))
+		return fmt.Sprintf("%s; nothing recorded; on a slow or busy machine give it longer with --timeout %s", what, core.ShortDuration(2*o.Timeout))
 	}
 	w, err := newWorld(ctx)
 	if w != nil {
@@ -415,19 +415,6 @@ func certifyOne(ctx context.Context, o Options, id string) (res Result) {
 		res.Evidence = path
 	}
 	return res
-}
-
-// flagDuration writes d the way a person would type it for --timeout:
-// "6m", "90s", "1h30m" (time.Duration's own "6m0s" drops its zero tail).
-func flagDuration(d time.Duration) string {
-	s := d.String()
-	if strings.HasSuffix(s, "m0s") {
-		s = strings.TrimSuffix(s, "0s")
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = strings.TrimSuffix(s, "0m")
-	}
-	return s
 }
 
 // Peer names used in the temporary room.

@@ -1,13 +1,14 @@
-package certify
+package core
 
 import (
 	"testing"
 	"time"
 )
 
-// TestFlagDuration: the --timeout a problem suggests is written as a person
-// types it, and parses back to the same bound.
-func TestFlagDuration(t *testing.T) {
+// TestShortDuration: a duration acc names (a --timeout certify suggests, a
+// cadence) is written as a person types it, and parses back to the same
+// value.
+func TestShortDuration(t *testing.T) {
 	for d, want := range map[time.Duration]string{
 		6 * time.Second:                       "6s",
 		3 * time.Second / 2:                   "1.5s",
@@ -18,9 +19,9 @@ func TestFlagDuration(t *testing.T) {
 		500 * time.Millisecond:                "500ms",
 		2*time.Minute + 1500*time.Millisecond: "2m1.5s",
 	} {
-		got := flagDuration(d)
+		got := ShortDuration(d)
 		if got != want {
-			t.Errorf("flagDuration(%v) = %q, want %q", d, got, want)
+			t.Errorf("ShortDuration(%v) = %q, want %q", d, got, want)
 		}
 		if back, err := time.ParseDuration(got); err != nil || back != d {
 			t.Errorf("%q parses back to %v (%v), want %v", got, back, err, d)
