@@ -55,8 +55,9 @@ func (a *app) doctorCommand() *cli.Command {
 			clients := []install.ClientStatus{}
 			var clientNotes []string
 			var canPush livePushOn
+			var homeArg string
 			if ienv, ierr := a.installEnv(cmd); ierr == nil {
-				canPush = livePushCheck(ienv)
+				canPush, homeArg = livePushCheck(ienv), ienv.HomeArg()
 				ienv.ProbeTimeout = probeTimeout
 				cs, cerr := ienv.Clients(ctx)
 				clients = cs
@@ -78,7 +79,7 @@ func (a *app) doctorCommand() *cli.Command {
 			if rep == nil {
 				return err
 			}
-			full := &doctorReport{DoctorReport: rep, Clients: clients, ACPAgents: acpAgents(), canPush: canPush, homeArg: a.homeArg(cmd)}
+			full := &doctorReport{DoctorReport: rep, Clients: clients, ACPAgents: acpAgents(), canPush: canPush, homeArg: homeArg}
 			for _, c := range clients {
 				rep.Remediation = append(rep.Remediation, c.Remediation...)
 			}
@@ -106,7 +107,7 @@ type doctorReport struct {
 	// canPush says whether --delivery would turn live push on for a
 	// client (text only).
 	canPush livePushOn
-	// homeArg is the --home the commands it names need (app.homeArg).
+	// homeArg is the --home the commands it names need (install.Env.HomeArg).
 	homeArg string
 }
 

@@ -23,22 +23,6 @@ import (
 // installEnv resolves where an install happens: the data home (record and
 // shim), the home (--home, else HOME) and the binaries the hooks and Grok
 // run (beside this acc, else on PATH; ACC_HOOK_BINARY overrides acc-hook).
-// homeArg is " --home DIR" (absolute, quoted for a POSIX shell) when the
-// command was given --home, else "": what a command acc suggests needs to
-// act on the same clients.
-func (a *app) homeArg(cmd *cli.Command) string {
-	if !cmd.IsSet("home") {
-		return ""
-	}
-	home := cmd.String("home")
-	if !filepath.IsAbs(home) {
-		if wd, err := a.env.Getwd(); err == nil {
-			home = filepath.Join(wd, home)
-		}
-	}
-	return " --home " + core.ShellWord(home)
-}
-
 func (a *app) installEnv(cmd *cli.Command) (*install.Env, error) {
 	rt, err := core.ResolveRuntimeEnv(runtime.GOOS, a.env.Getenv)
 	if err != nil {
@@ -136,7 +120,7 @@ func (a *app) installCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			return a.emit(rep, func(w io.Writer) { printInstall(w, rep, "installed", livePushCheck(env), a.homeArg(cmd)) })
+			return a.emit(rep, func(w io.Writer) { printInstall(w, rep, "installed", livePushCheck(env), env.HomeArg()) })
 		},
 	}
 }
@@ -166,7 +150,7 @@ func (a *app) uninstallCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			return a.emit(rep, func(w io.Writer) { printInstall(w, rep, "uninstalled", nil, a.homeArg(cmd)) })
+			return a.emit(rep, func(w io.Writer) { printInstall(w, rep, "uninstalled", nil, env.HomeArg()) })
 		},
 	}
 }
@@ -352,7 +336,7 @@ func printClients(w io.Writer, clients []install.ClientStatus, canPush livePushO
 // turns it off)"; "off, though all was requested:
 // <why>"; "off (acc install --adapter claude --delivery actionable turns it
 // on; docs/delivery.md)" where that would work; else "off", with why it
-// cannot be turned on when that is known. home is homeArg's: the --home
+// cannot be turned on when that is known. home is install.Env.HomeArg's: the --home
 // the commands need to change the same clients.
 func livePushWords(id, version, requested, effective, reason string, canPush livePushOn, home string) string {
 	switch {

@@ -93,10 +93,11 @@ exec "$hook" "$@"
 
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
-// homeArg is " --home DIR" (quoted for a POSIX shell) when --home was
-// given, else "": what a command acc names needs to act on the same
+// HomeArg is " --home DIR" (DIR absolute, quoted for a POSIX shell by
+// core.ShellWord) when --home was given, else "": what a command acc names
+// (in doctor, install and uninstall output) needs to act on the same
 // clients' files.
-func (e *Env) homeArg() string {
+func (e *Env) HomeArg() string {
 	if !e.HomeGiven {
 		return ""
 	}

@@ -118,7 +118,7 @@ func (e *Env) Clients(ctx context.Context) ([]ClientStatus, error) {
 				st.Files = append(st.Files, fs)
 			}
 			if in.State != "installed" {
-				st.Remediation = append(st.Remediation, fmt.Sprintf("acc install%s --adapter %s   # a previous install did not finish", e.homeArg(), id))
+				st.Remediation = append(st.Remediation, fmt.Sprintf("acc install%s --adapter %s   # a previous install did not finish", e.HomeArg(), id))
 			} else if changed {
 				// A changed file first: install refuses to overwrite it, so
 				// "put it back" can only work once it is dealt with.
@@ -126,20 +126,20 @@ func (e *Env) Clients(ctx context.Context) ([]ClientStatus, error) {
 				for _, f := range st.Files {
 					switch {
 					case f.Status == "modified":
-						st.Remediation = append(st.Remediation, fmt.Sprintf("acc's %s in %s was changed by hand: put it back or remove it, then run acc install%s --adapter %s", what(f), f.Path, e.homeArg(), id))
+						st.Remediation = append(st.Remediation, fmt.Sprintf("acc's %s in %s was changed by hand: put it back or remove it, then run acc install%s --adapter %s", what(f), f.Path, e.HomeArg(), id))
 					case f.Status == "missing" && !modified:
-						st.Remediation = append(st.Remediation, fmt.Sprintf("acc install%s --adapter %s   # acc's %s in %s is gone; this puts it back", e.homeArg(), id, what(f), f.Path))
+						st.Remediation = append(st.Remediation, fmt.Sprintf("acc install%s --adapter %s   # acc's %s in %s is gone; this puts it back", e.HomeArg(), id, what(f), f.Path))
 					}
 				}
 			}
 			if !st.Present {
-				st.Remediation = append(st.Remediation, fmt.Sprintf("acc uninstall%s --adapter %s   # %s is no longer on this machine", e.homeArg(), id, a.DisplayName()))
+				st.Remediation = append(st.Remediation, fmt.Sprintf("acc uninstall%s --adapter %s   # %s is no longer on this machine", e.HomeArg(), id, a.DisplayName()))
 			}
 			if id == "codex" {
 				st.Remediation = append(st.Remediation, "in Codex, open /hooks and trust acc's hooks (acc cannot see whether you did; untrusted hooks never run)")
 			}
 		} else if st.Present && recErr == nil {
-			st.Remediation = append(st.Remediation, fmt.Sprintf("acc install%s --adapter %s", e.homeArg(), id))
+			st.Remediation = append(st.Remediation, fmt.Sprintf("acc install%s --adapter %s", e.HomeArg(), id))
 		}
 		out = append(out, st)
 	}
