@@ -427,7 +427,7 @@ func (m Model) roomLines() []string {
 		for _, rc := range t.Receipts {
 			rs = append(rs, rc.RecipientParticipantID+":"+rc.State)
 		}
-		threads.rows = append(threads.rows, fmt.Sprintf("%s %-9s %-11s %s → %s  %q", mark, t.Message.Kind, t.Message.Obligation, t.Message.FromParticipantID, strings.Join(rs, " "), screenSafe(t.Message.Subject)))
+		threads.rows = append(threads.rows, fmt.Sprintf("%s %-9s %-11s %s → %s  \"%s\"", mark, t.Message.Kind, t.Message.Obligation, t.Message.FromParticipantID, strings.Join(rs, " "), screenSafe(t.Message.Subject)))
 	}
 	secs := []section{sessions, claims, threads}
 	keep, blank := fit(secs, m.height-len(header), m.height > 0)
