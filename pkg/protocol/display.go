@@ -1,7 +1,6 @@
 package protocol
 
 import (
-	"fmt"
 	"strings"
 	"unicode/utf8"
 )
@@ -47,6 +46,13 @@ const (
 func EscapeText(s string, mode TextMode) string {
 	i := 0
 	for i < len(s) {
+		if c := s[i]; c < utf8.RuneSelf {
+			if (c >= 0x20 && c != 0x7f) || (mode == TextBlock && (c == '\n' || c == '\t')) {
+				i++
+				continue
+			}
+			break
+		}
 		r, size := utf8.DecodeRuneInString(s[i:])
 		if (r == utf8.RuneError && size == 1) || Escaped(r, mode) {
 			break
@@ -63,20 +69,27 @@ func EscapeText(s string, mode TextMode) string {
 		r, size := utf8.DecodeRuneInString(s[i:])
 		switch {
 		case r == utf8.RuneError && size == 1:
-			fmt.Fprintf(&b, `\x%02x`, s[i])
+			b.WriteString(`\x`)
+			b.WriteByte(hexDigits[s[i]>>4])
+			b.WriteByte(hexDigits[s[i]&0xf])
 		case !Escaped(r, mode):
 			b.WriteString(s[i : i+size])
 		case r == '\n':
 			b.WriteString(`\n`)
 		case r == '\t':
 			b.WriteString(`\t`)
-		default:
-			fmt.Fprintf(&b, `\u%04x`, r)
+		default: // every escaped rune is below U+10000: four digits
+			b.WriteString(`\u`)
+			for shift := 12; shift >= 0; shift -= 4 {
+				b.WriteByte(hexDigits[(r>>shift)&0xf])
+			}
 		}
 		i += size
 	}
 	return b.String()
 }
+
+const hexDigits = "0123456789abcdef"
 
 // Escaped reports whether [EscapeText] replaces r in mode: the controls,
 // separators and bidirectional formatting characters it lists.

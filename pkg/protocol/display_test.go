@@ -76,3 +76,20 @@ func FuzzEscapeText(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkEscapeText: a 4000-character body (the limit) with nothing to
+// escape, and the same with a C1 control, a CR and a bidi override on
+// every line.
+func BenchmarkEscapeText(b *testing.B) {
+	line := strings.Repeat("x", 75) + "\n"
+	clean := strings.Repeat(line, 4000/len(line))
+	hostile := strings.Repeat("\u009b\r\u202e"+line[3:], 4000/len(line))
+	for _, c := range []struct{ name, s string }{{"clean", clean}, {"hostile", hostile}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(c.s)))
+			for i := 0; i < b.N; i++ {
+				_ = EscapeText(c.s, TextBlock)
+			}
+		})
+	}
+}
