@@ -40,11 +40,12 @@ func rawHostile(out string, plain bool) (rune, bool) {
 
 // inPty runs acc with args in dir in a 200×60 pseudo-terminal and returns
 // the bytes it wrote there (stdout and stderr alike) and its exit code.
-func inPty(t *testing.T, sb *sandbox, dir string, args ...string) (string, int) {
+// env is added to the sandbox's environment.
+func inPty(t *testing.T, sb *sandbox, dir string, env []string, args ...string) (string, int) {
 	t.Helper()
 	cmd := exec.Command(accBin, args...)
 	cmd.Dir = dir
-	cmd.Env = append(sb.environ(), "TERM=xterm-256color")
+	cmd.Env = append(append(sb.environ(), "TERM=xterm-256color"), env...)
 	f, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 60, Cols: 200})
 	if err != nil {
 		t.Fatal(err)
@@ -85,21 +86,23 @@ func TestHostileTextOnTheTerminal(t *testing.T) {
 		args  []string
 		shown []string
 		code  int
+		env   []string
 	}{
-		{"inbox", append([]string{"inbox"}, bob.creds()...), lineShown, 0},
-		{"exact read", append([]string{"inbox", "--message", q}, bob.creds()...), bodyShown, 0},
-		{"work", append([]string{"work", "--summary", steeringLine}, alice.creds()...), lineShown, 0},
-		{"status", []string{"status"}, append([]string{`file:src/rlo\u202egnp.go`}, lineShown...), 0},
-		{"claim", append([]string{"claim", "--resource", "file:src/rlo\u202egnp.go", "--reason", steeringLine}, alice.creds()...), []string{`file:src/rlo\u202egnp.go`}, 0},
-		{"history", append([]string{"sync", "--scope", "history"}, bob.creds()...), lineShown, 0},
-		{"history read", append([]string{"sync", "--scope", "history", "--message", q}, bob.creds()...), bodyShown, 0},
-		{"wait", append([]string{"wait", "--timeout", "5s"}, bob.creds()...), lineShown, 0},
-		{"doctor", []string{"doctor"}, nil, 0},
+		{"inbox", append([]string{"inbox"}, bob.creds()...), lineShown, 0, nil},
+		{"exact read", append([]string{"inbox", "--message", q}, bob.creds()...), bodyShown, 0, nil},
+		{"work", append([]string{"work", "--summary", steeringLine}, alice.creds()...), lineShown, 0, nil},
+		{"status", []string{"status"}, append([]string{`file:src/rlo\u202egnp.go`}, lineShown...), 0, nil},
+		{"claim", append([]string{"claim", "--resource", "file:src/rlo\u202egnp.go", "--reason", steeringLine}, alice.creds()...), []string{`file:src/rlo\u202egnp.go`}, 0, nil},
+		{"history", append([]string{"sync", "--scope", "history"}, bob.creds()...), lineShown, 0, nil},
+		{"history read", append([]string{"sync", "--scope", "history", "--message", q}, bob.creds()...), bodyShown, 0, nil},
+		{"wait", append([]string{"wait", "--timeout", "5s"}, bob.creds()...), lineShown, 0, nil},
+		// A data home whose name holds a C1 control and an override.
+		{"doctor", []string{"doctor"}, []string{`data\u009b\u202ehome`}, 0, []string{"ACC_DATA_HOME=" + sb.dir("data\u009b\u202ehome")}},
 		// A refusal quoting what was typed.
-		{"refusal", append([]string{"message", "--to", "x\u202ey\u009bz", "--subject", "s", "--body", "b"}, alice.creds()...), []string{`x\u202ey\u009bz`}, 4},
+		{"refusal", append([]string{"message", "--to", "x\u202ey\u009bz", "--subject", "s", "--body", "b"}, alice.creds()...), []string{`x\u202ey\u009bz`}, 4, nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			out, code := inPty(t, sb, repo, c.args...)
+			out, code := inPty(t, sb, repo, c.env, c.args...)
 			if code != c.code {
 				t.Fatalf("exit %d, want %d:\n%s", code, c.code, out)
 			}
