@@ -77,6 +77,7 @@ func TestHostileTextOnTheTerminal(t *testing.T) {
 	carol := sb.attach(repo, "carol", "cli")
 	q := sb.sendAs(alice, "--to", "bob", "--type", "question", "--subject", steeringLine, "--body", steeringBody)
 	sb.ok(repo, append([]string{"claim", "--resource", "file:src/rlo\u202egnp.go", "--reason", steeringLine}, alice.creds()...)...)
+	sb.ok(repo, append([]string{"work", "--summary", steeringLine}, alice.creds()...)...)
 	sb.ok(repo, append([]string{"finish", "--to", "bob", "--goal", steeringLine, "--completed", steeringLine, "--remaining", steeringLine}, carol.creds()...)...)
 
 	lineShown := steeringEscapes
