@@ -78,6 +78,8 @@ FUZZTIME ?= 30s
 fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzDecodeMessage$$' -fuzztime $(FUZZTIME) ./pkg/protocol/
 	$(GO) test -run '^$$' -fuzz '^FuzzCheckLine$$' -fuzztime $(FUZZTIME) ./pkg/protocol/
+	$(GO) test -run '^$$' -fuzz '^FuzzEscapeText$$' -fuzztime $(FUZZTIME) ./pkg/protocol/
+	$(GO) test -run '^$$' -fuzz '^FuzzCheckJSONText$$' -fuzztime $(FUZZTIME) ./pkg/protocol/
 	$(GO) test -run '^$$' -fuzz '^FuzzTruncateUTF8$$' -fuzztime $(FUZZTIME) ./pkg/protocol/
 	$(GO) test -run '^$$' -fuzz '^FuzzValidateConfig$$' -fuzztime $(FUZZTIME) ./pkg/core/
 	$(GO) test -run '^$$' -fuzz '^FuzzShellWriteTargets$$' -fuzztime $(FUZZTIME) ./pkg/adapters/adapter/

@@ -94,7 +94,9 @@ func (a *accSide) note(what string, err error) {
 	if errors.Is(err, context.DeadlineExceeded) {
 		reason = "acc's store did not answer in time"
 	}
-	msg := fmt.Sprintf("acc acp: %s: %s; the agent's frames pass unchanged", what, reason)
+	// The reason may repeat text a peer or the agent wrote: shown by the
+	// one display rule (docs/concepts.md, "Peer text on the screen").
+	msg := fmt.Sprintf("acc acp: %s: %s; the agent's frames pass unchanged", what, protocol.EscapeText(reason, protocol.TextLine))
 	a.mu.Lock()
 	seen := a.noted[msg]
 	a.noted[msg] = true

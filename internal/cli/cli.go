@@ -135,19 +135,20 @@ type app struct {
 }
 
 // fail prints err (an envelope on stdout with --json, one line on stderr
-// otherwise) and returns its exit code.
+// through screen otherwise) and returns its exit code.
 func (a *app) fail(err error) int {
 	pe := protocol.AsError(err)
 	if a.jsonMode {
 		b, _ := protocol.MarshalIndent(protocol.Failure(pe))
 		fmt.Fprintln(a.env.Stdout, string(b))
 	} else {
-		fmt.Fprintf(a.env.Stderr, "acc: %s\n", pe.Message)
+		fmt.Fprintf(screen{a.env.Stderr}, "acc: %s\n", pe.Message)
 	}
 	return int(pe.Code())
 }
 
-// emit prints a success: the envelope with --json, else text.
+// emit prints a success: the envelope with --json (the exact text), else
+// text through screen.
 func (a *app) emit(data any, text func(w io.Writer)) error {
 	if a.jsonMode {
 		b, err := protocol.MarshalIndent(protocol.Success(data))
@@ -158,7 +159,7 @@ func (a *app) emit(data any, text func(w io.Writer)) error {
 		return nil
 	}
 	if text != nil {
-		text(a.env.Stdout)
+		text(screen{a.env.Stdout})
 	}
 	return nil
 }

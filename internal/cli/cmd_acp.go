@@ -70,6 +70,6 @@ func execAgent(env Env, argv []string) int {
 	if err == nil {
 		err = syscall.Exec(path, argv, os.Environ())
 	}
-	fmt.Fprintf(env.Stderr, "acc acp: cannot start the agent %q: %v\n", argv[0], err)
+	fmt.Fprintf(screen{env.Stderr}, "acc acp: cannot start the agent %q: %v\n", argv[0], err)
 	return 127
 }

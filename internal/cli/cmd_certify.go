@@ -75,7 +75,7 @@ func (a *app) certifyCommand() *cli.Command {
 				return protocol.Errorf(protocol.ReasonUsage, "acc certify needs acc-hook beside acc (%s); build or install all three binaries", o.Hook)
 			}
 			if !a.jsonMode {
-				o.Progress = a.env.Stderr
+				o.Progress = screen{a.env.Stderr}
 			}
 			// Whoever reads acc's output may go away (`2> >(tee log)` ended,
 			// `| head`): a write to that closed pipe then fails and is
@@ -90,7 +90,7 @@ func (a *app) certifyCommand() *cli.Command {
 			results := certify.Run(ctx, o)
 			if ctx.Err() != nil {
 				if !a.jsonMode {
-					printCertify(a.env.Stdout, results)
+					printCertify(screen{a.env.Stdout}, results)
 				}
 				return protocol.Errorf(protocol.ReasonNotCertified, "interrupted: the clients above are as shown (those that finished are recorded); nothing else was certified").With("results", results)
 			}
@@ -103,7 +103,7 @@ func (a *app) certifyCommand() *cli.Command {
 			}
 			if failed {
 				if !a.jsonMode {
-					printCertify(a.env.Stdout, results)
+					printCertify(screen{a.env.Stdout}, results)
 				}
 				where := "see the table"
 				if a.jsonMode {

@@ -87,16 +87,16 @@ func (a *app) configInitCommand() *cli.Command {
 			if !cmd.Bool("yes") {
 				if !a.interactive() {
 					if !a.jsonMode {
-						fmt.Fprint(a.env.Stdout, preview)
+						fmt.Fprint(screen{a.env.Stdout}, preview)
 					}
 					return protocol.Errorf(protocol.ReasonConfirmationRequired,
 						"refusing to write without confirmation; pass --yes in a non-interactive run").
 						With("file", plan.File).With("preview", preview)
 				}
 				// Questions never go to stdout in --json mode: it holds the envelope.
-				w := a.env.Stdout
+				var w io.Writer = screen{a.env.Stdout}
 				if a.jsonMode {
-					w = a.env.Stderr
+					w = screen{a.env.Stderr}
 				}
 				fmt.Fprint(w, preview)
 				fmt.Fprintf(w, "Write %s? [y/N] ", plan.File)

@@ -89,7 +89,7 @@ func (a *app) doctorCommand() *cli.Command {
 				// carrying the whole report (the clients and ACP agents
 				// too) in its details (docs/configuration.md, "acc doctor").
 				if !a.jsonMode {
-					printDoctor(a.env.Stdout, full)
+					printDoctor(screen{a.env.Stdout}, full)
 				}
 				return protocol.AsError(err).With("report", full)
 			}

@@ -72,7 +72,7 @@ func (a *app) attachCommand() *cli.Command {
 					// The pair alone on stdout, as scripts read it; the line
 					// to paste on stderr, itself valid shell.
 					fmt.Fprintf(w, "%s %s\n", res.SessionID, res.Generation)
-					fmt.Fprintf(a.env.Stderr, "# to act as this session from this shell:\n%s\n", export)
+					fmt.Fprintf(screen{a.env.Stderr}, "# to act as this session from this shell:\n%s\n", export)
 				})
 			})
 		},

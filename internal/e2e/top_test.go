@@ -21,6 +21,7 @@ import (
 type screen struct {
 	mu  sync.Mutex
 	emu *vt.Emulator
+	raw []byte // every byte the program wrote
 }
 
 // newScreen emulates a w×h terminal on f, the pseudo-terminal's side the
@@ -33,6 +34,7 @@ func newScreen(f *os.File, w, h int) *screen {
 			n, err := f.Read(b)
 			s.mu.Lock()
 			s.emu.Write(b[:n])
+			s.raw = append(s.raw, b[:n]...)
 			s.mu.Unlock()
 			if err != nil {
 				return
@@ -47,6 +49,13 @@ func (s *screen) text() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.emu.String()
+}
+
+// written is every byte the program wrote to the terminal so far.
+func (s *screen) written() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return string(s.raw)
 }
 
 func (s *screen) waitFor(t *testing.T, what string, re *regexp.Regexp) {

@@ -33,7 +33,6 @@ import (
 	"os/signal"
 	"regexp"
 	"runtime/debug"
-	"strings"
 	"syscall"
 	"time"
 
@@ -373,16 +372,14 @@ func (unreadOutput) Write([]byte) (int, error) {
 	return 0, errors.New("stdout is the null device: nobody reads it")
 }
 
+// sanitise shows an argument the client passed in a one-line diagnostic:
+// its first 40 bytes, by the one display rule (protocol.EscapeText in
+// TextLine mode, docs/concepts.md).
 func sanitise(s string) string {
 	if len(s) > 40 {
 		s = s[:40]
 	}
-	return strings.Map(func(r rune) rune {
-		if r < 32 || r == 127 {
-			return ' '
-		}
-		return r
-	}, s)
+	return protocol.EscapeText(s, protocol.TextLine)
 }
 
 // declaredCapabilities maps what evidence proves for a client version onto

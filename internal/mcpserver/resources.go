@@ -128,7 +128,10 @@ func escapeStrings(v any) any {
 
 // escapeA7 is A7's peer escaping: each code point below 32 other than
 // newline and tab, and 127, becomes the six characters \u00XX; nothing
-// else changes.
+// else changes. It is the wire contract of the acc://snapshot resource, a
+// JSON document for programs (docs/mcp.md), so it stays this narrow set;
+// text acc shows to a person or a model goes through protocol.EscapeText
+// (docs/concepts.md, "Peer text on the screen").
 func escapeA7(s string) string {
 	if !strings.ContainsFunc(s, a7Escaped) {
 		return s

@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -365,6 +366,12 @@ func (s *server) handler(t tool) mcp.ToolHandler {
 				res, err = nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("%s: internal error (a bug in acc-mcp; see its stderr)", name)}
 			}
 		}()
+		// The text first, on the bytes as they came (docs/mcp.md): decoding
+		// would turn invalid UTF-8 and lone surrogates into U+FFFD, which
+		// the CLI refuses, so they are refused here before any decoding.
+		if err := checkArgText(req.Params.Arguments); err != nil {
+			return errorResult(name, err), nil
+		}
 		raw, err := checkArgs(t.def.InputSchema.(*schemaT), resolved, req.Params.Arguments)
 		if err != nil {
 			return errorResult(name, err), nil
@@ -424,6 +431,29 @@ func (s *server) handler(t tool) mcp.ToolHandler {
 		}
 		return okResult(out, isModern(req.Params.GetMeta()))
 	}
+}
+
+// checkArgText refuses tool arguments holding invalid UTF-8 or a lone
+// surrogate escape, naming the argument that holds it
+// (protocol.CheckJSONText; invalid_input, as the CLI refuses such text).
+func checkArgText(raw json.RawMessage) error {
+	if err := protocol.CheckJSONText("arguments", raw); err == nil {
+		return nil
+	}
+	var args map[string]json.RawMessage
+	if json.Unmarshal(raw, &args) == nil {
+		keys := make([]string, 0, len(args))
+		for k := range args {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			if err := protocol.CheckJSONText("arguments."+k, args[k]); err != nil {
+				return err
+			}
+		}
+	}
+	return protocol.CheckJSONText("arguments", raw)
 }
 
 // sessionGone reports a refusal that means the resolved session was

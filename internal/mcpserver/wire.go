@@ -292,12 +292,16 @@ func (c *filterConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	return err
 }
 
-// forward hands a request to the SDK under a fresh string id, with params
-// replaced by params when it is not nil, and remembers the client's own id
+// forward hands a request to the SDK under a fresh string id, with the
+// params keys named in changed taken from params (when params is not nil)
+// and every other key exactly as the client's bytes spelled it, so that a
+// tool's arguments reach the handler undecoded (invalid UTF-8 and lone
+// surrogates are refused there, not turned into U+FFFD here). It
+// remembers the client's own id
 // exactly as it was spelled (1.5, 1e2, 1E400, a number past int64), which
 // the SDK would round, clip or refuse; the answer carries the original
 // back (A2: the id is echoed).
-func (m *mux) forward(raw map[string]json.RawMessage, id json.RawMessage, params map[string]any) *jsonrpc.Request {
+func (m *mux) forward(raw map[string]json.RawMessage, id json.RawMessage, params map[string]any, changed ...string) *jsonrpc.Request {
 	m.pmu.Lock()
 	m.nextID++
 	sid := fmt.Sprintf("acc-%d", m.nextID)
@@ -308,7 +312,24 @@ func (m *mux) forward(raw map[string]json.RawMessage, id json.RawMessage, params
 	}
 	out["id"], _ = json.Marshal(sid)
 	if params != nil {
-		b, err := json.Marshal(params)
+		var keep map[string]json.RawMessage
+		if json.Unmarshal(raw["params"], &keep) != nil || keep == nil {
+			keep = map[string]json.RawMessage{}
+		}
+		for _, k := range changed {
+			v, ok := params[k]
+			if !ok {
+				delete(keep, k)
+				continue
+			}
+			b, err := json.Marshal(v)
+			if err != nil {
+				m.reply(id, codeInvalidArgs, "invalid params", nil)
+				return nil
+			}
+			keep[k] = b
+		}
+		b, err := json.Marshal(keep)
 		if err != nil {
 			m.reply(id, codeInvalidArgs, "invalid params", nil)
 			return nil
@@ -536,7 +557,7 @@ func (c *mux) screen(line []byte) (jsonrpc.Message, bool) {
 			delete(meta, metaVersion)
 			delete(meta, metaCapabilities)
 		}
-		req := c.forward(raw, id, pmap)
+		req := c.forward(raw, id, pmap, "protocolVersion", "_meta")
 		if req == nil {
 			return nil, false
 		}
@@ -572,7 +593,7 @@ func (c *mux) screen(line []byte) (jsonrpc.Message, bool) {
 		// cannot hold, and then mistakes the request for a legacy one).
 		meta[metaCapabilities] = map[string]any{}
 		delete(meta, metaClientInfo)
-		req := c.forward(raw, id, pmap)
+		req := c.forward(raw, id, pmap, "_meta")
 		if req == nil {
 			return nil, false
 		}

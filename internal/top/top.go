@@ -375,26 +375,27 @@ func (s section) least() int {
 	return 1
 }
 
-// screenSafe shows text from the store on the terminal on one line:
-// control characters, line separators and the bidirectional overrides that
-// could disguise a line are written as \uXXXX (core.EscapePeerLine).
-func screenSafe(s string) string { return core.EscapePeerLine(s) }
+// screenSafe shows text from the store on the terminal on one line, by the
+// one display rule (protocol.EscapeText in TextLine mode, docs/concepts.md):
+// controls, line separators and the bidirectional formatting characters
+// that could disguise a line are written as \uXXXX, a newline as \n.
+func screenSafe(s string) string { return protocol.EscapeText(s, protocol.TextLine) }
 
 func (m Model) roomLines() []string {
 	st := m.snap.Status
 	if st == nil {
 		switch {
 		case m.snap.Err != nil:
-			return []string{"acc top: " + protocol.AsError(m.snap.Err).Message, "q quits"}
+			return []string{"acc top: " + screenSafe(protocol.AsError(m.snap.Err).Message), "q quits"}
 		case m.snap.Waiting:
-			return []string{"acc top — " + m.title, "nobody has attached in this room yet; waiting for the first acc attach", "q quits"}
+			return []string{"acc top — " + screenSafe(m.title), "nobody has attached in this room yet; waiting for the first acc attach", "q quits"}
 		}
 		return []string{"acc top: reading the room…", "q quits"}
 	}
 	now := m.now()
 	header := []string{fmt.Sprintf("acc top — %s (%s) — protection %s — %s", screenSafe(m.title), st.WorkspaceID, st.Protection, m.snap.At.Format("15:04:05"))}
 	if m.snap.Err != nil {
-		header = append(header, "  (last refresh failed: "+protocol.AsError(m.snap.Err).Message+")")
+		header = append(header, "  (last refresh failed: "+screenSafe(protocol.AsError(m.snap.Err).Message)+")")
 	}
 	sessions := section{title: "SESSIONS", empty: "nobody is here", focus: -1}
 	for _, p := range st.Participants {
@@ -426,7 +427,7 @@ func (m Model) roomLines() []string {
 		for _, rc := range t.Receipts {
 			rs = append(rs, rc.RecipientParticipantID+":"+rc.State)
 		}
-		threads.rows = append(threads.rows, fmt.Sprintf("%s %-9s %-11s %s → %s  %q", mark, t.Message.Kind, t.Message.Obligation, t.Message.FromParticipantID, strings.Join(rs, " "), screenSafe(t.Message.Subject)))
+		threads.rows = append(threads.rows, fmt.Sprintf("%s %-9s %-11s %s → %s  \"%s\"", mark, t.Message.Kind, t.Message.Obligation, t.Message.FromParticipantID, strings.Join(rs, " "), screenSafe(t.Message.Subject)))
 	}
 	secs := []section{sessions, claims, threads}
 	keep, blank := fit(secs, m.height-len(header), m.height > 0)
@@ -501,7 +502,7 @@ func (m Model) body() []string {
 	if m.open == nil || m.open.res == nil || m.open.res.Message == nil || len(m.open.res.Message.Items) == 0 {
 		return nil
 	}
-	text := core.EscapeControl(m.open.res.Message.Items[0].Body)
+	text := protocol.EscapeText(m.open.res.Message.Items[0].Body, protocol.TextBlock)
 	if m.width > 0 {
 		text = ansi.Wrap(text, m.width, "")
 	}
@@ -514,7 +515,7 @@ func (m Model) body() []string {
 func (m Model) threadLines() []string {
 	out := []string{"esc goes back, ↑/↓ scroll, q quits (reading here changes no receipt)"}
 	if m.open.err != nil && m.open.res == nil {
-		return append(out, "cannot open the thread: "+protocol.AsError(m.open.err).Message)
+		return append(out, "cannot open the thread: "+screenSafe(protocol.AsError(m.open.err).Message))
 	}
 	if m.open.res == nil || m.open.res.Message == nil || len(m.open.res.Message.Items) == 0 {
 		return append(out, "the message is gone from this room")

@@ -80,13 +80,15 @@ func (r *Room) CheckWrite(ctx context.Context, in GuardInput) (*GuardDecision, e
 					owner = s.ParticipantID
 				}
 				d.Deny, d.Resource, d.ClaimID, d.HolderParticipantID, d.HolderSessionID = true, res, c.ClaimID, owner, c.OwnerSessionID
+				// The paths come from the client's payload and a peer's claim:
+				// shown by the one display rule (docs/concepts.md).
 				held := "claimed"
 				if c.Resource != res {
-					held = "inside " + c.Resource + ", claimed"
+					held = "inside " + protocol.EscapeText(c.Resource, protocol.TextLine) + ", claimed"
 				}
 				d.Reason = fmt.Sprintf("acc: %s is %s by %s (session %s, guarded) until %s; "+
 					"do not work around it: ask them with `acc message --to %s --type question …`, work on something else, or wait for its release",
-					res, held, owner, c.OwnerSessionID, c.ExpiresAt, owner)
+					protocol.EscapeText(res, protocol.TextLine), held, owner, c.OwnerSessionID, c.ExpiresAt, owner)
 				return nil
 			}
 		}

@@ -286,13 +286,27 @@ func PeerBlock(m *protocol.Message) string {
 // EscapePeerText neutralises peer-authored text so it can neither close nor
 // forge a block or a header (reference/adapters.md §4.3): every "```" gets a
 // leading quote, a line starting with "subject:", "body:" or "acc:" (the
-// owner line's prefix) gets a leading quote, and control characters other than tab and
-// newline (C0, DEL and the C1 range a terminal may read as escapes), the
-// Unicode line and paragraph separators a renderer may show as a line
-// break, and the bidirectional formatting characters become \uXXXX.
+// owner line's prefix) gets a leading quote, and the text is then shown by
+// the one display rule, protocol.EscapeText in TextBlock mode (controls
+// other than tab and newline, C1 controls, line and paragraph separators
+// and bidirectional formatting characters become \uXXXX;
+// docs/concepts.md).
 func EscapePeerText(s string) string {
-	// Every backtick fence, the block's own opening token included, gets a
-	// leading quote, so no peer line can open or close a block.
+	return protocol.EscapeText(quotePeerFrame(s), protocol.TextBlock)
+}
+
+// EscapePeerLine is EscapePeerText for one-line fields: CR LF, CR and LF
+// become the two characters \n (protocol.EscapeText in TextLine mode).
+func EscapePeerLine(s string) string {
+	s = strings.ReplaceAll(s, "\r\n", "\n")
+	s = strings.ReplaceAll(s, "\r", "\n")
+	return protocol.EscapeText(quotePeerFrame(s), protocol.TextLine)
+}
+
+// quotePeerFrame gives every backtick fence, the block's own opening token
+// included, and every line that starts like a header a leading quote, so
+// no peer line can open or close a block or pose as its header.
+func quotePeerFrame(s string) string {
 	s = strings.ReplaceAll(s, "```", "'```")
 	lines := strings.Split(s, "\n")
 	for i, l := range lines {
@@ -300,55 +314,7 @@ func EscapePeerText(s string) string {
 			lines[i] = "'" + l
 		}
 	}
-	return EscapeControl(strings.Join(lines, "\n"))
-}
-
-// EscapeControl replaces each control character other than tab and newline
-// (C0, DEL and the C1 range a terminal may read as escapes), the Unicode
-// line and paragraph separators a renderer may show as a line break, and
-// the bidirectional formatting characters (acc's addition), with the
-// literal six characters \uXXXX (reference/mcp-acp.md A7, adapters.md
-// §4.3). Everything else is kept as it is.
-func EscapeControl(s string) string {
-	clean := true
-	for _, r := range s {
-		if escapedRune(r) {
-			clean = false
-			break
-		}
-	}
-	if clean {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range s {
-		if escapedRune(r) {
-			fmt.Fprintf(&b, "\\u%04x", r)
-			continue
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
-
-func escapedRune(r rune) bool {
-	return (r < 0x20 && r != '\t' && r != '\n') || r == 0x7f || (r >= 0x80 && r <= 0x9f) || r == 0x2028 || r == 0x2029 ||
-		bidiControl(r)
-}
-
-// bidiControl: the Unicode bidirectional formatting characters (marks,
-// embeddings, overrides, isolates), which make a renderer show text in
-// another order than the model reads it ("Trojan Source").
-func bidiControl(r rune) bool {
-	return r == 0x200e || r == 0x200f || r == 0x061c || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069)
-}
-
-// EscapePeerLine is EscapePeerText for one-line fields: line breaks become
-// a literal \n.
-func EscapePeerLine(s string) string {
-	s = strings.ReplaceAll(s, "\r\n", "\n")
-	s = strings.ReplaceAll(s, "\r", "\n")
-	return strings.ReplaceAll(EscapePeerText(s), "\n", `\n`)
+	return strings.Join(lines, "\n")
 }
 
 // budgetWriter collects lines within a byte budget; each line costs its

@@ -14,6 +14,15 @@
 // and the semantic message rules of §8.2. Text limits count Unicode code
 // points (SPEC decision 5); byte budgets count UTF-8 bytes of [MarshalIndent].
 //
+// # Text
+//
+// [CheckLine], [CheckProse], [CheckPath] and [CheckResource] are the door:
+// what a field may hold at all, on every surface. [CheckJSONText] refuses,
+// in raw JSON, the invalid UTF-8 and lone surrogates that decoding would
+// silently turn into U+FFFD. [EscapeText] is the way out: the one rule by
+// which text acc did not write is shown to a person or a model
+// (docs/concepts.md, "Peer text on the screen").
+//
 // # Errors
 //
 // An [*Error] carries an [ExitCode] and a stable snake_case reason code

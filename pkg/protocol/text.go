@@ -148,3 +148,76 @@ func TruncateUTF8(s string, max int) string {
 	}
 	return s[:cut] + suffix
 }
+
+// CheckJSONText validates the strings of one raw JSON value, before
+// anything decodes it: every string must be valid UTF-8, and a \u escape
+// of a UTF-16 surrogate (U+D800–U+DFFF) must be a high one followed at
+// once by a low one. encoding/json would silently turn either fault into
+// U+FFFD; the CLI refuses such text (CheckLine, CheckProse: a command line
+// is bytes, and a lone surrogate has no UTF-8 form), so acc-mcp refuses it
+// in its tool arguments the same way (docs/mcp.md). field names the value
+// in the error; the refusal is ReasonInvalidInput (exit 4). raw is assumed
+// to be valid JSON apart from its text: outside strings nothing is checked.
+func CheckJSONText(field string, raw []byte) error {
+	in := false
+	for i := 0; i < len(raw); {
+		c := raw[i]
+		switch {
+		case !in:
+			in = c == '"'
+			i++
+		case c == '"':
+			in = false
+			i++
+		case c == '\\' && i+1 < len(raw) && raw[i+1] == 'u':
+			r, ok := hex4(raw, i+2)
+			switch {
+			case !ok:
+				return nil // not JSON: the decoder that follows refuses it
+			case r >= 0xd800 && r <= 0xdbff:
+				if lo, ok := hex4(raw, i+8); ok && i+7 < len(raw) && raw[i+6] == '\\' && raw[i+7] == 'u' && lo >= 0xdc00 && lo <= 0xdfff {
+					i += 12
+					continue
+				}
+				return Errorf(ReasonInvalidInput, "%s must be valid UTF-8: it holds the lone surrogate \\u%04x", field, r).With("field", field)
+			case r >= 0xdc00 && r <= 0xdfff:
+				return Errorf(ReasonInvalidInput, "%s must be valid UTF-8: it holds the lone surrogate \\u%04x", field, r).With("field", field)
+			}
+			i += 6
+		case c == '\\':
+			i += 2
+		case c < utf8.RuneSelf:
+			i++
+		default:
+			r, size := utf8.DecodeRune(raw[i:])
+			if r == utf8.RuneError && size == 1 {
+				return Errorf(ReasonInvalidInput, "%s must be valid UTF-8: it holds the byte \\x%02x", field, c).With("field", field)
+			}
+			i += size
+		}
+	}
+	return nil
+}
+
+// hex4 reads the four hex digits at raw[at:].
+func hex4(raw []byte, at int) (rune, bool) {
+	if at+4 > len(raw) {
+		return 0, false
+	}
+	var r rune
+	for _, c := range raw[at : at+4] {
+		var d byte
+		switch {
+		case c >= '0' && c <= '9':
+			d = c - '0'
+		case c >= 'a' && c <= 'f':
+			d = c - 'a' + 10
+		case c >= 'A' && c <= 'F':
+			d = c - 'A' + 10
+		default:
+			return 0, false
+		}
+		r = r<<4 | rune(d)
+	}
+	return r, true
+}

@@ -1,6 +1,8 @@
 package protocol
 
 import (
+	"bytes"
+	"encoding/json"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -295,5 +297,58 @@ func FuzzTruncateUTF8(f *testing.F) {
 			return
 		}
 		checkTruncation(t, s, max, got)
+	})
+}
+
+func TestCheckJSONText(t *testing.T) {
+	for _, c := range []struct {
+		raw  string
+		want string // "" when accepted
+	}{
+		{`{"body":"plain é \u00e9 \ud83d\ude00 \n \\ud800"}`, ""},
+		{`{"completed":["a","b\u202e"]}`, ""},
+		{"{\"body\":\"\xff\"}", `arguments must be valid UTF-8: it holds the byte \xff`},
+		{"{\"body\":\"ok\xe2\x80\"}", `arguments must be valid UTF-8: it holds the byte \xe2`},
+		{"{\"body\":\"\xed\xa0\x80\"}", `arguments must be valid UTF-8: it holds the byte \xed`},
+		{`{"body":"\ud800"}`, `arguments must be valid UTF-8: it holds the lone surrogate \ud800`},
+		{`{"body":"\uDBFFx"}`, `arguments must be valid UTF-8: it holds the lone surrogate \udbff`},
+		{`{"body":"\udc00\ud800"}`, `arguments must be valid UTF-8: it holds the lone surrogate \udc00`},
+		{`{"body":"\ud800\u0041"}`, `arguments must be valid UTF-8: it holds the lone surrogate \ud800`},
+		{`{"body":"\ud800\\udc00"}`, `arguments must be valid UTF-8: it holds the lone surrogate \ud800`},
+		{`{"list":[1,{"x":"\udfff"}]}`, `arguments must be valid UTF-8: it holds the lone surrogate \udfff`},
+	} {
+		err := CheckJSONText("arguments", []byte(c.raw))
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%q refused: %v", c.raw, err)
+		case c.want != "" && err == nil:
+			t.Errorf("%q accepted", c.raw)
+		case c.want != "":
+			if pe := AsError(err); pe.Message != c.want || pe.Reason != ReasonInvalidInput || pe.Code() != ExitData {
+				t.Errorf("%q: got %s %q, want invalid_input %q", c.raw, pe.Reason, pe.Message, c.want)
+			}
+		}
+	}
+}
+
+// FuzzCheckJSONText: on valid JSON, CheckJSONText refuses exactly the
+// text encoding/json would change into U+FFFD.
+func FuzzCheckJSONText(f *testing.F) {
+	for _, s := range []string{`{"a":"b"}`, `"\ud800"`, `["\ud83d\ude00"]`, "\"\xff\"", `"\\ud800"`, `"\ud800\udc00\udc00"`, `{"\udc00":1}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		var v any
+		if !json.Valid(raw) || json.Unmarshal(raw, &v) != nil {
+			return
+		}
+		if bytes.Contains(raw, []byte("\uFFFD")) || bytes.Contains(bytes.ToLower(raw), []byte(`\ufffd`)) {
+			return
+		}
+		out, _ := json.Marshal(v)
+		replaced := bytes.Contains(out, []byte("\uFFFD"))
+		if err := CheckJSONText("x", raw); (err != nil) != replaced {
+			t.Fatalf("%q: CheckJSONText %v, but decoding replaced text: %v", raw, err, replaced)
+		}
 	})
 }
