@@ -336,3 +336,90 @@ func TestACommittedWriteOutlivesTheDeadline(t *testing.T) {
 		})
 	}
 }
+
+// mcpResult is an acc-mcp tools/call result.
+type mcpResult struct {
+	IsError           bool `json:"isError"`
+	StructuredContent struct {
+		Message *struct {
+			MessageID       string `json:"messageId"`
+			ClientMessageID string `json:"clientMessageId"`
+		} `json:"message"`
+		Error *struct {
+			Code       int            `json:"code"`
+			ReasonCode string         `json:"reasonCode"`
+			Message    string         `json:"message"`
+			Details    map[string]any `json:"details"`
+		} `json:"error"`
+	} `json:"structuredContent"`
+}
+
+func (m *mcpSender) tool(name string, args map[string]any) mcpResult {
+	m.t.Helper()
+	var r mcpResult
+	raw := m.call("tools/call", map[string]any{"name": name, "arguments": args})
+	if err := json.Unmarshal(raw, &r); err != nil {
+		m.t.Fatalf("%s: %v: %s", name, err, raw)
+	}
+	return r
+}
+
+// TestMCPOutcomeUnknownNamesATrueRetry breaks the COMMIT of acc_message in
+// a real acc-mcp, after it landed and instead of it: the tool result is
+// outcome_unknown (exit 4) with the clientMessageId the send used and the
+// call to make again; making it (from a second server, the first still
+// breaks every COMMIT) leaves exactly one message either way. With the
+// deadline spent around the COMMIT the call succeeds and is routed.
+func TestMCPOutcomeUnknownNamesATrueRetry(t *testing.T) {
+	t.Parallel()
+	for _, point := range []string{storage.FailCommitLanded, storage.FailCommitLost, storage.FailStallBeforeCommit, storage.FailStallAfterCommit} {
+		t.Run(point, func(t *testing.T) {
+			t.Parallel()
+			sb := newSandbox(t)
+			repo := sb.newRepo("repo")
+			sb.attach(repo, "bob", "cli")
+			// A server's first call makes two writes of its own to open its
+			// session, so the third write is the send.
+			m := sb.startMCP("alice", repo, "ACC_FAILPOINT="+point, "ACC_FAILPOINT_SKIP=2")
+			args := map[string]any{"to": []string{"bob"}, "subject": "uncertain", "body": "b"}
+			r := m.tool("acc_message", args)
+			count := func() int {
+				var s session
+				sb.jsonOK(&s, repo, "attach", "--participant", "probe")
+				return sb.roomState(s.WorkspaceID).messagesBy["uncertain"]
+			}
+			if point == storage.FailStallBeforeCommit || point == storage.FailStallAfterCommit {
+				if r.IsError || r.StructuredContent.Message == nil {
+					t.Fatalf("a committed send must succeed, got %+v", r)
+				}
+				if n := count(); n != 1 {
+					t.Fatalf("expected the message stored once, saw %d", n)
+				}
+				return
+			}
+			e := r.StructuredContent.Error
+			if !r.IsError || e == nil || e.Code != 4 || e.ReasonCode != protocol.ReasonOutcomeUnknown ||
+				!strings.Contains(e.Message, "cannot tell whether it was recorded") {
+				t.Fatalf("expected an outcome_unknown result, got %+v", r)
+			}
+			key, _ := e.Details["clientMessageId"].(string)
+			retry, _ := e.Details["retry"].(map[string]any)
+			retryArgs, _ := retry["arguments"].(map[string]any)
+			if !protocol.IsGeneratedID(protocol.KindClient, key) || !strings.Contains(e.Message, key) ||
+				retry["tool"] != "acc_message" || retryArgs["clientMessageId"] != key || retryArgs["subject"] != "uncertain" {
+				t.Fatalf("expected the key in the message and the retry call in details, got %+v", e)
+			}
+			want := map[bool]int{true: 1, false: 0}[point == storage.FailCommitLanded]
+			if n := count(); n != want {
+				t.Fatalf("after %s: %d messages, want %d", point, n, want)
+			}
+			again := sb.startMCP("alice", repo).tool("acc_message", retryArgs)
+			if again.IsError || again.StructuredContent.Message == nil || again.StructuredContent.Message.ClientMessageID != key {
+				t.Fatalf("the retry call must succeed with the key, got %+v", again)
+			}
+			if n := count(); n != 1 {
+				t.Fatalf("after the retry: %d messages, want 1", n)
+			}
+		})
+	}
+}
