@@ -36,9 +36,10 @@ type sendOutput struct {
 }
 
 // newSendOutput routes the committed send (pkg/router) and shapes the
-// result.
+// result. The send is committed: routing runs within its own bound
+// (afterCommit), whatever is left of the command's deadline.
 func newSendOutput(ctx context.Context, r *core.Room, res *core.SendResult) *sendOutput {
-	d := livepush.Deliver(ctx, r, &res.Message, install.Policies(r.DataHome))
+	d := livepush.Deliver(afterCommit(ctx), r, &res.Message, install.Policies(r.DataHome))
 	return &sendOutput{Message: res.Message, Delivery: d, Created: res.Created, Receipt: res.Receipt, Session: res.Session, recipients: res.Recipients}
 }
 

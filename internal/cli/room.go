@@ -36,8 +36,17 @@ func (a *app) cwd(cmd *cli.Command) (string, error) {
 }
 
 // withRoom opens the workspace's room for the command, runs fn, and closes it.
-// The whole command waits at most StoreWait for a busy store (exit 3).
-func (a *app) withRoom(ctx context.Context, cmd *cli.Command, fn func(ctx context.Context, r *core.Room) error) error {
+// The command waits at most StoreWait for a busy store (exit 3); a write that
+// got the store's lock is never cut short by that deadline (pkg/storage's
+// Update), and what runs after its commit uses afterCommit. A write whose
+// outcome is unknown (outcome_unknown) gets the command to run again added
+// to its message (retryAdvice).
+func (a *app) withRoom(ctx context.Context, cmd *cli.Command, fn func(ctx context.Context, r *core.Room) error) (err error) {
+	defer func() {
+		if protocol.IsReason(err, protocol.ReasonOutcomeUnknown) {
+			err = a.retryAdvice(cmd, err)
+		}
+	}()
 	dir, err := a.cwd(cmd)
 	if err != nil {
 		return err
@@ -52,6 +61,14 @@ func (a *app) withRoom(ctx context.Context, cmd *cli.Command, fn func(ctx contex
 	defer r.Close()
 	return fn(ctx, r)
 }
+
+// afterCommit is the context for the work that follows a committed write
+// (routing a message, reading it back): the command's own deadline may have
+// run out while it waited for the lock, which must not turn the committed
+// write into a refusal, so that work gets ctx's values without its deadline.
+// Each step there bounds itself (the router by router.SendBound, a read by
+// storage.DefaultBusyWait) and falls back as the router reports.
+func afterCommit(ctx context.Context) context.Context { return context.WithoutCancel(ctx) }
 
 // caller resolves the session this command acts as.
 func (a *app) caller(ctx context.Context, cmd *cli.Command, r *core.Room) (core.Caller, error) {

@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -15,15 +17,15 @@ import (
 	"github.com/acc-go/acc/pkg/protocol"
 )
 
-// Crash-injection sizes: the issue's count (200 trials) in the default test
-// command, four times that as a soak under ACC_STRESS=1. The kill lands at a random moment in the
+// Crash-injection sizes: 200 trials in the default test command, 1,000 as a
+// soak under ACC_STRESS=1. The kill lands at a random moment in the
 // second half of the measured run time of an uninterrupted send
 // (calibrationSends of them; the first half is process start and workspace
 // discovery, which touch no store), so most kills hit a process that is
 // opening the store, writing or printing rather than one that already
 // exited; the window ends at most at maxKillDelay.
 const (
-	crashTrialsStress    = 800
+	crashTrialsStress    = 1000
 	crashTrialsByDefault = 200
 	crashWorkers         = 2
 	calibrationSends     = 5
@@ -50,7 +52,12 @@ type crashTrial struct {
 // the store with its receipt; no message exists without its receipts and no
 // receipt without its message; integrity_check is ok; the event log is
 // gap-free with one message.recorded per message; and the store still opens
-// and records a new send.
+// and records a new send. Every trial carries its own --client-message-id:
+// a killed one is sent again with it (a killed process prints nothing to go
+// by), and a send that reported outcome_unknown runs the retry it printed;
+// after that every trial's message is stored exactly once, a send that
+// exited 0 stored the message it printed, and acc doctor finds the store
+// healthy.
 func TestCrashKilledSendsLeaveNoPartialMessage(t *testing.T) {
 	trials := crashTrialsByDefault
 	if stress() {
@@ -114,8 +121,11 @@ func TestCrashKilledSendsLeaveNoPartialMessage(t *testing.T) {
 	// bug to report.
 	printed := map[string]*crashTrial{}
 	killedSilent, killedAfterPrint, finished := 0, 0, 0
+	var unknown []*crashTrial
 	for _, c := range all {
 		switch {
+		case !c.killed && c.res.code == 4 && retryLine.MatchString(c.res.stderr):
+			unknown = append(unknown, c) // outcome_unknown: its retry runs below
 		case !c.killed && (c.res.code != 0 || c.messageID == ""):
 			t.Errorf("trial %d (kill delay %v) exited on its own without success; expected exit 0 and `recorded message_…`:\n%s", c.n, c.delay, c.res)
 		case !c.killed:
@@ -137,6 +147,40 @@ func TestCrashKilledSendsLeaveNoPartialMessage(t *testing.T) {
 
 	st := sb.openStore(recv.WorkspaceID)
 	checkIntegrity(t, st)
+	before := readSnapshot(t, st)
+	committedUnprinted := len(before.messages) - len(printed) - calibrationSends
+	killedBeforeCommit := killedSilent - committedUnprinted
+	t.Logf("killed before their COMMIT: %d; killed after it, before printing: %d; killed after printing: %d; outcome_unknown: %d",
+		killedBeforeCommit, committedUnprinted, killedAfterPrint, len(unknown))
+
+	// Send every killed trial again with its key, and run the retry an
+	// outcome_unknown printed: each must end recorded, the first message
+	// when there was one.
+	firstID := map[string]string{}
+	for _, m := range before.messages {
+		firstID[m.Subject] = m.MessageID
+	}
+	for _, c := range unknown {
+		retry := retryLine.FindStringSubmatch(c.res.stderr)[1]
+		if r := sb.runShell(sender.dir, retry); r.code != 0 || recordedID(r.stdout) == "" {
+			t.Errorf("trial %d: the printed retry failed:\n%s", c.n, r)
+		}
+	}
+	for _, c := range all {
+		if !c.killed {
+			continue
+		}
+		again := &crashTrial{n: c.n, delay: time.Hour, subject: c.subject}
+		runCrashTrial(sb, sender, to, again)
+		switch id, had := firstID[c.subject]; {
+		case again.res.code != 0 || again.messageID == "":
+			t.Errorf("trial %d sent again with its key: expected `recorded message_…`:\n%s", c.n, again.res)
+		case had && again.messageID != id:
+			t.Errorf("trial %d sent again with its key recorded %s, but %s holds that key", c.n, again.messageID, id)
+		case had && !strings.Contains(again.res.stdout, "already recorded earlier"):
+			t.Errorf("trial %d sent again with its key: expected it to say the message was already recorded:\n%s", c.n, again.res)
+		}
+	}
 	snap := readSnapshot(t, st)
 
 	// Every printed send is present, with its receipt.
@@ -156,14 +200,13 @@ func TestCrashKilledSendsLeaveNoPartialMessage(t *testing.T) {
 			t.Errorf("trial %d: printed %s, whose stored subject is %q, expected %q", c.n, id, m.Subject, c.subject)
 		}
 	}
-	for subject, n := range bySubject {
-		if n != 1 {
-			t.Errorf("subject %q: expected at most one stored message per trial, saw %d", subject, n)
+	for _, c := range all {
+		if n := bySubject[c.subject]; n != 1 {
+			t.Errorf("trial %d (%s): expected exactly one stored message after the resends, saw %d", c.n, c.subject, n)
 		}
 	}
-	committedUnprinted := len(snap.messages) - len(printed) - calibrationSends
-	t.Logf("store: %d messages (%d printed, %d committed but killed before printing); %d events",
-		len(snap.messages), len(printed), committedUnprinted, len(snap.events))
+	t.Logf("store: %d messages (%d printed, %d committed but killed before printing, %d resent after a kill before the COMMIT); %d events",
+		len(snap.messages), len(printed), committedUnprinted, killedBeforeCommit, len(snap.events))
 
 	// Globally: no message without its receipts, no receipt without its
 	// message, gap-free events matching the messages.
@@ -185,7 +228,13 @@ func TestCrashKilledSendsLeaveNoPartialMessage(t *testing.T) {
 	}
 	checkEventLog(t, snap2.events)
 	sb.ok(recv.dir, append([]string{"status"}, recv.creds()...)...)
+	if doc := sb.run(recv.dir, "doctor"); doc.code != 0 {
+		t.Errorf("expected acc doctor to find the store healthy after the crashes:\n%s", doc)
+	}
 }
+
+// retryLine finds the retry an outcome_unknown send printed.
+var retryLine = regexp.MustCompile("cannot tell whether it was recorded; it used clientMessageId [^:]*: run `([^`]*)`")
 
 // runCrashTrial starts one send, kills it after c.delay and records what it
 // printed and how it ended.
@@ -193,7 +242,7 @@ func runCrashTrial(sb *sandbox, sender session, to []string, c *crashTrial) {
 	ctx, cancel := withTimeout()
 	defer cancel()
 	args := []string{"message", "--subject", c.subject, "--body", "crash trial " + c.subject,
-		"--session", sender.SessionID, "--generation", sender.Generation}
+		"--session", sender.SessionID, "--generation", sender.Generation, "--client-message-id", "key-" + c.subject}
 	for _, p := range to {
 		args = append(args, "--to", p)
 	}

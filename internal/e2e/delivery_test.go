@@ -112,11 +112,11 @@ type mcpSender struct {
 	next int
 }
 
-func (sb *sandbox) startMCP(participant, workspace string) *mcpSender {
+func (sb *sandbox) startMCP(participant, workspace string, env ...string) *mcpSender {
 	sb.t.Helper()
 	cmd := exec.Command(mcpBin)
 	cmd.Dir = sb.t.TempDir()
-	cmd.Env = append(sb.environ(), "ACC_MCP_PARTICIPANT="+participant, "ACC_MCP_WORKSPACE="+workspace)
+	cmd.Env = append(append(sb.environ(), "ACC_MCP_PARTICIPANT="+participant, "ACC_MCP_WORKSPACE="+workspace), env...)
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		sb.t.Fatal(err)

@@ -420,6 +420,9 @@ func (s *server) handler(t tool) mcp.ToolHandler {
 				return err
 			}
 		})
+		if protocol.IsReason(err, protocol.ReasonOutcomeUnknown) {
+			err = retryAdvice(name, raw, err)
+		}
 		if err != nil {
 			// Every failure inside a call is a tool result (A6), the
 			// store's own included (exit 1, internal); only a panic, a bug,

@@ -80,8 +80,13 @@ type sent struct {
 	Delivery []router.Delivery `json:"delivery"`
 }
 
+// sentOf routes a committed send. The call's deadline may have run out while
+// it waited for the store's lock; the send is recorded all the same, so
+// routing runs within its own bound (pkg/router's SendBound) instead of
+// failing on the call's (docs/delivery.md "When acc cannot tell whether a
+// write landed").
 func sentOf(ctx context.Context, r *core.Room, res *core.SendResult) *sent {
-	d := livepush.Deliver(ctx, r, &res.Message, install.Policies(r.DataHome))
+	d := livepush.Deliver(context.WithoutCancel(ctx), r, &res.Message, install.Policies(r.DataHome))
 	return &sent{Message: res.Message, Receipt: res.Receipt, Delivery: d}
 }
 

@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"reflect"
 	"slices"
@@ -163,13 +164,35 @@ func (r *Room) record(ctx context.Context, in SendInput, action string) (*SendRe
 	if err := checkMessageText(in); err != nil {
 		return nil, err
 	}
+	in.ClientMessageID = sendKey(in.ClientMessageID)
 	var res *SendResult
 	err := r.Store.Update(ctx, func(tx storage.Tx) error {
 		var err error
 		res, err = r.recordTx(tx, in, action)
 		return err
 	})
-	return res, err
+	return res, keyed(err, in.ClientMessageID)
+}
+
+// sendKey returns key, or a new client_… id when it is empty: every send
+// has its clientMessageId before its transaction starts, so that a send
+// whose outcome is unknown can name the key its retry must reuse
+// (docs/delivery.md "When acc cannot tell whether a write landed").
+func sendKey(key string) string {
+	if key == "" {
+		return protocol.NewID(protocol.KindClient)
+	}
+	return key
+}
+
+// keyed adds the send's clientMessageId to an outcome_unknown error (the
+// detail clientMessageId); any other error is returned as it is.
+func keyed(err error, key string) error {
+	var pe *protocol.Error
+	if errors.As(err, &pe) && pe.Reason == protocol.ReasonOutcomeUnknown {
+		pe.With("clientMessageId", key)
+	}
+	return err
 }
 
 func checkMessageText(in SendInput) error {
@@ -473,6 +496,7 @@ func (r *Room) Reply(ctx context.Context, in ReplyInput) (*SendResult, error) {
 	if err := CheckReply(in); err != nil {
 		return nil, err
 	}
+	in.ClientMessageID = sendKey(in.ClientMessageID)
 	var res *SendResult
 	err := r.Store.Update(ctx, func(tx storage.Tx) error {
 		me, _, err := requireOwner(tx, in.Caller, "reply")
@@ -515,7 +539,7 @@ func (r *Room) Reply(ctx context.Context, in ReplyInput) (*SendResult, error) {
 		res.Receipt = rc
 		return nil
 	})
-	return res, err
+	return res, keyed(err, in.ClientMessageID)
 }
 
 func replySubject(s string) string {
@@ -652,6 +676,7 @@ func prepareFinish(in *FinishInput) (SendInput, error) {
 // closed. Errors: exit 4 for invalid text or an unknown recipient; exit 5 for
 // a stale generation, a closed session, or a key used by another session.
 func (r *Room) Finish(ctx context.Context, in FinishInput) (*SendResult, error) {
+	in.ClientMessageID = sendKey(in.ClientMessageID)
 	send, err := prepareFinish(&in)
 	if err != nil {
 		return nil, err
@@ -735,7 +760,7 @@ func (r *Room) Finish(ctx context.Context, in FinishInput) (*SendResult, error) 
 		res.Session = &DetachResult{SessionID: s.SessionID, State: protocol.SessionClosed}
 		return nil
 	})
-	return res, err
+	return res, keyed(err, in.ClientMessageID)
 }
 
 func orEmpty(s []string) []string {

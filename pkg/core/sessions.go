@@ -179,6 +179,11 @@ func (r *Room) attach(ctx context.Context, in AttachInput, then func(tx storage.
 		}
 		return nil
 	})
+	if protocol.IsReason(err, protocol.ReasonOutcomeUnknown) {
+		// The retry advice needs the session id that may now be open
+		// (docs/delivery.md "When acc cannot tell whether a write landed").
+		protocol.AsError(err).With("sessionId", sessionID)
+	}
 	if err != nil {
 		return nil, err
 	}

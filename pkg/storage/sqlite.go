@@ -307,7 +307,13 @@ func mapErr(err error, doing string) error {
 	return fmt.Errorf("%s: %w", doing, err)
 }
 
-// Update implements Store.
+// Update implements Store. ctx bounds only the wait for the write lock
+// (BEGIN IMMEDIATE under SQLite's busy handler, store_busy when it runs
+// out): once the lock is held, fn and the COMMIT run to their end whatever
+// ctx does, so a deadline can never turn a committed write into a refusal
+// (docs/delivery.md "When acc cannot tell whether a write landed"). A COMMIT
+// that itself fails (an I/O error, a full disk) leaves the outcome unknown:
+// the error is outcome_unknown (exit 4), wrapping ErrOutcomeUnknown.
 func (s *SQLite) Update(ctx context.Context, fn func(Tx) error) (err error) {
 	ctx, cancel := withDefaultDeadline(ctx)
 	defer cancel()
@@ -322,23 +328,39 @@ func (s *SQLite) Update(ctx context.Context, fn func(Tx) error) (err error) {
 	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
 		return mapErr(err, "begin a write")
 	}
+	// The lock is held: from here on nothing is cut short by ctx. The
+	// driver reports ctx's end as the error of a statement that was running
+	// then, even one that completed, such as a COMMIT already on disk.
+	held := context.WithoutCancel(ctx)
 	done := false
 	defer func() {
 		if !done {
 			conn.ExecContext(context.Background(), "ROLLBACK")
 		}
 	}()
-	tx := &sqliteTx{ctx: ctx, q: conn, ws: s.workspaceID, lastSeq: -1}
+	tx := &sqliteTx{ctx: held, q: conn, ws: s.workspaceID, lastSeq: -1}
 	if err := fn(tx); err != nil {
 		return err
 	}
 	Failpoint(FailBeforeCommit)
-	if _, err := conn.ExecContext(ctx, "COMMIT"); err != nil {
-		return mapErr(err, "commit")
+	stallFailpoint(ctx, FailStallBeforeCommit)
+	if err := commit(held, conn); err != nil {
+		return outcomeUnknown(err)
 	}
 	done = true
 	Failpoint(FailAfterCommit)
+	stallFailpoint(ctx, FailStallAfterCommit)
 	return nil
+}
+
+// ErrOutcomeUnknown is wrapped by the outcome_unknown error Update returns
+// when its COMMIT failed: the write may or may not be in the store.
+var ErrOutcomeUnknown = errors.New("storage: the commit failed; whether it was recorded is unknown")
+
+func outcomeUnknown(cause error) error {
+	return protocol.Errorf(protocol.ReasonOutcomeUnknown,
+		"the store failed while committing this write (%v), so acc cannot tell whether it was recorded", cause).
+		Wrap(fmt.Errorf("%w: %w", ErrOutcomeUnknown, cause))
 }
 
 // View implements Store.
