@@ -48,8 +48,16 @@ import (
 // Deadline is the whole budget of one hook call.
 const Deadline = 5 * time.Second
 
-// maxPayload bounds what is read from stdin, in bytes.
-const maxPayload = 16 << 20
+// MaxPayload bounds what is read from stdin, in bytes: a longer payload is
+// not decoded (reading and decoding 16 MiB stays well inside Deadline) and
+// the hook fails open naming payload_too_large (docs/hooks.md).
+const MaxPayload = 16 << 20
+
+// maxGuardTargets is the most write targets the guard names for one call;
+// a call writing more counts as writing somewhere unknown (docs/hooks.md,
+// "Commands too large to read"), so the answer never depends on how fast
+// the machine is.
+const maxGuardTargets = 10_000
 
 // toolHeartbeatMs: tool hooks refresh presence when the last heartbeat is
 // older than this, in milliseconds (reference/adapters.md §1.6).
@@ -126,17 +134,25 @@ func (r *Runner) Run(args []string, stdin io.Reader, stdout, stderr io.Writer) (
 			failOpen()
 		}
 	}()
-	payload, _ := io.ReadAll(io.LimitReader(stdin, maxPayload))
 	ctx, cancel := context.WithTimeout(context.Background(), r.Deadline)
 	defer cancel()
-	res, err := r.handle(ctx, a, args[1], payload)
+	payload, _ := io.ReadAll(io.LimitReader(stdin, MaxPayload+1))
+	var res *result
+	var err error
+	if len(payload) > MaxPayload {
+		err = protocol.Errorf(protocol.ReasonPayloadTooLarge, "the payload is over %d bytes; it was not read", MaxPayload)
+	} else {
+		res, err = r.handle(ctx, a, args[1], payload)
+	}
 	if err != nil {
 		reason := "error"
 		var pe *protocol.Error
 		if errors.As(err, &pe) {
 			reason = pe.Reason
-		} else if errors.Is(err, context.DeadlineExceeded) {
-			reason = protocol.ReasonStoreBusy
+		} else if errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil {
+			// Waiting for the store's lock is store_busy (the storage
+			// layer says so); any other run past the budget is this.
+			reason = protocol.ReasonHookBudgetExceeded
 		}
 		fmt.Fprintf(stderr, "acc: coordination unavailable (%s); hook continued without context\n", reason)
 		if r.Getenv("ACC_HOOK_DEBUG") == "1" {
@@ -172,6 +188,11 @@ func (r *Runner) handle(ctx context.Context, a adapter.Adapter, event string, pa
 	ev, err := a.Normalize(event, payload)
 	if err != nil {
 		return nil, protocol.Errorf(protocol.ReasonInvalidInput, "payload refused: %v", err)
+	}
+	if err := ctx.Err(); err != nil {
+		// The store would call a deadline that passed before it was
+		// asked store_busy; it was not.
+		return nil, err
 	}
 	creates := ev.Kind == adapter.SessionStart || ev.Kind == adapter.BeforeTurn
 	room, err := core.Open(ctx, core.OpenOptions{Cwd: ev.Cwd, Getenv: r.Getenv, NoCreate: !creates})
@@ -297,24 +318,40 @@ func (r *Runner) guard(ctx context.Context, a adapter.Adapter, ev *adapter.Event
 	}
 	targets := append([]string{}, ev.Targets...)
 	var notes []string
+	unknown := ""
 	if ev.Shell != "" {
 		shell, err := adapter.ShellWriteTargets(ev.Shell)
-		if err != nil {
+		switch {
+		case errors.Is(err, adapter.ErrShellTooLarge):
+			// Too large to read within the budget: it could write
+			// anywhere, so any guarded claim of a peer denies it.
+			unknown = fmt.Sprintf("the command is %d bytes and acc reads at most %d", len(ev.Shell), adapter.MaxShellCommand)
+		case err != nil:
 			notes = append(notes, "acc: could not read the shell command's write targets; this call was not guarded")
 		}
 		targets = append(targets, shell...)
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 	}
 	sessionID := ""
 	if c != nil {
 		sessionID = c.SessionID
 		_ = room.HeartbeatIfDue(ctx, *c, toolHeartbeatMs)
 	}
-	if len(targets) == 0 {
+	if len(targets) > maxGuardTargets {
+		unknown = fmt.Sprintf("the call writes %d paths and acc checks at most %d", len(targets), maxGuardTargets)
+		targets = nil
+	}
+	if len(targets) == 0 && unknown == "" {
 		return &result{out: a.Allow(ev), notes: notes}, nil
 	}
-	d, err := room.CheckWrite(ctx, core.GuardInput{SessionID: sessionID, Cwd: ev.Cwd, Targets: targets})
+	d, err := room.CheckWrite(ctx, core.GuardInput{SessionID: sessionID, Cwd: ev.Cwd, Targets: targets, Unknown: unknown})
 	if err != nil {
 		return nil, err
+	}
+	if d.Unknown != "" && !d.Deny {
+		notes = append(notes, "acc: this call was not fully checked ("+d.Unknown+"); no peer holds a guarded claim here, so it proceeds")
 	}
 	if d.Deny {
 		return &result{out: a.Deny(ev, d.Reason), notes: notes}, nil

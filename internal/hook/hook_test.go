@@ -370,3 +370,23 @@ func TestFailOpenInProcess(t *testing.T) {
 		t.Fatalf("refused hooks attached sessions: %+v %v", page, err)
 	}
 }
+
+// TestBudgetSpentBeforeTheStoreIsNotStoreBusy: when the hook's budget runs
+// out before it asks the store anything (here a 1 ns deadline, spent while
+// the payload is read), the fail-open line names hook_budget_exceeded,
+// not store_busy: no writer held the store. Nothing is offered.
+func TestBudgetSpentBeforeTheStoreIsNotStoreBusy(t *testing.T) {
+	w := newWorld(t)
+	me, q := w.pendingQuestion("claude", "s1")
+	w.r.Deadline = time.Nanosecond
+	res := w.hook("claude", "UserPromptSubmit", "s1")
+	if res.code != 0 || res.stdout != allowOf("claude") {
+		t.Fatalf("turn past its budget: exit %d stdout %q", res.code, res.stdout)
+	}
+	if want := "acc: coordination unavailable (hook_budget_exceeded); hook continued without context\n"; res.stderr != want {
+		t.Fatalf("stderr %q, want %q", res.stderr, want)
+	}
+	if st := w.receiptState(me, q); st != protocol.ReceiptQueued {
+		t.Fatalf("receipt %s after a turn past its budget, want queued", st)
+	}
+}

@@ -242,12 +242,18 @@ func (s *Spec) tool(obj Object, ev *adapter.Event) {
 	}
 	if keys, ok := s.ShellTools[name]; ok {
 		cmd := command(input, keys)
-		if s.ShellPatches && adapter.IsPatchEnvelope(cmd) {
+		if !s.ShellPatches {
+			// Only a client that applies patches itself needs the
+			// command parsed here; the guard parses it once, later.
+			ev.Shell = cmd
+			return
+		}
+		if adapter.IsPatchEnvelope(cmd) {
 			ev.Write = true
 			ev.Targets = adapter.PatchTargets(cmd)
 			return
 		}
-		if patch, ok := adapter.ShellPatch(cmd); s.ShellPatches && ok {
+		if patch, ok := adapter.ShellPatch(cmd); ok {
 			ev.Write = true
 			ev.Targets = adapter.PatchTargets(patch)
 			return

@@ -1,0 +1,93 @@
+package e2e
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/acc-go/acc/internal/hook"
+	"github.com/acc-go/acc/pkg/adapters/adapter"
+)
+
+// hugeCommand is a shell command of about n bytes that writes src/a.go.
+func hugeCommand(n int) string {
+	return "echo " + strings.Repeat("a", n) + " > src/a.go"
+}
+
+// TestHookOversizeCommandsAnswerTruthfully: a 12 MB shell command, one
+// naming more paths than the guard checks, and a payload over the read
+// cap, through the built acc-hook of every client. Where a peer holds a
+// guarded claim, a command too large to read is denied (it could write
+// into the claim) with a reason that says why and what to do; where no
+// peer does, it proceeds with a note; a payload too large to read
+// proceeds naming payload_too_large. Every answer comes back (the outer
+// test timeout was not what ended the run) and the store is unchanged.
+func TestHookOversizeCommandsAnswerTruthfully(t *testing.T) {
+	big := hugeCommand(12 << 20)
+	var many strings.Builder
+	many.WriteString("touch")
+	for i := 0; i <= 10_000; i++ {
+		fmt.Fprintf(&many, " out/f%d", i)
+	}
+	for _, c := range hookClients {
+		t.Run(c.id, func(t *testing.T) {
+			t.Parallel()
+			fr := newFailRoom(t, c) // the peer holds a guarded claim on src/a.go
+			sb := fr.sb
+			// One ordinary call first, so that the big ones owe no heartbeat.
+			if r := sb.hook(hookOpts{}, c.shellPayload(t, fr.sid, fr.repo, "ls"), c.id, c.tool); r.code != 0 {
+				t.Fatalf("an ordinary pre-tool call failed:\n%s", r)
+			}
+			before := fingerprint(t, sb, fr.wsID)
+			for _, v := range []struct {
+				label, cmd, why string
+			}{
+				{"12 MB command", big, fmt.Sprintf("the command is %d bytes and acc reads at most %d", len(big), adapter.MaxShellCommand)},
+				{"10001 targets", many.String(), "the call writes 10001 paths and acc checks at most 10000"},
+			} {
+				r := sb.hook(hookOpts{}, c.shellPayload(t, fr.sid, fr.repo, v.cmd), c.id, c.tool)
+				if r.code < 0 {
+					t.Fatalf("%s: acc-hook gave no answer:\n%s", v.label, r)
+				}
+				reason, denied := c.denial(t, r)
+				if !denied {
+					t.Fatalf("%s: a command too large to check went through a room with a guarded claim:\n%s", v.label, r)
+				}
+				for _, want := range []string{"acc cannot tell where it writes (" + v.why + ")", "file:src/a.go is claimed by peer (session " + fr.peer.SessionID, "split it into smaller commands"} {
+					if !strings.Contains(reason, want) {
+						t.Errorf("%s: the reason lacks %q: %q", v.label, want, reason)
+					}
+				}
+			}
+			payload := bytes.Repeat([]byte(" "), hook.MaxPayload+1)
+			r := sb.hook(hookOpts{}, payload, c.id, c.tool)
+			proceeds(t, r, c.allow, "payload over the cap")
+			if want := "acc: coordination unavailable (payload_too_large); hook continued without context\n"; r.stderr != want {
+				t.Errorf("payload over the cap: stderr %q, want %q", r.stderr, want)
+			}
+			if after := fingerprint(t, sb, fr.wsID); after != before {
+				t.Errorf("the store changed under oversized hook calls")
+			}
+		})
+	}
+	t.Run("no guarded claim", func(t *testing.T) {
+		c := hookClients[0]
+		sb := newSandbox(t)
+		repo := sb.newRepo("repo")
+		sb.hookSession(c, "alone", repo)
+		if r := sb.hook(hookOpts{}, c.shellPayload(t, "alone", repo, "ls"), c.id, c.tool); r.code != 0 {
+			t.Fatalf("an ordinary pre-tool call failed:\n%s", r)
+		}
+		ws := sb.roomStatus(repo).WorkspaceID
+		before := fingerprint(t, sb, ws)
+		r := sb.hook(hookOpts{}, c.shellPayload(t, "alone", repo, big), c.id, c.tool)
+		want := fmt.Sprintf("acc: this call was not fully checked (the command is %d bytes and acc reads at most %d); no peer holds a guarded claim here, so it proceeds\n", len(big), adapter.MaxShellCommand)
+		if r.code != 0 || r.stdout != c.allow || r.stderr != want {
+			t.Errorf("a 12 MB command with no guarded claim: want exit 0, %q and the note %q:\n%s", c.allow, want, r)
+		}
+		if fingerprint(t, sb, ws) != before {
+			t.Errorf("the store changed under an oversized hook call")
+		}
+	})
+}
