@@ -4,8 +4,12 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
+	"strings"
 	"time"
 
+	"github.com/acc-go/acc/internal/hook"
 	"github.com/acc-go/acc/internal/install"
 
 	"github.com/acc-go/acc/pkg/core"
@@ -27,7 +31,7 @@ func (a *app) attachCommand() *cli.Command {
 			"  acc attach --participant reviewer --json",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "participant", Required: true, Usage: "the participant `ID` peers address (letters, digits, . _ -)"},
-			&cli.StringFlag{Name: "harness", DefaultText: "cli, or a reattached session's own", Usage: "the client `NAME`: claude, codex, gemini, kimi, grok, mcp or cli"},
+			&cli.StringFlag{Name: "harness", DefaultText: "cli, or a reattached session's own", Usage: "the client `NAME`: " + orList(harnessNames())},
 			&cli.Int64Flag{Name: "cadence", Value: core.DefaultCLICadenceMs, Usage: fmt.Sprintf("expected heartbeat interval in `MILLISECONDS`, less than %d (%s) without --pid and %d (%s) with it; presence turns stale after three missed beats",
 				core.CadenceLimit(false).Milliseconds(), core.ShortDuration(core.CadenceLimit(false)), core.CadenceLimit(true).Milliseconds(), core.ShortDuration(core.CadenceLimit(true)))},
 			&cli.StringFlag{Name: "parent", Usage: "the `SESSION` that started this one, if any"},
@@ -44,6 +48,10 @@ func (a *app) attachCommand() *cli.Command {
 			// Refuse bad input before the store is opened, which creates it.
 			if err := core.CheckAttachInput(in); err != nil {
 				return err
+			}
+			if cmd.IsSet("harness") && !slices.Contains(harnessNames(), in.Harness) {
+				return protocol.Errorf(protocol.ReasonInvalidFlagValue, "--harness %q is not a client acc knows; give one of %s",
+					in.Harness, orList(harnessNames())).With("harness", in.Harness)
 			}
 			shell := cmd.Bool("shell")
 			if shell && a.jsonMode {
@@ -251,4 +259,18 @@ func printStatus(w io.Writer, st *core.Status) {
 	for _, at := range st.Attention {
 		fmt.Fprintf(w, "  attention: %s\n", at.Summary)
 	}
+}
+
+// harnessNames are the values acc attach --harness takes: the id of every
+// adapter acc-hook runs (SPEC decision 14), then mcp and cli.
+func harnessNames() []string {
+	return append(slices.Sorted(maps.Keys(hook.Registry())), "mcp", "cli")
+}
+
+// orList writes names as "a, b or c".
+func orList(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
