@@ -182,7 +182,8 @@ func (a *app) statusCommand() *cli.Command {
 		Category: "coordination",
 		Usage:    "show who is in the room, live claims, protection and what needs your attention",
 		Description: "status is a public read of the room; it never changes anything. With a session (--session and\n" +
-			"--generation, or one resolved automatically) it adds that session's attention items.\n" +
+			"--generation, or one resolved automatically) it adds that session's attention items: the 20 most\n" +
+			"pressing, then one line counting the rest (--json lists them all).\n" +
 			"Offline sessions are hidden unless --all. The first line's protection is none (no live claim),\n" +
 			"guarded (a write into a peer's claim is denied) or advisory (peers are trusted to respect claims);\n" +
 			"docs/concepts.md explains it.",
@@ -256,10 +257,35 @@ func printStatus(w io.Writer, st *core.Status) {
 	for _, c := range st.Claims {
 		fmt.Fprintf(w, "  claim %s %s %s by %s until %s\n", c.Resource, c.Mode, c.Enforcement, c.OwnerParticipantID, c.ExpiresAt)
 	}
-	for _, at := range st.Attention {
+	shown := st.Attention
+	if len(shown) > statusAttentionShown {
+		shown = shown[:statusAttentionShown]
+	}
+	for _, at := range shown {
 		fmt.Fprintf(w, "  attention: %s\n", at.Summary)
 	}
+	if rest := st.Attention[len(shown):]; len(rest) > 0 {
+		// The rest, by kind in priority order, and where to read them.
+		var kinds []string
+		count := map[string]int{}
+		for _, at := range rest {
+			if count[at.Kind] == 0 {
+				kinds = append(kinds, at.Kind)
+			}
+			count[at.Kind]++
+		}
+		for i, k := range kinds {
+			kinds[i] = fmt.Sprintf("%d %s", count[k], k)
+		}
+		fmt.Fprintf(w, "  attention: %d more not shown (%s); `acc inbox` pages the messages you owe, `acc status --json` lists all %d items\n",
+			len(rest), strings.Join(kinds, ", "), len(st.Attention))
+	}
 }
+
+// statusAttentionShown is how many attention items acc status prints, the
+// most pressing first (priority order); a line counts the rest. It is the
+// inbox's page size, so the rest is one `acc inbox` away.
+const statusAttentionShown = core.DefaultPageLimit
 
 // harnessNames are the values acc attach --harness takes: the id of every
 // adapter acc-hook runs (SPEC decision 14), then mcp and cli.
