@@ -34,6 +34,7 @@ import (
 	"regexp"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -359,7 +360,8 @@ func (r *Runner) guard(ctx context.Context, a adapter.Adapter, ev *adapter.Event
 	return &result{out: a.Allow(ev), notes: notes}, nil
 }
 
-var versionPattern = regexp.MustCompile(`\d+\.\d+(?:\.\d+)*`)
+// versionPattern is compiled when first used: only session start asks.
+var versionPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\d+\.\d+(?:\.\d+)*`) })
 
 // ProbeTimeout bounds one `<client> --version` of acc-hook when
 // ACC_PROBE_TIMEOUT_MS is unset (or unusable: the hook refuses nothing);
@@ -389,7 +391,7 @@ func probeVersion(ctx context.Context, a adapter.Adapter, getenv func(string) st
 // unusable), both within ProbeBudget.
 func versionProbe(name string, getenv func(string) string) probe.Probe {
 	return probe.Probe{Name: name, Timeout: probe.TimeoutOr(getenv, ProbeTimeout), Budget: ProbeBudget,
-		Stderr: true, Pattern: versionPattern,
+		Stderr: true, Pattern: versionPattern(),
 		Command: func(ctx context.Context) *exec.Cmd { return exec.CommandContext(ctx, name, "--version") }}
 }
 
