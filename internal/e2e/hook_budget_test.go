@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -10,21 +11,46 @@ import (
 	"github.com/acc-go/acc/pkg/adapters/adapter"
 )
 
+// inputLast re-encodes a pre-tool payload with the tool's input as its last
+// field, where every client's captured payloads have it (after the session
+// id, cwd, event and tool name); json.Marshal of a map sorts the keys and
+// puts tool_input before tool_name.
+func inputLast(t *testing.T, payload []byte, inputKey string) []byte {
+	t.Helper()
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(payload, &m); err != nil {
+		t.Fatal(err)
+	}
+	in, ok := m[inputKey]
+	if !ok {
+		t.Fatalf("the payload has no %s", inputKey)
+	}
+	delete(m, inputKey)
+	head, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := append(head[:len(head)-1:len(head)-1], `,"`+inputKey+`":`...)
+	return append(append(out, in...), '}')
+}
+
 // hugeCommand is a shell command of about n bytes that writes src/a.go.
 func hugeCommand(n int) string {
 	return "echo " + strings.Repeat("a", n) + " > src/a.go"
 }
 
 // TestHookOversizeCommandsAnswerTruthfully: a 12 MB shell command, one
-// naming more paths than the guard checks, and a payload over the read
-// cap, through the built acc-hook of every client. Where a peer holds a
-// guarded claim, a command too large to read is denied (it could write
-// into the claim) with a reason that says why and what to do; where no
-// peer does, it proceeds with a note; a payload too large to read
-// proceeds naming payload_too_large. Every answer comes back (the outer
-// test timeout was not what ended the run) and the store is unchanged.
+// naming more paths than the guard checks, and a shell call whose payload
+// is over the 16 MiB read cap, through the built acc-hook of every client.
+// Where a peer holds a guarded claim, each is denied (it could write into
+// the claim) with a reason that says why and what to do; where no peer
+// does, it proceeds with a note; a payload too large to read whose leading
+// fields make no pre-tool call proceeds naming payload_too_large. Every
+// answer comes back (the outer test timeout was not what ended the run)
+// and the store is unchanged.
 func TestHookOversizeCommandsAnswerTruthfully(t *testing.T) {
 	big := hugeCommand(12 << 20)
+	bigger := hugeCommand(hook.MaxPayload)
 	var many strings.Builder
 	many.WriteString("touch")
 	for i := 0; i <= 10_000; i++ {
@@ -45,8 +71,9 @@ func TestHookOversizeCommandsAnswerTruthfully(t *testing.T) {
 			}{
 				{"12 MB command", big, fmt.Sprintf("the command is %d bytes and acc reads at most %d", len(big), adapter.MaxShellCommand)},
 				{"10001 targets", many.String(), "the call writes 10001 paths and acc checks at most 10000"},
+				{"payload over 16 MiB", bigger, fmt.Sprintf("the payload is over %d bytes and acc reads at most that", hook.MaxPayload)},
 			} {
-				r := sb.hook(hookOpts{}, c.shellPayload(t, fr.sid, fr.repo, v.cmd), c.id, c.tool)
+				r := sb.hook(hookOpts{}, inputLast(t, c.shellPayload(t, fr.sid, fr.repo, v.cmd), c.inputKey), c.id, c.tool)
 				if r.code < 0 {
 					t.Fatalf("%s: acc-hook gave no answer:\n%s", v.label, r)
 				}
@@ -81,10 +108,21 @@ func TestHookOversizeCommandsAnswerTruthfully(t *testing.T) {
 		}
 		ws := sb.roomStatus(repo).WorkspaceID
 		before := fingerprint(t, sb, ws)
-		r := sb.hook(hookOpts{}, c.shellPayload(t, "alone", repo, big), c.id, c.tool)
+		r := sb.hook(hookOpts{}, inputLast(t, c.shellPayload(t, "alone", repo, big), c.inputKey), c.id, c.tool)
 		want := fmt.Sprintf("acc: this call was not fully checked (the command is %d bytes and acc reads at most %d); no peer holds a guarded claim here, so it proceeds\n", len(big), adapter.MaxShellCommand)
 		if r.code != 0 || r.stdout != c.allow || r.stderr != want {
 			t.Errorf("a 12 MB command with no guarded claim: want exit 0, %q and the note %q:\n%s", c.allow, want, r)
+		}
+		r = sb.hook(hookOpts{}, inputLast(t, c.shellPayload(t, "alone", repo, bigger), c.inputKey), c.id, c.tool)
+		want = fmt.Sprintf("acc: this call was not fully checked (the payload is over %d bytes and acc reads at most that); no peer holds a guarded claim here, so it proceeds\n", hook.MaxPayload)
+		if r.code != 0 || r.stdout != c.allow || r.stderr != want {
+			t.Errorf("a payload over 16 MiB with no guarded claim: want exit 0, %q and the note %q:\n%s", c.allow, want, r)
+		}
+		// A tool that does not write is never denied, however large.
+		r = sb.hook(hookOpts{}, inputLast(t, c.toolPayload(t, "alone", repo, "Read", map[string]any{"file_path": bigger}), c.inputKey), c.id, c.tool)
+		proceeds(t, r, c.allow, "a read with a payload over 16 MiB")
+		if !strings.Contains(r.stderr, "(payload_too_large)") {
+			t.Errorf("a read with a payload over 16 MiB: stderr %q, want payload_too_large", r.stderr)
 		}
 		if fingerprint(t, sb, ws) != before {
 			t.Errorf("the store changed under an oversized hook call")

@@ -7,6 +7,12 @@
 //   - The adapter normalises the payload; unknown events and payloads without
 //     a session id or cwd are refused (and the client proceeds).
 //   - Everything runs under one 5-second deadline.
+//   - Its work is bounded whatever the payload (docs/hooks.md, "Commands
+//     too large to read"): a payload over MaxPayload is read only for its
+//     leading fields, a shell command over adapter.MaxShellCommand is not
+//     parsed, at most maxGuardTargets paths are checked; a write whose
+//     targets are therefore unknown is denied when another session holds a
+//     guarded claim in the room.
 //   - It fails open: on any error, deadline or panic the client's action
 //     proceeds, stdout stays empty, exit 0, and one line on stderr says so
 //     (naming only a reason code, never payload text).
@@ -24,7 +30,9 @@
 package hook
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -141,7 +149,10 @@ func (r *Runner) Run(args []string, stdin io.Reader, stdout, stderr io.Writer) (
 	var res *result
 	var err error
 	if len(payload) > MaxPayload {
-		err = protocol.Errorf(protocol.ReasonPayloadTooLarge, "the payload is over %d bytes; it was not read", MaxPayload)
+		// Take what the client goes on writing, so that it does not fail
+		// on a closed pipe, while the call is answered.
+		go io.Copy(io.Discard, stdin)
+		res, err = r.oversize(ctx, a, args[1], payload)
 	} else {
 		res, err = r.handle(ctx, a, args[1], payload)
 	}
@@ -210,6 +221,77 @@ func (r *Runner) handle(ctx context.Context, a adapter.Adapter, event string, pa
 	return res, nil
 }
 
+// oversize answers a call whose payload is over MaxPayload without decoding
+// all of it. Its leading top-level fields are read (every client puts the
+// session id, the cwd, the event and the tool name before the tool's
+// input): when they make a pre-tool event, the call is guarded as one whose
+// write targets are unknown, so a peer's guarded claim denies it
+// (docs/hooks.md, "Commands too large to read"). Anything else fails open
+// as payload_too_large.
+func (r *Runner) oversize(ctx context.Context, a adapter.Adapter, event string, payload []byte) (*result, error) {
+	tooLarge := protocol.Errorf(protocol.ReasonPayloadTooLarge, "the payload is over %d bytes; it was not read", MaxPayload)
+	lead, err := json.Marshal(leadingFields(payload))
+	if err != nil {
+		return nil, tooLarge
+	}
+	ev, err := a.Normalize(event, lead)
+	if err != nil || ev.Kind != adapter.BeforeTool || !ev.Write && !ev.ShellTool {
+		// Not a call that writes (reads are never denied), or not
+		// readable enough to tell.
+		return nil, tooLarge
+	}
+	room, err := core.Open(ctx, core.OpenOptions{Cwd: ev.Cwd, Getenv: r.Getenv, NoCreate: true})
+	if err != nil {
+		return nil, err
+	}
+	res, err := r.guard(ctx, a, ev, room, fmt.Sprintf("the payload is over %d bytes and acc reads at most that", MaxPayload))
+	if err != nil {
+		room.Close()
+		return nil, err
+	}
+	res.close = func() { room.Close() }
+	return res, nil
+}
+
+// leadingFields returns the scalar top-level fields of a JSON object up to
+// where it stops parsing (a payload cut at MaxPayload ends inside a value);
+// objects and arrays before that point are skipped.
+func leadingFields(payload []byte) map[string]any {
+	out := map[string]any{}
+	dec := json.NewDecoder(bytes.NewReader(payload))
+	dec.UseNumber()
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return out
+	}
+	for dec.More() {
+		t, err := dec.Token()
+		key, ok := t.(string)
+		if err != nil || !ok {
+			return out
+		}
+		if t, err = dec.Token(); err != nil {
+			return out
+		}
+		if _, nested := t.(json.Delim); nested {
+			for depth := 1; depth > 0; {
+				t, err := dec.Token()
+				if err != nil {
+					return out
+				}
+				switch t {
+				case json.Delim('{'), json.Delim('['):
+					depth++
+				case json.Delim('}'), json.Delim(']'):
+					depth--
+				}
+			}
+			continue
+		}
+		out[key] = t
+	}
+	return out
+}
+
 // beforeHandler, when a test sets it, runs as each handler starts (the
 // seam for the fail-open tests); nil in the product.
 var beforeHandler func(adapter.Kind)
@@ -222,7 +304,7 @@ func (r *Runner) dispatch(ctx context.Context, a adapter.Adapter, ev *adapter.Ev
 	case adapter.SessionStart, adapter.BeforeTurn:
 		return r.turn(ctx, a, ev, room)
 	case adapter.BeforeTool:
-		return r.guard(ctx, a, ev, room)
+		return r.guard(ctx, a, ev, room, "")
 	case adapter.AfterTool, adapter.Heartbeat:
 		if c, err := room.HookCaller(ctx, a.ID(), ev.SessionID); err == nil && c != nil {
 			limit := int64(toolHeartbeatMs)
@@ -312,14 +394,17 @@ func (r *Runner) turn(ctx context.Context, a adapter.Adapter, ev *adapter.Event,
 
 // guard reads the call's write targets and denies a write into another
 // session's guarded claim.
-func (r *Runner) guard(ctx context.Context, a adapter.Adapter, ev *adapter.Event, room *core.Room) (*result, error) {
+//
+// unknown, when not empty, says why the call may write somewhere its
+// targets do not name (see oversize); a shell command too large to read
+// sets it too.
+func (r *Runner) guard(ctx context.Context, a adapter.Adapter, ev *adapter.Event, room *core.Room, unknown string) (*result, error) {
 	c, err := room.HookCaller(ctx, a.ID(), ev.SessionID)
 	if err != nil {
 		return nil, err
 	}
 	targets := append([]string{}, ev.Targets...)
 	var notes []string
-	unknown := ""
 	if ev.Shell != "" {
 		shell, err := adapter.ShellWriteTargets(ev.Shell)
 		switch {

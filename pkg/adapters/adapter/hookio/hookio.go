@@ -241,6 +241,7 @@ func (s *Spec) tool(obj Object, ev *adapter.Event) {
 		return
 	}
 	if keys, ok := s.ShellTools[name]; ok {
+		ev.ShellTool = true
 		cmd := command(input, keys)
 		if !s.ShellPatches {
 			// Only a client that applies patches itself needs the
