@@ -57,9 +57,9 @@ import (
 // Deadline is the whole budget of one hook call.
 const Deadline = 5 * time.Second
 
-// MaxPayload bounds what is read from stdin, in bytes: a longer payload is
-// not decoded (reading and decoding 16 MiB stays well inside Deadline) and
-// the hook fails open naming payload_too_large (docs/hooks.md).
+// MaxPayload bounds what is read from stdin, in bytes (reading and decoding
+// 16 MiB stays well inside Deadline): a longer payload is not decoded, only
+// its leading fields are read (Runner.oversize, docs/hooks.md).
 const MaxPayload = 16 << 20
 
 // maxGuardTargets is the most write targets the guard names for one call;
