@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"os/exec"
 	"strings"
 	"testing"
 
@@ -128,4 +129,41 @@ func TestHookOversizeCommandsAnswerTruthfully(t *testing.T) {
 			t.Errorf("the store changed under an oversized hook call")
 		}
 	})
+}
+
+// TestHookStdinNeverClosed: a client that writes its payload and never
+// closes acc-hook's stdin gets its "proceed" answer once the 5-second
+// budget runs out (the outer test timeout, minutes, is not what ends it),
+// naming hook_budget_exceeded, and nothing changes in the store.
+func TestHookStdinNeverClosed(t *testing.T) {
+	c := hookClients[0]
+	fr := newFailRoom(t, c)
+	before := fingerprint(t, fr.sb, fr.wsID)
+	ctx, cancel := withTimeout()
+	defer cancel()
+	cmd := exec.CommandContext(ctx, hookBin, c.id, c.turn)
+	cmd.Dir = fr.sb.base
+	cmd.Env = fr.sb.environ()
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := stdin.Write(c.turnPayload(t, fr.sid, fr.repo)); err != nil {
+		t.Fatal(err)
+	}
+	err = cmd.Wait() // stdin stays open until acc-hook has exited
+	if err != nil || out.String() != c.allow {
+		t.Fatalf("acc-hook with an open stdin: %v, stdout %q, stderr %q", err, out.String(), errb.String())
+	}
+	if want := "acc: coordination unavailable (hook_budget_exceeded); hook continued without context\n"; errb.String() != want {
+		t.Fatalf("stderr %q, want %q", errb.String(), want)
+	}
+	if fingerprint(t, fr.sb, fr.wsID) != before {
+		t.Errorf("the store changed under a hook call that never got its whole payload")
+	}
 }

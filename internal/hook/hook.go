@@ -145,15 +145,16 @@ func (r *Runner) Run(args []string, stdin io.Reader, stdout, stderr io.Writer) (
 	}()
 	ctx, cancel := context.WithTimeout(context.Background(), r.Deadline)
 	defer cancel()
-	payload, _ := io.ReadAll(io.LimitReader(stdin, MaxPayload+1))
+	payload, err := readPayload(ctx, stdin)
 	var res *result
-	var err error
-	if len(payload) > MaxPayload {
+	switch {
+	case err != nil:
+	case len(payload) > MaxPayload:
 		// Take what the client goes on writing, so that it does not fail
 		// on a closed pipe, while the call is answered.
 		go io.Copy(io.Discard, stdin)
 		res, err = r.oversize(ctx, a, args[1], payload)
-	} else {
+	default:
 		res, err = r.handle(ctx, a, args[1], payload)
 	}
 	if err != nil {
@@ -219,6 +220,24 @@ func (r *Runner) handle(ctx context.Context, a adapter.Adapter, event string, pa
 	// The room stays open until the offers are recorded after the write.
 	res.close = func() { room.Close() }
 	return res, nil
+}
+
+// readPayload reads stdin to its end, at most MaxPayload+1 bytes (a read
+// error ends it like the end: the adapter then refuses what it got), within
+// ctx: a client that never closes the hook's stdin costs the budget, not
+// the client's turn. The error is ctx's when it ran out first.
+func readPayload(ctx context.Context, stdin io.Reader) ([]byte, error) {
+	got := make(chan []byte, 1)
+	go func() {
+		b, _ := io.ReadAll(io.LimitReader(stdin, MaxPayload+1))
+		got <- b
+	}()
+	select {
+	case b := <-got:
+		return b, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 }
 
 // oversize answers a call whose payload is over MaxPayload without decoding

@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -388,5 +389,30 @@ func TestBudgetSpentBeforeTheStoreIsNotStoreBusy(t *testing.T) {
 	}
 	if st := w.receiptState(me, q); st != protocol.ReceiptQueued {
 		t.Fatalf("receipt %s after a turn past its budget, want queued", st)
+	}
+}
+
+// TestStdinNeverClosedCostsOnlyTheBudget: a client that never closes the
+// hook's stdin gets its "proceed" answer when the deadline runs out, the
+// reason being hook_budget_exceeded.
+func TestStdinNeverClosedCostsOnlyTheBudget(t *testing.T) {
+	w := newWorld(t)
+	w.r.Deadline = 200 * time.Millisecond
+	pr, pw := io.Pipe()
+	defer pw.Close()
+	go pw.Write(w.payload("claude", "UserPromptSubmit", "s1"))
+	var out, errb bytes.Buffer
+	done := make(chan int, 1)
+	go func() { done <- w.r.Run([]string{"claude", "UserPromptSubmit"}, pr, &out, &errb) }()
+	select {
+	case code := <-done:
+		if code != 0 || out.String() != allowOf("claude") {
+			t.Fatalf("exit %d stdout %q", code, out.String())
+		}
+		if want := "acc: coordination unavailable (hook_budget_exceeded); hook continued without context\n"; errb.String() != want {
+			t.Fatalf("stderr %q, want %q", errb.String(), want)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("the hook still waits for its stdin a minute after its 200 ms deadline")
 	}
 }
