@@ -22,16 +22,17 @@ func (a *app) claimCommand() *cli.Command {
 			"input is read from where you run the command (--cwd). A directory is claimed as file:DIR/** — the only\n" +
 			"glob understood; file:DIR/, file:DIR/* and an existing directory without /** are refused with the\n" +
 			"spelling to use. A file that does not exist yet can be claimed. Claiming the same resource again\n" +
-			"renews it. Exit 5 means someone else holds an overlapping claim: ask them, narrow yours, or wait\n" +
+			"renews it: a new lease, and the mode, enforcement and reason you do not give stay as they were.\n" +
+			"Exit 5 means someone else holds an overlapping claim: ask them, narrow yours, or wait\n" +
 			"for its release with the `acc wait --released …` the refusal names, which runs where you are and\n" +
 			"as your session from any terminal (it carries the --cwd and --workspace you gave, and --session).\n\n" +
 			"  acc claim --resource file:src/render.go --reason \"receipt rendering\"",
 		Flags: append(ownerFlags(),
 			&cli.StringFlag{Name: "resource", Required: true, Usage: "what to claim: `file:PATH`, file:DIR/**, or another scheme such as doc:…"},
-			&cli.StringFlag{Name: "mode", DefaultText: "exclusive", Usage: "`MODE`: exclusive or shared (shared claims may overlap each other)"},
-			&cli.StringFlag{Name: "enforcement", DefaultText: "the workspace policy's, else advisory", Usage: "`LEVEL`: advisory, or guarded (write guards of proven clients deny others' writes)"},
-			&cli.StringFlag{Name: "reason", DefaultText: core.DefaultClaimReason, Usage: "one-line `TEXT` saying why"},
-			&cli.IntFlag{Name: "lease", DefaultText: strconv.Itoa(core.DefaultLeaseSeconds), Usage: "lease length in `SECONDS`; renew by claiming again"},
+			&cli.StringFlag{Name: "mode", DefaultText: "the renewed claim's own, else exclusive", Usage: "`MODE`: exclusive or shared (shared claims may overlap each other)"},
+			&cli.StringFlag{Name: "enforcement", DefaultText: "the renewed claim's own, else the workspace policy's, else advisory", Usage: "`LEVEL`: advisory, or guarded (write guards of proven clients deny others' writes)"},
+			&cli.StringFlag{Name: "reason", DefaultText: "the renewed claim's own, else " + core.DefaultClaimReason, Usage: "one-line `TEXT` saying why"},
+			&cli.IntFlag{Name: "lease", DefaultText: strconv.Itoa(core.DefaultLeaseSeconds), Usage: "lease length in `SECONDS` from now, for a new claim and a renewal alike"},
 		),
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			cwd, err := a.cwd(cmd)

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -359,7 +358,7 @@ func flagValueTable() map[string][]string {
 		}
 	}
 	slices.Sort(installers)
-	harnesses := append(slices.Sorted(maps.Keys(hook.Registry())), "mcp", "cli")
+	harnesses := harnessNames()
 	return map[string][]string{
 		"acc attach --harness":     harnesses,
 		"acc work --mode":          protocol.IntentModes,

@@ -4,8 +4,12 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
+	"strings"
 	"time"
 
+	"github.com/acc-go/acc/internal/hook"
 	"github.com/acc-go/acc/internal/install"
 
 	"github.com/acc-go/acc/pkg/core"
@@ -27,7 +31,7 @@ func (a *app) attachCommand() *cli.Command {
 			"  acc attach --participant reviewer --json",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "participant", Required: true, Usage: "the participant `ID` peers address (letters, digits, . _ -)"},
-			&cli.StringFlag{Name: "harness", DefaultText: "cli, or a reattached session's own", Usage: "the client `NAME`: claude, codex, gemini, kimi, grok, mcp or cli"},
+			&cli.StringFlag{Name: "harness", DefaultText: "cli, or a reattached session's own", Usage: "the client `NAME`: " + orList(harnessNames())},
 			&cli.Int64Flag{Name: "cadence", Value: core.DefaultCLICadenceMs, Usage: fmt.Sprintf("expected heartbeat interval in `MILLISECONDS`, less than %d (%s) without --pid and %d (%s) with it; presence turns stale after three missed beats",
 				core.CadenceLimit(false).Milliseconds(), core.ShortDuration(core.CadenceLimit(false)), core.CadenceLimit(true).Milliseconds(), core.ShortDuration(core.CadenceLimit(true)))},
 			&cli.StringFlag{Name: "parent", Usage: "the `SESSION` that started this one, if any"},
@@ -44,6 +48,10 @@ func (a *app) attachCommand() *cli.Command {
 			// Refuse bad input before the store is opened, which creates it.
 			if err := core.CheckAttachInput(in); err != nil {
 				return err
+			}
+			if cmd.IsSet("harness") && !slices.Contains(harnessNames(), in.Harness) {
+				return protocol.Errorf(protocol.ReasonInvalidFlagValue, "--harness %q is not a client acc knows; give one of %s",
+					in.Harness, orList(harnessNames())).With("harness", in.Harness)
 			}
 			shell := cmd.Bool("shell")
 			if shell && a.jsonMode {
@@ -174,7 +182,8 @@ func (a *app) statusCommand() *cli.Command {
 		Category: "coordination",
 		Usage:    "show who is in the room, live claims, protection and what needs your attention",
 		Description: "status is a public read of the room; it never changes anything. With a session (--session and\n" +
-			"--generation, or one resolved automatically) it adds that session's attention items.\n" +
+			"--generation, or one resolved automatically) it adds that session's attention items: the 20 most\n" +
+			"pressing, then one line counting the rest (--json lists them all).\n" +
 			"Offline sessions are hidden unless --all. The first line's protection is none (no live claim),\n" +
 			"guarded (a write into a peer's claim is denied) or advisory (peers are trusted to respect claims);\n" +
 			"docs/concepts.md explains it.",
@@ -248,7 +257,46 @@ func printStatus(w io.Writer, st *core.Status) {
 	for _, c := range st.Claims {
 		fmt.Fprintf(w, "  claim %s %s %s by %s until %s\n", c.Resource, c.Mode, c.Enforcement, c.OwnerParticipantID, c.ExpiresAt)
 	}
-	for _, at := range st.Attention {
+	shown := st.Attention
+	if len(shown) > statusAttentionShown {
+		shown = shown[:statusAttentionShown]
+	}
+	for _, at := range shown {
 		fmt.Fprintf(w, "  attention: %s\n", at.Summary)
 	}
+	if rest := st.Attention[len(shown):]; len(rest) > 0 {
+		// The rest, by kind in priority order, and where to read them.
+		var kinds []string
+		count := map[string]int{}
+		for _, at := range rest {
+			if count[at.Kind] == 0 {
+				kinds = append(kinds, at.Kind)
+			}
+			count[at.Kind]++
+		}
+		for i, k := range kinds {
+			kinds[i] = fmt.Sprintf("%d %s", count[k], k)
+		}
+		fmt.Fprintf(w, "  attention: %d more not shown (%s); `acc inbox` pages the messages you owe, `acc status --json` lists all %d items\n",
+			len(rest), strings.Join(kinds, ", "), len(st.Attention))
+	}
+}
+
+// statusAttentionShown is how many attention items acc status prints, the
+// most pressing first (priority order); a line counts the rest. It is the
+// inbox's page size, so the rest is one `acc inbox` away.
+const statusAttentionShown = core.DefaultPageLimit
+
+// harnessNames are the values acc attach --harness takes: the id of every
+// adapter acc-hook runs (SPEC decision 14), then mcp and cli.
+func harnessNames() []string {
+	return append(slices.Sorted(maps.Keys(hook.Registry())), "mcp", "cli")
+}
+
+// orList writes names as "a, b or c".
+func orList(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }

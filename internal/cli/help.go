@@ -36,7 +36,11 @@ func describe(c *cli.Command, deep bool) CommandHelp {
 			fh.Usage = strings.ReplaceAll(df.GetUsage(), "`", "")
 			fh.TakesValue = df.TakesValue()
 			if fh.TakesValue {
-				if v := strings.Trim(df.GetValue(), `"`); v != "" && v != "0" {
+				// The same default the text help prints: its stated
+				// text where the flag has one, else its value.
+				if t := df.GetDefaultText(); t != "" {
+					fh.Default = t
+				} else if v := strings.Trim(df.GetValue(), `"`); v != "" && v != "0" {
 					fh.Default = v
 				}
 			}

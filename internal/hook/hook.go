@@ -7,6 +7,12 @@
 //   - The adapter normalises the payload; unknown events and payloads without
 //     a session id or cwd are refused (and the client proceeds).
 //   - Everything runs under one 5-second deadline.
+//   - Its work is bounded whatever the payload (docs/hooks.md, "Commands
+//     too large to read"): a payload over MaxPayload is read only for its
+//     leading fields, a shell command over adapter.MaxShellCommand is not
+//     parsed, at most maxGuardTargets paths are checked; a write whose
+//     targets are therefore unknown is denied when another session holds a
+//     guarded claim in the room.
 //   - It fails open: on any error, deadline or panic the client's action
 //     proceeds, stdout stays empty, exit 0, and one line on stderr says so
 //     (naming only a reason code, never payload text).
@@ -24,7 +30,9 @@
 package hook
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -33,6 +41,7 @@ import (
 	"os/signal"
 	"regexp"
 	"runtime/debug"
+	"sync"
 	"syscall"
 	"time"
 
@@ -47,8 +56,16 @@ import (
 // Deadline is the whole budget of one hook call.
 const Deadline = 5 * time.Second
 
-// maxPayload bounds what is read from stdin, in bytes.
-const maxPayload = 16 << 20
+// MaxPayload bounds what is read from stdin, in bytes (reading and decoding
+// 16 MiB stays well inside Deadline): a longer payload is not decoded, only
+// its leading fields are read (Runner.oversize, docs/hooks.md).
+const MaxPayload = 16 << 20
+
+// maxGuardTargets is the most write targets the guard names for one call;
+// a call writing more counts as writing somewhere unknown (docs/hooks.md,
+// "Commands too large to read"), so the answer never depends on how fast
+// the machine is.
+const maxGuardTargets = 10_000
 
 // toolHeartbeatMs: tool hooks refresh presence when the last heartbeat is
 // older than this, in milliseconds (reference/adapters.md §1.6).
@@ -125,17 +142,29 @@ func (r *Runner) Run(args []string, stdin io.Reader, stdout, stderr io.Writer) (
 			failOpen()
 		}
 	}()
-	payload, _ := io.ReadAll(io.LimitReader(stdin, maxPayload))
 	ctx, cancel := context.WithTimeout(context.Background(), r.Deadline)
 	defer cancel()
-	res, err := r.handle(ctx, a, args[1], payload)
+	payload, err := readPayload(ctx, stdin)
+	var res *result
+	switch {
+	case err != nil:
+	case len(payload) > MaxPayload:
+		// Take what the client goes on writing, so that it does not fail
+		// on a closed pipe, while the call is answered.
+		go io.Copy(io.Discard, stdin)
+		res, err = r.oversize(ctx, a, args[1], payload)
+	default:
+		res, err = r.handle(ctx, a, args[1], payload)
+	}
 	if err != nil {
 		reason := "error"
 		var pe *protocol.Error
 		if errors.As(err, &pe) {
 			reason = pe.Reason
-		} else if errors.Is(err, context.DeadlineExceeded) {
-			reason = protocol.ReasonStoreBusy
+		} else if errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil {
+			// Waiting for the store's lock is store_busy (the storage
+			// layer says so); any other run past the budget is this.
+			reason = protocol.ReasonHookBudgetExceeded
 		}
 		fmt.Fprintf(stderr, "acc: coordination unavailable (%s); hook continued without context\n", reason)
 		if r.Getenv("ACC_HOOK_DEBUG") == "1" {
@@ -172,6 +201,11 @@ func (r *Runner) handle(ctx context.Context, a adapter.Adapter, event string, pa
 	if err != nil {
 		return nil, protocol.Errorf(protocol.ReasonInvalidInput, "payload refused: %v", err)
 	}
+	if err := ctx.Err(); err != nil {
+		// The store would call a deadline that passed before it was
+		// asked store_busy; it was not.
+		return nil, err
+	}
 	creates := ev.Kind == adapter.SessionStart || ev.Kind == adapter.BeforeTurn
 	room, err := core.Open(ctx, core.OpenOptions{Cwd: ev.Cwd, Getenv: r.Getenv, NoCreate: !creates})
 	if err != nil {
@@ -187,6 +221,95 @@ func (r *Runner) handle(ctx context.Context, a adapter.Adapter, event string, pa
 	return res, nil
 }
 
+// readPayload reads stdin to its end, at most MaxPayload+1 bytes (a read
+// error ends it like the end: the adapter then refuses what it got), within
+// ctx: a client that never closes the hook's stdin costs the budget, not
+// the client's turn. The error is ctx's when it ran out first.
+func readPayload(ctx context.Context, stdin io.Reader) ([]byte, error) {
+	got := make(chan []byte, 1)
+	go func() {
+		b, _ := io.ReadAll(io.LimitReader(stdin, MaxPayload+1))
+		got <- b
+	}()
+	select {
+	case b := <-got:
+		return b, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// oversize answers a call whose payload is over MaxPayload without decoding
+// all of it. Its leading top-level fields are read (every client puts the
+// session id, the cwd, the event and the tool name before the tool's
+// input): when they make a pre-tool event, the call is guarded as one whose
+// write targets are unknown, so a peer's guarded claim denies it
+// (docs/hooks.md, "Commands too large to read"). Anything else fails open
+// as payload_too_large.
+func (r *Runner) oversize(ctx context.Context, a adapter.Adapter, event string, payload []byte) (*result, error) {
+	tooLarge := protocol.Errorf(protocol.ReasonPayloadTooLarge, "the payload is over %d bytes; it was not read", MaxPayload)
+	lead, err := json.Marshal(leadingFields(payload))
+	if err != nil {
+		return nil, tooLarge
+	}
+	ev, err := a.Normalize(event, lead)
+	if err != nil || ev.Kind != adapter.BeforeTool || !ev.Write && !ev.ShellTool {
+		// Not a call that writes (reads are never denied), or not
+		// readable enough to tell.
+		return nil, tooLarge
+	}
+	room, err := core.Open(ctx, core.OpenOptions{Cwd: ev.Cwd, Getenv: r.Getenv, NoCreate: true})
+	if err != nil {
+		return nil, err
+	}
+	res, err := r.guard(ctx, a, ev, room, fmt.Sprintf("the payload is over %d bytes and acc reads at most that", MaxPayload))
+	if err != nil {
+		room.Close()
+		return nil, err
+	}
+	res.close = func() { room.Close() }
+	return res, nil
+}
+
+// leadingFields returns the scalar top-level fields of a JSON object up to
+// where it stops parsing (a payload cut at MaxPayload ends inside a value);
+// objects and arrays before that point are skipped.
+func leadingFields(payload []byte) map[string]any {
+	out := map[string]any{}
+	dec := json.NewDecoder(bytes.NewReader(payload))
+	dec.UseNumber()
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return out
+	}
+	for dec.More() {
+		t, err := dec.Token()
+		key, ok := t.(string)
+		if err != nil || !ok {
+			return out
+		}
+		if t, err = dec.Token(); err != nil {
+			return out
+		}
+		if _, nested := t.(json.Delim); nested {
+			for depth := 1; depth > 0; {
+				t, err := dec.Token()
+				if err != nil {
+					return out
+				}
+				switch t {
+				case json.Delim('{'), json.Delim('['):
+					depth++
+				case json.Delim('}'), json.Delim(']'):
+					depth--
+				}
+			}
+			continue
+		}
+		out[key] = t
+	}
+	return out
+}
+
 // beforeHandler, when a test sets it, runs as each handler starts (the
 // seam for the fail-open tests); nil in the product.
 var beforeHandler func(adapter.Kind)
@@ -199,7 +322,7 @@ func (r *Runner) dispatch(ctx context.Context, a adapter.Adapter, ev *adapter.Ev
 	case adapter.SessionStart, adapter.BeforeTurn:
 		return r.turn(ctx, a, ev, room)
 	case adapter.BeforeTool:
-		return r.guard(ctx, a, ev, room)
+		return r.guard(ctx, a, ev, room, "")
 	case adapter.AfterTool, adapter.Heartbeat:
 		if c, err := room.HookCaller(ctx, a.ID(), ev.SessionID); err == nil && c != nil {
 			limit := int64(toolHeartbeatMs)
@@ -289,7 +412,11 @@ func (r *Runner) turn(ctx context.Context, a adapter.Adapter, ev *adapter.Event,
 
 // guard reads the call's write targets and denies a write into another
 // session's guarded claim.
-func (r *Runner) guard(ctx context.Context, a adapter.Adapter, ev *adapter.Event, room *core.Room) (*result, error) {
+//
+// unknown, when not empty, says why the call may write somewhere its
+// targets do not name (see oversize); a shell command too large to read
+// sets it too.
+func (r *Runner) guard(ctx context.Context, a adapter.Adapter, ev *adapter.Event, room *core.Room, unknown string) (*result, error) {
 	c, err := room.HookCaller(ctx, a.ID(), ev.SessionID)
 	if err != nil {
 		return nil, err
@@ -298,22 +425,37 @@ func (r *Runner) guard(ctx context.Context, a adapter.Adapter, ev *adapter.Event
 	var notes []string
 	if ev.Shell != "" {
 		shell, err := adapter.ShellWriteTargets(ev.Shell)
-		if err != nil {
+		switch {
+		case errors.Is(err, adapter.ErrShellTooLarge):
+			// Too large to read within the budget: it could write
+			// anywhere, so any guarded claim of a peer denies it.
+			unknown = fmt.Sprintf("the command is %d bytes and acc reads at most %d", len(ev.Shell), adapter.MaxShellCommand)
+		case err != nil:
 			notes = append(notes, "acc: could not read the shell command's write targets; this call was not guarded")
 		}
 		targets = append(targets, shell...)
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 	}
 	sessionID := ""
 	if c != nil {
 		sessionID = c.SessionID
 		_ = room.HeartbeatIfDue(ctx, *c, toolHeartbeatMs)
 	}
-	if len(targets) == 0 {
+	if len(targets) > maxGuardTargets {
+		unknown = fmt.Sprintf("the call writes %d paths and acc checks at most %d", len(targets), maxGuardTargets)
+		targets = nil
+	}
+	if len(targets) == 0 && unknown == "" {
 		return &result{out: a.Allow(ev), notes: notes}, nil
 	}
-	d, err := room.CheckWrite(ctx, core.GuardInput{SessionID: sessionID, Cwd: ev.Cwd, Targets: targets})
+	d, err := room.CheckWrite(ctx, core.GuardInput{SessionID: sessionID, Cwd: ev.Cwd, Targets: targets, Unknown: unknown})
 	if err != nil {
 		return nil, err
+	}
+	if d.Unknown != "" && !d.Deny {
+		notes = append(notes, "acc: this call was not fully checked ("+d.Unknown+"); no peer holds a guarded claim here, so it proceeds")
 	}
 	if d.Deny {
 		return &result{out: a.Deny(ev, d.Reason), notes: notes}, nil
@@ -321,7 +463,8 @@ func (r *Runner) guard(ctx context.Context, a adapter.Adapter, ev *adapter.Event
 	return &result{out: a.Allow(ev), notes: notes}, nil
 }
 
-var versionPattern = regexp.MustCompile(`\d+\.\d+(?:\.\d+)*`)
+// versionPattern is compiled when first used: only session start asks.
+var versionPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\d+\.\d+(?:\.\d+)*`) })
 
 // ProbeTimeout bounds one `<client> --version` of acc-hook when
 // ACC_PROBE_TIMEOUT_MS is unset (or unusable: the hook refuses nothing);
@@ -351,7 +494,7 @@ func probeVersion(ctx context.Context, a adapter.Adapter, getenv func(string) st
 // unusable), both within ProbeBudget.
 func versionProbe(name string, getenv func(string) string) probe.Probe {
 	return probe.Probe{Name: name, Timeout: probe.TimeoutOr(getenv, ProbeTimeout), Budget: ProbeBudget,
-		Stderr: true, Pattern: versionPattern,
+		Stderr: true, Pattern: versionPattern(),
 		Command: func(ctx context.Context) *exec.Cmd { return exec.CommandContext(ctx, name, "--version") }}
 }
 

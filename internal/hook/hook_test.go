@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -368,5 +369,50 @@ func TestFailOpenInProcess(t *testing.T) {
 	// None of it attached anything.
 	if page, err := w.room().Status(context.Background(), core.StatusQuery{}); err != nil || len(page.Participants) != 0 {
 		t.Fatalf("refused hooks attached sessions: %+v %v", page, err)
+	}
+}
+
+// TestBudgetSpentBeforeTheStoreIsNotStoreBusy: when the hook's budget runs
+// out before it asks the store anything (here a 1 ns deadline, spent while
+// the payload is read), the fail-open line names hook_budget_exceeded,
+// not store_busy: no writer held the store. Nothing is offered.
+func TestBudgetSpentBeforeTheStoreIsNotStoreBusy(t *testing.T) {
+	w := newWorld(t)
+	me, q := w.pendingQuestion("claude", "s1")
+	w.r.Deadline = time.Nanosecond
+	res := w.hook("claude", "UserPromptSubmit", "s1")
+	if res.code != 0 || res.stdout != allowOf("claude") {
+		t.Fatalf("turn past its budget: exit %d stdout %q", res.code, res.stdout)
+	}
+	if want := "acc: coordination unavailable (hook_budget_exceeded); hook continued without context\n"; res.stderr != want {
+		t.Fatalf("stderr %q, want %q", res.stderr, want)
+	}
+	if st := w.receiptState(me, q); st != protocol.ReceiptQueued {
+		t.Fatalf("receipt %s after a turn past its budget, want queued", st)
+	}
+}
+
+// TestStdinNeverClosedCostsOnlyTheBudget: a client that never closes the
+// hook's stdin gets its "proceed" answer when the deadline runs out, the
+// reason being hook_budget_exceeded.
+func TestStdinNeverClosedCostsOnlyTheBudget(t *testing.T) {
+	w := newWorld(t)
+	w.r.Deadline = 200 * time.Millisecond
+	pr, pw := io.Pipe()
+	defer pw.Close()
+	go pw.Write(w.payload("claude", "UserPromptSubmit", "s1"))
+	var out, errb bytes.Buffer
+	done := make(chan int, 1)
+	go func() { done <- w.r.Run([]string{"claude", "UserPromptSubmit"}, pr, &out, &errb) }()
+	select {
+	case code := <-done:
+		if code != 0 || out.String() != allowOf("claude") {
+			t.Fatalf("exit %d stdout %q", code, out.String())
+		}
+		if want := "acc: coordination unavailable (hook_budget_exceeded); hook continued without context\n"; errb.String() != want {
+			t.Fatalf("stderr %q, want %q", errb.String(), want)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("the hook still waits for its stdin a minute after its 200 ms deadline")
 	}
 }

@@ -43,7 +43,7 @@ func NPMVersionAt(path string) string {
 				Version string          `json:"version"`
 				Bin     json.RawMessage `json:"bin"`
 			}
-			if json.Unmarshal(b, &pkg) != nil || !versionPattern.MatchString(pkg.Version) {
+			if json.Unmarshal(b, &pkg) != nil || !versionPattern().MatchString(pkg.Version) {
 				return ""
 			}
 			var bins map[string]string
@@ -61,7 +61,7 @@ func NPMVersionAt(path string) string {
 			if t, err := filepath.EvalSymlinks(filepath.Join(dir, target)); err != nil || t != real {
 				return ""
 			}
-			return versionPattern.FindString(pkg.Version)
+			return versionPattern().FindString(pkg.Version)
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir || filepath.Base(dir) == "node_modules" {

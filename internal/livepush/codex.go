@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -49,7 +50,10 @@ type codexEndpoint struct {
 }
 
 // threadPattern: Codex thread ids are UUIDs.
-var threadPattern = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
+// It is compiled when first used: most processes never need it.
+var threadPattern = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
+})
 
 // CodexEndpoint returns the endpoint of the Codex session whose thread is
 // clientSessionID (the hook payload's session_id) and whose process is
@@ -60,7 +64,7 @@ var threadPattern = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-
 // Codex of ours (heldThreads). The endpoint records the threads the
 // process holds now (checkThreads). An error says what did not hold.
 func CodexEndpoint(getenv func(string) string, clientSessionID string, pid int) (string, error) {
-	if !threadPattern.MatchString(clientSessionID) {
+	if !threadPattern().MatchString(clientSessionID) {
 		return "", errors.New("the session id is not a Codex thread id")
 	}
 	if pid <= 0 {
@@ -198,7 +202,7 @@ func codexSubcommand(argv []string) string {
 // message … for thread …").
 func (t CodexQueue) Offer(ctx context.Context, b router.Binding, m *protocol.Message) (bool, string, error) {
 	var ep codexEndpoint
-	if err := json.Unmarshal([]byte(b.Endpoint), &ep); err != nil || !threadPattern.MatchString(ep.Thread) || !filepath.IsAbs(ep.CodexHome) || b.PID <= 0 {
+	if err := json.Unmarshal([]byte(b.Endpoint), &ep); err != nil || !threadPattern().MatchString(ep.Thread) || !filepath.IsAbs(ep.CodexHome) || b.PID <= 0 {
 		return false, router.ErrRecipientUnavailable, nil
 	}
 	held, err := heldThreads(b.PID, ep.CodexHome)

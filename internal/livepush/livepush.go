@@ -54,7 +54,7 @@ func Endpoint(id string, getenv func(string) string, clientSessionID string, pid
 		endpoint, err = ClaudeEndpoint(getenv, clientSessionID, pid())
 		return ClaudeInboxName, endpoint, err
 	case "codex":
-		if !threadPattern.MatchString(clientSessionID) {
+		if !threadPattern().MatchString(clientSessionID) {
 			return CodexQueueName, "", errors.New("the session id is not a Codex thread id")
 		}
 		endpoint, err = CodexEndpoint(getenv, clientSessionID, pid())

@@ -24,8 +24,11 @@ type ClaimInput struct {
 	Caller Caller
 	// Resource is as the caller typed it; Cwd is where (absolute).
 	Resource, Cwd string
-	Mode          string // exclusive (default) or shared
-	// Enforcement defaults to the workspace's policy.claimMode, else advisory.
+	// Mode is exclusive or shared; Enforcement advisory or guarded; Reason
+	// one line. Left empty, each keeps the value of the claim being
+	// renewed, else defaults: exclusive, the workspace's
+	// policy.claimMode (else advisory), DefaultClaimReason.
+	Mode         string
 	Enforcement  string
 	Reason       string
 	LeaseSeconds int // 0 = DefaultLeaseSeconds
@@ -87,7 +90,8 @@ func (r *Room) prepareClaim(in *ClaimInput) (string, time.Duration, error) {
 }
 
 // Claim acquires a claim, or renews the caller's own claim on the identical
-// resource (same claim id, acquiredAt kept, new expiry and claim generation),
+// resource (same claim id, acquiredAt kept, new expiry and claim generation;
+// a mode, enforcement or reason left empty keeps the renewed claim's own),
 // in one transaction with the overlap check (reference/core.md §7.3). It
 // materialises the room. Errors: exit 2 for a resource spelling acc refuses
 // or a path outside the workspace; exit 4 for invalid text or lease; exit 5
@@ -95,6 +99,9 @@ func (r *Room) prepareClaim(in *ClaimInput) (string, time.Duration, error) {
 // exclusive or the request is, naming the holder; exit 5 for a stale
 // generation.
 func (r *Room) Claim(ctx context.Context, in ClaimInput) (*ClaimResult, error) {
+	// What the caller left out is kept from the claim it renews; the
+	// defaults only apply to a new claim.
+	given := in
 	resource, lease, err := r.prepareClaim(&in)
 	if err != nil {
 		return nil, err
@@ -118,10 +125,24 @@ func (r *Room) Claim(ctx context.Context, in ClaimInput) (*ClaimResult, error) {
 		var mine *protocol.Claim
 		for i := range claims {
 			c := &claims[i]
+			if c.OwnerSessionID == me.SessionID && c.Resource == resource && (mine == nil || c.ExpiresAt > mine.ExpiresAt) {
+				mine = c
+			}
+		}
+		if mine != nil {
+			if given.Mode == "" {
+				in.Mode = mine.Mode
+			}
+			if given.Enforcement == "" {
+				in.Enforcement = mine.Enforcement
+			}
+			if given.Reason == "" {
+				in.Reason = mine.Reason
+			}
+		}
+		for i := range claims {
+			c := &claims[i]
 			if c.OwnerSessionID == me.SessionID && c.Resource == resource {
-				if mine == nil || c.ExpiresAt > mine.ExpiresAt {
-					mine = c
-				}
 				continue
 			}
 			if c.ExpiresAt <= at {

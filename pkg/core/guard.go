@@ -3,6 +3,7 @@ package core
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/acc-go/acc/pkg/protocol"
 	"github.com/acc-go/acc/pkg/storage"
@@ -18,7 +19,17 @@ type GuardInput struct {
 	Cwd string
 	// Targets are the paths the call writes, as the client gave them.
 	Targets []string
+	// Unknown, when not empty, says why the call may write somewhere
+	// Targets does not name (a shell command too large for the guard to
+	// read, docs/hooks.md): any live guarded claim of another session then
+	// denies the call, since the write could land in it.
+	Unknown string
 }
+
+// guardStoreReserve is the part of the caller's deadline that naming the
+// targets leaves for reading the claims: once less than this remains,
+// the targets not yet named count as unknown (GuardInput.Unknown).
+const guardStoreReserve = time.Second
 
 // GuardDecision says whether the write may proceed.
 type GuardDecision struct {
@@ -35,20 +46,40 @@ type GuardDecision struct {
 	// outside the workspace, which no claim can cover (allowed, reported).
 	Resources []string `json:"resources"`
 	Outside   []string `json:"outside,omitempty"`
+	// Unknown says why some targets were not checked ("" when all were);
+	// an allowed call with Unknown set met no guarded claim of another
+	// session at all.
+	Unknown string `json:"unknown,omitempty"`
 }
 
 // CheckWrite decides a write with the one canonical name function
 // (SPEC decision 8): it denies when a live guarded claim owned by another
 // session overlaps any target's resource, and allows everything else — a
 // session is never blocked by its own claim, and a target outside the
-// workspace is allowed and reported. It only reads.
+// workspace is allowed and reported. When some of the call's targets are
+// unknown (in.Unknown, or the targets were not all named before the last
+// second of ctx's deadline), any live guarded claim of another session
+// denies it, with a reason that says why and what to do instead
+// (docs/hooks.md, "Commands too large to read"). It only reads.
 func (r *Room) CheckWrite(ctx context.Context, in GuardInput) (*GuardDecision, error) {
 	d := &GuardDecision{Resources: []string{}}
-	for _, t := range in.Targets {
+	unknown := in.Unknown
+	stop := time.Time{}
+	if dl, ok := ctx.Deadline(); ok {
+		stop = dl.Add(-guardStoreReserve)
+	}
+	bases := r.WS.nameBases()
+	for i, t := range in.Targets {
+		if i%64 == 63 && !stop.IsZero() && time.Now().After(stop) {
+			if unknown == "" {
+				unknown = fmt.Sprintf("its %d write targets took longer to check than the hook's budget allows", len(in.Targets))
+			}
+			break
+		}
 		if t == "" {
 			continue
 		}
-		res, err := r.WS.CanonicalPath(t, in.Cwd)
+		res, err := r.WS.canonicalPathIn(bases, t, in.Cwd)
 		if err != nil {
 			if protocol.IsReason(err, protocol.ReasonPathOutsideWorkspace) {
 				d.Outside = append(d.Outside, t)
@@ -58,7 +89,8 @@ func (r *Room) CheckWrite(ctx context.Context, in GuardInput) (*GuardDecision, e
 		}
 		d.Resources = append(d.Resources, res)
 	}
-	if len(d.Resources) == 0 {
+	d.Unknown = unknown
+	if len(d.Resources) == 0 && unknown == "" {
 		return d, nil
 	}
 	err := r.Store.View(ctx, func(tx storage.ReadTx) error {
@@ -67,18 +99,20 @@ func (r *Room) CheckWrite(ctx context.Context, in GuardInput) (*GuardDecision, e
 			return err
 		}
 		now := protocol.FormatTime(r.now())
-		for _, c := range claims {
+		var blind *protocol.Claim // the first claim an unknown target could reach
+		for i := range claims {
+			c := &claims[i]
 			if c.Enforcement != protocol.EnforcementGuarded || c.ExpiresAt <= now || c.OwnerSessionID == in.SessionID {
 				continue
+			}
+			if blind == nil {
+				blind = c
 			}
 			for _, res := range d.Resources {
 				if !Overlaps(c.Resource, res) {
 					continue
 				}
-				owner := c.OwnerSessionID
-				if s, _, err := findSession(tx, c.OwnerSessionID); err == nil && s != nil {
-					owner = s.ParticipantID
-				}
+				owner := r.claimOwner(tx, c)
 				d.Deny, d.Resource, d.ClaimID, d.HolderParticipantID, d.HolderSessionID = true, res, c.ClaimID, owner, c.OwnerSessionID
 				// The paths come from the client's payload and a peer's claim:
 				// shown by the one display rule (docs/concepts.md).
@@ -92,10 +126,26 @@ func (r *Room) CheckWrite(ctx context.Context, in GuardInput) (*GuardDecision, e
 				return nil
 			}
 		}
+		if unknown != "" && blind != nil {
+			owner := r.claimOwner(tx, blind)
+			d.Deny, d.Resource, d.ClaimID, d.HolderParticipantID, d.HolderSessionID = true, blind.Resource, blind.ClaimID, owner, blind.OwnerSessionID
+			d.Reason = fmt.Sprintf("acc: this call was not run: acc cannot tell where it writes (%s), and %s is claimed by %s (session %s, guarded) until %s; "+
+				"split it into smaller commands, or write files with the file-editing tool, so that acc can check them",
+				unknown, blind.Resource, owner, blind.OwnerSessionID, blind.ExpiresAt)
+		}
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
 	return d, nil
+}
+
+// claimOwner is the participant holding c (its session id when the
+// session cannot be read).
+func (r *Room) claimOwner(tx storage.ReadTx, c *protocol.Claim) string {
+	if s, _, err := findSession(tx, c.OwnerSessionID); err == nil && s != nil {
+		return s.ParticipantID
+	}
+	return c.OwnerSessionID
 }

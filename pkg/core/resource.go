@@ -49,16 +49,23 @@ func (w *Workspace) CanonicalResource(raw, cwd string) (string, error) {
 		return "", protocol.Errorf(protocol.ReasonResourceSpelling,
 			"%s names a directory; claim %s** to cover what is in it", raw, raw).With("resource", raw)
 	}
-	return w.canonicalFile(raw, base, glob, cwd)
+	return w.canonicalFile(raw, base, glob, cwd, nil)
 }
 
 // CanonicalPath maps a filesystem path (a write target the guard sees) to
 // its file: resource, with the same rules as CanonicalResource; a directory
 // maps to its "/**" glob.
 func (w *Workspace) CanonicalPath(path, cwd string) (string, error) {
-	name, err := w.canonicalFile("file:"+path, path, false, cwd)
+	return w.canonicalPathIn(nil, path, cwd)
+}
+
+// canonicalPathIn is CanonicalPath against name bases already computed
+// (nil: compute them), so that a caller naming many paths at once reads the
+// worktree list and resolves the roots once, not once per path.
+func (w *Workspace) canonicalPathIn(bases []nameBase, path, cwd string) (string, error) {
+	name, err := w.canonicalFile("file:"+path, path, false, cwd, bases)
 	if protocol.IsReason(err, protocol.ReasonResourceSpelling) {
-		return w.canonicalFile("file:"+path, path, true, cwd)
+		return w.canonicalFile("file:"+path, path, true, cwd, bases)
 	}
 	return name, err
 }
@@ -85,7 +92,7 @@ func globHint(p string) string {
 	return "file:" + dir + "/**"
 }
 
-func (w *Workspace) canonicalFile(raw, base string, glob bool, cwd string) (string, error) {
+func (w *Workspace) canonicalFile(raw, base string, glob bool, cwd string, bases []nameBase) (string, error) {
 	abs := base
 	if !filepath.IsAbs(abs) {
 		if !filepath.IsAbs(cwd) {
@@ -100,7 +107,10 @@ func (w *Workspace) canonicalFile(raw, base string, glob bool, cwd string) (stri
 	// inside another still maps to its own root.
 	var best nameBase
 	rel, found := "", false
-	for _, b := range w.nameBases() {
+	if bases == nil {
+		bases = w.nameBases()
+	}
+	for _, b := range bases {
 		if r, ok := within(resolved, b.dir); ok && (!found || len(b.dir) > len(best.dir)) {
 			best, rel, found = b, r, true
 		}

@@ -127,6 +127,10 @@ const (
 	ReasonIllegalReceiptTransition   = "illegal_receipt_transition"
 	ReasonConfigExists               = "config_exists"
 	ReasonConfigSessionsAttached     = "config_sessions_attached"
+
+	// Reasons acc-hook names on its fail-open line (it always exits 0).
+	ReasonPayloadTooLarge    = "payload_too_large"
+	ReasonHookBudgetExceeded = "hook_budget_exceeded"
 )
 
 // ReasonInfo is one row of the reason table.
@@ -214,6 +218,9 @@ var Reasons = []ReasonInfo{
 	{ReasonIllegalReceiptTransition, ExitConflict, "receipts only move forward"},
 	{ReasonConfigExists, ExitConflict, "acc.workspace.json already exists in the selected directory; acc never overwrites it"},
 	{ReasonConfigSessionsAttached, ExitConflict, "sessions are attached to the current workspace and would lose it; close them or pass --force"},
+
+	{ReasonPayloadTooLarge, ExitData, "acc-hook: the client's hook payload is over 16 MiB; acc-hook did not read it and let the client proceed (it always exits 0)"},
+	{ReasonHookBudgetExceeded, ExitTimeout, "acc-hook: the hook's 5-second budget ran out before it finished (not waiting for the store); it let the client proceed (it always exits 0)"},
 }
 
 var reasonIndex = func() map[string]ReasonInfo {

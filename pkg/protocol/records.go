@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"sort"
+	"sync"
 )
 
 // SchemaVersion is the record schema every durable record carries.
@@ -242,12 +243,12 @@ type ArtifactRef struct {
 	SHA256      *string `json:"sha256,omitempty"`
 }
 
-var sha256Pattern = regexp.MustCompile(`^[0-9a-f]{64}$`)
+var sha256Pattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9a-f]{64}$`) })
 
 // Validate checks every field rule.
 func (a *ArtifactRef) Validate(field string) error {
 	var sum error
-	if a.SHA256 != nil && !sha256Pattern.MatchString(*a.SHA256) {
+	if a.SHA256 != nil && !sha256Pattern().MatchString(*a.SHA256) {
 		sum = Errorf(ReasonInvalidInput, "%s.sha256 must be 64 lowercase hex digits", field)
 	}
 	return firstErr(
@@ -567,10 +568,10 @@ type Event struct {
 	Extensions     Extensions     `json:"extensions,omitempty"`
 }
 
-var sequencePattern = regexp.MustCompile(`^[0-9]{16}$`)
+var sequencePattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9]{16}$`) })
 
 // IsSequence reports whether s is a 16-digit event cursor.
-func IsSequence(s string) bool { return sequencePattern.MatchString(s) }
+func IsSequence(s string) bool { return sequencePattern().MatchString(s) }
 
 // FormatSequence renders n as a 16-digit cursor.
 func FormatSequence(n int64) string { return fmt.Sprintf("%016d", n) }

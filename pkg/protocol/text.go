@@ -3,6 +3,7 @@ package protocol
 import (
 	"regexp"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -78,7 +79,7 @@ func CheckPortableID(field, s string) error {
 	return nil
 }
 
-var resourcePattern = regexp.MustCompile(`^[a-z][a-z0-9+.-]*:[^\s]+$`)
+var resourcePattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z][a-z0-9+.-]*:[^\s]+$`) })
 
 // CheckResource validates a resource URI such as file:src/a.go or
 // url:https://example.test/x: a lowercase scheme, a colon, no whitespace, at
@@ -90,7 +91,7 @@ func CheckResource(field, s string) error {
 	}
 	// The reference pattern's \s is JavaScript's, which also matches Unicode
 	// spaces; Go's RE2 \s is ASCII only, so those are refused here.
-	if !resourcePattern.MatchString(s) || strings.IndexFunc(s, isJSSpace) >= 0 {
+	if !resourcePattern().MatchString(s) || strings.IndexFunc(s, isJSSpace) >= 0 {
 		if !strings.Contains(s, ":") && s != "" && strings.IndexFunc(s, isJSSpace) < 0 {
 			return Errorf(ReasonInvalidInput, "%s %q is not a resource like file:src/a.go; for a file, write file:%s", field, s, s)
 		}

@@ -75,6 +75,10 @@ type Event struct {
 	// Shell is the command text when Tool is the client's shell tool. It
 	// stays in memory for the guard and is never stored or echoed.
 	Shell string `json:"-"`
+	// ShellTool is true when Tool is the client's shell tool, whether or
+	// not the payload carried its command (a payload acc-hook read only in
+	// part carries none).
+	ShellTool bool `json:"-"`
 	// Prompt is the turn's prompt on a before-turn event, where the payload
 	// carries one. Like Shell it stays in memory: the hook compares it with
 	// the live frames of pending messages and never stores or echoes it.

@@ -23,6 +23,17 @@ var ErrShellUnparsable = errors.New("shell command does not parse")
 // the error.
 var ErrShellUnknownDir = errors.New("a cd to a directory that is not a literal path hides where later relative targets are")
 
+// MaxShellCommand is the longest command, in bytes, ShellWriteTargets
+// reads: parsing and walking are linear in the text, and 1 MiB keeps them
+// well inside the hook's 5-second budget on a loaded machine
+// (docs/hooks.md, "Commands too large to read").
+const MaxShellCommand = 1 << 20
+
+// ErrShellTooLarge is wrapped by ShellWriteTargets when the command is
+// longer than MaxShellCommand: it is not parsed, so where it writes is
+// unknown.
+var ErrShellTooLarge = errors.New("shell command too large to read")
+
 // maxShellNesting bounds how deep scripts handed to sh -c or eval are read.
 const maxShellNesting = 4
 
@@ -57,7 +68,8 @@ const maxShellNesting = 4
 // succeed: a cd that fails at run time is not foreseen.
 //
 // Unparsable input returns no targets and an error wrapping
-// [ErrShellUnparsable]; a relative target after a non-literal cd is left
+// [ErrShellUnparsable]; a command over [MaxShellCommand] bytes returns no
+// targets and an error wrapping [ErrShellTooLarge]; a relative target after a non-literal cd is left
 // out and reported with [ErrShellUnknownDir]. ShellWriteTargets never
 // panics.
 func ShellWriteTargets(command string) (targets []string, err error) {
@@ -66,6 +78,9 @@ func ShellWriteTargets(command string) (targets []string, err error) {
 			targets, err = nil, fmt.Errorf("%w: the parser failed", ErrShellUnparsable)
 		}
 	}()
+	if len(command) > MaxShellCommand {
+		return nil, fmt.Errorf("%w: %d bytes, over the %d the guard reads", ErrShellTooLarge, len(command), MaxShellCommand)
+	}
 	w := &shellWalker{seen: map[string]bool{}}
 	st := dirState{known: true}
 	file, perr := parseShell(command)
@@ -1010,14 +1025,18 @@ func inPlaceTargets(cmd string, args []word) []word {
 // applies itself instead of running a shell: such a call is a file edit
 // whose targets are the patch's header paths ([PatchTargets]). Anything
 // else — another command beside it, a redirection, an assignment, a cd
-// first — is not, and stays a shell command for [ShellWriteTargets]. It
-// never panics.
+// first — is not, and stays a shell command for [ShellWriteTargets]. A
+// command over [MaxShellCommand] bytes, or without the word apply_patch or
+// applypatch in it, is not parsed and is not a patch. It never panics.
 func ShellPatch(command string) (patch string, ok bool) {
 	defer func() {
 		if recover() != nil {
 			patch, ok = "", false
 		}
 	}()
+	if len(command) > MaxShellCommand || !strings.Contains(command, "applypatch") && !strings.Contains(command, "apply_patch") {
+		return "", false
+	}
 	file, err := parseShell(command)
 	if err != nil || len(file.Stmts) != 1 {
 		return "", false

@@ -340,3 +340,24 @@ func FuzzShellWriteTargets(f *testing.F) {
 		}
 	})
 }
+
+// TestShellTooLargeIsNotRead: a command over MaxShellCommand is not parsed:
+// no targets, ErrShellTooLarge, and it is never taken for a patch; one
+// byte less is read as usual.
+func TestShellTooLargeIsNotRead(t *testing.T) {
+	fits := "echo " + strings.Repeat("a", MaxShellCommand-len("echo  > f")) + " > f"
+	if len(fits) != MaxShellCommand {
+		t.Fatalf("test command is %d bytes", len(fits))
+	}
+	if got, err := ShellWriteTargets(fits); err != nil || len(got) != 1 || got[0] != "f" {
+		t.Fatalf("a command of exactly MaxShellCommand bytes: %v, %v", got, err)
+	}
+	over := fits + " "
+	if got, err := ShellWriteTargets(over); !errors.Is(err, ErrShellTooLarge) || got != nil {
+		t.Fatalf("a command one byte over: %v, %v; want no targets and ErrShellTooLarge", got, err)
+	}
+	patch := "apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: a\n+" + strings.Repeat("x", MaxShellCommand) + "\n*** End Patch\nEOF\n"
+	if _, ok := ShellPatch(patch); ok {
+		t.Fatal("a patch command over MaxShellCommand was parsed")
+	}
+}

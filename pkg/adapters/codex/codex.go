@@ -3,6 +3,7 @@ package codex
 import (
 	"embed"
 	"slices"
+	"sync"
 
 	"github.com/acc-go/acc/pkg/adapters/adapter"
 	"github.com/acc-go/acc/pkg/adapters/adapter/hookio"
@@ -13,7 +14,10 @@ import (
 //go:embed evidence
 var files embed.FS
 
-var evidence, evidenceErr = adapter.LoadEvidence(files)
+// loadEvidence decodes the embedded records when first asked, not at
+// start-up: most acc-hook calls never need them, and every process paid
+// for the decoding before.
+var loadEvidence = sync.OnceValues(func() ([]adapter.Evidence, error) { return adapter.LoadEvidence(files) })
 
 // spec is Codex's hook surface (reference/adapters.md §2.2: the event enum
 // of the binary, the payload keys and their documented aliases; keys as in
@@ -113,4 +117,7 @@ func (client) Allow(*adapter.Event) adapter.Output { return hookio.Allow() }
 
 // Evidence returns the embedded records, lowest version first; none if
 // they fail to load (the module's tests make sure they do).
-func (client) Evidence() []adapter.Evidence { return slices.Clone(evidence) }
+func (client) Evidence() []adapter.Evidence {
+	evidence, _ := loadEvidence()
+	return slices.Clone(evidence)
+}

@@ -26,8 +26,8 @@ func TestSuite(t *testing.T) {
 }
 
 func TestEvidence(t *testing.T) {
-	if evidenceErr != nil {
-		t.Fatalf("embedded evidence does not load: %v", evidenceErr)
+	if _, err := loadEvidence(); err != nil {
+		t.Fatalf("embedded evidence does not load: %v", err)
 	}
 	adaptertest.CheckEvidence(t, New(), files)
 	caps, _ := adapter.CapabilitiesFor(New(), "0.61.0")

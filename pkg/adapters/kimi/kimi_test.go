@@ -21,8 +21,8 @@ func payloads(t testing.TB) fs.FS {
 func TestSuite(t *testing.T) { adaptertest.Run(t, New(), payloads(t)) }
 
 func TestEvidence(t *testing.T) {
-	if evidenceErr != nil {
-		t.Fatalf("embedded evidence does not load: %v", evidenceErr)
+	if _, err := loadEvidence(); err != nil {
+		t.Fatalf("embedded evidence does not load: %v", err)
 	}
 	adaptertest.CheckEvidence(t, New(), files)
 	caps, _ := adapter.CapabilitiesFor(New(), "0.36.1")

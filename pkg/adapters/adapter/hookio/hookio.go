@@ -241,13 +241,20 @@ func (s *Spec) tool(obj Object, ev *adapter.Event) {
 		return
 	}
 	if keys, ok := s.ShellTools[name]; ok {
+		ev.ShellTool = true
 		cmd := command(input, keys)
-		if s.ShellPatches && adapter.IsPatchEnvelope(cmd) {
+		if !s.ShellPatches {
+			// Only a client that applies patches itself needs the
+			// command parsed here; the guard parses it once, later.
+			ev.Shell = cmd
+			return
+		}
+		if adapter.IsPatchEnvelope(cmd) {
 			ev.Write = true
 			ev.Targets = adapter.PatchTargets(cmd)
 			return
 		}
-		if patch, ok := adapter.ShellPatch(cmd); s.ShellPatches && ok {
+		if patch, ok := adapter.ShellPatch(cmd); ok {
 			ev.Write = true
 			ev.Targets = adapter.PatchTargets(patch)
 			return

@@ -1,0 +1,169 @@
+package e2e
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/acc-go/acc/internal/hook"
+	"github.com/acc-go/acc/pkg/adapters/adapter"
+)
+
+// inputLast re-encodes a pre-tool payload with the tool's input as its last
+// field, where every client's captured payloads have it (after the session
+// id, cwd, event and tool name); json.Marshal of a map sorts the keys and
+// puts tool_input before tool_name.
+func inputLast(t *testing.T, payload []byte, inputKey string) []byte {
+	t.Helper()
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(payload, &m); err != nil {
+		t.Fatal(err)
+	}
+	in, ok := m[inputKey]
+	if !ok {
+		t.Fatalf("the payload has no %s", inputKey)
+	}
+	delete(m, inputKey)
+	head, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := append(head[:len(head)-1:len(head)-1], `,"`+inputKey+`":`...)
+	return append(append(out, in...), '}')
+}
+
+// hugeCommand is a shell command of about n bytes that writes src/a.go.
+func hugeCommand(n int) string {
+	return "echo " + strings.Repeat("a", n) + " > src/a.go"
+}
+
+// TestHookOversizeCommandsAnswerTruthfully: a 12 MB shell command, one
+// naming more paths than the guard checks, and a shell call whose payload
+// is over the 16 MiB read cap, through the built acc-hook of every client.
+// Where a peer holds a guarded claim, each is denied (it could write into
+// the claim) with a reason that says why and what to do; where no peer
+// does, it proceeds with a note; a payload too large to read whose leading
+// fields make no pre-tool call proceeds naming payload_too_large. Every
+// answer comes back (the outer test timeout was not what ended the run)
+// and the store is unchanged.
+func TestHookOversizeCommandsAnswerTruthfully(t *testing.T) {
+	big := hugeCommand(12 << 20)
+	bigger := hugeCommand(hook.MaxPayload)
+	var many strings.Builder
+	many.WriteString("touch")
+	for i := 0; i <= 10_000; i++ {
+		fmt.Fprintf(&many, " out/f%d", i)
+	}
+	for _, c := range hookClients {
+		t.Run(c.id, func(t *testing.T) {
+			t.Parallel()
+			fr := newFailRoom(t, c) // the peer holds a guarded claim on src/a.go
+			sb := fr.sb
+			// One ordinary call first, so that the big ones owe no heartbeat.
+			if r := sb.hook(hookOpts{}, c.shellPayload(t, fr.sid, fr.repo, "ls"), c.id, c.tool); r.code != 0 {
+				t.Fatalf("an ordinary pre-tool call failed:\n%s", r)
+			}
+			before := fingerprint(t, sb, fr.wsID)
+			for _, v := range []struct {
+				label, cmd, why string
+			}{
+				{"12 MB command", big, fmt.Sprintf("the command is %d bytes and acc reads at most %d", len(big), adapter.MaxShellCommand)},
+				{"10001 targets", many.String(), "the call writes 10001 paths and acc checks at most 10000"},
+				{"payload over 16 MiB", bigger, fmt.Sprintf("the payload is over %d bytes and acc reads at most that", hook.MaxPayload)},
+			} {
+				r := sb.hook(hookOpts{}, inputLast(t, c.shellPayload(t, fr.sid, fr.repo, v.cmd), c.inputKey), c.id, c.tool)
+				if r.code < 0 {
+					t.Fatalf("%s: acc-hook gave no answer:\n%s", v.label, r)
+				}
+				reason, denied := c.denial(t, r)
+				if !denied {
+					t.Fatalf("%s: a command too large to check went through a room with a guarded claim:\n%s", v.label, r)
+				}
+				for _, want := range []string{"acc cannot tell where it writes (" + v.why + ")", "file:src/a.go is claimed by peer (session " + fr.peer.SessionID, "split it into smaller commands"} {
+					if !strings.Contains(reason, want) {
+						t.Errorf("%s: the reason lacks %q: %q", v.label, want, reason)
+					}
+				}
+			}
+			payload := bytes.Repeat([]byte(" "), hook.MaxPayload+1)
+			r := sb.hook(hookOpts{}, payload, c.id, c.tool)
+			proceeds(t, r, c.allow, "payload over the cap")
+			if want := "acc: coordination unavailable (payload_too_large); hook continued without context\n"; r.stderr != want {
+				t.Errorf("payload over the cap: stderr %q, want %q", r.stderr, want)
+			}
+			if after := fingerprint(t, sb, fr.wsID); after != before {
+				t.Errorf("the store changed under oversized hook calls")
+			}
+		})
+	}
+	t.Run("no guarded claim", func(t *testing.T) {
+		c := hookClients[0]
+		sb := newSandbox(t)
+		repo := sb.newRepo("repo")
+		sb.hookSession(c, "alone", repo)
+		if r := sb.hook(hookOpts{}, c.shellPayload(t, "alone", repo, "ls"), c.id, c.tool); r.code != 0 {
+			t.Fatalf("an ordinary pre-tool call failed:\n%s", r)
+		}
+		ws := sb.roomStatus(repo).WorkspaceID
+		before := fingerprint(t, sb, ws)
+		r := sb.hook(hookOpts{}, inputLast(t, c.shellPayload(t, "alone", repo, big), c.inputKey), c.id, c.tool)
+		want := fmt.Sprintf("acc: this call was not fully checked (the command is %d bytes and acc reads at most %d); no peer holds a guarded claim here, so it proceeds\n", len(big), adapter.MaxShellCommand)
+		if r.code != 0 || r.stdout != c.allow || r.stderr != want {
+			t.Errorf("a 12 MB command with no guarded claim: want exit 0, %q and the note %q:\n%s", c.allow, want, r)
+		}
+		r = sb.hook(hookOpts{}, inputLast(t, c.shellPayload(t, "alone", repo, bigger), c.inputKey), c.id, c.tool)
+		want = fmt.Sprintf("acc: this call was not fully checked (the payload is over %d bytes and acc reads at most that); no peer holds a guarded claim here, so it proceeds\n", hook.MaxPayload)
+		if r.code != 0 || r.stdout != c.allow || r.stderr != want {
+			t.Errorf("a payload over 16 MiB with no guarded claim: want exit 0, %q and the note %q:\n%s", c.allow, want, r)
+		}
+		// A tool that does not write is never denied, however large.
+		r = sb.hook(hookOpts{}, inputLast(t, c.toolPayload(t, "alone", repo, "Read", map[string]any{"file_path": bigger}), c.inputKey), c.id, c.tool)
+		proceeds(t, r, c.allow, "a read with a payload over 16 MiB")
+		if !strings.Contains(r.stderr, "(payload_too_large)") {
+			t.Errorf("a read with a payload over 16 MiB: stderr %q, want payload_too_large", r.stderr)
+		}
+		if fingerprint(t, sb, ws) != before {
+			t.Errorf("the store changed under an oversized hook call")
+		}
+	})
+}
+
+// TestHookStdinNeverClosed: a client that writes its payload and never
+// closes acc-hook's stdin gets its "proceed" answer once the 5-second
+// budget runs out (the outer test timeout, minutes, is not what ends it),
+// naming hook_budget_exceeded, and nothing changes in the store.
+func TestHookStdinNeverClosed(t *testing.T) {
+	c := hookClients[0]
+	fr := newFailRoom(t, c)
+	before := fingerprint(t, fr.sb, fr.wsID)
+	ctx, cancel := withTimeout()
+	defer cancel()
+	cmd := exec.CommandContext(ctx, hookBin, c.id, c.turn)
+	cmd.Dir = fr.sb.base
+	cmd.Env = fr.sb.environ()
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := stdin.Write(c.turnPayload(t, fr.sid, fr.repo)); err != nil {
+		t.Fatal(err)
+	}
+	err = cmd.Wait() // stdin stays open until acc-hook has exited
+	if err != nil || out.String() != c.allow {
+		t.Fatalf("acc-hook with an open stdin: %v, stdout %q, stderr %q", err, out.String(), errb.String())
+	}
+	if want := "acc: coordination unavailable (hook_budget_exceeded); hook continued without context\n"; errb.String() != want {
+		t.Fatalf("stderr %q, want %q", errb.String(), want)
+	}
+	if fingerprint(t, fr.sb, fr.wsID) != before {
+		t.Errorf("the store changed under a hook call that never got its whole payload")
+	}
+}
