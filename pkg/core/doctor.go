@@ -329,22 +329,7 @@ func inspectStore(ctx context.Context, rep *DoctorReport, ws *Workspace, env *Ru
 		rep.Protection = "unknown"
 		return nil
 	}
-	if info.Size() == 0 {
-		// Created by an attach that stopped before it wrote the schema;
-		// opening it here would create the schema, and doctor writes nothing.
-		s.Note = "the store file is empty (a first attach stopped before creating it); the next `acc attach` completes it"
-		rep.Remediation = append(rep.Remediation, "run `acc attach --participant NAME`; it completes the empty store")
-		return nil
-	}
-
 	st, err := storage.OpenSQLiteExisting(ctx, s.Path, ws.ID)
-	if errors.Is(err, storage.ErrNoSchema) {
-		// A bare SQLite header: an attach stopped after switching the new
-		// file to WAL. Opening it to write would create the schema.
-		s.Note = "the store file has no schema yet (a first attach stopped before creating it); the next `acc attach` completes it"
-		rep.Remediation = append(rep.Remediation, "run `acc attach --participant NAME`; it completes the store")
-		return nil
-	}
 	if err != nil {
 		pe := protocol.AsError(err)
 		switch pe.Reason {

@@ -1,0 +1,152 @@
+package storage
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/acc-go/acc/pkg/protocol"
+)
+
+// TestSQLiteRefusesIncompleteFiles: acc only ever links a complete store
+// into place, so an acc.db that is empty, shorter than a page, a bare
+// SQLite file without acc's schema, or a directory was damaged (or never
+// was acc's): store_corrupt naming the path and the fix, and left as found.
+func TestSQLiteRefusesIncompleteFiles(t *testing.T) {
+	for name, make := range map[string]func(t *testing.T, path string){
+		"zero bytes": func(t *testing.T, path string) { must(t, os.WriteFile(path, nil, 0o600)) },
+		"100 bytes":  func(t *testing.T, path string) { must(t, os.WriteFile(path, []byte(strings.Repeat("x", 100)), 0o600)) },
+		"no schema":  func(t *testing.T, path string) { rawExec(t, path, "PRAGMA journal_mode=WAL", "PRAGMA user_version=0") },
+		"directory":  func(t *testing.T, path string) { must(t, os.Mkdir(path, 0o700)) },
+		"first page of a store": func(t *testing.T, path string) {
+			s, err := OpenSQLite(context.Background(), path, testWorkspace)
+			must(t, err)
+			s.Close()
+			rawExec(t, path, "PRAGMA wal_checkpoint(TRUNCATE)")
+			must(t, os.Truncate(path, 4096))
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			path := storePath(t)
+			must(t, os.MkdirAll(filepath.Dir(path), 0o700))
+			make(t, path)
+			err := refusedOpen(t, path, testWorkspace, protocol.ReasonStoreCorrupt)
+			if msg := err.Error(); !strings.Contains(msg, path) || !strings.Contains(msg, "move it aside") {
+				t.Errorf("the refusal %q should name %s and the fix", msg, path)
+			}
+			if _, err := OpenSQLiteExisting(context.Background(), path, testWorkspace); !protocol.IsReason(err, protocol.ReasonStoreCorrupt) {
+				t.Errorf("OpenSQLiteExisting: %v, want store_corrupt", err)
+			}
+		})
+	}
+}
+
+// TestSQLiteRefusesTruncatedStore cuts a real store to half its size: the
+// file is shorter than its header says, quick_check finds the damage, and
+// the open is refused as store_corrupt before anything is written.
+func TestSQLiteRefusesTruncatedStore(t *testing.T) {
+	path := storePath(t)
+	s, err := OpenSQLite(context.Background(), path, testWorkspace)
+	must(t, err)
+	seed(t, s)
+	update(t, s, func(tx Tx) error {
+		for i := range 400 {
+			m := fxMessage(testWorkspace, fmt.Sprintf("message_t%03d", i), "alice", []string{"bob"}, protocol.KindNote, i)
+			m.Body = strings.Repeat("long body ", 100)
+			if err := tx.InsertMessage(m); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	s.Close()
+	rawExec(t, path, "PRAGMA wal_checkpoint(TRUNCATE)")
+	info, err := os.Stat(path)
+	must(t, err)
+	must(t, os.Truncate(path, info.Size()/2))
+	err = refusedOpen(t, path, testWorkspace, protocol.ReasonStoreCorrupt)
+	if !strings.Contains(err.Error(), "truncated") {
+		t.Errorf("the refusal %q should say the file is truncated", err)
+	}
+}
+
+// TestSQLiteCloseKeepsTheWAL: closing a store does not checkpoint it, so a
+// process that commits pays one WAL fsync and no copy into acc.db
+// (docs/design.md). If a driver upgrade breaks the connection hook that
+// turns SQLite's checkpoint on close off, this fails.
+func TestSQLiteCloseKeepsTheWAL(t *testing.T) {
+	path := storePath(t)
+	s, err := OpenSQLite(context.Background(), path, testWorkspace)
+	must(t, err)
+	if !checkpointOnCloseDisabled.Load() {
+		t.Fatal("the connection hook could not turn off SQLite's checkpoint on close (has modernc.org/sqlite's conn changed?)")
+	}
+	before, err := os.ReadFile(path)
+	must(t, err)
+	seed(t, s)
+	must(t, s.Close())
+	wal, err := os.Stat(path + "-wal")
+	if err != nil || wal.Size() == 0 {
+		t.Fatalf("after close the WAL is gone or empty (%v): the store was checkpointed on close", err)
+	}
+	after, err := os.ReadFile(path)
+	must(t, err)
+	if string(after) != string(before) {
+		t.Error("closing the store wrote acc.db: it was checkpointed on close")
+	}
+	// The data is there for the next process, and intact.
+	s = openAt(t, path, testWorkspace)
+	view(t, s, func(tx ReadTx) error {
+		if m, err := tx.Message("message_1"); m == nil || err != nil {
+			t.Fatalf("the committed message is not visible after reopening: %v", err)
+		}
+		return nil
+	})
+	ents, err := os.ReadDir(filepath.Dir(path))
+	must(t, err)
+	for _, e := range ents {
+		if strings.Contains(e.Name(), ".new-") {
+			t.Errorf("a temporary store file was left behind: %s", e.Name())
+		}
+	}
+}
+
+// TestSQLiteWALStaysBounded: many commits from processes that each close
+// the store afterwards still checkpoint in the background of the traffic,
+// so the WAL does not grow without bound.
+func TestSQLiteWALStaysBounded(t *testing.T) {
+	path := storePath(t)
+	for round := range 30 {
+		s, err := OpenSQLite(context.Background(), path, testWorkspace)
+		must(t, err)
+		update(t, s, func(tx Tx) error {
+			for i := range 20 {
+				m := fxMessage(testWorkspace, fmt.Sprintf("message_%02d_%02d", round, i), "alice", []string{"bob"}, protocol.KindNote, i)
+				m.Body = strings.Repeat("body ", 400)
+				if err := tx.InsertMessage(m); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		must(t, s.Close())
+	}
+	info, err := os.Stat(path + "-wal")
+	must(t, err)
+	// A checkpoint runs once the WAL passes walAutoCheckpointPages pages;
+	// the file is cut back to walSizeLimitBytes when the WAL restarts. One
+	// round adds well under a megabyte, so twice the limit is generous.
+	if info.Size() > 2*walSizeLimitBytes {
+		t.Errorf("the WAL is %d bytes after 600 messages; want at most %d", info.Size(), 2*walSizeLimitBytes)
+	}
+	db, err := os.Stat(path)
+	must(t, err)
+	if db.Size() <= 64<<10 {
+		t.Errorf("acc.db is %d bytes after 600 messages of 2 KB: nothing was checkpointed", db.Size())
+	}
+	t.Logf("acc.db %d bytes, acc.db-wal %d bytes", db.Size(), info.Size())
+	checkIntegrity(t, openAt(t, path, testWorkspace))
+}
