@@ -266,6 +266,11 @@ func (s *SQLite) Update(ctx context.Context, fn func(Tx) error) (err error) {
 		return mapErr(s.path, err, "wait for the store")
 	}
 	defer conn.Close()
+	release, err := s.queueForWrite(ctx)
+	if err != nil {
+		return err
+	}
+	defer release()
 	if err := setBusy(ctx, s.path, conn); err != nil {
 		return err
 	}
