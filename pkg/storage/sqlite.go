@@ -420,11 +420,11 @@ type validator interface{ Validate() error }
 func decodeRecord[T any](what, data string) (*T, error) {
 	v := new(T)
 	if err := protocol.DecodeRecord(what, []byte(data), v); err != nil {
-		return nil, protocol.Errorf(protocol.ReasonStoreCorrupt, "stored %s record is unreadable: %v", what, err).Wrap(err)
+		return nil, protocol.Errorf(protocol.ReasonStoreCorrupt, "stored %s record is unreadable: %v; `acc doctor` names the damaged record(s), and the fix is to restore the store from a backup", what, err).Wrap(err)
 	}
 	if val, ok := any(v).(validator); ok {
 		if err := val.Validate(); err != nil {
-			return nil, protocol.Errorf(protocol.ReasonStoreCorrupt, "stored %s record is invalid: %v", what, err).Wrap(err)
+			return nil, protocol.Errorf(protocol.ReasonStoreCorrupt, "stored %s record is invalid: %v; `acc doctor` names the damaged record(s), and the fix is to restore the store from a backup", what, err).Wrap(err)
 		}
 	}
 	return v, nil
@@ -546,13 +546,49 @@ func (t *sqliteTx) ScanInbox(q InboxQuery, fn func(InboxRow) bool) error {
 		where = append(where, "(r.sent_at, r.message_id) < (?, ?)")
 		args = append(args, q.BeforeSentAt, q.BeforeMessageID)
 	}
-	query := "SELECT m.record, r.record FROM receipts r JOIN messages m ON m.message_id = r.message_id WHERE " +
+	query := "SELECT m.record, r.record, r.message_id, r.recipient_participant_id FROM receipts r JOIN messages m ON m.message_id = r.message_id WHERE " +
 		strings.Join(where, " AND ") + " ORDER BY r.sent_at DESC, r.message_id DESC"
 	rows, err := t.q.QueryContext(t.ctx, query, args...)
 	if err != nil {
 		return mapErr(t.path, err, "scan the inbox")
 	}
-	return scanRows(t.path, rows, fn)
+	defer rows.Close()
+	for rows.Next() {
+		var mrec, rrec, id, recipient string
+		if err := rows.Scan(&mrec, &rrec, &id, &recipient); err != nil {
+			return mapErr(t.path, err, "scan the inbox")
+		}
+		row, err := decodeRow(mrec, rrec)
+		if err != nil {
+			if q.Damaged == nil {
+				return err
+			}
+			table, key := "messages", id
+			if row.Message.MessageID != "" {
+				table, key = "receipts", id+"/"+recipient
+			}
+			*q.Damaged = append(*q.Damaged, DamagedRecord{Table: table, Key: key, Problem: damageText(err)})
+			continue
+		}
+		if !fn(row) {
+			return nil
+		}
+	}
+	return mapErr(t.path, rows.Err(), "scan the inbox")
+}
+
+// decodeRow decodes one inbox row; on a receipt that does not decode, the
+// returned row still carries the decoded message.
+func decodeRow(mrec, rrec string) (InboxRow, error) {
+	m, err := decodeRecord[protocol.Message]("message", mrec)
+	if err != nil {
+		return InboxRow{}, err
+	}
+	r, err := decodeRecord[protocol.Receipt]("receipt", rrec)
+	if err != nil {
+		return InboxRow{Message: *m}, err
+	}
+	return InboxRow{Message: *m, Receipt: *r}, nil
 }
 
 // queryOwed lists what a recipient owes; it walks the partial index
@@ -602,15 +638,11 @@ func scanRows(path string, rows *sql.Rows, fn func(InboxRow) bool) error {
 		if err := rows.Scan(&mrec, &rrec); err != nil {
 			return mapErr(path, err, "scan")
 		}
-		m, err := decodeRecord[protocol.Message]("message", mrec)
+		row, err := decodeRow(mrec, rrec)
 		if err != nil {
 			return err
 		}
-		r, err := decodeRecord[protocol.Receipt]("receipt", rrec)
-		if err != nil {
-			return err
-		}
-		if !fn(InboxRow{Message: *m, Receipt: *r}) {
+		if !fn(row) {
 			return nil
 		}
 	}

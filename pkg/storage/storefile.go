@@ -329,3 +329,75 @@ func errText(err error) string {
 	}
 	return err.Error()
 }
+
+// damageTables lists every table holding records, with the SQL expression
+// of its key and the decoder of its record.
+var damageTables = []struct {
+	table, key string
+	decode     func(string) error
+}{
+	{"workspace", "workspace_id", decodeAs[protocol.Workspace]("workspace")},
+	{"participants", "participant_id", decodeAs[protocol.Participant]("participant")},
+	{"eph_participants", "participant_id", decodeAs[protocol.Participant]("participant")},
+	{"sessions", "session_id", decodeAs[protocol.Session]("session")},
+	{"eph_sessions", "session_id", decodeAs[protocol.Session]("session")},
+	{"intents", "session_id", decodeAs[protocol.Intent]("intent")},
+	{"eph_intents", "session_id", decodeAs[protocol.Intent]("intent")},
+	{"claims", "claim_id", decodeAs[protocol.Claim]("claim")},
+	{"messages", "message_id", decodeAs[protocol.Message]("message")},
+	{"receipts", "message_id || '/' || recipient_participant_id", decodeAs[protocol.Receipt]("receipt")},
+	{"events", "sequence", decodeAs[protocol.Event]("event")},
+	{"session_bindings", "binding_key", func(rec string) error {
+		var b SessionBinding
+		return protocol.DecodeStrict("session binding", []byte(rec), &b)
+	}},
+}
+
+func decodeAs[T any](what string) func(string) error {
+	return func(rec string) error {
+		_, err := decodeRecord[T](what, rec)
+		return err
+	}
+}
+
+// DamagedRecords reads every record of the store and returns, in table
+// order, up to limit of those that do not decode or validate, for acc
+// doctor to name (docs/design.md). It reads the whole store: O(records).
+func (s *SQLite) DamagedRecords(ctx context.Context, limit int) ([]DamagedRecord, error) {
+	var out []DamagedRecord
+	err := s.View(ctx, func(rt ReadTx) error {
+		q := rt.(*sqliteTx).q
+		for _, dt := range damageTables {
+			rows, err := q.QueryContext(ctx, "SELECT CAST("+dt.key+" AS TEXT), record FROM "+dt.table)
+			if err != nil {
+				return mapErr(s.path, err, "read the "+dt.table)
+			}
+			for rows.Next() && len(out) < limit {
+				var key, rec string
+				if err := rows.Scan(&key, &rec); err != nil {
+					rows.Close()
+					return mapErr(s.path, err, "read the "+dt.table)
+				}
+				if err := dt.decode(rec); err != nil {
+					out = append(out, DamagedRecord{Table: dt.table, Key: key, Problem: damageText(err)})
+				}
+			}
+			err = rows.Err()
+			rows.Close()
+			if err != nil {
+				return mapErr(s.path, err, "read the "+dt.table)
+			}
+		}
+		return nil
+	})
+	return out, err
+}
+
+// damageText is why a record does not decode, without the advice that
+// decodeRecord adds for a refusal.
+func damageText(err error) string {
+	if cause := errors.Unwrap(err); cause != nil {
+		return cause.Error()
+	}
+	return err.Error()
+}

@@ -150,3 +150,40 @@ func TestSQLiteWALStaysBounded(t *testing.T) {
 	t.Logf("acc.db %d bytes, acc.db-wal %d bytes", db.Size(), info.Size())
 	checkIntegrity(t, openAt(t, path, testWorkspace))
 }
+
+// TestSQLiteDamagedRecord: with InboxQuery.Damaged set, a row whose message
+// does not decode is skipped and named while the others are returned;
+// without it the scan refuses with store_corrupt. DamagedRecords names it.
+func TestSQLiteDamagedRecord(t *testing.T) {
+	path := storePath(t)
+	s := openAt(t, path, testWorkspace)
+	update(t, s, func(tx Tx) error {
+		for i := range 3 {
+			id := fmt.Sprintf("message_%d", i)
+			must(t, tx.InsertMessage(fxMessage(testWorkspace, id, "alice", []string{"bob"}, protocol.KindNote, i)))
+			must(t, tx.PutReceipt(fxReceipt(testWorkspace, id, "bob", protocol.ReceiptQueued)))
+		}
+		return nil
+	})
+	rawExec(t, path, "UPDATE messages SET record = '{broken' WHERE message_id = 'message_1'")
+	var got []string
+	var damaged []DamagedRecord
+	view(t, s, func(tx ReadTx) error {
+		return tx.ScanInbox(InboxQuery{Recipient: "bob", Damaged: &damaged}, func(r InboxRow) bool {
+			got = append(got, r.Message.MessageID)
+			return true
+		})
+	})
+	if strings.Join(got, " ") != "message_2 message_0" || len(damaged) != 1 || damaged[0].Table != "messages" || damaged[0].Key != "message_1" {
+		t.Fatalf("listed %v, damaged %+v", got, damaged)
+	}
+	err := s.View(context.Background(), func(tx ReadTx) error {
+		return tx.ScanInbox(InboxQuery{Recipient: "bob"}, func(InboxRow) bool { return true })
+	})
+	wantCode(t, err, protocol.ExitData, protocol.ReasonStoreCorrupt)
+	all, err := s.DamagedRecords(context.Background(), 10)
+	must(t, err)
+	if len(all) != 1 || all[0].Table != "messages" || all[0].Key != "message_1" || all[0].Problem == "" {
+		t.Fatalf("DamagedRecords = %+v", all)
+	}
+}
