@@ -470,7 +470,7 @@ func (s *DoctorStore) unhealthy(reason, msg string) {
 const maxDamagedNamed = 20
 
 // minFreeBytes is the free space below which doctor reports the store's
-// file system as full: one full WAL (docs/design.md, "Durability and checkpoints").
+// file system as full: a few WALs' worth (docs/design.md, "Durability and checkpoints").
 const minFreeBytes = 4 << 20
 
 // storeFaults finds what would make writes to the healthy store at path

@@ -3,8 +3,11 @@ package storage
 import (
 	"context"
 	"database/sql"
+	"fmt"
+	"os"
 	"reflect"
 	"sync/atomic"
+	"time"
 
 	"modernc.org/libc"
 	"modernc.org/sqlite"
@@ -16,17 +19,43 @@ import (
 // hook (noCheckpointOnClose) reaches acc's connections only.
 const driverName = "acc-sqlite"
 
-// WAL bounds (docs/design.md, "Durability and checkpoints"). A commit in a
-// process writes its pages to acc.db-wal and fsyncs that file once; copying
-// the WAL back into acc.db (a checkpoint) happens when the WAL has grown past
-// walAutoCheckpointPages pages, in the process whose commit crossed that size
-// and after its commit, never when a process closes the store. After a full
-// checkpoint the next writer starts the WAL again from its beginning and cuts
-// the file to walSizeLimitBytes.
-const (
-	walAutoCheckpointPages = 1000
-	walSizeLimitBytes      = 4 << 20
-)
+// walCheckpointBytes bounds the WAL (docs/design.md, "Durability and
+// checkpoints"). A commit writes its pages to acc.db-wal and fsyncs that
+// file once. When a commit leaves the WAL larger than this, the same process,
+// after the commit and still first in the writers' queue, copies the WAL
+// into acc.db and empties it (checkpointAfterCommit). SQLite's own automatic
+// checkpoint is off: it cannot empty the WAL, and because the first process
+// to open a store rebuilds the WAL index from the WAL, forgetting what was
+// already copied, it would copy the whole WAL again on every commit. The
+// bound also bounds that rebuild, which every process that finds no other
+// process using the store pays: reading at most this much.
+const walCheckpointBytes = 1 << 20
+
+// checkpointWait bounds how long a checkpoint waits for readers to leave
+// the WAL; when they do not, the next commit tries again.
+const checkpointWait = 250 * time.Millisecond
+
+// checkpointAfterCommit empties the WAL into acc.db when it has grown past
+// walCheckpointBytes: PRAGMA wal_checkpoint(TRUNCATE) on conn, which must be
+// outside a transaction. It runs after a commit and never fails the caller:
+// the commit is durable already, and a checkpoint that cannot finish (readers
+// still in the WAL) is retried by the next commit.
+func (s *SQLite) checkpointAfterCommit(conn *sql.Conn) {
+	if s.path == "" {
+		return
+	}
+	info, err := os.Stat(s.path + "-wal")
+	if err != nil || info.Size() <= walCheckpointBytes {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), checkpointWait)
+	defer cancel()
+	if _, err := conn.ExecContext(ctx, fmt.Sprintf("PRAGMA busy_timeout = %d", checkpointWait.Milliseconds())); err != nil {
+		return
+	}
+	var busy, frames, copied int
+	_ = conn.QueryRowContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)").Scan(&busy, &frames, &copied)
+}
 
 // checkpointOnCloseDisabled records whether the connection hook could turn
 // off SQLite's checkpoint on close for the last connection it opened. Tests

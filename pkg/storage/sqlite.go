@@ -294,6 +294,7 @@ func (s *SQLite) Update(ctx context.Context, fn func(Tx) error) (err error) {
 	done = true
 	s.wrote.Store(true)
 	Failpoint(FailAfterCommit)
+	s.checkpointAfterCommit(conn)
 	return nil
 }
 

@@ -83,11 +83,11 @@ func OpenSQLiteExisting(ctx context.Context, path, workspaceID string) (*SQLite,
 }
 
 // storeDSN opens an existing store file (mode=rw: SQLite never creates one)
-// with synchronous=FULL, so a commit is durable once it returns, and the WAL
-// bounds of checkpoint.go.
+// with synchronous=FULL, so a commit is durable once it returns, and without
+// SQLite's automatic checkpoint (checkpointAfterCommit does that work).
 func storeDSN(path string) string {
 	return "file:" + uriPath(path) + "?mode=rw&_pragma=busy_timeout(5000)&_pragma=synchronous(FULL)&_pragma=foreign_keys(1)" +
-		fmt.Sprintf("&_pragma=wal_autocheckpoint(%d)&_pragma=journal_size_limit(%d)", walAutoCheckpointPages, walSizeLimitBytes)
+		"&_pragma=wal_autocheckpoint(0)"
 }
 
 // minStoreSize is the smallest file a complete store can be: one page of
