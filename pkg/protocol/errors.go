@@ -196,7 +196,7 @@ var Reasons = []ReasonInfo{
 	{ReasonClientConfigInvalid, ExitData, "a client's configuration file does not parse; acc left it untouched"},
 	{ReasonInstallRecordInvalid, ExitData, "acc's install record (installs.json in the data home) does not parse or has an unknown schema version"},
 	{ReasonInstallFailed, ExitData, "a write failed part way through acc install or acc uninstall; the message says what the run had done, and running the command again finishes it"},
-	{ReasonStoreUnhealthy, ExitData, "acc doctor found the store corrupt, foreign, of an unknown version or failing its integrity check; the report is in details"},
+	{ReasonStoreUnhealthy, ExitData, "acc doctor found the store corrupt (or holding a damaged record), foreign, of an unknown version, failing its integrity check, unwritable or on a full disk; the report is in details"},
 
 	{ReasonWaitTimeout, ExitTimeout, "acc wait ran out of time before what it waited for happened; run it again or raise --timeout"},
 	{ReasonNotCertified, ExitData, "acc certify could not prove every capability of a client (the table says which and why), or could not run it"},
