@@ -514,5 +514,5 @@ func faultFix(reason, path string) string {
 // aside is the remediation that moves a bad store out of the way; the next
 // attach starts a new, empty one.
 func aside(path string) string {
-	return fmt.Sprintf("move it aside (mv %s %s.bad) and run `acc attach` to start a new, empty store; acc never edits or deletes a store it cannot trust", path, path)
+	return fmt.Sprintf("move it aside with its write-ahead log (mv %s %s.bad; mv %s-wal %s.bad-wal if there) and run `acc attach` to start a new, empty store; acc never edits or deletes a store it cannot trust", path, path, path, path)
 }

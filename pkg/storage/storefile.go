@@ -31,11 +31,32 @@ func OpenSQLite(ctx context.Context, path, workspaceID string) (*SQLite, error) 
 		return nil, fileFault(path, "create the store directory "+dir, err)
 	}
 	if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
+		if err := orphanWAL(path); err != nil {
+			return nil, err
+		}
 		if err := createStore(ctx, path, workspaceID); err != nil {
 			return nil, err
 		}
 	}
 	return OpenSQLiteExisting(ctx, path, workspaceID)
+}
+
+// orphanWAL refuses to create a store at path while a non-empty WAL of a
+// store that is no longer there (moved aside or deleted without its
+// acc.db-wal) lies beside it: SQLite would read that WAL's pages into the
+// new store. A WAL is only ever written while its acc.db exists, so a
+// non-empty one with no acc.db after it is an orphan.
+func orphanWAL(path string) error {
+	info, err := os.Lstat(path + "-wal")
+	if err != nil || info.Size() == 0 {
+		return nil
+	}
+	if _, err := os.Lstat(path); err == nil {
+		return nil // another process created the store meanwhile
+	}
+	return protocol.Errorf(protocol.ReasonStoreCorrupt,
+		"%s is missing but its write-ahead log %s-wal (%d bytes) is still there, from the store that was moved or deleted; a new store would read it. Move it to the old store's name too (mv %s-wal OLD-wal, beside OLD where acc.db went) or delete it if that store is gone for good, then run the command again",
+		storeName(path), path, info.Size(), path).With("path", path)
 }
 
 // OpenSQLiteExisting opens the existing store at path for reading and
@@ -270,7 +291,7 @@ func asideHint(path string) string {
 	if path == "" {
 		return "run the command again"
 	}
-	return fmt.Sprintf("restore it from a backup, or move it aside (mv %s %s.bad) and run `acc attach` to start a new, empty store", path, path)
+	return fmt.Sprintf("restore it from a backup, or move it aside with its write-ahead log (mv %s %s.bad; mv %s-wal %s.bad-wal if there) and run `acc attach` to start a new, empty store", path, path, path, path)
 }
 
 // corrupt is store_corrupt for the store at path; why says what is wrong.
