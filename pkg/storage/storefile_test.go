@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/acc-go/acc/pkg/protocol"
@@ -184,5 +185,26 @@ func TestSQLiteDamagedRecord(t *testing.T) {
 	must(t, err)
 	if len(all) != 1 || all[0].Table != "messages" || all[0].Key != "message_1" || all[0].Problem == "" {
 		t.Fatalf("DamagedRecords = %+v", all)
+	}
+}
+
+// TestFileFaultReasons: each operating-system fault under the store has its
+// own exit-4 reason, and the message names the path (never exit 1).
+func TestFileFaultReasons(t *testing.T) {
+	path := "/data/acc/workspaces/workspace_x/acc.db"
+	for errno, reason := range map[syscall.Errno]string{
+		syscall.ENOSPC:  protocol.ReasonStoreFull,
+		syscall.EDQUOT:  protocol.ReasonStoreFull,
+		syscall.EACCES:  protocol.ReasonStoreUnwritable,
+		syscall.EPERM:   protocol.ReasonStoreUnwritable,
+		syscall.EROFS:   protocol.ReasonStoreUnwritable,
+		syscall.EIO:     protocol.ReasonStoreIOError,
+		syscall.ENOTDIR: protocol.ReasonStoreCorrupt,
+	} {
+		err := fileFault(path, "create the store directory", &os.PathError{Op: "mkdir", Path: filepath.Dir(path), Err: errno})
+		wantCode(t, err, protocol.ExitData, reason)
+		if !strings.Contains(err.Error(), path) {
+			t.Errorf("%v: the message %q does not name %s", errno, err, path)
+		}
 	}
 }
