@@ -14,6 +14,7 @@ import (
 	"github.com/acc-go/acc/pkg/core"
 	"github.com/acc-go/acc/pkg/protocol"
 	"github.com/acc-go/acc/pkg/router"
+	"github.com/acc-go/acc/pkg/storage"
 	"github.com/urfave/cli/v3"
 )
 
@@ -280,7 +281,9 @@ func (a *app) inboxCommand() *cli.Command {
 		Usage:    "list pending messages (read-only), or read one in full with --message",
 		Description: "Without --message, inbox lists summaries of pending messages, newest first, and changes nothing.\n" +
 			"Pages hold at most --limit items and 12,000 bytes; continue with --cursor from the previous page.\n" +
-			"--message ID prints the whole message and moves your receipt to retrieved.",
+			"--message ID prints the whole message and moves your receipt to retrieved.\n" +
+			"A stored message or receipt that does not decode is left out of the list and named on a damaged: line\n" +
+			"(in JSON, under damaged); `acc doctor` names every damaged record.",
 		Flags: append(ownerFlags(),
 			&cli.StringFlag{Name: "message", Usage: "read this message `ID` in full"},
 			&cli.StringFlag{Name: "cursor", Usage: "continue after this message `ID` (a previous page's nextCursor)"},
@@ -317,6 +320,7 @@ func (a *app) inboxCommand() *cli.Command {
 						fmt.Fprintf(w, "inbox of %s (%s), found automatically: no --session or ACC_SESSION\n", page.Participant, c.SessionID)
 					}
 					printPage(w, page)
+					printDamaged(w, page.Damaged)
 				})
 			})
 		},
@@ -336,6 +340,19 @@ func printPage(w io.Writer, page *core.InboxPage) {
 		fmt.Fprintf(w, "more: acc inbox --cursor %s\n", *page.NextCursor)
 	}
 	fmt.Fprintln(w, "read one: acc inbox --message ID")
+}
+
+// printDamaged names the records an inbox page left out because they do
+// not decode, and what to do.
+func printDamaged(w io.Writer, damaged []storage.DamagedRecord) {
+	if len(damaged) == 0 {
+		return
+	}
+	keys := make([]string, len(damaged))
+	for i, d := range damaged {
+		keys[i] = d.Table + " " + d.Key
+	}
+	fmt.Fprintf(w, "damaged: %d stored record(s) could not be read and are not listed (%s); run `acc doctor`\n", len(damaged), strings.Join(keys, ", "))
 }
 
 func printExact(w io.Writer, it core.ExactItem) {

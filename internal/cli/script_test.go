@@ -148,6 +148,9 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 	"treehash":    cmdTreeHash,
 	"treesame":    cmdTreeSame,
 	"userver":     cmdUserVersion,
+	"truncfile":   cmdTruncFile,
+	"checkpoint":  cmdCheckpoint,
+	"damage":      cmdDamage,
 	"wsid":        cmdWorkspaceID,
 	"mkrepo":      cmdMkrepo,
 	"envq":        cmdEnvq,
@@ -719,6 +722,60 @@ func cmdUserVersion(ts *testscript.TestScript, neg bool, args []string) {
 	// Fold the WAL back into the main file so the file's bytes are final.
 	_, err = db.Exec("PRAGMA wal_checkpoint(TRUNCATE)")
 	ts.Check(err)
+}
+
+// truncfile FILE N|half cuts FILE to N bytes, or to half its size.
+func cmdTruncFile(ts *testscript.TestScript, neg bool, args []string) {
+	noNeg(ts, neg, "truncfile")
+	if len(args) != 2 {
+		ts.Fatalf("usage: truncfile FILE N|half")
+	}
+	path := ts.MkAbs(args[0])
+	var n int64
+	if args[1] == "half" {
+		info, err := os.Stat(path)
+		ts.Check(err)
+		n = info.Size() / 2
+	} else {
+		v, err := strconv.ParseInt(args[1], 10, 64)
+		ts.Check(err)
+		n = v
+	}
+	ts.Check(os.Truncate(path, n))
+}
+
+// checkpoint DB copies the WAL of DB into the main file and empties it, so
+// that DB's bytes alone hold the whole store.
+func cmdCheckpoint(ts *testscript.TestScript, neg bool, args []string) {
+	noNeg(ts, neg, "checkpoint")
+	if len(args) != 1 {
+		ts.Fatalf("usage: checkpoint DB")
+	}
+	db, err := sql.Open("sqlite", "file:"+ts.MkAbs(args[0]))
+	ts.Check(err)
+	defer db.Close()
+	var busy, logged, done int
+	ts.Check(db.QueryRow("PRAGMA wal_checkpoint(TRUNCATE)").Scan(&busy, &logged, &done))
+	if busy != 0 {
+		ts.Fatalf("checkpoint %s: busy", args[0])
+	}
+}
+
+// damage DB TABLE KEYCOL KEY overwrites the record of one row with text
+// that is not JSON, as a bad disk sector or a stray edit might.
+func cmdDamage(ts *testscript.TestScript, neg bool, args []string) {
+	noNeg(ts, neg, "damage")
+	if len(args) != 4 {
+		ts.Fatalf("usage: damage DB TABLE KEYCOL KEY")
+	}
+	db, err := sql.Open("sqlite", "file:"+ts.MkAbs(args[0]))
+	ts.Check(err)
+	defer db.Close()
+	res, err := db.Exec("UPDATE "+args[1]+" SET record = '{\"schemaVersion\": 3, damaged' WHERE "+args[2]+" = ?", args[3])
+	ts.Check(err)
+	if n, _ := res.RowsAffected(); n != 1 {
+		ts.Fatalf("damage: %d rows match %s = %s in %s", n, args[2], args[3], args[1])
+	}
 }
 
 // wsid VAR DIR sets $VAR to the id of the workspace governing DIR, found by

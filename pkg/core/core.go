@@ -66,12 +66,7 @@ func Open(ctx context.Context, o OpenOptions) (*Room, error) {
 	if _, statErr := os.Stat(path); o.NoCreate && errors.Is(statErr, fs.ErrNotExist) {
 		st, err = storage.OpenSQLiteEmpty(ctx, ws.ID)
 	} else if o.NoCreate {
-		// A file without the schema yet (an attach that stopped early) is
-		// read as empty and left for the next attach to complete.
 		st, err = storage.OpenSQLiteExisting(ctx, path, ws.ID)
-		if errors.Is(err, storage.ErrNoSchema) {
-			st, err = storage.OpenSQLiteEmpty(ctx, ws.ID)
-		}
 	} else {
 		st, err = storage.OpenSQLite(ctx, path, ws.ID)
 	}

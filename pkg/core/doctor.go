@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"golang.org/x/sys/unix"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -316,8 +317,12 @@ func inspectStore(ctx context.Context, rep *DoctorReport, ws *Workspace, env *Ru
 		rep.Remediation = append(rep.Remediation, "run `acc attach --participant NAME` to open the first session; it creates the store")
 		return nil
 	case err != nil:
-		s.unhealthy(protocol.ReasonStoreCorrupt, fmt.Sprintf("cannot inspect %s: %s", s.Path, errText(err)))
-		rep.Remediation = append(rep.Remediation, "make "+s.Path+" readable by this user, then run `acc doctor` again")
+		reason := protocol.ReasonStoreIOError
+		if errors.Is(err, fs.ErrPermission) {
+			reason = protocol.ReasonStoreUnwritable
+		}
+		s.unhealthy(reason, fmt.Sprintf("cannot inspect %s: %s", s.Path, errText(err)))
+		rep.Remediation = append(rep.Remediation, "make "+filepath.Dir(s.Path)+" readable and writable by this user, then run `acc doctor` again")
 		rep.Protection = "unknown"
 		return nil
 	}
@@ -329,22 +334,7 @@ func inspectStore(ctx context.Context, rep *DoctorReport, ws *Workspace, env *Ru
 		rep.Protection = "unknown"
 		return nil
 	}
-	if info.Size() == 0 {
-		// Created by an attach that stopped before it wrote the schema;
-		// opening it here would create the schema, and doctor writes nothing.
-		s.Note = "the store file is empty (a first attach stopped before creating it); the next `acc attach` completes it"
-		rep.Remediation = append(rep.Remediation, "run `acc attach --participant NAME`; it completes the empty store")
-		return nil
-	}
-
 	st, err := storage.OpenSQLiteExisting(ctx, s.Path, ws.ID)
-	if errors.Is(err, storage.ErrNoSchema) {
-		// A bare SQLite header: an attach stopped after switching the new
-		// file to WAL. Opening it to write would create the schema.
-		s.Note = "the store file has no schema yet (a first attach stopped before creating it); the next `acc attach` completes it"
-		rep.Remediation = append(rep.Remediation, "run `acc attach --participant NAME`; it completes the store")
-		return nil
-	}
 	if err != nil {
 		pe := protocol.AsError(err)
 		switch pe.Reason {
@@ -368,6 +358,8 @@ func inspectStore(ctx context.Context, rep *DoctorReport, ws *Workspace, env *Ru
 				"the store belongs to another workspace: if acc.workspace.json's workspaceId was changed, restore it; otherwise %s", aside(s.Path)))
 		case protocol.ReasonStoreCorrupt:
 			rep.Remediation = append(rep.Remediation, aside(s.Path))
+		case protocol.ReasonStoreUnwritable, protocol.ReasonStoreFull, protocol.ReasonStoreIOError:
+			rep.Remediation = append(rep.Remediation, faultFix(pe.Reason, s.Path))
 		default:
 			if pe.Reason == protocol.ReasonInternal {
 				return err
@@ -406,6 +398,28 @@ func inspectStore(ctx context.Context, rep *DoctorReport, ws *Workspace, env *Ru
 	}
 	if !s.Healthy {
 		rep.Remediation = append(rep.Remediation, "restore "+s.Path+" from a backup, or "+aside(s.Path))
+		rep.Protection = "unknown"
+		return nil
+	}
+	if damaged, err := st.DamagedRecords(ctx, maxDamagedNamed); err != nil {
+		if protocol.IsReason(err, protocol.ReasonStoreBusy) {
+			return err
+		}
+		s.unhealthy(protocol.AsError(err).Reason, protocol.AsError(err).Message)
+	} else if len(damaged) > 0 {
+		for _, d := range damaged {
+			s.unhealthy(protocol.ReasonStoreCorrupt, fmt.Sprintf("damaged record: %s %s: %s", d.Table, d.Key, d.Problem))
+		}
+		rep.Remediation = append(rep.Remediation, fmt.Sprintf(
+			"restore %s from a backup; until then acc inbox leaves the damaged record(s) out and names them, and commands that need one refuse with store_corrupt", s.Path))
+	}
+	for _, p := range storeFaults(s.Path) {
+		s.unhealthy(p.ReasonCode, p.Message)
+		if fix := faultFix(p.ReasonCode, s.Path); !slices.Contains(rep.Remediation, fix) {
+			rep.Remediation = append(rep.Remediation, fix)
+		}
+	}
+	if !s.Healthy {
 		rep.Protection = "unknown"
 		return nil
 	}
@@ -452,8 +466,53 @@ func (s *DoctorStore) unhealthy(reason, msg string) {
 	s.Problems = append(s.Problems, DoctorProblem{ReasonCode: reason, Message: msg})
 }
 
+// maxDamagedNamed bounds how many damaged records doctor names.
+const maxDamagedNamed = 20
+
+// minFreeBytes is the free space below which doctor reports the store's
+// file system as full: a few WALs' worth (docs/design.md, "Durability and checkpoints").
+const minFreeBytes = 4 << 20
+
+// storeFaults finds what would make writes to the healthy store at path
+// fail: the directory or a store file not writable by this user (or on a
+// read-only file system), or too little free space for the WAL to grow.
+func storeFaults(path string) []DoctorProblem {
+	var out []DoctorProblem
+	dir := filepath.Dir(path)
+	for _, p := range []string{dir, path, path + "-wal", path + "-shm"} {
+		if _, err := os.Lstat(p); err != nil {
+			continue
+		}
+		if err := unix.Access(p, unix.W_OK); err != nil {
+			out = append(out, DoctorProblem{ReasonCode: protocol.ReasonStoreUnwritable,
+				Message: fmt.Sprintf("%s is not writable by this user (%s): every command that records something will fail", p, err)})
+		}
+	}
+	var st unix.Statfs_t
+	if err := unix.Statfs(dir, &st); err == nil {
+		if free := int64(st.Bavail) * int64(st.Bsize); free < minFreeBytes {
+			out = append(out, DoctorProblem{ReasonCode: protocol.ReasonStoreFull,
+				Message: fmt.Sprintf("the file system holding %s has %d bytes free: commands that record something will soon fail", dir, free)})
+		}
+	}
+	return out
+}
+
+// faultFix is the remediation for a store fault of the file system.
+func faultFix(reason, path string) string {
+	dir := filepath.Dir(path)
+	switch reason {
+	case protocol.ReasonStoreUnwritable:
+		return fmt.Sprintf("make %s and the acc.db* files in it writable by this user (chmod u+w, or chown), or set ACC_DATA_HOME to a writable directory; then run `acc doctor` again", dir)
+	case protocol.ReasonStoreFull:
+		return fmt.Sprintf("free space on the file system holding %s, then run `acc doctor` again", dir)
+	default:
+		return fmt.Sprintf("check the disk holding %s (the system log names the failing device), then run `acc doctor` again", dir)
+	}
+}
+
 // aside is the remediation that moves a bad store out of the way; the next
 // attach starts a new, empty one.
 func aside(path string) string {
-	return fmt.Sprintf("move it aside (mv %s %s.bad) and run `acc attach` to start a new, empty store; acc never edits or deletes a store it cannot trust", path, path)
+	return fmt.Sprintf("move it aside with its write-ahead log (mv %s %s.bad; mv %s-wal %s.bad-wal if there) and run `acc attach` to start a new, empty store; acc never edits or deletes a store it cannot trust", path, path, path, path)
 }

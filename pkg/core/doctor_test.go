@@ -261,15 +261,16 @@ func TestDoctorIntegrityFailure(t *testing.T) {
 	}
 }
 
-func TestDoctorEmptyStoreFileIsLeftAlone(t *testing.T) {
+// TestDoctorEmptyStoreFileIsCorrupt: acc links a store into place only
+// once it is complete, so an empty acc.db lost its content: unhealthy
+// store_corrupt with the fix, and left as it was.
+func TestDoctorEmptyStoreFileIsCorrupt(t *testing.T) {
 	w := newDoctorWorld(t)
 	mustWrite(t, w.storePath(), "")
-	before := dirState(t, w.data)
-	rep, err := w.doctor()
-	if err != nil || !rep.Healthy || !rep.Store.Exists || rep.Store.Note == "" {
-		t.Fatalf("report %+v, err %v", rep, err)
+	rep := w.unhealthy(protocol.ReasonStoreCorrupt)
+	if !strings.Contains(rep.Store.Problems[0].Message, "0 bytes") {
+		t.Errorf("problem: %+v", rep.Store.Problems[0])
 	}
-	sameState(t, before, dirState(t, w.data))
 }
 
 func TestDoctorRefusesWhatOpenRefuses(t *testing.T) {
@@ -305,11 +306,11 @@ func setUserVersion(t *testing.T, path string, v int) {
 	}
 }
 
-// TestDoctorLeavesAHeaderOnlyStoreAlone checks the state a first attach
-// leaves when it stops after switching the new file to WAL and before
-// creating the schema: a 4096-byte SQLite header with no tables. Doctor
-// reads only: it must report it, not create the schema in it.
-func TestDoctorLeavesAHeaderOnlyStoreAlone(t *testing.T) {
+// TestDoctorHeaderOnlyStoreIsCorrupt: a SQLite file without acc's schema
+// where the store should be (an older acc's first attach stopped early, or
+// not acc's) is unhealthy store_corrupt; neither doctor nor a reading command
+// creates the schema in it.
+func TestDoctorHeaderOnlyStoreIsCorrupt(t *testing.T) {
 	w := newDoctorWorld(t)
 	path := w.storePath()
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
@@ -328,22 +329,11 @@ func TestDoctorLeavesAHeaderOnlyStoreAlone(t *testing.T) {
 		t.Fatalf("want a header-only database: %v", err)
 	}
 	before := dirState(t, w.data)
-	rep, err := w.doctor()
-	if err != nil {
-		t.Fatalf("a store without a schema yet is not unhealthy: %v", err)
+	rep := w.unhealthy(protocol.ReasonStoreCorrupt)
+	if !strings.Contains(rep.Store.Problems[0].Message, "without acc's schema") {
+		t.Errorf("problem: %+v", rep.Store.Problems[0])
 	}
-	if !rep.Healthy || rep.Store.Note == "" {
-		t.Errorf("report: healthy %v, note %q", rep.Healthy, rep.Store.Note)
-	}
-	sameState(t, before, dirState(t, w.data))
-	// Nor does a reading command create the schema in it.
-	r, err := Open(context.Background(), OpenOptions{Cwd: w.repo, Getenv: envMap(w.env), GOOS: "linux", NoCreate: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := r.Status(context.Background(), StatusQuery{}); err != nil {
-		t.Fatal(err)
-	}
-	r.Close()
+	_, err = Open(context.Background(), OpenOptions{Cwd: w.repo, Getenv: envMap(w.env), GOOS: "linux", NoCreate: true})
+	wantReason(t, err, protocol.ReasonStoreCorrupt, protocol.ExitData)
 	sameState(t, before, dirState(t, w.data))
 }

@@ -60,6 +60,10 @@ type InboxPage struct {
 	// Participant is whose inbox this is, for the CLI's words; not in
 	// the JSON (docs/cli.md's shapes).
 	Participant string `json:"-"`
+	// Damaged names the pending records of this page's range that do not
+	// decode: they are left out of Items rather than failing the whole
+	// page (docs/design.md); absent when there are none.
+	Damaged []storage.DamagedRecord `json:"damaged,omitempty"`
 }
 
 // InboxQuery selects a page of the caller's pending messages.
@@ -101,7 +105,7 @@ func (r *Room) Inbox(ctx context.Context, q InboxQuery) (*InboxPage, error) {
 			return err
 		}
 		page.Participant = me.ParticipantID
-		sq := storage.InboxQuery{Recipient: me.ParticipantID, ListableOnly: true}
+		sq := storage.InboxQuery{Recipient: me.ParticipantID, ListableOnly: true, Damaged: &page.Damaged}
 		if q.Cursor != "" {
 			m, err := tx.Message(q.Cursor)
 			if err != nil {
@@ -247,7 +251,8 @@ func (r *Room) InboxDigest(ctx context.Context, participantID string, limit int)
 	var b strings.Builder
 	err := r.Store.View(ctx, func(tx storage.ReadTx) error {
 		n := 0
-		return tx.ScanInbox(storage.InboxQuery{Recipient: participantID, ListableOnly: true}, func(row storage.InboxRow) bool {
+		var damaged []storage.DamagedRecord // left out; acc inbox and acc doctor name them
+		return tx.ScanInbox(storage.InboxQuery{Recipient: participantID, ListableOnly: true, Damaged: &damaged}, func(row storage.InboxRow) bool {
 			b.WriteString(row.Message.MessageID + ":" + row.Receipt.State + " ")
 			n++
 			return n < limit

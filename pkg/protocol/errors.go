@@ -97,6 +97,9 @@ const (
 	ReasonStoreForeignWorkspace = "store_foreign_workspace"
 	ReasonStoreVersionUnknown   = "store_version_unknown"
 	ReasonStoreCorrupt          = "store_corrupt"
+	ReasonStoreUnwritable       = "store_unwritable"
+	ReasonStoreFull             = "store_full"
+	ReasonStoreIOError          = "store_io_error"
 	ReasonPageBudgetExceeded    = "page_budget_exceeded"
 	ReasonDecisionTargets       = "decision_targets_invalid"
 	ReasonConfigInvalid         = "config_invalid"
@@ -187,7 +190,10 @@ var Reasons = []ReasonInfo{
 	{ReasonUnknownMessage, ExitData, "the message referred to does not exist in this workspace"},
 	{ReasonStoreForeignWorkspace, ExitData, "the store belongs to a different workspace; it was not touched"},
 	{ReasonStoreVersionUnknown, ExitData, "the store has a schema version this acc does not know; it was not touched"},
-	{ReasonStoreCorrupt, ExitData, "the store cannot be read as an acc store"},
+	{ReasonStoreCorrupt, ExitData, "the store cannot be read as an acc store: not a database, empty or truncated, a directory in its place, or a record that does not decode; the message names the file and the fix"},
+	{ReasonStoreUnwritable, ExitData, "the store or its directory cannot be written (permission denied, a read-only file or file system); the message names the path and the fix"},
+	{ReasonStoreFull, ExitData, "the disk holding the store is full; free space there and run the command again"},
+	{ReasonStoreIOError, ExitData, "the operating system reported an I/O error reading or writing the store; check the disk, then run acc doctor"},
 	{ReasonPageBudgetExceeded, ExitData, "one summary alone exceeds the page byte budget"},
 	{ReasonDecisionTargets, ExitData, "a decision change must name 1 to 16 distinct, existing decisions of this workspace"},
 	{ReasonConfigInvalid, ExitData, "acc.workspace.json breaks a rule"},
@@ -196,7 +202,7 @@ var Reasons = []ReasonInfo{
 	{ReasonInstallRecordInvalid, ExitData, "acc's install record (installs.json in the data home) does not parse or has an unknown schema version"},
 	{ReasonInstallFailed, ExitData, "a write failed part way through acc install or acc uninstall; the message says what the run had done, and running the command again finishes it"},
 	{ReasonOutcomeUnknown, ExitData, "the store failed while committing the write (an I/O error, a full disk), so acc cannot tell whether it was recorded; the message gives the command to run again, which records it once either way or says how to check (docs/delivery.md)"},
-	{ReasonStoreUnhealthy, ExitData, "acc doctor found the store corrupt, foreign, of an unknown version or failing its integrity check; the report is in details"},
+	{ReasonStoreUnhealthy, ExitData, "acc doctor found the store corrupt (or holding a damaged record), foreign, of an unknown version, failing its integrity check, unwritable or on a full disk; the report is in details"},
 
 	{ReasonWaitTimeout, ExitTimeout, "acc wait ran out of time before what it waited for happened; run it again or raise --timeout"},
 	{ReasonNotCertified, ExitData, "acc certify could not prove every capability of a client (the table says which and why), or could not run it"},

@@ -7,10 +7,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/acc-go/acc/pkg/protocol"
@@ -29,77 +27,17 @@ type SQLite struct {
 	path        string
 	workspaceID string
 	// noInit makes checkOrInit refuse a database without the schema
-	// (ErrNoSchema) instead of creating it.
+	// (store_corrupt) instead of creating it: every store file; only the
+	// in-memory store is initialised in place.
 	noInit bool
+	// walExisted records that acc.db-wal was there when the store was
+	// opened, and wrote that this handle committed a write: a handle that
+	// found no WAL and wrote nothing removes the empty WAL it made on Close.
+	walExisted bool
+	wrote      atomic.Bool
 }
 
 var _ Store = (*SQLite)(nil)
-
-// OpenSQLite opens (creating when absent) the database at path for the
-// workspace workspaceID. The parent directory is created 0700 and the file
-// 0600. An existing database must carry this acc's schema version and the same
-// workspace identity, checked before anything is written; otherwise the error
-// is store_version_unknown or store_foreign_workspace (exit 4) and the file is
-// left as it was. A file that is not a database is store_corrupt (exit 4).
-// Waiting for another process that is creating the schema is bounded by ctx
-// (store_busy, exit 3).
-func OpenSQLite(ctx context.Context, path, workspaceID string) (*SQLite, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return nil, fmt.Errorf("create store directory: %w", err)
-	}
-	if f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600); err == nil {
-		f.Close()
-	} else if !errors.Is(err, fs.ErrExist) {
-		return nil, fmt.Errorf("create store file: %w", err)
-	}
-	dsn := "file:" + uriPath(path) + "?_pragma=busy_timeout(5000)&_pragma=synchronous(FULL)&_pragma=foreign_keys(1)"
-	db, err := sql.Open("sqlite", dsn)
-	if err != nil {
-		return nil, fmt.Errorf("open store: %w", err)
-	}
-	db.SetMaxOpenConns(1)
-	db.SetMaxIdleConns(1)
-	db.SetConnMaxLifetime(0)
-	s := &SQLite{db: db, path: path, workspaceID: workspaceID}
-	if err := s.checkOrInit(ctx); err != nil {
-		db.Close()
-		return nil, err
-	}
-	return s, nil
-}
-
-// ErrNoSchema is returned by OpenSQLiteExisting for a database file that
-// holds no acc schema yet: empty, or a bare SQLite header (a first attach
-// that stopped before creating the schema). Only OpenSQLite completes it.
-var ErrNoSchema = errors.New("storage: the store has no schema yet")
-
-// OpenSQLiteExisting opens the existing database at path for reading and
-// writing like OpenSQLite, but creates nothing: no directory, no file and no
-// schema. A file without the schema yet is ErrNoSchema and is left as it
-// was; the other refusals are OpenSQLite's.
-func OpenSQLiteExisting(ctx context.Context, path, workspaceID string) (*SQLite, error) {
-	info, err := os.Stat(path)
-	if err != nil {
-		return nil, fmt.Errorf("open store: %w", err)
-	}
-	if info.Size() == 0 {
-		return nil, ErrNoSchema
-	}
-	dsn := "file:" + uriPath(path) + "?mode=rw&_pragma=busy_timeout(5000)&_pragma=synchronous(FULL)&_pragma=foreign_keys(1)"
-	db, err := sql.Open("sqlite", dsn)
-	if err != nil {
-		return nil, fmt.Errorf("open store: %w", err)
-	}
-	db.SetMaxOpenConns(1)
-	db.SetMaxIdleConns(1)
-	db.SetConnMaxLifetime(0)
-	s := &SQLite{db: db, path: path, workspaceID: workspaceID, noInit: true}
-	if err := s.checkOrInit(ctx); err != nil {
-		db.Close()
-		return nil, err
-	}
-	return s, nil
-}
 
 // OpenSQLiteEmpty returns an empty store for workspaceID that lives in
 // memory and vanishes on Close. Readers use it when a workspace has no store
@@ -133,33 +71,41 @@ func (s *SQLite) Path() string { return s.path }
 // WorkspaceID implements Store.
 func (s *SQLite) WorkspaceID() string { return s.workspaceID }
 
-// Close implements Store.
-func (s *SQLite) Close() error { return s.db.Close() }
+// Close implements Store. It does not checkpoint (docs/design.md), except
+// that a handle which found no WAL file and committed nothing leaves the
+// files as it found them: SQLite then removes the empty WAL it opened.
+func (s *SQLite) Close() error {
+	if s.path != "" && !s.walExisted && !s.wrote.Load() {
+		closeRefused(s.db, false)
+		return nil
+	}
+	return s.db.Close()
+}
 
 func (s *SQLite) checkOrInit(ctx context.Context) error {
 	ctx, cancel := withDefaultDeadline(ctx)
 	defer cancel()
 	conn, err := s.db.Conn(ctx)
 	if err != nil {
-		return mapErr(err, "open the store")
+		return mapErr(s.path, err, "open the store")
 	}
 	defer conn.Close()
-	version, tables, err := readVersion(ctx, conn)
+	version, tables, err := readVersion(ctx, s.path, conn)
 	if err != nil {
 		return err
 	}
 	if version == 0 && tables == 0 && s.noInit {
-		return ErrNoSchema
+		return corrupt(s.path, "it is a SQLite database without acc's schema (acc writes a new store complete before it appears there, so this one was emptied or never was acc's)")
 	}
 	if version == 0 && tables == 0 {
-		if err := setWAL(ctx, conn); err != nil {
+		if err := setWAL(ctx, s.path, conn); err != nil {
 			return err
 		}
-		if err := setBusy(ctx, conn); err != nil {
+		if err := setBusy(ctx, s.path, conn); err != nil {
 			return err
 		}
 		if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
-			return mapErr(err, "lock the new store")
+			return mapErr(s.path, err, "lock the new store")
 		}
 		committed := false
 		defer func() {
@@ -167,31 +113,23 @@ func (s *SQLite) checkOrInit(ctx context.Context) error {
 				conn.ExecContext(context.Background(), "ROLLBACK")
 			}
 		}()
-		version, tables, err = readVersion(ctx, conn)
+		version, tables, err = readVersion(ctx, s.path, conn)
 		if err != nil {
 			return err
 		}
 		if version == 0 && tables == 0 {
-			if _, err := conn.ExecContext(ctx, schemaSQL); err != nil {
-				return mapErr(err, "create the schema")
-			}
-			now := protocol.FormatTime(time.Now())
-			if _, err := conn.ExecContext(ctx, "INSERT INTO meta(key, value) VALUES ('workspace_id', ?), ('created_at', ?), ('message_count', '0')", s.workspaceID, now); err != nil {
-				return mapErr(err, "record the workspace identity")
-			}
-			if _, err := conn.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", SchemaVersion)); err != nil {
-				return mapErr(err, "record the schema version")
+			if err := createSchema(ctx, s.path, conn, s.workspaceID); err != nil {
+				return err
 			}
 			version = SchemaVersion
 		}
 		if _, err := conn.ExecContext(ctx, "COMMIT"); err != nil {
-			return mapErr(err, "commit the new store")
+			return mapErr(s.path, err, "commit the new store")
 		}
 		committed = true
 	}
 	if version == foreignTables {
-		return protocol.Errorf(protocol.ReasonStoreCorrupt,
-			"the file at %s is a SQLite database with tables that are not acc's; acc left it untouched (move it aside)", s.path)
+		return corrupt(s.path, "it is a SQLite database with tables that are not acc's; acc left it untouched")
 	}
 	if version != SchemaVersion {
 		return protocol.Errorf(protocol.ReasonStoreVersionUnknown,
@@ -201,7 +139,10 @@ func (s *SQLite) checkOrInit(ctx context.Context) error {
 	var id string
 	err = conn.QueryRowContext(ctx, "SELECT value FROM meta WHERE key = 'workspace_id'").Scan(&id)
 	if err != nil {
-		return protocol.Errorf(protocol.ReasonStoreCorrupt, "the store at %s has no workspace identity; move the file aside", s.path).Wrap(err)
+		if !errors.Is(err, sql.ErrNoRows) {
+			return mapErr(s.path, err, "read the workspace identity")
+		}
+		return corrupt(s.path, "it has no workspace identity").Wrap(err)
 	}
 	if id != s.workspaceID {
 		return protocol.Errorf(protocol.ReasonStoreForeignWorkspace,
@@ -214,7 +155,7 @@ func (s *SQLite) checkOrInit(ctx context.Context) error {
 // setWAL switches a new database to WAL mode. SQLite answers SQLITE_BUSY at
 // once, without waiting in the busy handler, while another connection is
 // switching the same new file; so retry until ctx runs out.
-func setWAL(ctx context.Context, conn *sql.Conn) error {
+func setWAL(ctx context.Context, path string, conn *sql.Conn) error {
 	for {
 		var mode string
 		err := conn.QueryRowContext(ctx, "PRAGMA journal_mode=WAL").Scan(&mode)
@@ -224,7 +165,7 @@ func setWAL(ctx context.Context, conn *sql.Conn) error {
 		var se *sqlite.Error
 		busy := err == nil || errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_BUSY
 		if !busy {
-			return mapErr(err, "set WAL mode")
+			return mapErr(path, err, "set WAL mode")
 		}
 		select {
 		case <-ctx.Done():
@@ -237,13 +178,13 @@ func setWAL(ctx context.Context, conn *sql.Conn) error {
 	}
 }
 
-func readVersion(ctx context.Context, conn *sql.Conn) (version, tables int, err error) {
+func readVersion(ctx context.Context, path string, conn *sql.Conn) (version, tables int, err error) {
 	// One statement, so one snapshot: read separately, a store another
 	// process creates in between would show version 0 next to its tables
 	// and be taken for someone else's database.
 	err = conn.QueryRowContext(ctx, "SELECT (SELECT user_version FROM pragma_user_version), (SELECT count(*) FROM sqlite_master)").Scan(&version, &tables)
 	if err != nil {
-		return 0, 0, mapErr(err, "read the schema version")
+		return 0, 0, mapErr(path, err, "read the schema version")
 	}
 	if version == 0 && tables > 0 {
 		version = foreignTables
@@ -263,7 +204,7 @@ func withDefaultDeadline(ctx context.Context) (context.Context, context.CancelFu
 }
 
 // setBusy makes SQLite's own busy handler wait until the context deadline.
-func setBusy(ctx context.Context, conn *sql.Conn) error {
+func setBusy(ctx context.Context, path string, conn *sql.Conn) error {
 	ms := int64(DefaultBusyWait / time.Millisecond)
 	if d, ok := ctx.Deadline(); ok {
 		ms = time.Until(d).Milliseconds()
@@ -272,7 +213,7 @@ func setBusy(ctx context.Context, conn *sql.Conn) error {
 		}
 	}
 	if _, err := conn.ExecContext(ctx, fmt.Sprintf("PRAGMA busy_timeout = %d", ms)); err != nil {
-		return mapErr(err, "set the busy timeout")
+		return mapErr(path, err, "set the busy timeout")
 	}
 	return nil
 }
@@ -281,10 +222,13 @@ func busyError(cause error) error {
 	return protocol.Errorf(protocol.ReasonStoreBusy, "the store stayed busy with other writers until the deadline; try again").Wrap(cause)
 }
 
-// mapErr turns driver errors into acc errors: busy and interrupted waits are
-// store_busy (exit 3), "not a database" and corruption are store_corrupt
-// (exit 4); anything else is returned wrapped (exit 1).
-func mapErr(err error, doing string) error {
+// mapErr turns driver errors on the store at path into acc errors
+// (docs/exit-codes.md): busy and interrupted waits are store_busy (exit 3);
+// "not a database" and corruption store_corrupt, a full disk store_full,
+// a file or directory that cannot be opened or written store_unwritable and
+// any other I/O error store_io_error (exit 4), each naming path and the fix.
+// Anything else is returned wrapped (exit 1).
+func mapErr(path string, err error, doing string) error {
 	if err == nil {
 		return nil
 	}
@@ -301,7 +245,13 @@ func mapErr(err error, doing string) error {
 		case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED, sqlite3.SQLITE_INTERRUPT:
 			return busyError(err)
 		case sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_CORRUPT:
-			return protocol.Errorf(protocol.ReasonStoreCorrupt, "the store is not a readable acc database (%s); move the file aside", se.Error()).Wrap(err)
+			return corrupt(path, fmt.Sprintf("it is not a readable acc database (%s)", se.Error())).Wrap(err)
+		case sqlite3.SQLITE_FULL:
+			return storeFull(path, doing, se.Error()).Wrap(err)
+		case sqlite3.SQLITE_READONLY, sqlite3.SQLITE_PERM, sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_AUTH:
+			return unwritable(path, doing, se.Error()).Wrap(err)
+		case sqlite3.SQLITE_IOERR:
+			return ioError(path, doing, se.Error()).Wrap(err)
 		}
 	}
 	return fmt.Errorf("%s: %w", doing, err)
@@ -319,14 +269,19 @@ func (s *SQLite) Update(ctx context.Context, fn func(Tx) error) (err error) {
 	defer cancel()
 	conn, err := s.db.Conn(ctx)
 	if err != nil {
-		return mapErr(err, "wait for the store")
+		return mapErr(s.path, err, "wait for the store")
 	}
 	defer conn.Close()
-	if err := setBusy(ctx, conn); err != nil {
+	release, err := s.queueForWrite(ctx)
+	if err != nil {
+		return err
+	}
+	defer release()
+	if err := setBusy(ctx, s.path, conn); err != nil {
 		return err
 	}
 	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
-		return mapErr(err, "begin a write")
+		return mapErr(s.path, err, "begin a write")
 	}
 	// The lock is held: from here on nothing is cut short by ctx. The
 	// driver reports ctx's end as the error of a statement that was running
@@ -338,18 +293,22 @@ func (s *SQLite) Update(ctx context.Context, fn func(Tx) error) (err error) {
 			conn.ExecContext(context.Background(), "ROLLBACK")
 		}
 	}()
-	tx := &sqliteTx{ctx: held, q: conn, ws: s.workspaceID, lastSeq: -1}
+	tx := &sqliteTx{ctx: held, q: conn, path: s.path, ws: s.workspaceID, lastSeq: -1}
 	if err := fn(tx); err != nil {
 		return err
 	}
 	Failpoint(FailBeforeCommit)
 	stallFailpoint(ctx, FailStallBeforeCommit)
 	if err := commit(held, conn); err != nil {
-		return outcomeUnknown(err)
+		// The store fault (full, unwritable, I/O) is named inside the
+		// outcome_unknown message, with its fix.
+		return outcomeUnknown(mapErr(s.path, err, "commit"))
 	}
 	done = true
+	s.wrote.Store(true)
 	Failpoint(FailAfterCommit)
 	stallFailpoint(ctx, FailStallAfterCommit)
+	s.checkpointAfterCommit(conn)
 	return nil
 }
 
@@ -369,17 +328,17 @@ func (s *SQLite) View(ctx context.Context, fn func(ReadTx) error) error {
 	defer cancel()
 	conn, err := s.db.Conn(ctx)
 	if err != nil {
-		return mapErr(err, "wait for the store")
+		return mapErr(s.path, err, "wait for the store")
 	}
 	defer conn.Close()
-	if err := setBusy(ctx, conn); err != nil {
+	if err := setBusy(ctx, s.path, conn); err != nil {
 		return err
 	}
 	if _, err := conn.ExecContext(ctx, "BEGIN"); err != nil {
-		return mapErr(err, "begin a read")
+		return mapErr(s.path, err, "begin a read")
 	}
 	defer conn.ExecContext(context.Background(), "ROLLBACK")
-	return fn(&sqliteTx{ctx: ctx, q: conn, ws: s.workspaceID, lastSeq: -1, readOnly: true})
+	return fn(&sqliteTx{ctx: ctx, q: conn, path: s.path, ws: s.workspaceID, lastSeq: -1, readOnly: true})
 }
 
 // Fingerprint returns a SHA-256 over every row of every table, in primary
@@ -456,7 +415,7 @@ func (s *SQLite) IntegrityCheck(ctx context.Context) ([]string, error) {
 		}
 		return rows.Err()
 	})
-	return out, mapErr(err, "check integrity")
+	return out, mapErr(s.path, err, "check integrity")
 }
 
 type querier interface {
@@ -468,6 +427,7 @@ type querier interface {
 type sqliteTx struct {
 	ctx      context.Context
 	q        querier
+	path     string // the store file, for error messages ("" in memory)
 	ws       string
 	lastSeq  int64
 	readOnly bool
@@ -485,11 +445,11 @@ type validator interface{ Validate() error }
 func decodeRecord[T any](what, data string) (*T, error) {
 	v := new(T)
 	if err := protocol.DecodeRecord(what, []byte(data), v); err != nil {
-		return nil, protocol.Errorf(protocol.ReasonStoreCorrupt, "stored %s record is unreadable: %v", what, err).Wrap(err)
+		return nil, protocol.Errorf(protocol.ReasonStoreCorrupt, "stored %s record is unreadable: %v; `acc doctor` names the damaged record(s), and the fix is to restore the store from a backup", what, err).Wrap(err)
 	}
 	if val, ok := any(v).(validator); ok {
 		if err := val.Validate(); err != nil {
-			return nil, protocol.Errorf(protocol.ReasonStoreCorrupt, "stored %s record is invalid: %v", what, err).Wrap(err)
+			return nil, protocol.Errorf(protocol.ReasonStoreCorrupt, "stored %s record is invalid: %v; `acc doctor` names the damaged record(s), and the fix is to restore the store from a backup", what, err).Wrap(err)
 		}
 	}
 	return v, nil
@@ -510,7 +470,7 @@ func (t *sqliteTx) getOne(what, query string, args ...any) (string, bool, error)
 		return "", false, nil
 	}
 	if err != nil {
-		return "", false, mapErr(err, "read "+what)
+		return "", false, mapErr(t.path, err, "read "+what)
 	}
 	return rec, true, nil
 }
@@ -534,7 +494,7 @@ func (t *sqliteTx) exec(doing, query string, args ...any) error {
 		return errors.New("storage: write inside View")
 	}
 	_, err := t.q.ExecContext(t.ctx, query, args...)
-	return mapErr(err, doing)
+	return mapErr(t.path, err, doing)
 }
 
 func (t *sqliteTx) Workspace() (*protocol.Workspace, error) {
@@ -611,13 +571,49 @@ func (t *sqliteTx) ScanInbox(q InboxQuery, fn func(InboxRow) bool) error {
 		where = append(where, "(r.sent_at, r.message_id) < (?, ?)")
 		args = append(args, q.BeforeSentAt, q.BeforeMessageID)
 	}
-	query := "SELECT m.record, r.record FROM receipts r JOIN messages m ON m.message_id = r.message_id WHERE " +
+	query := "SELECT m.record, r.record, r.message_id, r.recipient_participant_id FROM receipts r JOIN messages m ON m.message_id = r.message_id WHERE " +
 		strings.Join(where, " AND ") + " ORDER BY r.sent_at DESC, r.message_id DESC"
 	rows, err := t.q.QueryContext(t.ctx, query, args...)
 	if err != nil {
-		return mapErr(err, "scan the inbox")
+		return mapErr(t.path, err, "scan the inbox")
 	}
-	return scanRows(rows, fn)
+	defer rows.Close()
+	for rows.Next() {
+		var mrec, rrec, id, recipient string
+		if err := rows.Scan(&mrec, &rrec, &id, &recipient); err != nil {
+			return mapErr(t.path, err, "scan the inbox")
+		}
+		row, err := decodeRow(mrec, rrec)
+		if err != nil {
+			if q.Damaged == nil {
+				return err
+			}
+			table, key := "messages", id
+			if row.Message.MessageID != "" {
+				table, key = "receipts", id+"/"+recipient
+			}
+			*q.Damaged = append(*q.Damaged, DamagedRecord{Table: table, Key: key, Problem: damageText(err)})
+			continue
+		}
+		if !fn(row) {
+			return nil
+		}
+	}
+	return mapErr(t.path, rows.Err(), "scan the inbox")
+}
+
+// decodeRow decodes one inbox row; on a receipt that does not decode, the
+// returned row still carries the decoded message.
+func decodeRow(mrec, rrec string) (InboxRow, error) {
+	m, err := decodeRecord[protocol.Message]("message", mrec)
+	if err != nil {
+		return InboxRow{}, err
+	}
+	r, err := decodeRecord[protocol.Receipt]("receipt", rrec)
+	if err != nil {
+		return InboxRow{Message: *m}, err
+	}
+	return InboxRow{Message: *m, Receipt: *r}, nil
 }
 
 // queryOwed lists what a recipient owes; it walks the partial index
@@ -639,47 +635,43 @@ const queryOutstanding = `SELECT m.record, r.record FROM receipts r
 func (t *sqliteTx) ScanOwedSeen(recipient string, fn func(InboxRow) bool) error {
 	rows, err := t.q.QueryContext(t.ctx, strings.Replace(queryOwed, "AND r.decision_head = 1", "AND r.decision_head = 1 AND r.state <> 'queued'", 1), recipient)
 	if err != nil {
-		return mapErr(err, "scan owed receipts")
+		return mapErr(t.path, err, "scan owed receipts")
 	}
-	return scanRows(rows, fn)
+	return scanRows(t.path, rows, fn)
 }
 
 func (t *sqliteTx) ScanOwed(recipient string, fn func(InboxRow) bool) error {
 	rows, err := t.q.QueryContext(t.ctx, queryOwed, recipient)
 	if err != nil {
-		return mapErr(err, "scan owed receipts")
+		return mapErr(t.path, err, "scan owed receipts")
 	}
-	return scanRows(rows, fn)
+	return scanRows(t.path, rows, fn)
 }
 
 func (t *sqliteTx) ScanOutstanding(from string, fn func(InboxRow) bool) error {
 	rows, err := t.q.QueryContext(t.ctx, queryOutstanding, from)
 	if err != nil {
-		return mapErr(err, "scan outstanding receipts")
+		return mapErr(t.path, err, "scan outstanding receipts")
 	}
-	return scanRows(rows, fn)
+	return scanRows(t.path, rows, fn)
 }
 
-func scanRows(rows *sql.Rows, fn func(InboxRow) bool) error {
+func scanRows(path string, rows *sql.Rows, fn func(InboxRow) bool) error {
 	defer rows.Close()
 	for rows.Next() {
 		var mrec, rrec string
 		if err := rows.Scan(&mrec, &rrec); err != nil {
-			return mapErr(err, "scan")
+			return mapErr(path, err, "scan")
 		}
-		m, err := decodeRecord[protocol.Message]("message", mrec)
+		row, err := decodeRow(mrec, rrec)
 		if err != nil {
 			return err
 		}
-		r, err := decodeRecord[protocol.Receipt]("receipt", rrec)
-		if err != nil {
-			return err
-		}
-		if !fn(InboxRow{Message: *m, Receipt: *r}) {
+		if !fn(row) {
 			return nil
 		}
 	}
-	return mapErr(rows.Err(), "scan")
+	return mapErr(path, rows.Err(), "scan")
 }
 
 func (t *sqliteTx) ScanMessages(q MessageQuery, fn func(protocol.Message) bool) error {
@@ -713,13 +705,13 @@ func (t *sqliteTx) ScanReceipts(fn func(protocol.Receipt) bool) error {
 func scanRecords[T any](t *sqliteTx, what, query string, args []any, fn func(T) bool) error {
 	rows, err := t.q.QueryContext(t.ctx, query, args...)
 	if err != nil {
-		return mapErr(err, "scan "+what+"s")
+		return mapErr(t.path, err, "scan "+what+"s")
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var rec string
 		if err := rows.Scan(&rec); err != nil {
-			return mapErr(err, "scan "+what+"s")
+			return mapErr(t.path, err, "scan "+what+"s")
 		}
 		v, err := decodeRecord[T](what, rec)
 		if err != nil {
@@ -729,7 +721,7 @@ func scanRecords[T any](t *sqliteTx, what, query string, args []any, fn func(T) 
 			return nil
 		}
 	}
-	return mapErr(rows.Err(), "scan "+what+"s")
+	return mapErr(t.path, rows.Err(), "scan "+what+"s")
 }
 
 // queryDecisionGroup walks decision_links both ways from one decision (the
@@ -745,18 +737,18 @@ const queryDecisionGroup = `WITH RECURSIVE grp(id) AS (
 func (t *sqliteTx) DecisionGroup(messageID string) ([]DecisionLink, error) {
 	rows, err := t.q.QueryContext(t.ctx, queryDecisionGroup, messageID)
 	if err != nil {
-		return nil, mapErr(err, "read a decision group")
+		return nil, mapErr(t.path, err, "read a decision group")
 	}
 	defer rows.Close()
 	var out []DecisionLink
 	for rows.Next() {
 		var l DecisionLink
 		if err := rows.Scan(&l.From, &l.To, &l.Action); err != nil {
-			return nil, mapErr(err, "read a decision group")
+			return nil, mapErr(t.path, err, "read a decision group")
 		}
 		out = append(out, l)
 	}
-	return out, mapErr(rows.Err(), "read a decision group")
+	return out, mapErr(t.path, rows.Err(), "read a decision group")
 }
 
 func (t *sqliteTx) Events(after int64, limit int) ([]protocol.Event, error) {
@@ -769,7 +761,7 @@ func (t *sqliteTx) LastSequence() (int64, error) {
 	}
 	var n int64
 	if err := t.q.QueryRowContext(t.ctx, "SELECT coalesce(max(sequence), 0) FROM events").Scan(&n); err != nil {
-		return 0, mapErr(err, "read the last sequence")
+		return 0, mapErr(t.path, err, "read the last sequence")
 	}
 	if !t.readOnly {
 		t.lastSeq = n
@@ -783,7 +775,7 @@ func (t *sqliteTx) Counts() (Counts, error) {
 	// the last sequence is the events table's largest key.
 	// A store written before the count was kept has no row: count instead.
 	err := t.q.QueryRowContext(t.ctx, "SELECT coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'message_count'), (SELECT count(*) FROM messages)), (SELECT coalesce(max(sequence), 0) FROM events)").Scan(&c.Messages, &c.Events)
-	return c, mapErr(err, "count")
+	return c, mapErr(t.path, err, "count")
 }
 
 func (t *sqliteTx) Binding(key string) (*SessionBinding, error) {
@@ -801,14 +793,14 @@ func (t *sqliteTx) Binding(key string) (*SessionBinding, error) {
 func (t *sqliteTx) Bindings() ([]SessionBinding, error) {
 	rows, err := t.q.QueryContext(t.ctx, "SELECT record FROM session_bindings ORDER BY binding_key")
 	if err != nil {
-		return nil, mapErr(err, "list bindings")
+		return nil, mapErr(t.path, err, "list bindings")
 	}
 	defer rows.Close()
 	var out []SessionBinding
 	for rows.Next() {
 		var rec string
 		if err := rows.Scan(&rec); err != nil {
-			return nil, mapErr(err, "list bindings")
+			return nil, mapErr(t.path, err, "list bindings")
 		}
 		var b SessionBinding
 		if err := protocol.DecodeStrict("session binding", []byte(rec), &b); err != nil {
@@ -816,7 +808,7 @@ func (t *sqliteTx) Bindings() ([]SessionBinding, error) {
 		}
 		out = append(out, b)
 	}
-	return out, mapErr(rows.Err(), "list bindings")
+	return out, mapErr(t.path, rows.Err(), "list bindings")
 }
 
 func (t *sqliteTx) checkWorkspace(kind, id string) error {
@@ -923,7 +915,7 @@ func (t *sqliteTx) InsertMessage(m *protocol.Message) error {
 	}
 	res, err := t.q.ExecContext(t.ctx, "UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'message_count'")
 	if err != nil {
-		return mapErr(err, "count a message")
+		return mapErr(t.path, err, "count a message")
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
 		// A store written before the count was kept: start it, once.
@@ -955,7 +947,7 @@ func (t *sqliteTx) PutReceipt(r *protocol.Receipt) error {
 		ON CONFLICT (message_id, recipient_participant_id) DO UPDATE SET state = excluded.state, record = excluded.record`,
 		r.RecipientParticipantID, r.State, rec, r.MessageID)
 	if err != nil {
-		return mapErr(err, "write a receipt")
+		return mapErr(t.path, err, "write a receipt")
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
 		return protocol.Errorf(protocol.ReasonUnknownMessage, "receipt for unknown message %s", r.MessageID)

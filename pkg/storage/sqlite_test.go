@@ -135,9 +135,19 @@ func dirState(t *testing.T, dir string) string {
 	}
 	var out []string
 	for _, e := range ents {
+		if e.IsDir() {
+			out = append(out, e.Name()+"/")
+			continue
+		}
 		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
 		if err != nil {
 			t.Fatal(err)
+		}
+		if strings.HasSuffix(e.Name(), "-shm") {
+			// The WAL index: shared memory that every process opening
+			// the store may rebuild from the WAL; it holds no data.
+			out = append(out, fmt.Sprintf("%s %d", e.Name(), len(b)))
+			continue
 		}
 		sum := sha256.Sum256(b)
 		out = append(out, fmt.Sprintf("%s %d %s", e.Name(), len(b), hex.EncodeToString(sum[:8])))
@@ -322,19 +332,6 @@ func TestSQLiteRefusesMissingIdentity(t *testing.T) {
 	s.Close()
 	rawExec(t, path, "DELETE FROM meta WHERE key = 'workspace_id'")
 	refusedOpen(t, path, testWorkspace, protocol.ReasonStoreCorrupt)
-}
-
-// TestSQLiteInitialisesEmptyFile: an empty file is what a crash between
-// creating the file and writing the schema leaves; it becomes a store.
-func TestSQLiteInitialisesEmptyFile(t *testing.T) {
-	path := storePath(t)
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, nil, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	seed(t, openAt(t, path, testWorkspace))
 }
 
 // TestSQLiteSpecialPaths: characters that mean something in a SQLite URI

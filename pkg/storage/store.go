@@ -52,6 +52,20 @@ type InboxQuery struct {
 	// Before, when set, keeps only messages strictly older, in newest-first
 	// order, than the message with this sentAt and id.
 	BeforeSentAt, BeforeMessageID string
+	// Damaged, when set, makes a row whose message or receipt record does
+	// not decode skip that row and append it here, instead of failing the
+	// whole scan with store_corrupt: one damaged record does not take an
+	// inbox down (docs/design.md, "Store faults have their own answers").
+	Damaged *[]DamagedRecord
+}
+
+// DamagedRecord names a stored record that does not decode or validate.
+type DamagedRecord struct {
+	Table string `json:"table"`
+	// Key is the row's primary key: an id, or message id and recipient
+	// joined by "/" for a receipt, or the sequence of an event.
+	Key     string `json:"key"`
+	Problem string `json:"problem"`
 }
 
 // MessageQuery selects workspace messages (history), newest first.
