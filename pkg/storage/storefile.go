@@ -206,6 +206,7 @@ func (s *SQLite) quickCheck(ctx context.Context, short string) error {
 func createStore(ctx context.Context, path, workspaceID string) error {
 	ctx, cancel := withDefaultDeadline(ctx)
 	defer cancel()
+	removeAbandoned(path)
 	var rnd [8]byte
 	_, _ = rand.Read(rnd[:])
 	tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".new-"+hex.EncodeToString(rnd[:]))
@@ -260,6 +261,24 @@ func createStore(ctx context.Context, path, workspaceID string) error {
 		d.Close()
 	}
 	return nil
+}
+
+// abandonedAfter is how old a temporary store file beside path must be for
+// removeAbandoned to take it for the leftover of a creator that crashed: a
+// creation takes well under a second, so an hour cannot be one in progress.
+const abandonedAfter = time.Hour
+
+// removeAbandoned removes the temporary files (.acc.db.new-… and their
+// -journal, -wal, -shm) that a createStore killed before its cleanup left
+// beside path, once they are older than abandonedAfter. The store never
+// reads them; this only keeps them from piling up. Errors are ignored.
+func removeAbandoned(path string) {
+	matches, _ := filepath.Glob(filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".new-*"))
+	for _, m := range matches {
+		if info, err := os.Lstat(m); err == nil && info.Mode().IsRegular() && time.Since(info.ModTime()) > abandonedAfter {
+			os.Remove(m)
+		}
+	}
 }
 
 // createSchema writes acc's schema, the workspace identity and the schema

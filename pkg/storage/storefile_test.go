@@ -8,6 +8,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/acc-go/acc/pkg/protocol"
 )
@@ -205,6 +206,39 @@ func TestFileFaultReasons(t *testing.T) {
 		wantCode(t, err, protocol.ExitData, reason)
 		if !strings.Contains(err.Error(), path) {
 			t.Errorf("%v: the message %q does not name %s", errno, err, path)
+		}
+	}
+}
+
+// TestCreateRemovesAbandonedTemporaryFiles: the temporary store a creator
+// killed mid-way left beside acc.db is removed by the next creation once it
+// is older than an hour; a younger one (a creation that may be running) is
+// left alone, and so is anything that is not such a file.
+func TestCreateRemovesAbandonedTemporaryFiles(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "acc.db")
+	old := filepath.Join(dir, ".acc.db.new-00112233aabbccdd")
+	oldWAL := old + "-wal"
+	young := filepath.Join(dir, ".acc.db.new-ffeeddccbbaa9988")
+	other := filepath.Join(dir, "notes.txt")
+	for _, f := range []string{old, oldWAL, young, other} {
+		must(t, os.WriteFile(f, []byte("x"), 0o600))
+	}
+	long := time.Now().Add(-2 * time.Hour)
+	for _, f := range []string{old, oldWAL, other} {
+		must(t, os.Chtimes(f, long, long))
+	}
+	s, err := OpenSQLite(context.Background(), path, testWorkspace)
+	must(t, err)
+	s.Close()
+	for _, f := range []string{old, oldWAL} {
+		if _, err := os.Stat(f); !os.IsNotExist(err) {
+			t.Errorf("%s is still there (err %v)", filepath.Base(f), err)
+		}
+	}
+	for _, f := range []string{young, other} {
+		if _, err := os.Stat(f); err != nil {
+			t.Errorf("%s was removed: %v", filepath.Base(f), err)
 		}
 	}
 }
