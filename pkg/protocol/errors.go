@@ -201,7 +201,7 @@ var Reasons = []ReasonInfo{
 	{ReasonClientConfigInvalid, ExitData, "a client's configuration file does not parse; acc left it untouched"},
 	{ReasonInstallRecordInvalid, ExitData, "acc's install record (installs.json in the data home) does not parse or has an unknown schema version"},
 	{ReasonInstallFailed, ExitData, "a write failed part way through acc install or acc uninstall; the message says what the run had done, and running the command again finishes it"},
-	{ReasonOutcomeUnknown, ExitData, "the store failed while committing the write (an I/O error, a full disk), so acc cannot tell whether it was recorded; the message gives the command to run again, which records it once either way or says how to check (docs/delivery.md)"},
+	{ReasonOutcomeUnknown, ExitData, "the store failed while committing the write with an I/O error, so acc cannot tell whether it was recorded; the message gives the command to run again, which records it once either way or says how to check (docs/delivery.md)"},
 	{ReasonStoreUnhealthy, ExitData, "acc doctor found the store corrupt (or holding a damaged record), foreign, of an unknown version, failing its integrity check, unwritable or on a full disk; the report is in details"},
 
 	{ReasonWaitTimeout, ExitTimeout, "acc wait ran out of time before what it waited for happened; run it again or raise --timeout"},

@@ -257,13 +257,21 @@ func mapErr(path string, err error, doing string) error {
 	return fmt.Errorf("%s: %w", doing, err)
 }
 
+// fullDisk reports whether err is SQLite's SQLITE_FULL.
+func fullDisk(err error) bool {
+	var se *sqlite.Error
+	return errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_FULL
+}
+
 // Update implements Store. ctx bounds only the wait for the write lock
 // (BEGIN IMMEDIATE under SQLite's busy handler, store_busy when it runs
 // out): once the lock is held, fn and the COMMIT run to their end whatever
 // ctx does, so a deadline can never turn a committed write into a refusal
 // (docs/delivery.md "When acc cannot tell whether a write landed"). A COMMIT
-// that itself fails (an I/O error, a full disk) leaves the outcome unknown:
-// the error is outcome_unknown (exit 4), wrapping ErrOutcomeUnknown.
+// that itself fails leaves the outcome unknown — outcome_unknown (exit 4),
+// wrapping ErrOutcomeUnknown — except on a full disk, where SQLite stops
+// before the commit mark and rolls back: store_full (exit 4), nothing
+// recorded.
 func (s *SQLite) Update(ctx context.Context, fn func(Tx) error) (err error) {
 	ctx, cancel := withDefaultDeadline(ctx)
 	defer cancel()
@@ -300,9 +308,19 @@ func (s *SQLite) Update(ctx context.Context, fn func(Tx) error) (err error) {
 	Failpoint(FailBeforeCommit)
 	stallFailpoint(ctx, FailStallBeforeCommit)
 	if err := commit(held, conn); err != nil {
-		// The store fault (full, unwritable, I/O) is named inside the
-		// outcome_unknown message, with its fix.
-		return outcomeUnknown(mapErr(s.path, err, "commit"))
+		fault := mapErr(s.path, err, "commit")
+		if fullDisk(err) {
+			// SQLite writes a commit's pages to the WAL in order and
+			// marks the commit on the last one; a full disk stops the
+			// writing before that mark is complete, and SQLite rolls the
+			// transaction back: nothing was recorded (docs/design.md,
+			// "Durability and checkpoints").
+			return fault
+		}
+		// Any other failure (an I/O error, the fsync itself) may come after
+		// the commit mark reached the disk: the store fault is named inside
+		// the outcome_unknown message, with its fix.
+		return outcomeUnknown(fault)
 	}
 	done = true
 	s.wrote.Store(true)
