@@ -3,7 +3,6 @@ package cli
 import (
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/acc-go/acc/pkg/core"
 	"github.com/acc-go/acc/pkg/protocol"
@@ -62,48 +61,19 @@ func (a *app) retryAdvice(cmd *cli.Command, err error) error {
 }
 
 // commandLine is `acc` with args, each quoted for a POSIX shell where it
-// needs it. An argument holding a character the display rule escapes (a
-// body with CR or a line break, say) is written in ANSI-C quotes, $'…'
-// with \r, \n, \xNN escapes (bash, zsh, ksh and POSIX.1-2024 sh): the
-// line stays one printable line that survives the terminal escaping
-// unchanged, and pasting it passes the exact bytes again — so the retry
-// carries the same content under the same clientMessageId.
+// needs it (core.ShellWord): an argument holding a character the display
+// rule escapes (a body with CR or a line break, say) is written in ANSI-C
+// quotes, $'…' with \r, \n, \xNN escapes, so the line stays one printable
+// line that survives the terminal escaping unchanged, and pasting it passes
+// the exact bytes again — so the retry carries the same content under the
+// same clientMessageId.
 func commandLine(args []string) string {
 	words := make([]string, 0, len(args)+1)
 	words = append(words, "acc")
 	for _, a := range args {
-		if protocol.EscapeText(a, protocol.TextLine) != a {
-			words = append(words, ansiCQuote(a))
-			continue
-		}
 		words = append(words, core.ShellWord(a))
 	}
 	return strings.Join(words, " ")
-}
-
-// ansiCQuote writes s as $'…': printable ASCII and every UTF-8 character
-// the display rule keeps stay as they are; backslash and quote are
-// escaped; every other byte is \xNN.
-func ansiCQuote(s string) string {
-	var b strings.Builder
-	b.WriteString("$'")
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == '\\' || r == '\'':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case r == utf8.RuneError && size == 1, protocol.Escaped(r, protocol.TextLine):
-			for _, c := range []byte(s[i : i+size]) {
-				fmt.Fprintf(&b, "\\x%02x", c)
-			}
-		default:
-			b.WriteString(s[i : i+size])
-		}
-		i += size
-	}
-	b.WriteByte('\'')
-	return b.String()
 }
 
 // withoutFlag returns args without the flag name and its value, in any

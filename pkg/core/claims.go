@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/acc-go/acc/pkg/protocol"
 	"github.com/acc-go/acc/pkg/storage"
@@ -546,12 +547,47 @@ func (r *Room) spelling(resource, raw, cwd string) string {
 
 // ShellWord is s as one word a POSIX shell passes on unchanged: as it is
 // when it holds only safe characters, else single-quoted (file:src/** is
-// quoted, so no shell option can expand its glob).
+// quoted, so no shell option can expand its glob). A word holding a
+// character the display rule escapes (protocol.EscapeText: controls, C1,
+// bidi formatting, line separators, bytes that are not UTF-8) is written
+// in ANSI-C quotes, $'…' with \xNN escapes: single quotes would be shown
+// escaped, and pasting what was shown would pass other bytes — a
+// different resource, say, that no claim holds.
 func ShellWord(s string) string {
+	if protocol.EscapeText(s, protocol.TextLine) != s {
+		return ANSICQuote(s)
+	}
 	if s != "" && strings.IndexFunc(s, func(r rune) bool {
 		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=:@+,", r))
 	}) < 0 {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// ANSICQuote writes s as $'…' (bash, zsh, ksh and POSIX.1-2024 sh):
+// printable ASCII and every UTF-8 character the display rule keeps stay as
+// they are; backslash and quote are escaped; every other byte is \xNN. The
+// result survives the display rule unchanged and pastes back the same
+// bytes.
+func ANSICQuote(s string) string {
+	var b strings.Builder
+	b.WriteString("$'")
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == '\\' || r == '\'':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r == utf8.RuneError && size == 1, protocol.Escaped(r, protocol.TextLine):
+			for _, c := range []byte(s[i : i+size]) {
+				fmt.Fprintf(&b, "\\x%02x", c)
+			}
+		default:
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	b.WriteByte('\'')
+	return b.String()
 }
