@@ -280,6 +280,7 @@ func printStatus(w io.Writer, st *core.Status) {
 		fmt.Fprintf(w, "  attention: %d more not shown (%s); `acc inbox` pages the messages you owe, `acc status --json` lists all %d items\n",
 			len(rest), strings.Join(kinds, ", "), len(st.Attention))
 	}
+	printDamaged(w, st.Damaged)
 }
 
 // statusAttentionShown is how many attention items acc status prints, the
