@@ -46,12 +46,14 @@ func (a *app) attachCommand() *cli.Command {
 				SessionID: cmd.String("session"), PID: cmd.Int("pid"),
 			}
 			// Refuse bad input before the store is opened, which creates it.
-			if err := core.CheckAttachInput(in); err != nil {
-				return err
-			}
+			// --harness takes one of a fixed list, so any other value, well
+			// formed as an id or not, is the same flag error.
 			if cmd.IsSet("harness") && !slices.Contains(harnessNames(), in.Harness) {
 				return protocol.Errorf(protocol.ReasonInvalidFlagValue, "--harness %q is not a client acc knows; give one of %s",
 					in.Harness, orList(harnessNames())).With("harness", in.Harness)
+			}
+			if err := core.CheckAttachInput(in); err != nil {
+				return err
 			}
 			shell := cmd.Bool("shell")
 			if shell && a.jsonMode {
