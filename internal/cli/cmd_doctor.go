@@ -202,11 +202,19 @@ func printDoctor(w io.Writer, full *doctorReport) {
 		fmt.Fprintf(w, "  store %s: schema %d, identity ok, integrity ok; %s, %s, %s; db %d B, wal %d B, shm %d B\n",
 			s.Path, *s.SchemaVersion, plural(s.Counts.Messages, "message"), plural(s.Counts.Events, "event"), plural(int64(s.Counts.Sessions), "session"),
 			s.Sizes.DB, s.Sizes.WAL, s.Sizes.SHM)
+	case s.NotAFile != "":
+		fmt.Fprintf(w, "  store %s: %s, not a file\n", s.Path, s.NotAFile)
+		for _, p := range s.Problems {
+			fmt.Fprintf(w, "  problem %s: %s\n", p.ReasonCode, p.Message)
+		}
 	default:
 		fmt.Fprintf(w, "  store %s: db %d B, wal %d B, shm %d B\n", s.Path, s.Sizes.DB, s.Sizes.WAL, s.Sizes.SHM)
 		for _, p := range s.Problems {
 			fmt.Fprintf(w, "  problem %s: %s\n", p.ReasonCode, p.Message)
 		}
+	}
+	for _, warn := range s.Warnings {
+		fmt.Fprintf(w, "  warning: %s\n", warn)
 	}
 	for _, p := range rep.Sessions {
 		fmt.Fprintf(w, "  session %s (%s) %s  %s\n", p.ParticipantID, p.Harness, p.Presence, p.SessionID)

@@ -342,17 +342,12 @@ func printPage(w io.Writer, page *core.InboxPage) {
 	fmt.Fprintln(w, "read one: acc inbox --message ID")
 }
 
-// printDamaged names the records an inbox page left out because they do
-// not decode, and what to do.
+// printDamaged prints the one line (core.DamagedLine) that names the
+// records a text output left out because they do not decode, if any.
 func printDamaged(w io.Writer, damaged []storage.DamagedRecord) {
-	if len(damaged) == 0 {
-		return
+	if len(damaged) > 0 {
+		fmt.Fprintln(w, core.DamagedLine(damaged))
 	}
-	keys := make([]string, len(damaged))
-	for i, d := range damaged {
-		keys[i] = d.Table + " " + d.Key
-	}
-	fmt.Fprintf(w, "damaged: %d stored record(s) could not be read and are not listed (%s); run `acc doctor`\n", len(damaged), strings.Join(keys, ", "))
 }
 
 func printExact(w io.Writer, it core.ExactItem) {

@@ -46,12 +46,14 @@ func (a *app) attachCommand() *cli.Command {
 				SessionID: cmd.String("session"), PID: cmd.Int("pid"),
 			}
 			// Refuse bad input before the store is opened, which creates it.
-			if err := core.CheckAttachInput(in); err != nil {
-				return err
-			}
+			// --harness takes one of a fixed list, so any other value, well
+			// formed as an id or not, is the same flag error.
 			if cmd.IsSet("harness") && !slices.Contains(harnessNames(), in.Harness) {
 				return protocol.Errorf(protocol.ReasonInvalidFlagValue, "--harness %q is not a client acc knows; give one of %s",
 					in.Harness, orList(harnessNames())).With("harness", in.Harness)
+			}
+			if err := core.CheckAttachInput(in); err != nil {
+				return err
 			}
 			shell := cmd.Bool("shell")
 			if shell && a.jsonMode {
@@ -280,6 +282,7 @@ func printStatus(w io.Writer, st *core.Status) {
 		fmt.Fprintf(w, "  attention: %d more not shown (%s); `acc inbox` pages the messages you owe, `acc status --json` lists all %d items\n",
 			len(rest), strings.Join(kinds, ", "), len(st.Attention))
 	}
+	printDamaged(w, st.Damaged)
 }
 
 // statusAttentionShown is how many attention items acc status prints, the

@@ -61,7 +61,7 @@ func printSync(w io.Writer, q core.SyncQuery, res *core.SyncResult) {
 	switch {
 	case res.Delta != nil:
 		d := res.Delta
-		if d.Snapshot == nil && d.Solo {
+		if d.Snapshot == nil && d.Solo && len(d.Damaged) == 0 {
 			return // alone in the room: nothing to say
 		}
 		fmt.Fprintf(w, "%d attention; %d session(s); cursor %s\n", len(d.Attention), len(d.Roster), d.Cursor)
@@ -69,8 +69,10 @@ func printSync(w io.Writer, q core.SyncQuery, res *core.SyncResult) {
 			fmt.Fprintf(w, "snapshot: %d participant(s), %d session(s), %d intent(s), %d claim(s), %d message(s), %d receipt(s); --json prints the records\n",
 				len(s.Participants), len(s.Sessions), len(s.Intents), len(s.Claims), len(s.Messages), len(s.Receipts))
 		}
+		printDamaged(w, d.Damaged)
 	case res.History != nil:
 		p := res.History
+		defer printDamaged(w, p.Damaged)
 		if len(p.Items) == 0 {
 			fmt.Fprintln(w, "no messages")
 			return

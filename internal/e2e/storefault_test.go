@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"os/exec"
@@ -174,4 +175,43 @@ func chmodTree(t *testing.T, dir string, writable bool) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestDoctorOnASmallDataHome: a data home on a small file system that is
+// far from full (2 MiB, most of it free) is not reported as full: acc
+// doctor exits 0, healthy, with a warning line saying how much is free
+// and that writes fail when it runs out; the JSON report carries the same
+// warning and no problem. Sends still work, and doctor changes nothing.
+func TestDoctorOnASmallDataHome(t *testing.T) {
+	sb := newSandbox(t)
+	smallFS(t, sb, "2m")
+	repo := sb.newRepo("repo")
+	alice := sb.attach(repo, "alice", "cli")
+	sb.attach(repo, "bob", "cli")
+	sb.send(alice, "bob", "on a small disk")
+	dir := filepath.Dir(sb.storePath(alice.WorkspaceID))
+	before := sb.fingerprint(alice.WorkspaceID)
+
+	res := sb.ok(repo, "doctor")
+	if strings.Contains(res.stdout, "problem store_full") || strings.Contains(res.stdout, "is full") || !strings.HasPrefix(res.stdout, "store healthy") ||
+		!strings.Contains(res.stdout, "warning: the file system holding "+dir+" has ") ||
+		!strings.Contains(res.stdout, "writes fail with store_full when it runs out") {
+		t.Errorf("doctor on a small, mostly free file system:\n%s", res)
+	}
+	var rep struct {
+		Healthy bool `json:"healthy"`
+		Store   struct {
+			Healthy  bool              `json:"healthy"`
+			Problems []json.RawMessage `json:"problems"`
+			Warnings []string          `json:"warnings"`
+		} `json:"store"`
+	}
+	sb.jsonOK(&rep, repo, "doctor")
+	if !rep.Healthy || !rep.Store.Healthy || len(rep.Store.Problems) != 0 || len(rep.Store.Warnings) != 1 || !strings.Contains(rep.Store.Warnings[0], dir) {
+		t.Errorf("doctor --json on a small disk: %+v", rep)
+	}
+	if sb.fingerprint(alice.WorkspaceID) != before {
+		t.Error("doctor changed the store")
+	}
+	sb.send(alice, "bob", "still room")
 }

@@ -502,11 +502,45 @@ func (m Model) body() []string {
 	if m.open == nil || m.open.res == nil || m.open.res.Message == nil || len(m.open.res.Message.Items) == 0 {
 		return nil
 	}
-	text := protocol.EscapeText(m.open.res.Message.Items[0].Body, protocol.TextBlock)
+	text := expandTabs(protocol.EscapeText(m.open.res.Message.Items[0].Body, protocol.TextBlock))
 	if m.width > 0 {
 		text = ansi.Wrap(text, m.width, "")
 	}
 	return strings.Split(text, "\n")
+}
+
+// tabStop is the column width of a tab stop in the thread view.
+const tabStop = 8
+
+// expandTabs replaces each tab of text with the spaces up to the next tab
+// stop of its line (columns counted by display width): the screen
+// renderer would drop a raw tab, and a body's character must never
+// silently disappear (docs/concepts.md, the display rule keeps tabs in a
+// body).
+func expandTabs(text string) string {
+	if !strings.Contains(text, "\t") {
+		return text
+	}
+	lines := strings.Split(text, "\n")
+	for i, line := range lines {
+		var b strings.Builder
+		col := 0
+		for {
+			j := strings.IndexByte(line, '\t')
+			if j < 0 {
+				b.WriteString(line)
+				break
+			}
+			b.WriteString(line[:j])
+			col += ansi.StringWidth(line[:j])
+			n := tabStop - col%tabStop
+			b.WriteString(strings.Repeat(" ", n))
+			col += n
+			line = line[j+1:]
+		}
+		lines[i] = b.String()
+	}
+	return strings.Join(lines, "\n")
 }
 
 // threadLines puts what to press and who the message is from first, the

@@ -313,3 +313,32 @@ func TestLongLinesWrapAndTextIsEscaped(t *testing.T) {
 		t.Errorf("the thread view shows raw controls:\n%q", v)
 	}
 }
+
+// TestThreadViewShowsTabs: a tab in a body is shown as the spaces to the
+// next tab stop (every 8 columns), so no character of the body silently
+// disappears from the thread view, wrapped or not.
+func TestThreadViewShowsTabs(t *testing.T) {
+	res := &core.SyncResult{Message: &core.HistoryMessage{
+		Items: []core.MessageView{{Message: protocol.Message{MessageID: "message_00", Kind: "note", FromParticipantID: "p00",
+			Subject: "s", Body: "LS\tTAB\nab\tc\td\n\tlead"}}},
+	}}
+	src := &fakeSource{snap: room(1), thread: res}
+	for _, width := range []int{80, 12} {
+		m := model(src, width, 30)
+		m, _ = update(t, m, snapMsg(src.snap))
+		m, cmd := update(t, m, tea.KeyPressMsg{Code: tea.KeyEnter})
+		m, _ = update(t, m, cmd())
+		v := m.Render()
+		for _, want := range []string{"LS      TAB", "ab      c       d", "        lead"} {
+			if width < 20 && want != "LS      TAB" {
+				continue
+			}
+			if !strings.Contains(v, want) {
+				t.Errorf("width %d: the thread view should show %q:\n%q", width, want, v)
+			}
+		}
+		if strings.Contains(v, "\t") || strings.Contains(v, "LSTAB") {
+			t.Errorf("width %d: a tab reached the screen or vanished:\n%q", width, v)
+		}
+	}
+}

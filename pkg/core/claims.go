@@ -154,6 +154,9 @@ func (r *Room) Claim(ctx context.Context, in ClaimInput) (*ClaimResult, error) {
 				return r.claimConflict(tx, c, resource, spelled, in.WaitFlags, me, now)
 			}
 		}
+		if d, _ := damagedClaimIn(tx, at, me.SessionID, []string{resource}); d != nil {
+			return damagedClaimRefusal(d, resource, "claim")
+		}
 		if err := r.ensureMaterialised(tx, me.SessionID, at); err != nil {
 			return err
 		}
@@ -263,6 +266,9 @@ func (r *Room) RenewClaim(ctx context.Context, c Caller, claimID string, leaseSe
 				(c.Mode == protocol.ClaimExclusive || cl.Mode == protocol.ClaimExclusive) {
 				return r.claimConflict(tx, c, cl.Resource, cl.Resource, nil, me, now)
 			}
+		}
+		if d, _ := damagedClaimIn(tx, at, me.SessionID, []string{cl.Resource}); d != nil {
+			return damagedClaimRefusal(d, cl.Resource, "renew the claim on")
 		}
 		cl.ExpiresAt = protocol.FormatTime(now.Add(lease))
 		cl.Generation = protocol.NewID(protocol.KindGeneration)
@@ -590,4 +596,50 @@ func ANSICQuote(s string) string {
 	}
 	b.WriteByte('\'')
 	return b.String()
+}
+
+// damagedClaims returns the claim rows whose record does not decode that
+// the transaction's Claims left out, by what their own columns say
+// (docs/design.md, rule 11).
+func damagedClaims(tx storage.ReadTx) []storage.DamagedClaim {
+	var out []storage.DamagedClaim
+	for _, d := range tx.Damaged() {
+		if d.Table == "claims" && d.Claim != nil {
+			out = append(out, *d.Claim)
+		}
+	}
+	return out
+}
+
+// damagedClaimIn returns the first damaged claim row that is live at now
+// (an RFC 3339 UTC time), held by a session other than me (the empty
+// string for no session), and whose resource overlaps one of resources,
+// or any such row at all when resources is nil; nil when there is none.
+// Its mode and enforcement are lost, so it is taken for exclusive and
+// guarded: acc never grants or allows what it could have forbidden
+// (docs/hooks.md, "A damaged claim").
+func damagedClaimIn(tx storage.ReadTx, now, me string, resources []string) (*storage.DamagedClaim, string) {
+	for _, d := range damagedClaims(tx) {
+		if d.ExpiresAt <= now || d.OwnerSessionID == me {
+			continue
+		}
+		if resources == nil {
+			return &d, d.Resource
+		}
+		for _, res := range resources {
+			if Overlaps(d.Resource, res) {
+				return &d, res
+			}
+		}
+	}
+	return nil, ""
+}
+
+// damagedClaimRefusal is the store_corrupt refusal of a command that
+// must know what damaged claim d says before it can act on resource.
+func damagedClaimRefusal(d *storage.DamagedClaim, resource, doing string) error {
+	return protocol.Errorf(protocol.ReasonStoreCorrupt,
+		"cannot %s %s: claim %s on %s (session %s, until %s) is stored damaged, so acc cannot tell its mode; `acc doctor` names it; restore the store from a backup, or try again after it expires",
+		doing, EscapePeerLine(resource), d.ClaimID, EscapePeerLine(d.Resource), EscapePeerLine(d.OwnerSessionID), EscapePeerLine(d.ExpiresAt)).
+		With("claimId", d.ClaimID)
 }

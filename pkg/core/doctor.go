@@ -112,7 +112,8 @@ type DoctorStore struct {
 	// or nil when it could not run.
 	Integrity []string `json:"integrity"`
 	// Sizes are the bytes of acc.db, acc.db-wal and acc.db-shm (0 when
-	// absent), measured before the store was opened.
+	// absent, and acc.db's when it is not a regular file), measured before
+	// the store was opened.
 	Sizes  DoctorSizes  `json:"sizes"`
 	Counts DoctorCounts `json:"counts"`
 	// Problems are the findings that make the store unhealthy, each with its
@@ -120,6 +121,31 @@ type DoctorStore struct {
 	Problems []DoctorProblem `json:"problems"`
 	// Note says something worth knowing that is not a problem.
 	Note string `json:"note,omitempty"`
+	// Warnings say what will make writes fail later without being a
+	// fault now (little free space beside the store); the store stays
+	// healthy.
+	Warnings []string `json:"warnings,omitempty"`
+	// NotAFile, when acc.db is not a regular file, says what it is ("a
+	// directory"); Sizes.DB is then 0.
+	NotAFile string `json:"-"`
+}
+
+// fileKind names what a file of mode m is, for a message.
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	default:
+		return "something other than a regular file"
+	}
 }
 
 // DoctorSizes are file sizes in bytes.
@@ -327,13 +353,17 @@ func inspectStore(ctx context.Context, rep *DoctorReport, ws *Workspace, env *Ru
 		return nil
 	}
 	s.Exists = true
-	s.Sizes = DoctorSizes{DB: info.Size(), WAL: size(s.Path + "-wal"), SHM: size(s.Path + "-shm")}
+	s.Sizes = DoctorSizes{WAL: size(s.Path + "-wal"), SHM: size(s.Path + "-shm")}
 	if !info.Mode().IsRegular() {
-		s.unhealthy(protocol.ReasonStoreCorrupt, fmt.Sprintf("%s is not a regular file", s.Path))
+		// A directory's size is not a store's: Sizes.DB stays 0.
+		s.NotAFile = fileKind(info.Mode())
+		s.unhealthy(protocol.ReasonStoreCorrupt, fmt.Sprintf("%s is %s, not acc's store file; move it aside (mv %s %s.bad) or restore the store there from a backup, then run `acc doctor` again",
+			s.Path, s.NotAFile, s.Path, s.Path))
 		rep.Remediation = append(rep.Remediation, aside(s.Path))
 		rep.Protection = "unknown"
 		return nil
 	}
+	s.Sizes.DB = info.Size()
 	st, err := storage.OpenSQLiteExisting(ctx, s.Path, ws.ID)
 	if err != nil {
 		pe := protocol.AsError(err)
@@ -413,7 +443,9 @@ func inspectStore(ctx context.Context, rep *DoctorReport, ws *Workspace, env *Ru
 		rep.Remediation = append(rep.Remediation, fmt.Sprintf(
 			"restore %s from a backup; until then acc inbox leaves the damaged record(s) out and names them, and commands that need one refuse with store_corrupt", s.Path))
 	}
-	for _, p := range storeFaults(s.Path) {
+	faults, warnings := storeFaults(s.Path)
+	s.Warnings = warnings
+	for _, p := range faults {
 		s.unhealthy(p.ReasonCode, p.Message)
 		if fix := faultFix(p.ReasonCode, s.Path); !slices.Contains(rep.Remediation, fix) {
 			rep.Remediation = append(rep.Remediation, fix)
@@ -469,15 +501,21 @@ func (s *DoctorStore) unhealthy(reason, msg string) {
 // maxDamagedNamed bounds how many damaged records doctor names.
 const maxDamagedNamed = 20
 
-// minFreeBytes is the free space below which doctor reports the store's
-// file system as full: a few WALs' worth (docs/design.md, "Durability and checkpoints").
-const minFreeBytes = 4 << 20
+// fullBytes is the free space below which doctor reports the store's file
+// system as full (store_full): less than one commit may need, a few WAL
+// frames of SQLite's 4 KiB pages with their headers and the WAL index.
+const fullBytes = 64 << 10
 
-// storeFaults finds what would make writes to the healthy store at path
-// fail: the directory or a store file not writable by this user (or on a
-// read-only file system), or too little free space for the WAL to grow.
-func storeFaults(path string) []DoctorProblem {
-	var out []DoctorProblem
+// lowFreeBytes is the free space below which doctor warns, the store still
+// healthy: a few WALs' worth (docs/design.md, "Durability and checkpoints").
+const lowFreeBytes = 4 << 20
+
+// storeFaults finds what makes writes to the healthy store at path fail:
+// the directory or a store file not writable by this user (or on a
+// read-only file system), or a file system with less than fullBytes free.
+// warnings say what will make them fail later: less than lowFreeBytes
+// free (a small file system is not full).
+func storeFaults(path string) (out []DoctorProblem, warnings []string) {
 	dir := filepath.Dir(path)
 	for _, p := range []string{dir, path, path + "-wal", path + "-shm"} {
 		if _, err := os.Lstat(p); err != nil {
@@ -490,12 +528,24 @@ func storeFaults(path string) []DoctorProblem {
 	}
 	var st unix.Statfs_t
 	if err := unix.Statfs(dir, &st); err == nil {
-		if free := int64(st.Bavail) * int64(st.Bsize); free < minFreeBytes {
+		switch free := int64(st.Bavail) * int64(st.Bsize); {
+		case free < fullBytes:
 			out = append(out, DoctorProblem{ReasonCode: protocol.ReasonStoreFull,
-				Message: fmt.Sprintf("the file system holding %s has %d bytes free: commands that record something will soon fail", dir, free)})
+				Message: fmt.Sprintf("the file system holding %s is full (%d bytes free, less than one write needs): commands that record something fail", dir, free)})
+		case free < lowFreeBytes:
+			warnings = append(warnings, fmt.Sprintf("the file system holding %s has %d bytes free (%s); writes fail with store_full when it runs out: free space there, or set ACC_DATA_HOME to a larger disk",
+				dir, free, humanBytes(free)))
 		}
 	}
-	return out
+	return out, warnings
+}
+
+// humanBytes is n bytes in KiB or MiB with one decimal.
+func humanBytes(n int64) string {
+	if n >= 1<<20 {
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	}
+	return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
 }
 
 // faultFix is the remediation for a store fault of the file system.

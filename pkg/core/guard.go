@@ -60,7 +60,9 @@ type GuardDecision struct {
 // unknown (in.Unknown, or the targets were not all named before the last
 // second of ctx's deadline), any live guarded claim of another session
 // denies it, with a reason that says why and what to do instead
-// (docs/hooks.md, "Commands too large to read"). It only reads.
+// (docs/hooks.md, "Commands too large to read"). A claim row whose record
+// does not decode counts as a guarded claim on the resource its columns
+// name (docs/hooks.md, "A damaged claim"). It only reads.
 func (r *Room) CheckWrite(ctx context.Context, in GuardInput) (*GuardDecision, error) {
 	d := &GuardDecision{Resources: []string{}}
 	unknown := in.Unknown
@@ -125,6 +127,22 @@ func (r *Room) CheckWrite(ctx context.Context, in GuardInput) (*GuardDecision, e
 					protocol.EscapeText(res, protocol.TextLine), held, owner, c.OwnerSessionID, c.ExpiresAt, owner)
 				return nil
 			}
+		}
+		// A damaged claim row cannot say its enforcement: it is kept as
+		// guarded by its own columns, so one damaged record never leaves a
+		// guarded resource unguarded (docs/hooks.md, "A damaged claim").
+		var reach []string
+		if unknown == "" {
+			reach = d.Resources
+		}
+		if dc, res := damagedClaimIn(tx, now, in.SessionID, reach); dc != nil && (unknown == "" || blind == nil) {
+			owner := r.claimOwner(tx, &protocol.Claim{OwnerSessionID: dc.OwnerSessionID})
+			d.Deny, d.Resource, d.ClaimID, d.HolderParticipantID, d.HolderSessionID = true, res, dc.ClaimID, owner, dc.OwnerSessionID
+			d.Reason = fmt.Sprintf("acc: this call was not run: claim %s on %s by %s (session %s) until %s is stored damaged, so acc cannot tell whether it guards %s; "+
+				"run `acc doctor` and restore the store from a backup, ask them with `acc message --to %s --type question …`, or wait until it expires",
+				dc.ClaimID, protocol.EscapeText(dc.Resource, protocol.TextLine), owner, protocol.EscapeText(dc.OwnerSessionID, protocol.TextLine),
+				protocol.EscapeText(dc.ExpiresAt, protocol.TextLine), protocol.EscapeText(res, protocol.TextLine), owner)
+			return nil
 		}
 		if unknown != "" && blind != nil {
 			owner := r.claimOwner(tx, blind)

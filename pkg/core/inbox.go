@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
 	"github.com/acc-go/acc/pkg/protocol"
@@ -105,7 +106,7 @@ func (r *Room) Inbox(ctx context.Context, q InboxQuery) (*InboxPage, error) {
 			return err
 		}
 		page.Participant = me.ParticipantID
-		sq := storage.InboxQuery{Recipient: me.ParticipantID, ListableOnly: true, Damaged: &page.Damaged}
+		sq := storage.InboxQuery{Recipient: me.ParticipantID, ListableOnly: true}
 		if q.Cursor != "" {
 			m, err := tx.Message(q.Cursor)
 			if err != nil {
@@ -149,6 +150,7 @@ func (r *Room) Inbox(ctx context.Context, q InboxQuery) (*InboxPage, error) {
 			page.Items = append(page.Items, item)
 			return true
 		})
+		page.Damaged = tx.Damaged()
 		if err != nil {
 			return err
 		}
@@ -158,6 +160,18 @@ func (r *Room) Inbox(ctx context.Context, q InboxQuery) (*InboxPage, error) {
 		return nil, err
 	}
 	return page, nil
+}
+
+// DamagedLine is the one text line every text output prints for the
+// records it left out because they do not decode (docs/design.md, rule
+// 11): "damaged: N stored record(s) could not be read and are not listed
+// (TABLE KEY, …); run `acc doctor`", keys shown by the display rule.
+func DamagedLine(damaged []storage.DamagedRecord) string {
+	keys := make([]string, len(damaged))
+	for i, d := range damaged {
+		keys[i] = d.Table + " " + EscapePeerLine(d.Key)
+	}
+	return fmt.Sprintf("damaged: %d stored record(s) could not be read and are not listed (%s); run `acc doctor`", len(damaged), strings.Join(keys, ", "))
 }
 
 // fitsBudget reports whether items plus item, with item's id as the next
@@ -251,8 +265,9 @@ func (r *Room) InboxDigest(ctx context.Context, participantID string, limit int)
 	var b strings.Builder
 	err := r.Store.View(ctx, func(tx storage.ReadTx) error {
 		n := 0
-		var damaged []storage.DamagedRecord // left out; acc inbox and acc doctor name them
-		return tx.ScanInbox(storage.InboxQuery{Recipient: participantID, ListableOnly: true, Damaged: &damaged}, func(row storage.InboxRow) bool {
+		// A damaged row is left out (tx.Damaged); acc inbox and acc doctor
+		// name it.
+		return tx.ScanInbox(storage.InboxQuery{Recipient: participantID, ListableOnly: true}, func(row storage.InboxRow) bool {
 			b.WriteString(row.Message.MessageID + ":" + row.Receipt.State + " ")
 			n++
 			return n < limit

@@ -731,6 +731,14 @@ func (r *Room) Finish(ctx context.Context, in FinishInput) (*SendResult, error) 
 				released = append(released, c.ClaimID)
 			}
 		}
+		// A damaged claim row of this session is released too: its id and
+		// owner are its own columns (docs/design.md, rule 11).
+		for _, d := range damagedClaims(tx) {
+			if d.OwnerSessionID == s.SessionID {
+				owned = append(owned, protocol.Claim{ClaimID: d.ClaimID, OwnerSessionID: d.OwnerSessionID})
+				released = append(released, d.ClaimID)
+			}
+		}
 		// The handoff records which claims it released, so a retry can say so.
 		send.extensions = protocol.Extensions{"releasedClaims": released}
 		res, err = r.recordAs(tx, s, send)
@@ -743,8 +751,12 @@ func (r *Room) Finish(ctx context.Context, in FinishInput) (*SendResult, error) 
 			if err := tx.DeleteClaim(c.ClaimID); err != nil {
 				return err
 			}
+			var gen any = c.Generation
+			if c.Generation == "" {
+				gen = nil // a damaged claim's generation is lost
+			}
 			if err := tx.AppendEvent(newEvent(at, s.SessionID, protocol.EventClaimReleased, map[string]any{
-				"claimId": c.ClaimID, "authority": nil, "reason": nil, "replacedGeneration": c.Generation})); err != nil {
+				"claimId": c.ClaimID, "authority": nil, "reason": nil, "replacedGeneration": gen})); err != nil {
 				return err
 			}
 			res.ReleasedClaims = append(res.ReleasedClaims, c.ClaimID)

@@ -101,6 +101,9 @@ type Status struct {
 	Counts           StatusCounts         `json:"counts"`
 	// Caller is the session status was computed for, when one was identified.
 	Caller *string `json:"callerSessionId"`
+	// Damaged names the stored records status left out because they do
+	// not decode (docs/design.md, rule 11).
+	Damaged []storage.DamagedRecord `json:"damaged,omitempty"`
 }
 
 // StatusQuery selects what status shows.
@@ -259,6 +262,7 @@ func (r *Room) Status(ctx context.Context, q StatusQuery) (*Status, error) {
 			}
 			st.Attention = att
 		}
+		st.Damaged = tx.Damaged()
 		return nil
 	})
 	if err != nil {

@@ -121,6 +121,10 @@ type SyncDelta struct {
 	Roster    []RosterRow      `json:"roster"`
 	Events    []protocol.Event `json:"events"`
 	Snapshot  *Snapshot        `json:"snapshot,omitempty"`
+	// Damaged names the stored records this sync left out because they
+	// do not decode (docs/design.md, rule 11); the cursor still moves past
+	// a damaged event.
+	Damaged []storage.DamagedRecord `json:"damaged,omitempty"`
 }
 
 // HistoryPage is a page of workspace history as summaries (§10.1).
@@ -129,6 +133,9 @@ type HistoryPage struct {
 	View       string    `json:"view"`
 	Items      []Summary `json:"items"`
 	NextCursor *string   `json:"nextCursor"`
+	// Damaged names the messages this page left out because they do not
+	// decode (docs/design.md, rule 11).
+	Damaged []storage.DamagedRecord `json:"damaged,omitempty"`
 }
 
 // PublicReceipt is what history shows of one recipient's receipt
@@ -324,9 +331,19 @@ func (r *Room) syncDelta(ctx context.Context, q SyncQuery) (*SyncResult, error) 
 			out.Cursor = e.Sequence
 		}
 		if q.Scope == SyncScopeFull {
-			out.Snapshot, err = snapshot(tx, sessions, claims)
+			if out.Snapshot, err = snapshot(tx, sessions, claims); err != nil {
+				return err
+			}
 		}
-		return err
+		out.Damaged = tx.Damaged()
+		for _, d := range out.Damaged {
+			// A damaged event is skipped for good: the cursor moves past it,
+			// so a run of them never holds a reader in place.
+			if n, err := strconv.ParseInt(d.Key, 10, 64); err == nil && d.Table == "events" && protocol.FormatSequence(n) > out.Cursor {
+				out.Cursor = protocol.FormatSequence(n)
+			}
+		}
+		return nil
 	})
 	if err != nil {
 		return nil, err
@@ -451,6 +468,7 @@ func (r *Room) historyPage(ctx context.Context, q SyncQuery) (*SyncResult, error
 			page.Items = append(page.Items, s)
 			return true
 		})
+		page.Damaged = tx.Damaged()
 		if err != nil {
 			return err
 		}

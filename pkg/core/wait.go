@@ -152,6 +152,13 @@ func (r *Room) CheckCondition(ctx context.Context, q WaitQuery) (*WaitResult, er
 				}
 				res.Claims = append(res.Claims, c)
 			}
+			mine := ""
+			if q.Caller != nil {
+				mine = q.Caller.SessionID
+			}
+			if d, _ := damagedClaimIn(tx, now, mine, []string{resource}); d != nil {
+				return damagedClaimRefusal(d, resource, "tell whether anyone holds")
+			}
 		}
 		return nil
 	})

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -449,7 +450,33 @@ type sqliteTx struct {
 	ws       string
 	lastSeq  int64
 	readOnly bool
+	// damaged collects, once each, the records lists and scans left out
+	// because they do not decode (see skipDamaged).
+	damaged []DamagedRecord
 }
+
+// skipDamaged decides what a list or scan does with a row of table whose
+// record does not decode (err, a store_corrupt error): in a read
+// transaction, and for claims in any transaction, the row is left out and
+// named in Damaged, so one damaged record does not take a whole listing
+// down (docs/design.md, rule 11); a write transaction's other lists stay
+// whole or fail, since a write decided on a partial list could be wrong.
+// claim carries a damaged claim row's own columns. It returns err when the
+// scan must fail.
+func (t *sqliteTx) skipDamaged(table, key string, err error, claim *DamagedClaim) error {
+	if !t.readOnly && table != "claims" {
+		return err
+	}
+	for _, d := range t.damaged {
+		if d.Table == table && d.Key == key {
+			return nil
+		}
+	}
+	t.damaged = append(t.damaged, DamagedRecord{Table: table, Key: key, Problem: damageText(err), Claim: claim})
+	return nil
+}
+
+func (t *sqliteTx) Damaged() []DamagedRecord { return slices.Clone(t.damaged) }
 
 func table(a Area, name string) string {
 	if a == Ephemeral {
@@ -501,10 +528,34 @@ func getRecord[T any](t *sqliteTx, what, query string, args ...any) (*T, error) 
 	return decodeRecord[T](what, rec)
 }
 
-func listRecords[T any](t *sqliteTx, what, query string, args ...any) ([]T, error) {
+func listRecords[T any](t *sqliteTx, what, table, query string, args ...any) ([]T, error) {
 	var out []T
-	err := scanRecords(t, what, query, args, func(v T) bool { out = append(out, v); return true })
+	err := scanRecords(t, what, table, query, args, func(v T) bool { out = append(out, v); return true })
 	return out, err
+}
+
+// strictRecords lists the one-column record rows of query and fails whole
+// with store_corrupt on one that does not decode: for the records of one
+// message, which a command needs every one of.
+func strictRecords[T any](t *sqliteTx, what, query string, args ...any) ([]T, error) {
+	rows, err := t.q.QueryContext(t.ctx, query, args...)
+	if err != nil {
+		return nil, mapErr(t.path, err, "read "+what+"s")
+	}
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		var rec string
+		if err := rows.Scan(&rec); err != nil {
+			return nil, mapErr(t.path, err, "read "+what+"s")
+		}
+		v, err := decodeRecord[T](what, rec)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, *v)
+	}
+	return out, mapErr(t.path, rows.Err(), "read "+what+"s")
 }
 
 func (t *sqliteTx) exec(doing, query string, args ...any) error {
@@ -524,7 +575,7 @@ func (t *sqliteTx) Participant(a Area, id string) (*protocol.Participant, error)
 }
 
 func (t *sqliteTx) Participants(a Area) ([]protocol.Participant, error) {
-	return listRecords[protocol.Participant](t, "participant", "SELECT record FROM "+table(a, "participants")+" ORDER BY participant_id")
+	return listRecords[protocol.Participant](t, "participant", table(a, "participants"), "SELECT participant_id, record FROM "+table(a, "participants")+" ORDER BY participant_id")
 }
 
 func (t *sqliteTx) Session(a Area, id string) (*protocol.Session, error) {
@@ -532,11 +583,11 @@ func (t *sqliteTx) Session(a Area, id string) (*protocol.Session, error) {
 }
 
 func (t *sqliteTx) Sessions(a Area, openOnly bool) ([]protocol.Session, error) {
-	q := "SELECT record FROM " + table(a, "sessions")
+	q := "SELECT session_id, record FROM " + table(a, "sessions")
 	if openOnly {
 		q += " WHERE state = 'open'"
 	}
-	return listRecords[protocol.Session](t, "session", q+" ORDER BY started_at, session_id")
+	return listRecords[protocol.Session](t, "session", table(a, "sessions"), q+" ORDER BY started_at, session_id")
 }
 
 func (t *sqliteTx) Intent(a Area, sessionID string) (*protocol.Intent, error) {
@@ -544,7 +595,7 @@ func (t *sqliteTx) Intent(a Area, sessionID string) (*protocol.Intent, error) {
 }
 
 func (t *sqliteTx) Intents(a Area) ([]protocol.Intent, error) {
-	return listRecords[protocol.Intent](t, "intent", "SELECT record FROM "+table(a, "intents")+" ORDER BY session_id")
+	return listRecords[protocol.Intent](t, "intent", table(a, "intents"), "SELECT session_id, record FROM "+table(a, "intents")+" ORDER BY session_id")
 }
 
 func (t *sqliteTx) Claim(id string) (*protocol.Claim, error) {
@@ -552,7 +603,28 @@ func (t *sqliteTx) Claim(id string) (*protocol.Claim, error) {
 }
 
 func (t *sqliteTx) Claims() ([]protocol.Claim, error) {
-	return listRecords[protocol.Claim](t, "claim", "SELECT record FROM claims ORDER BY claim_id")
+	rows, err := t.q.QueryContext(t.ctx, "SELECT claim_id, owner_session_id, resource, expires_at, record FROM claims ORDER BY claim_id")
+	if err != nil {
+		return nil, mapErr(t.path, err, "scan claims")
+	}
+	defer rows.Close()
+	var out []protocol.Claim
+	for rows.Next() {
+		var dc DamagedClaim
+		var rec string
+		if err := rows.Scan(&dc.ClaimID, &dc.OwnerSessionID, &dc.Resource, &dc.ExpiresAt, &rec); err != nil {
+			return nil, mapErr(t.path, err, "scan claims")
+		}
+		c, err := decodeRecord[protocol.Claim]("claim", rec)
+		if err != nil {
+			if err := t.skipDamaged("claims", dc.ClaimID, err, &dc); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		out = append(out, *c)
+	}
+	return out, mapErr(t.path, rows.Err(), "scan claims")
 }
 
 func (t *sqliteTx) Message(id string) (*protocol.Message, error) {
@@ -568,7 +640,7 @@ func (t *sqliteTx) Receipt(messageID, recipient string) (*protocol.Receipt, erro
 }
 
 func (t *sqliteTx) ReceiptsByMessage(messageID string) ([]protocol.Receipt, error) {
-	return listRecords[protocol.Receipt](t, "receipt", "SELECT record FROM receipts WHERE message_id = ? ORDER BY recipient_participant_id", messageID)
+	return strictRecords[protocol.Receipt](t, "receipt", "SELECT record FROM receipts WHERE message_id = ? ORDER BY recipient_participant_id", messageID)
 }
 
 func (t *sqliteTx) ScanInbox(q InboxQuery, fn func(InboxRow) bool) error {
@@ -601,42 +673,38 @@ func (t *sqliteTx) ScanInbox(q InboxQuery, fn func(InboxRow) bool) error {
 		if err := rows.Scan(&mrec, &rrec, &id, &recipient); err != nil {
 			return mapErr(t.path, err, "scan the inbox")
 		}
-		row, err := decodeRow(mrec, rrec)
+		row, err := t.decodeRow(mrec, rrec, id, recipient)
 		if err != nil {
-			if q.Damaged == nil {
-				return err
-			}
-			table, key := "messages", id
-			if row.Message.MessageID != "" {
-				table, key = "receipts", id+"/"+recipient
-			}
-			*q.Damaged = append(*q.Damaged, DamagedRecord{Table: table, Key: key, Problem: damageText(err)})
+			return err
+		}
+		if row == nil {
 			continue
 		}
-		if !fn(row) {
+		if !fn(*row) {
 			return nil
 		}
 	}
 	return mapErr(t.path, rows.Err(), "scan the inbox")
 }
 
-// decodeRow decodes one inbox row; on a receipt that does not decode, the
-// returned row still carries the decoded message.
-func decodeRow(mrec, rrec string) (InboxRow, error) {
+// decodeRow decodes one row of a message joined with its receipt for
+// recipient; a row whose message or receipt does not decode is nil, named
+// by skipDamaged, or an error where it must fail.
+func (t *sqliteTx) decodeRow(mrec, rrec, messageID, recipient string) (*InboxRow, error) {
 	m, err := decodeRecord[protocol.Message]("message", mrec)
 	if err != nil {
-		return InboxRow{}, err
+		return nil, t.skipDamaged("messages", messageID, err, nil)
 	}
 	r, err := decodeRecord[protocol.Receipt]("receipt", rrec)
 	if err != nil {
-		return InboxRow{Message: *m}, err
+		return nil, t.skipDamaged("receipts", messageID+"/"+recipient, err, nil)
 	}
-	return InboxRow{Message: *m, Receipt: *r}, nil
+	return &InboxRow{Message: *m, Receipt: *r}, nil
 }
 
 // queryOwed lists what a recipient owes; it walks the partial index
 // receipts_owed (see TestQueriesUseTheirIndexes).
-const queryOwed = `SELECT m.record, r.record FROM receipts r
+const queryOwed = `SELECT m.record, r.record, r.message_id, r.recipient_participant_id FROM receipts r
 		JOIN messages m ON m.message_id = r.message_id
 		WHERE r.recipient_participant_id = ? AND r.state <> 'acknowledged' AND r.obligation <> 'none' AND r.decision_head = 1
 		ORDER BY r.sent_at DESC, r.message_id DESC`
@@ -645,7 +713,7 @@ const queryOwed = `SELECT m.record, r.record FROM receipts r
 // excluded: they leave attention, §8.6). CROSS JOIN keeps
 // receipts as the outer loop, so the partial index receipts_outstanding
 // drives the query rather than the sender's history.
-const queryOutstanding = `SELECT m.record, r.record FROM receipts r
+const queryOutstanding = `SELECT m.record, r.record, r.message_id, r.recipient_participant_id FROM receipts r
 		CROSS JOIN messages m ON m.message_id = r.message_id
 		WHERE r.state <> 'acknowledged' AND r.obligation <> 'none' AND r.decision_head = 1 AND m.from_participant_id = ?
 		ORDER BY r.message_id, r.recipient_participant_id`
@@ -655,7 +723,7 @@ func (t *sqliteTx) ScanOwedSeen(recipient string, fn func(InboxRow) bool) error 
 	if err != nil {
 		return mapErr(t.path, err, "scan owed receipts")
 	}
-	return scanRows(t.path, rows, fn)
+	return t.scanRows(rows, fn)
 }
 
 func (t *sqliteTx) ScanOwed(recipient string, fn func(InboxRow) bool) error {
@@ -663,7 +731,7 @@ func (t *sqliteTx) ScanOwed(recipient string, fn func(InboxRow) bool) error {
 	if err != nil {
 		return mapErr(t.path, err, "scan owed receipts")
 	}
-	return scanRows(t.path, rows, fn)
+	return t.scanRows(rows, fn)
 }
 
 func (t *sqliteTx) ScanOutstanding(from string, fn func(InboxRow) bool) error {
@@ -671,25 +739,28 @@ func (t *sqliteTx) ScanOutstanding(from string, fn func(InboxRow) bool) error {
 	if err != nil {
 		return mapErr(t.path, err, "scan outstanding receipts")
 	}
-	return scanRows(t.path, rows, fn)
+	return t.scanRows(rows, fn)
 }
 
-func scanRows(path string, rows *sql.Rows, fn func(InboxRow) bool) error {
+func (t *sqliteTx) scanRows(rows *sql.Rows, fn func(InboxRow) bool) error {
 	defer rows.Close()
 	for rows.Next() {
-		var mrec, rrec string
-		if err := rows.Scan(&mrec, &rrec); err != nil {
-			return mapErr(path, err, "scan")
+		var mrec, rrec, id, recipient string
+		if err := rows.Scan(&mrec, &rrec, &id, &recipient); err != nil {
+			return mapErr(t.path, err, "scan")
 		}
-		row, err := decodeRow(mrec, rrec)
+		row, err := t.decodeRow(mrec, rrec, id, recipient)
 		if err != nil {
 			return err
 		}
-		if !fn(row) {
+		if row == nil {
+			continue
+		}
+		if !fn(*row) {
 			return nil
 		}
 	}
-	return mapErr(path, rows.Err(), "scan")
+	return mapErr(t.path, rows.Err(), "scan")
 }
 
 func (t *sqliteTx) ScanMessages(q MessageQuery, fn func(protocol.Message) bool) error {
@@ -710,30 +781,34 @@ func (t *sqliteTx) ScanMessages(q MessageQuery, fn func(protocol.Message) bool) 
 		where = append(where, "(sent_at, message_id) < (?, ?)")
 		args = append(args, q.BeforeSentAt, q.BeforeMessageID)
 	}
-	return scanRecords(t, "message", "SELECT record FROM messages WHERE "+strings.Join(where, " AND ")+
+	return scanRecords(t, "message", "messages", "SELECT message_id, record FROM messages WHERE "+strings.Join(where, " AND ")+
 		" ORDER BY sent_at DESC, message_id DESC", args, fn)
 }
 
 func (t *sqliteTx) ScanReceipts(fn func(protocol.Receipt) bool) error {
-	return scanRecords(t, "receipt", "SELECT record FROM receipts ORDER BY message_id, recipient_participant_id", nil, fn)
+	return scanRecords(t, "receipt", "receipts", "SELECT message_id || '/' || recipient_participant_id, record FROM receipts ORDER BY message_id, recipient_participant_id", nil, fn)
 }
 
-// scanRecords streams the one-column record rows of query, decoded and
-// validated, to fn until it returns false.
-func scanRecords[T any](t *sqliteTx, what, query string, args []any, fn func(T) bool) error {
+// scanRecords streams the (key, record) rows of query over table, decoded
+// and validated, to fn until it returns false; a record that does not
+// decode goes to skipDamaged under its key.
+func scanRecords[T any](t *sqliteTx, what, table, query string, args []any, fn func(T) bool) error {
 	rows, err := t.q.QueryContext(t.ctx, query, args...)
 	if err != nil {
 		return mapErr(t.path, err, "scan "+what+"s")
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var rec string
-		if err := rows.Scan(&rec); err != nil {
+		var key, rec string
+		if err := rows.Scan(&key, &rec); err != nil {
 			return mapErr(t.path, err, "scan "+what+"s")
 		}
 		v, err := decodeRecord[T](what, rec)
 		if err != nil {
-			return err
+			if err := t.skipDamaged(table, key, err, nil); err != nil {
+				return err
+			}
+			continue
 		}
 		if !fn(*v) {
 			return nil
@@ -770,7 +845,7 @@ func (t *sqliteTx) DecisionGroup(messageID string) ([]DecisionLink, error) {
 }
 
 func (t *sqliteTx) Events(after int64, limit int) ([]protocol.Event, error) {
-	return listRecords[protocol.Event](t, "event", "SELECT record FROM events WHERE sequence > ? ORDER BY sequence LIMIT ?", after, limit)
+	return listRecords[protocol.Event](t, "event", "events", "SELECT sequence, record FROM events WHERE sequence > ? ORDER BY sequence LIMIT ?", after, limit)
 }
 
 func (t *sqliteTx) LastSequence() (int64, error) {

@@ -52,11 +52,6 @@ type InboxQuery struct {
 	// Before, when set, keeps only messages strictly older, in newest-first
 	// order, than the message with this sentAt and id.
 	BeforeSentAt, BeforeMessageID string
-	// Damaged, when set, makes a row whose message or receipt record does
-	// not decode skip that row and append it here, instead of failing the
-	// whole scan with store_corrupt: one damaged record does not take an
-	// inbox down (docs/design.md, "Store faults have their own answers").
-	Damaged *[]DamagedRecord
 }
 
 // DamagedRecord names a stored record that does not decode or validate.
@@ -66,6 +61,16 @@ type DamagedRecord struct {
 	// joined by "/" for a receipt, or the sequence of an event.
 	Key     string `json:"key"`
 	Problem string `json:"problem"`
+	// Claim, for a damaged claim row, holds what its own columns still
+	// say, so a guard can keep it (docs/hooks.md).
+	Claim *DamagedClaim `json:"-"`
+}
+
+// DamagedClaim is what a claim row whose record does not decode still
+// says through its indexed columns: which claim, whose, on what, until
+// when (an RFC 3339 UTC time as stored). Its mode and enforcement are lost.
+type DamagedClaim struct {
+	ClaimID, OwnerSessionID, Resource, ExpiresAt string
 }
 
 // MessageQuery selects workspace messages (history), newest first.
@@ -110,6 +115,18 @@ type SessionBinding struct {
 // (nil, nil).
 type ReadTx interface {
 	Workspace() (*protocol.Workspace, error)
+
+	// Damaged names, in the order met and once each, the records the
+	// lists and scans of this transaction left out because they do not
+	// decode or validate (table and key; a claim row also its columns).
+	// One damaged record does not take a listing down (docs/design.md,
+	// rule 11): in a read transaction every list and scan leaves such a
+	// row out and names it here; in a write transaction only Claims does
+	// (the claim code judges a damaged claim by its columns), the others
+	// fail whole with store_corrupt, since a write must not act on a
+	// partial list. ReceiptsByMessage and the single-record lookups always
+	// fail with store_corrupt: a command needs that very record.
+	Damaged() []DamagedRecord
 
 	Participant(a Area, id string) (*protocol.Participant, error)
 	Participants(a Area) ([]protocol.Participant, error)

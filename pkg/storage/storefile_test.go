@@ -170,16 +170,25 @@ func TestSQLiteDamagedRecord(t *testing.T) {
 	var got []string
 	var damaged []DamagedRecord
 	view(t, s, func(tx ReadTx) error {
-		return tx.ScanInbox(InboxQuery{Recipient: "bob", Damaged: &damaged}, func(r InboxRow) bool {
+		err := tx.ScanInbox(InboxQuery{Recipient: "bob"}, func(r InboxRow) bool {
 			got = append(got, r.Message.MessageID)
 			return true
 		})
+		damaged = tx.Damaged()
+		return err
 	})
 	if strings.Join(got, " ") != "message_2 message_0" || len(damaged) != 1 || damaged[0].Table != "messages" || damaged[0].Key != "message_1" {
 		t.Fatalf("listed %v, damaged %+v", got, damaged)
 	}
-	err := s.View(context.Background(), func(tx ReadTx) error {
+	// A write transaction does not act on a partial list: the same scan
+	// there fails whole, and the exact read of the damaged message too.
+	err := s.Update(context.Background(), func(tx Tx) error {
 		return tx.ScanInbox(InboxQuery{Recipient: "bob"}, func(InboxRow) bool { return true })
+	})
+	wantCode(t, err, protocol.ExitData, protocol.ReasonStoreCorrupt)
+	err = s.View(context.Background(), func(tx ReadTx) error {
+		_, err := tx.Message("message_1")
+		return err
 	})
 	wantCode(t, err, protocol.ExitData, protocol.ReasonStoreCorrupt)
 	all, err := s.DamagedRecords(context.Background(), 10)
