@@ -9,8 +9,10 @@
 //   - Everything runs under one 5-second deadline.
 //   - Its work is bounded whatever the payload (docs/hooks.md, "Commands
 //     too large to read"): a payload over MaxPayload is read only for its
-//     leading fields, a shell command over adapter.MaxShellCommand is not
-//     parsed, at most maxGuardTargets paths are checked; a write whose
+//     leading fields, a shell command over adapter.MaxShellCommand or
+//     nested deeper than adapter.MaxShellDepth is not parsed, its reading
+//     is bounded by a step count and by the deadline less
+//     shellReadReserve, at most maxGuardTargets paths are checked; a write whose
 //     targets are therefore unknown is denied when another session holds a
 //     guarded claim in the room.
 //   - It fails open: on any error, deadline or panic the client's action
@@ -41,6 +43,7 @@ import (
 	"os/signal"
 	"regexp"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -424,12 +427,18 @@ func (r *Runner) guard(ctx context.Context, a adapter.Adapter, ev *adapter.Event
 	targets := append([]string{}, ev.Targets...)
 	var notes []string
 	if ev.Shell != "" {
-		shell, err := adapter.ShellWriteTargets(ev.Shell)
+		shell, err := readShellTargets(ctx, ev.Shell)
 		switch {
 		case errors.Is(err, adapter.ErrShellTooLarge):
 			// Too large to read within the budget: it could write
 			// anywhere, so any guarded claim of a peer denies it.
 			unknown = fmt.Sprintf("the command is %d bytes and acc reads at most %d", len(ev.Shell), adapter.MaxShellCommand)
+		case errors.Is(err, adapter.ErrShellTooComplex):
+			// Nested too deep, or more work to read than the bound: the
+			// same. The error's detail holds numbers only.
+			unknown = "the command is too complex to read: " + strings.TrimPrefix(err.Error(), adapter.ErrShellTooComplex.Error()+": ")
+		case errors.Is(err, errShellOutOfTime):
+			unknown = "the command took longer to read than the hook's budget allows"
 		case err != nil:
 			notes = append(notes, "acc: could not read the shell command's write targets; this call was not guarded")
 		}
@@ -461,6 +470,48 @@ func (r *Runner) guard(ctx context.Context, a adapter.Adapter, ev *adapter.Event
 		return &result{out: a.Deny(ev, d.Reason), notes: notes}, nil
 	}
 	return &result{out: a.Allow(ev), notes: notes}, nil
+}
+
+// shellTargets reads a shell command's write targets; tests replace it.
+var shellTargets = adapter.ShellWriteTargets
+
+// shellReadReserve is the part of the hook's deadline left for what
+// follows reading a shell command (checking the targets against the
+// claims, answering): reading still unfinished this long before the
+// deadline counts as not read (docs/hooks.md, "Commands too large to
+// read"). The bounds in the adapter keep it from mattering on an ordinary
+// machine.
+const shellReadReserve = time.Second
+
+// errShellOutOfTime: reading the shell command did not finish before
+// shellReadReserve.
+var errShellOutOfTime = errors.New("reading the shell command ran out of time")
+
+// readShellTargets is shellTargets bounded by ctx's deadline less
+// shellReadReserve: past it the reading is left running (the process ends
+// once it answered) and errShellOutOfTime is returned.
+func readShellTargets(ctx context.Context, command string) ([]string, error) {
+	type answer struct {
+		targets []string
+		err     error
+	}
+	got := make(chan answer, 1)
+	go func() {
+		t, err := shellTargets(command)
+		got <- answer{t, err}
+	}()
+	var stop <-chan time.Time
+	if dl, ok := ctx.Deadline(); ok {
+		timer := time.NewTimer(time.Until(dl) - shellReadReserve)
+		defer timer.Stop()
+		stop = timer.C
+	}
+	select {
+	case a := <-got:
+		return a.targets, a.err
+	case <-stop:
+		return nil, errShellOutOfTime
+	}
 }
 
 // versionPattern is compiled when first used: only session start asks.
