@@ -167,3 +167,140 @@ func TestHookStdinNeverClosed(t *testing.T) {
 		t.Errorf("the store changed under a hook call that never got its whole payload")
 	}
 }
+
+// TestHookNestedSubstitutionsAreGuarded: a shell command of deeply nested
+// command substitutions writing into a peer's guarded claim, through the
+// built acc-hook. Reading such a command used to take time quadratic in
+// its nesting: 6,000 levels (18 KiB) ran past the hook's budget and the
+// write went through as hook_budget_exceeded (found in the review of issue
+// 16). Nested within the bound it is read and denied naming the claim;
+// nested deeper it is not read and denied as a command that could write
+// anywhere, saying why. Every call answers (the outer process timeout only
+// turns a hang into a failure) and the store is unchanged.
+func TestHookNestedSubstitutionsAreGuarded(t *testing.T) {
+	nested := func(n int) string {
+		return "echo " + strings.Repeat("$(", n) + "x" + strings.Repeat(")", n) + " > src/a.go"
+	}
+	for _, c := range hookClients[:2] {
+		t.Run(c.id, func(t *testing.T) {
+			fr := newFailRoom(t, c) // the peer holds a guarded claim on src/a.go
+			sb := fr.sb
+			if r := sb.hook(hookOpts{}, c.shellPayload(t, fr.sid, fr.repo, "ls"), c.id, c.tool); r.code != 0 {
+				t.Fatalf("an ordinary pre-tool call failed:\n%s", r)
+			}
+			before := fingerprint(t, sb, fr.wsID)
+			for _, v := range []struct {
+				n    int
+				want string
+			}{
+				{adapter.MaxShellDepth, "src/a.go is claimed by peer (session " + fr.peer.SessionID},
+				{6000, fmt.Sprintf("acc cannot tell where it writes (the command is too complex to read: it nests more than %d levels deep)", adapter.MaxShellDepth)},
+				{12000, fmt.Sprintf("acc cannot tell where it writes (the command is too complex to read: it nests more than %d levels deep)", adapter.MaxShellDepth)},
+				{50000, fmt.Sprintf("acc cannot tell where it writes (the command is too complex to read: it nests more than %d levels deep)", adapter.MaxShellDepth)},
+			} {
+				r := sb.hook(hookOpts{}, c.shellPayload(t, fr.sid, fr.repo, nested(v.n)), c.id, c.tool)
+				if r.code < 0 {
+					t.Fatalf("%d levels: acc-hook gave no answer:\n%s", v.n, r)
+				}
+				reason, denied := c.denial(t, r)
+				if !denied {
+					t.Fatalf("%d levels: a write into a peer's guarded claim went through:\n%s", v.n, r)
+				}
+				if !strings.Contains(reason, v.want) {
+					t.Errorf("%d levels: the reason lacks %q: %q", v.n, v.want, reason)
+				}
+			}
+			if after := fingerprint(t, sb, fr.wsID); after != before {
+				t.Errorf("the store changed under nested commands")
+			}
+		})
+	}
+	t.Run("no guarded claim", func(t *testing.T) {
+		c := hookClients[0]
+		sb := newSandbox(t)
+		repo := sb.newRepo("repo")
+		sb.hookSession(c, "alone", repo)
+		r := sb.hook(hookOpts{}, c.shellPayload(t, "alone", repo, nested(50000)), c.id, c.tool)
+		want := fmt.Sprintf("acc: this call was not fully checked (the command is too complex to read: it nests more than %d levels deep); no peer holds a guarded claim here, so it proceeds\n", adapter.MaxShellDepth)
+		if r.code != 0 || r.stdout != c.allow || r.stderr != want {
+			t.Errorf("50000 levels with no guarded claim: want exit 0, %q and the note %q:\n%s", c.allow, want, r)
+		}
+	})
+}
+
+// inputFirst re-encodes a pre-tool payload with the tool's input as its
+// first field, before the session id, the directory, the event and the
+// tool's name (JSON objects are unordered; no client's contract fixes it).
+func inputFirst(t *testing.T, payload []byte, inputKey string) []byte {
+	t.Helper()
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(payload, &m); err != nil {
+		t.Fatal(err)
+	}
+	in, ok := m[inputKey]
+	if !ok {
+		t.Fatalf("the payload has no %s", inputKey)
+	}
+	delete(m, inputKey)
+	tail, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := append([]byte(`{"`+inputKey+`":`), in...)
+	return append(append(out, ','), tail[1:]...)
+}
+
+// TestHookOversizePayloadInputFirstIsGuarded: a pre-tool payload over the
+// 16 MiB read cap whose tool input comes before everything else — the tool
+// name, the session id and the directory all after it — through the built
+// acc-hook of every client. The leading fields used to end inside the
+// input, the tool was never seen and the write into a peer's guarded claim
+// went through as payload_too_large (found in the review of issue 16). Now
+// the whole payload's top-level fields are read: the shell call and the
+// file write are denied saying why, a read proceeds naming
+// payload_too_large, and the store is unchanged.
+func TestHookOversizePayloadInputFirstIsGuarded(t *testing.T) {
+	bigger := hugeCommand(hook.MaxPayload)
+	why := fmt.Sprintf("acc cannot tell where it writes (the payload is over %d bytes and acc reads at most that)", hook.MaxPayload)
+	for _, c := range hookClients {
+		t.Run(c.id, func(t *testing.T) {
+			fr := newFailRoom(t, c) // the peer holds a guarded claim on src/a.go
+			sb := fr.sb
+			if r := sb.hook(hookOpts{}, c.shellPayload(t, fr.sid, fr.repo, "ls"), c.id, c.tool); r.code != 0 {
+				t.Fatalf("an ordinary pre-tool call failed:\n%s", r)
+			}
+			before := fingerprint(t, sb, fr.wsID)
+			write := map[string]any{c.writeKey: "src/b.go", "content": bigger}
+			if c.patch {
+				write = map[string]any{c.writeKey: "*** Begin Patch\n*** Add File: src/b.go\n+" + bigger + "\n*** End Patch\n"}
+			}
+			for _, v := range []struct {
+				label   string
+				payload []byte
+			}{
+				{"shell", c.shellPayload(t, fr.sid, fr.repo, bigger)},
+				{"write", c.toolPayload(t, fr.sid, fr.repo, c.writeTool, write)},
+			} {
+				r := sb.hook(hookOpts{}, inputFirst(t, v.payload, c.inputKey), c.id, c.tool)
+				if r.code < 0 {
+					t.Fatalf("%s: acc-hook gave no answer:\n%s", v.label, r)
+				}
+				reason, denied := c.denial(t, r)
+				if !denied {
+					t.Fatalf("%s: a call over 16 MiB with its input first went through a room with a guarded claim:\n%s", v.label, r)
+				}
+				if !strings.Contains(reason, why) || !strings.Contains(reason, "file:src/a.go is claimed by peer") {
+					t.Errorf("%s: the reason lacks %q and the claim: %q", v.label, why, reason)
+				}
+			}
+			r := sb.hook(hookOpts{}, inputFirst(t, c.toolPayload(t, fr.sid, fr.repo, "Read", map[string]any{"file_path": bigger}), c.inputKey), c.id, c.tool)
+			proceeds(t, r, c.allow, "a read over 16 MiB with its input first")
+			if !strings.Contains(r.stderr, "(payload_too_large)") {
+				t.Errorf("a read over 16 MiB: stderr %q, want payload_too_large", r.stderr)
+			}
+			if after := fingerprint(t, sb, fr.wsID); after != before {
+				t.Errorf("the store changed under oversized hook calls")
+			}
+		})
+	}
+}

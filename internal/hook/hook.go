@@ -9,10 +9,12 @@
 //   - Everything runs under one 5-second deadline.
 //   - Its work is bounded whatever the payload (docs/hooks.md, "Commands
 //     too large to read"): a payload over MaxPayload is read only for its
-//     leading fields, a shell command over adapter.MaxShellCommand is not
-//     parsed, at most maxGuardTargets paths are checked; a write whose
-//     targets are therefore unknown is denied when another session holds a
-//     guarded claim in the room.
+//     top-level scalar fields (oversize); a shell command over
+//     adapter.MaxShellCommand or nested deeper than adapter.MaxShellDepth
+//     is not parsed, and its reading is bounded by a step count and by the
+//     deadline less shellReadReserve; at most maxGuardTargets paths are
+//     checked. A write whose targets are therefore unknown is denied when
+//     another session holds a guarded claim in the room.
 //   - It fails open: on any error, deadline or panic the client's action
 //     proceeds, stdout stays empty, exit 0, and one line on stderr says so
 //     (naming only a reason code, never payload text).
@@ -36,11 +38,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"os/signal"
 	"regexp"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -149,10 +153,7 @@ func (r *Runner) Run(args []string, stdin io.Reader, stdout, stderr io.Writer) (
 	switch {
 	case err != nil:
 	case len(payload) > MaxPayload:
-		// Take what the client goes on writing, so that it does not fail
-		// on a closed pipe, while the call is answered.
-		go io.Copy(io.Discard, stdin)
-		res, err = r.oversize(ctx, a, args[1], payload)
+		res, err = r.oversize(ctx, a, args[1], payload, stdin)
 	default:
 		res, err = r.handle(ctx, a, args[1], payload)
 	}
@@ -240,29 +241,37 @@ func readPayload(ctx context.Context, stdin io.Reader) ([]byte, error) {
 }
 
 // oversize answers a call whose payload is over MaxPayload without decoding
-// all of it. Its leading top-level fields are read (every client puts the
-// session id, the cwd, the event and the tool name before the tool's
-// input): when they make a pre-tool event, the call is guarded as one whose
-// write targets are unknown, so a peer's guarded claim denies it
-// (docs/hooks.md, "Commands too large to read"). Anything else fails open
-// as payload_too_large.
-func (r *Runner) oversize(ctx context.Context, a adapter.Adapter, event string, payload []byte) (*result, error) {
+// it: its top-level scalar fields are read (readFields, whatever their
+// order; the tool's input is skipped). A pre-tool call of a file-writing or
+// shell tool is guarded as one whose write targets are unknown, so a
+// peer's guarded claim denies it (docs/hooks.md, "Commands too large to
+// read"); so is a pre-tool call whose tool's name could not be read, since
+// only a call known to be a read may go unchecked. A call of a tool known
+// not to write, another event, or a payload whose session id or directory
+// could not be read (no room to check) fails open as payload_too_large.
+func (r *Runner) oversize(ctx context.Context, a adapter.Adapter, event string, payload []byte, rest io.Reader) (*result, error) {
 	tooLarge := protocol.Errorf(protocol.ReasonPayloadTooLarge, "the payload is over %d bytes; it was not read", MaxPayload)
-	lead, err := json.Marshal(leadingFields(payload))
+	lead, err := json.Marshal(readFields(ctx, io.MultiReader(bytes.NewReader(payload), rest)))
 	if err != nil {
 		return nil, tooLarge
 	}
 	ev, err := a.Normalize(event, lead)
-	if err != nil || ev.Kind != adapter.BeforeTool || !ev.Write && !ev.ShellTool {
-		// Not a call that writes (reads are never denied), or not
-		// readable enough to tell.
+	if err != nil || ev.Kind != adapter.BeforeTool {
+		return nil, tooLarge
+	}
+	unknown := fmt.Sprintf("the payload is over %d bytes and acc reads at most that", MaxPayload)
+	switch {
+	case ev.Tool == "":
+		unknown = fmt.Sprintf("the payload is over %d bytes and the name of its tool could not be read", MaxPayload)
+	case !ev.Write && !ev.ShellTool:
+		// A tool known not to write: reads are never denied.
 		return nil, tooLarge
 	}
 	room, err := core.Open(ctx, core.OpenOptions{Cwd: ev.Cwd, Getenv: r.Getenv, NoCreate: true})
 	if err != nil {
 		return nil, err
 	}
-	res, err := r.guard(ctx, a, ev, room, fmt.Sprintf("the payload is over %d bytes and acc reads at most that", MaxPayload))
+	res, err := r.guard(ctx, a, ev, room, unknown)
 	if err != nil {
 		room.Close()
 		return nil, err
@@ -271,43 +280,41 @@ func (r *Runner) oversize(ctx context.Context, a adapter.Adapter, event string, 
 	return res, nil
 }
 
-// leadingFields returns the scalar top-level fields of a JSON object up to
-// where it stops parsing (a payload cut at MaxPayload ends inside a value);
-// objects and arrays before that point are skipped.
-func leadingFields(payload []byte) map[string]any {
-	out := map[string]any{}
-	dec := json.NewDecoder(bytes.NewReader(payload))
-	dec.UseNumber()
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return out
+// fieldsReserve is the part of the hook's deadline left, after reading an
+// oversized payload's fields, for checking the call and answering.
+const fieldsReserve = 2 * time.Second
+
+// readFields returns the top-level scalar fields of the JSON object in
+// payload (scanFields), found until the object ends or ctx's deadline less
+// fieldsReserve, whichever is first. The rest of payload is read on in the
+// background, so that a client still writing does not fail on a closed
+// pipe while the call is answered.
+func readFields(ctx context.Context, payload io.Reader) map[string]any {
+	var mu sync.Mutex
+	fields := map[string]any{}
+	done := make(chan struct{})
+	go func() {
+		scanFields(payload, func(k string, v any) {
+			mu.Lock()
+			fields[k] = v
+			mu.Unlock()
+		})
+		close(done)
+		_, _ = io.Copy(io.Discard, payload)
+	}()
+	var stop <-chan time.Time
+	if dl, ok := ctx.Deadline(); ok {
+		timer := time.NewTimer(time.Until(dl) - fieldsReserve)
+		defer timer.Stop()
+		stop = timer.C
 	}
-	for dec.More() {
-		t, err := dec.Token()
-		key, ok := t.(string)
-		if err != nil || !ok {
-			return out
-		}
-		if t, err = dec.Token(); err != nil {
-			return out
-		}
-		if _, nested := t.(json.Delim); nested {
-			for depth := 1; depth > 0; {
-				t, err := dec.Token()
-				if err != nil {
-					return out
-				}
-				switch t {
-				case json.Delim('{'), json.Delim('['):
-					depth++
-				case json.Delim('}'), json.Delim(']'):
-					depth--
-				}
-			}
-			continue
-		}
-		out[key] = t
+	select {
+	case <-done:
+	case <-stop:
 	}
-	return out
+	mu.Lock()
+	defer mu.Unlock()
+	return maps.Clone(fields)
 }
 
 // beforeHandler, when a test sets it, runs as each handler starts (the
@@ -424,12 +431,18 @@ func (r *Runner) guard(ctx context.Context, a adapter.Adapter, ev *adapter.Event
 	targets := append([]string{}, ev.Targets...)
 	var notes []string
 	if ev.Shell != "" {
-		shell, err := adapter.ShellWriteTargets(ev.Shell)
+		shell, err := readShellTargets(ctx, ev.Shell)
 		switch {
 		case errors.Is(err, adapter.ErrShellTooLarge):
 			// Too large to read within the budget: it could write
 			// anywhere, so any guarded claim of a peer denies it.
 			unknown = fmt.Sprintf("the command is %d bytes and acc reads at most %d", len(ev.Shell), adapter.MaxShellCommand)
+		case errors.Is(err, adapter.ErrShellTooComplex):
+			// Nested too deep, or more work to read than the bound: the
+			// same. The error's detail holds numbers only.
+			unknown = "the command is too complex to read: " + strings.TrimPrefix(err.Error(), adapter.ErrShellTooComplex.Error()+": ")
+		case errors.Is(err, errShellOutOfTime):
+			unknown = "the command took longer to read than the hook's budget allows"
 		case err != nil:
 			notes = append(notes, "acc: could not read the shell command's write targets; this call was not guarded")
 		}
@@ -461,6 +474,48 @@ func (r *Runner) guard(ctx context.Context, a adapter.Adapter, ev *adapter.Event
 		return &result{out: a.Deny(ev, d.Reason), notes: notes}, nil
 	}
 	return &result{out: a.Allow(ev), notes: notes}, nil
+}
+
+// shellTargets reads a shell command's write targets; tests replace it.
+var shellTargets = adapter.ShellWriteTargets
+
+// shellReadReserve is the part of the hook's deadline left for what
+// follows reading a shell command (checking the targets against the
+// claims, answering): reading still unfinished this long before the
+// deadline counts as not read (docs/hooks.md, "Commands too large to
+// read"). The bounds in the adapter keep it from mattering on an ordinary
+// machine.
+const shellReadReserve = time.Second
+
+// errShellOutOfTime: reading the shell command did not finish before
+// shellReadReserve.
+var errShellOutOfTime = errors.New("reading the shell command ran out of time")
+
+// readShellTargets is shellTargets bounded by ctx's deadline less
+// shellReadReserve: past it the reading is left running (the process ends
+// once it answered) and errShellOutOfTime is returned.
+func readShellTargets(ctx context.Context, command string) ([]string, error) {
+	type answer struct {
+		targets []string
+		err     error
+	}
+	got := make(chan answer, 1)
+	go func() {
+		t, err := shellTargets(command)
+		got <- answer{t, err}
+	}()
+	var stop <-chan time.Time
+	if dl, ok := ctx.Deadline(); ok {
+		timer := time.NewTimer(time.Until(dl) - shellReadReserve)
+		defer timer.Stop()
+		stop = timer.C
+	}
+	select {
+	case a := <-got:
+		return a.targets, a.err
+	case <-stop:
+		return nil, errShellOutOfTime
+	}
 }
 
 // versionPattern is compiled when first used: only session start asks.

@@ -24,15 +24,43 @@ var ErrShellUnparsable = errors.New("shell command does not parse")
 var ErrShellUnknownDir = errors.New("a cd to a directory that is not a literal path hides where later relative targets are")
 
 // MaxShellCommand is the longest command, in bytes, ShellWriteTargets
-// reads: parsing and walking are linear in the text, and 1 MiB keeps them
-// well inside the hook's 5-second budget on a loaded machine
-// (docs/hooks.md, "Commands too large to read").
+// reads (docs/hooks.md, "Commands too large to read"). Together with
+// MaxShellDepth and maxShellWork it bounds the reading: parsing is linear
+// in the text once the nesting is bounded, and the walk stops once its work
+// passes maxShellWork, so a command up to this size is read well inside the
+// hook's 5-second budget on a loaded machine.
 const MaxShellCommand = 1 << 20
+
+// MaxShellDepth is the deepest nesting ShellWriteTargets reads: brackets
+// ( { $( ${ counted in the raw text before parsing (the parser's cost per
+// level is far above its cost per byte), and statements inside statements
+// while walking. A command nested deeper is not read: it wraps
+// [ErrShellTooComplex].
+const MaxShellDepth = 1000
+
+// maxShellWork bounds the walk, in units of one statement visited or one
+// byte of text copied or parsed again (a word's text, a script handed to
+// sh -c or eval): 32 per byte of the largest command read. An ordinary
+// command costs a few units per byte; a walk over this is stopped and
+// wraps [ErrShellTooComplex]. A counter, not a clock, so the answer does
+// not depend on how loaded the machine is.
+const maxShellWork = 32 * MaxShellCommand
 
 // ErrShellTooLarge is wrapped by ShellWriteTargets when the command is
 // longer than MaxShellCommand: it is not parsed, so where it writes is
 // unknown.
 var ErrShellTooLarge = errors.New("shell command too large to read")
+
+// ErrShellTooComplex is wrapped by ShellWriteTargets when the command nests
+// deeper than MaxShellDepth or its walk would take more than maxShellWork:
+// it is not read to the end, so where it writes is unknown. The error's
+// text after "shell command too complex to read: " says which bound it
+// passed, in numbers only (never the command's text).
+var ErrShellTooComplex = errors.New("shell command too complex to read")
+
+// errWorkDone stops the walk (a panic caught by ShellWriteTargets) once
+// it passed a bound; why says which.
+type errWorkDone struct{ why string }
 
 // maxShellNesting bounds how deep scripts handed to sh -c or eval are read.
 const maxShellNesting = 4
@@ -69,29 +97,68 @@ const maxShellNesting = 4
 //
 // Unparsable input returns no targets and an error wrapping
 // [ErrShellUnparsable]; a command over [MaxShellCommand] bytes returns no
-// targets and an error wrapping [ErrShellTooLarge]; a relative target after a non-literal cd is left
-// out and reported with [ErrShellUnknownDir]. ShellWriteTargets never
-// panics.
+// targets and an error wrapping [ErrShellTooLarge]; one nested deeper than
+// [MaxShellDepth], or whose walk passes its work bound, returns no targets
+// and an error wrapping [ErrShellTooComplex]; a relative target after a
+// non-literal cd is left out and reported with [ErrShellUnknownDir].
+// ShellWriteTargets never panics.
 func ShellWriteTargets(command string) (targets []string, err error) {
 	defer func() {
 		if r := recover(); r != nil {
+			if done, ok := r.(errWorkDone); ok {
+				targets, err = nil, fmt.Errorf("%w: %s", ErrShellTooComplex, done.why)
+				return
+			}
 			targets, err = nil, fmt.Errorf("%w: the parser failed", ErrShellUnparsable)
 		}
 	}()
 	if len(command) > MaxShellCommand {
 		return nil, fmt.Errorf("%w: %d bytes, over the %d the guard reads", ErrShellTooLarge, len(command), MaxShellCommand)
 	}
-	w := &shellWalker{seen: map[string]bool{}}
-	st := dirState{known: true}
-	file, perr := parseShell(command)
-	if perr != nil {
-		return nil, fmt.Errorf("%w: %v", ErrShellUnparsable, perr)
+	w, err := readShell(command)
+	if err != nil {
+		return nil, err
 	}
-	w.stmts(file.Stmts, &st, 0)
 	if w.hidden {
 		return w.targets, ErrShellUnknownDir
 	}
 	return w.targets, nil
+}
+
+// tooDeep is why a command nested past MaxShellDepth is not read.
+var tooDeep = fmt.Sprintf("it nests more than %d levels deep", MaxShellDepth)
+
+// bracketDepth is the deepest nesting of ( and { against ) and } in s, read
+// as raw bytes (quotes are not looked at, so text in quotes counts too: an
+// over-estimate, which only ever refuses to read, never misreads).
+func bracketDepth(s string) int {
+	depth, most := 0, 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '(', '{':
+			depth++
+			most = max(most, depth)
+		case ')', '}':
+			depth = max(depth-1, 0)
+		}
+	}
+	return most
+}
+
+// readShell parses command and walks it; the walker holds the targets and
+// the work it took. It panics with errWorkDone past a bound.
+func readShell(command string) (*shellWalker, error) {
+	if bracketDepth(command) > MaxShellDepth {
+		return nil, fmt.Errorf("%w: %s", ErrShellTooComplex, tooDeep)
+	}
+	w := &shellWalker{seen: map[string]bool{}, src: command}
+	st := dirState{known: true}
+	file, err := parseShell(command)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrShellUnparsable, err)
+	}
+	w.stmts(file.Stmts, &st, 0)
+	return w, nil
 }
 
 func parseShell(src string) (*syntax.File, error) {
@@ -133,7 +200,33 @@ func (s *dirState) chdir(dir string, logical bool) {
 type shellWalker struct {
 	targets []string
 	seen    map[string]bool
-	hidden  bool // a relative target was left out after an unknown cd
+	hidden  bool   // a relative target was left out after an unknown cd
+	src     string // the text being walked, which the syntax nodes' offsets index
+	level   int    // statements around the one being read
+	work    int    // units of work done (maxShellWork)
+}
+
+// spend counts n units of work and stops the walk past maxShellWork.
+func (w *shellWalker) spend(n int) {
+	w.work += n
+	if w.work > maxShellWork {
+		panic(errWorkDone{fmt.Sprintf("reading it takes more than %d steps", maxShellWork)})
+	}
+}
+
+// word is wordIn for the text being walked, its copying counted as work.
+func (w *shellWalker) word(x *syntax.Word) word {
+	out, copied := wordIn(w.src, x)
+	w.spend(copied)
+	return out
+}
+
+func (w *shellWalker) words(args []*syntax.Word) []word {
+	out := make([]word, len(args))
+	for i, a := range args {
+		out[i] = w.word(a)
+	}
+	return out
 }
 
 // add records target as written in the directory state st.
@@ -180,6 +273,12 @@ func (w *shellWalker) stmt(s *syntax.Stmt, st *dirState, depth int) {
 	if s == nil {
 		return
 	}
+	w.spend(1)
+	if w.level > MaxShellDepth {
+		panic(errWorkDone{tooDeep})
+	}
+	w.level++
+	defer func() { w.level-- }()
 	if s.Background || s.Coprocess || s.Disown {
 		// A background job runs in a subshell: its cd stays there.
 		sub := *st
@@ -288,12 +387,12 @@ func (w *shellWalker) redirect(r *syntax.Redirect, st dirState, depth int) {
 	case syntax.RdrOut, syntax.AppOut, syntax.RdrClob, syntax.AppClob,
 		syntax.RdrAll, syntax.RdrAllClob, syntax.AppAll, syntax.AppAllClob,
 		syntax.RdrInOut:
-		w.add(wordOf(r.Word).text, st)
+		w.add(w.word(r.Word).text, st)
 	case syntax.DplOut:
 		// ">&word" without a descriptor number before it sends stdout and
 		// stderr to the file word unless word is a descriptor ("2", "1-")
 		// or "-" (close).
-		t := wordOf(r.Word).text
+		t := w.word(r.Word).text
 		if r.N == nil && !isDescriptor(t) {
 			w.add(t, st)
 		}
@@ -312,10 +411,23 @@ type word struct {
 	quoted  bool   // some part was quoted
 }
 
-func wordOf(w *syntax.Word) word {
+// wordIn reads the word w of the shell text src (whose offsets w's nodes
+// carry) and returns it with the number of bytes it copied. A word of one
+// expansion is a slice of src, nothing copied, so a word holding a deep
+// tree of substitutions costs the same at every level it is read from.
+func wordIn(src string, w *syntax.Word) (word, int) {
 	out := word{literal: true}
 	if w == nil {
-		return out
+		return out, 0
+	}
+	if len(w.Parts) == 1 {
+		switch p := w.Parts[0].(type) {
+		case *syntax.Lit, *syntax.SglQuoted, *syntax.DblQuoted, *syntax.ProcSubst:
+		default:
+			out.literal = false
+			out.text = source(src, p)
+			return out, 0
+		}
 	}
 	var b strings.Builder
 	for i, part := range w.Parts {
@@ -340,7 +452,7 @@ func wordOf(w *syntax.Word) word {
 					continue
 				}
 				out.literal = false
-				b.WriteString(source(in))
+				b.WriteString(source(src, in))
 			}
 		case *syntax.ProcSubst:
 			out.literal = false
@@ -349,14 +461,14 @@ func wordOf(w *syntax.Word) word {
 				b.WriteString("/dev/fd/63")
 				continue
 			}
-			b.WriteString(source(part))
+			b.WriteString(source(src, part))
 		default:
 			out.literal = false
-			b.WriteString(source(part))
+			b.WriteString(source(src, part))
 		}
 	}
 	out.text = b.String()
-	return out
+	return out, b.Len()
 }
 
 // unescape resolves backslashes as the shell does: outside quotes every
@@ -382,20 +494,19 @@ func unescape(s string, inDouble bool) string {
 	return b.String()
 }
 
-func source(n syntax.Node) string {
+// source is n's text as written: the slice of src between its offsets (no
+// copy, no re-printing, so reading a subtree costs nothing however deep
+// it is); printed again only should its offsets not index src.
+func source(src string, n syntax.Node) string {
+	start, end := n.Pos(), n.End()
+	if start.IsValid() && end.IsValid() && start.Offset() <= end.Offset() && int(end.Offset()) <= len(src) {
+		return src[start.Offset():end.Offset()]
+	}
 	var b strings.Builder
 	if err := syntax.NewPrinter(syntax.Minify(true)).Print(&b, n); err != nil {
 		return "$?"
 	}
 	return b.String()
-}
-
-func words(args []*syntax.Word) []word {
-	out := make([]word, len(args))
-	for i, a := range args {
-		out[i] = wordOf(a)
-	}
-	return out
 }
 
 func texts(ws []word) []string {
@@ -408,7 +519,7 @@ func texts(ws []word) []string {
 
 // call examines one simple command.
 func (w *shellWalker) call(args []*syntax.Word, redirs []*syntax.Redirect, st *dirState, depth int) {
-	ws := words(args)
+	ws := w.words(args)
 	// Look through wrappers to the command that runs. A wrapper that
 	// changes directory for its command (env -C) does so on a copy.
 	local := st
@@ -529,11 +640,18 @@ func applyChdir(st *dirState, dir word, logical bool) {
 // nested examines a script that a command runs (sh -c, eval). A script
 // that does not parse runs nothing and gives no target.
 func (w *shellWalker) nested(script string, st *dirState, depth int) {
+	w.spend(len(script))
+	if bracketDepth(script)+w.level > MaxShellDepth {
+		panic(errWorkDone{tooDeep})
+	}
 	f, err := parseShell(script)
 	if err != nil {
 		return
 	}
+	outer := w.src
+	w.src = script
 	w.stmts(f.Stmts, st, depth)
+	w.src = outer
 }
 
 func (w *shellWalker) addAll(ws []word, st dirState) {
@@ -672,9 +790,9 @@ func (w *shellWalker) applyPatch(args []word, redirs []*syntax.Redirect, st dirS
 	for _, r := range redirs {
 		switch {
 		case r.Hdoc != nil:
-			bodies = append(bodies, wordOf(r.Hdoc).text)
+			bodies = append(bodies, w.word(r.Hdoc).text)
 		case r.Op == syntax.WordHdoc:
-			bodies = append(bodies, wordOf(r.Word).text)
+			bodies = append(bodies, w.word(r.Word).text)
 		}
 	}
 	if len(args) > 0 {
@@ -1026,15 +1144,17 @@ func inPlaceTargets(cmd string, args []word) []word {
 // whose targets are the patch's header paths ([PatchTargets]). Anything
 // else — another command beside it, a redirection, an assignment, a cd
 // first — is not, and stays a shell command for [ShellWriteTargets]. A
-// command over [MaxShellCommand] bytes, or without the word apply_patch or
-// applypatch in it, is not parsed and is not a patch. It never panics.
+// command over [MaxShellCommand] bytes or nested deeper than
+// [MaxShellDepth], or without the word apply_patch or applypatch in it, is
+// not parsed and is not a patch. It never panics.
 func ShellPatch(command string) (patch string, ok bool) {
 	defer func() {
 		if recover() != nil {
 			patch, ok = "", false
 		}
 	}()
-	if len(command) > MaxShellCommand || !strings.Contains(command, "applypatch") && !strings.Contains(command, "apply_patch") {
+	if len(command) > MaxShellCommand || !strings.Contains(command, "applypatch") && !strings.Contains(command, "apply_patch") ||
+		bracketDepth(command) > MaxShellDepth {
 		return "", false
 	}
 	file, err := parseShell(command)
@@ -1046,6 +1166,7 @@ func ShellPatch(command string) (patch string, ok bool) {
 	if !isCall || s.Negated || s.Background || s.Coprocess || len(call.Assigns) > 0 || len(call.Args) == 0 {
 		return "", false
 	}
+	wordOf := func(x *syntax.Word) word { out, _ := wordIn(command, x); return out }
 	if name := wordOf(call.Args[0]); !name.literal || (name.text != "apply_patch" && name.text != "applypatch") {
 		return "", false
 	}

@@ -1,0 +1,48 @@
+package hook
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/acc-go/acc/pkg/core"
+	"github.com/acc-go/acc/pkg/protocol"
+)
+
+// TestShellReadOutOfTimeIsGuarded: reading a shell command that has not
+// finished shellReadReserve before the deadline counts as not read, so a
+// peer's guarded claim denies the call, saying so, instead of the hook
+// running past its budget and failing open. The reader here never
+// finishes, whatever the machine's speed; the adapter's bounds keep real
+// reading far from this backstop.
+func TestShellReadOutOfTimeIsGuarded(t *testing.T) {
+	w := newWorld(t)
+	w.r.Deadline = shellReadReserve + 3*time.Second
+	if res := w.hook("claude", "SessionStart", "c1"); res.code != 0 {
+		t.Fatalf("SessionStart: %+v", res)
+	}
+	r := w.room()
+	ctx := context.Background()
+	peer, err := r.Attach(ctx, core.AttachInput{ParticipantID: "peer", Harness: "cli"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Claim(ctx, core.ClaimInput{Caller: core.Caller{SessionID: peer.SessionID, Generation: peer.Generation},
+		Resource: "file:x.go", Cwd: w.repo, Enforcement: protocol.EnforcementGuarded}); err != nil {
+		t.Fatal(err)
+	}
+	never := make(chan struct{})
+	defer close(never)
+	defer func(was func(string) ([]string, error)) { shellTargets = was }(shellTargets)
+	shellTargets = func(string) ([]string, error) { <-never; return nil, nil }
+	payload, _ := json.Marshal(map[string]any{"session_id": "c1", "cwd": w.repo, "hook_event_name": "PreToolUse",
+		"tool_name": "Bash", "tool_input": map[string]string{"command": "echo x > x.go"}})
+	res := w.run(&bytes.Buffer{}, []string{"claude", "PreToolUse"}, payload)
+	if !strings.Contains(res.stdout, `"permissionDecision":"deny"`) ||
+		!strings.Contains(res.stdout, "acc cannot tell where it writes (the command took longer to read than the hook's budget allows)") {
+		t.Errorf("a command whose reading never finished: stdout %q stderr %q; want a deny saying it took too long to read", res.stdout, res.stderr)
+	}
+}
