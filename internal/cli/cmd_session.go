@@ -291,7 +291,7 @@ func printStatus(w io.Writer, st *core.Status) {
 const statusAttentionShown = core.DefaultPageLimit
 
 // harnessNames are the values acc attach --harness takes: the id of every
-// adapter acc-hook runs (SPEC decision 14), then mcp and cli.
+// adapter acc-hook runs (docs/adapters.md), then mcp and cli.
 func harnessNames() []string {
 	return append(slices.Sorted(maps.Keys(hook.Registry())), "mcp", "cli")
 }
