@@ -3,7 +3,7 @@
 #   make test    every test of every module in go.work (what CI runs); installs the clients first
 #   make clients the pinned real clients the tests run, from npm into a cache outside the clone
 #   make build   the three binaries into ./bin
-#   make stress  the heavy loads as a soak, four times the sizes the issues name
+#   make stress  the heavy loads at full size (16 x 500 concurrent sends, 1,000 kill -9 trials); a quiet machine
 #   make bench   the benchmarks (numbers for the closing notes; never asserted)
 #   make fuzz    each fuzz target for FUZZTIME (default 30s)
 #   make test-clients-latest  the real-client tests against the newest npm releases
