@@ -418,9 +418,17 @@ func (s *SQLite) DurableRowCount(ctx context.Context) (int64, error) {
 // IntegrityCheck runs SQLite's integrity_check and returns its findings
 // ("ok" when healthy).
 func (s *SQLite) IntegrityCheck(ctx context.Context) ([]string, error) {
+	out, err := s.checkLines(ctx, "PRAGMA integrity_check")
+	return out, mapErr(s.path, err, "check integrity")
+}
+
+// checkLines runs a checking pragma (integrity_check, quick_check) and
+// returns the lines it reports ("ok" alone when healthy); the error is the
+// driver's, not yet mapped.
+func (s *SQLite) checkLines(ctx context.Context, pragma string) ([]string, error) {
 	var out []string
 	err := s.View(ctx, func(rt ReadTx) error {
-		rows, err := rt.(*sqliteTx).q.QueryContext(ctx, "PRAGMA integrity_check")
+		rows, err := rt.(*sqliteTx).q.QueryContext(ctx, pragma)
 		if err != nil {
 			return err
 		}
@@ -434,7 +442,7 @@ func (s *SQLite) IntegrityCheck(ctx context.Context) ([]string, error) {
 		}
 		return rows.Err()
 	})
-	return out, mapErr(s.path, err, "check integrity")
+	return out, err
 }
 
 type querier interface {
@@ -667,24 +675,7 @@ func (t *sqliteTx) ScanInbox(q InboxQuery, fn func(InboxRow) bool) error {
 	if err != nil {
 		return mapErr(t.path, err, "scan the inbox")
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var mrec, rrec, id, recipient string
-		if err := rows.Scan(&mrec, &rrec, &id, &recipient); err != nil {
-			return mapErr(t.path, err, "scan the inbox")
-		}
-		row, err := t.decodeRow(mrec, rrec, id, recipient)
-		if err != nil {
-			return err
-		}
-		if row == nil {
-			continue
-		}
-		if !fn(*row) {
-			return nil
-		}
-	}
-	return mapErr(t.path, rows.Err(), "scan the inbox")
+	return t.scanRows(rows, "scan the inbox", fn)
 }
 
 // decodeRow decodes one row of a message joined with its receipt for
@@ -723,7 +714,7 @@ func (t *sqliteTx) ScanOwedSeen(recipient string, fn func(InboxRow) bool) error 
 	if err != nil {
 		return mapErr(t.path, err, "scan owed receipts")
 	}
-	return t.scanRows(rows, fn)
+	return t.scanRows(rows, "scan", fn)
 }
 
 func (t *sqliteTx) ScanOwed(recipient string, fn func(InboxRow) bool) error {
@@ -731,7 +722,7 @@ func (t *sqliteTx) ScanOwed(recipient string, fn func(InboxRow) bool) error {
 	if err != nil {
 		return mapErr(t.path, err, "scan owed receipts")
 	}
-	return t.scanRows(rows, fn)
+	return t.scanRows(rows, "scan", fn)
 }
 
 func (t *sqliteTx) ScanOutstanding(from string, fn func(InboxRow) bool) error {
@@ -739,15 +730,18 @@ func (t *sqliteTx) ScanOutstanding(from string, fn func(InboxRow) bool) error {
 	if err != nil {
 		return mapErr(t.path, err, "scan outstanding receipts")
 	}
-	return t.scanRows(rows, fn)
+	return t.scanRows(rows, "scan", fn)
 }
 
-func (t *sqliteTx) scanRows(rows *sql.Rows, fn func(InboxRow) bool) error {
+// scanRows calls fn with each decoded row of rows (message record, receipt
+// record, message id, recipient), skipping a damaged one (decodeRow), until
+// fn returns false; doing names the scan in an error.
+func (t *sqliteTx) scanRows(rows *sql.Rows, doing string, fn func(InboxRow) bool) error {
 	defer rows.Close()
 	for rows.Next() {
 		var mrec, rrec, id, recipient string
 		if err := rows.Scan(&mrec, &rrec, &id, &recipient); err != nil {
-			return mapErr(t.path, err, "scan")
+			return mapErr(t.path, err, doing)
 		}
 		row, err := t.decodeRow(mrec, rrec, id, recipient)
 		if err != nil {
@@ -760,7 +754,7 @@ func (t *sqliteTx) scanRows(rows *sql.Rows, fn func(InboxRow) bool) error {
 			return nil
 		}
 	}
-	return mapErr(t.path, rows.Err(), "scan")
+	return mapErr(t.path, rows.Err(), doing)
 }
 
 func (t *sqliteTx) ScanMessages(q MessageQuery, fn func(protocol.Message) bool) error {

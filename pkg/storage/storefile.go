@@ -164,34 +164,23 @@ func checkStoreFile(path string) (short string, err error) {
 // than its header (short describes how) and refuses it as store_corrupt when
 // the check finds damage.
 func (s *SQLite) quickCheck(ctx context.Context, short string) error {
-	var first string
-	var n int
-	err := s.View(ctx, func(rt ReadTx) error {
-		rows, err := rt.(*sqliteTx).q.QueryContext(ctx, "PRAGMA quick_check")
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var line string
-			if err := rows.Scan(&line); err != nil {
-				return err
-			}
-			if line != "ok" {
-				if n == 0 {
-					first = line
-				}
-				n++
-			}
-		}
-		return rows.Err()
-	})
+	lines, err := s.checkLines(ctx, "PRAGMA quick_check")
 	if err != nil {
 		var pe *protocol.Error
 		if errors.As(err, &pe) && pe.Reason != protocol.ReasonStoreCorrupt {
 			return err
 		}
 		return corrupt(s.path, "it looks truncated: "+short)
+	}
+	var first string
+	n := 0
+	for _, line := range lines {
+		if line != "ok" {
+			if n == 0 {
+				first = line
+			}
+			n++
+		}
 	}
 	if n > 0 {
 		return corrupt(s.path, fmt.Sprintf("it looks truncated: %s, and quick_check found %d problem(s), first: %s", short, n, first))
