@@ -109,6 +109,25 @@ func (w *world) room() *core.Room {
 	return r
 }
 
+// besideGuardedPeer starts Claude Code session c1 through the hook and has
+// a CLI peer take a guarded claim on resource beside it.
+func (w *world) besideGuardedPeer(resource string) {
+	w.t.Helper()
+	if res := w.hook("claude", "SessionStart", "c1"); res.code != 0 {
+		w.t.Fatalf("SessionStart: %+v", res)
+	}
+	r := w.room()
+	ctx := context.Background()
+	peer, err := r.Attach(ctx, core.AttachInput{ParticipantID: "peer", Harness: "cli"})
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	if _, err := r.Claim(ctx, core.ClaimInput{Caller: core.Caller{SessionID: peer.SessionID, Generation: peer.Generation},
+		Resource: resource, Cwd: w.repo, Enforcement: protocol.EnforcementGuarded}); err != nil {
+		w.t.Fatal(err)
+	}
+}
+
 // pendingQuestion attaches the client session sid through the hook, a CLI
 // peer beside it, and has the peer ask it a question; it returns the
 // hooked session and the question's id.

@@ -2,14 +2,10 @@ package hook
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/acc-go/acc/pkg/core"
-	"github.com/acc-go/acc/pkg/protocol"
 )
 
 // TestOversizePayloadWithToolInputFirstIsGuarded: a pre-tool payload over
@@ -24,19 +20,7 @@ import (
 // Found in the review of issue 16.
 func TestOversizePayloadWithToolInputFirstIsGuarded(t *testing.T) {
 	w := newWorld(t)
-	if res := w.hook("claude", "SessionStart", "c1"); res.code != 0 {
-		t.Fatalf("SessionStart: %+v", res)
-	}
-	r := w.room()
-	ctx := context.Background()
-	peer, err := r.Attach(ctx, core.AttachInput{ParticipantID: "peer", Harness: "cli"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := r.Claim(ctx, core.ClaimInput{Caller: core.Caller{SessionID: peer.SessionID, Generation: peer.Generation},
-		Resource: "file:x.go", Cwd: w.repo, Enforcement: protocol.EnforcementGuarded}); err != nil {
-		t.Fatal(err)
-	}
+	w.besideGuardedPeer("file:x.go")
 	content := strings.Repeat("A", MaxPayload+1)
 	target := filepath.Join(w.repo, "x.go")
 	for _, order := range []string{"tool_name first", "tool_input first"} {

@@ -2,15 +2,11 @@ package hook
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"maps"
 	"strings"
 	"testing"
-
-	"github.com/acc-go/acc/pkg/core"
-	"github.com/acc-go/acc/pkg/protocol"
 )
 
 // TestScanFields: the top-level scalar fields of an object in any order,
@@ -48,19 +44,7 @@ func TestScanFields(t *testing.T) {
 // be a read goes unchecked.
 func TestOversizePayloadWithoutToolNameIsGuarded(t *testing.T) {
 	w := newWorld(t)
-	if res := w.hook("claude", "SessionStart", "c1"); res.code != 0 {
-		t.Fatalf("SessionStart: %+v", res)
-	}
-	r := w.room()
-	ctx := context.Background()
-	peer, err := r.Attach(ctx, core.AttachInput{ParticipantID: "peer", Harness: "cli"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := r.Claim(ctx, core.ClaimInput{Caller: core.Caller{SessionID: peer.SessionID, Generation: peer.Generation},
-		Resource: "file:x.go", Cwd: w.repo, Enforcement: protocol.EnforcementGuarded}); err != nil {
-		t.Fatal(err)
-	}
+	w.besideGuardedPeer("file:x.go")
 	lead := `{"session_id":"c1","cwd":` + quote(w.repo) + `,"hook_event_name":"PreToolUse",`
 	input := `"tool_input":{"content":"` + strings.Repeat("A", MaxPayload) + `"}`
 	why := fmt.Sprintf("acc cannot tell where it writes (the payload is over %d bytes and the name of its tool could not be read)", MaxPayload)

@@ -2,14 +2,10 @@ package hook
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/acc-go/acc/pkg/core"
-	"github.com/acc-go/acc/pkg/protocol"
 )
 
 // TestShellReadOutOfTimeIsGuarded: reading a shell command that has not
@@ -21,19 +17,7 @@ import (
 func TestShellReadOutOfTimeIsGuarded(t *testing.T) {
 	w := newWorld(t)
 	w.r.Deadline = shellReadReserve + 3*time.Second
-	if res := w.hook("claude", "SessionStart", "c1"); res.code != 0 {
-		t.Fatalf("SessionStart: %+v", res)
-	}
-	r := w.room()
-	ctx := context.Background()
-	peer, err := r.Attach(ctx, core.AttachInput{ParticipantID: "peer", Harness: "cli"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := r.Claim(ctx, core.ClaimInput{Caller: core.Caller{SessionID: peer.SessionID, Generation: peer.Generation},
-		Resource: "file:x.go", Cwd: w.repo, Enforcement: protocol.EnforcementGuarded}); err != nil {
-		t.Fatal(err)
-	}
+	w.besideGuardedPeer("file:x.go")
 	never := make(chan struct{})
 	defer close(never)
 	defer func(was func(string) ([]string, error)) { shellTargets = was }(shellTargets)
