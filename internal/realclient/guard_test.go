@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -218,7 +219,7 @@ func playGuard(t *testing.T, w *world, r *run, holder string, list []guardStep, 
 	watched := installedToolMatcher(t, c)
 	var hooked []int
 	for i, step := range list {
-		if step.call.Kind != fakemodel.CallRaw || watched[step.call.Name] {
+		if step.call.Kind != fakemodel.CallRaw || watched(step.call.Name) {
 			hooked = append(hooked, i)
 		}
 	}
@@ -258,9 +259,10 @@ func playGuard(t *testing.T, w *world, r *run, holder string, list []guardStep, 
 	return recs
 }
 
-// installedToolMatcher is the set of tools whose calls run the pre-tool
-// hook acc install wires for c (its matcher, split at |).
-func installedToolMatcher(t *testing.T, c Client) map[string]bool {
+// installedToolMatcher reports whether a call of the named tool runs the
+// pre-tool hook acc install wires for c: its matcher, a regular expression
+// over the tool name (adapter.GuardMatcher).
+func installedToolMatcher(t *testing.T, c Client) func(tool string) bool {
 	t.Helper()
 	a, ok := hook.Registry()[c.Name].(adapter.Installer)
 	if !ok {
@@ -272,11 +274,11 @@ func installedToolMatcher(t *testing.T, c Client) map[string]bool {
 			if err := json.Unmarshal(art.Value, &group); err != nil {
 				t.Fatal(err)
 			}
-			set := map[string]bool{}
-			for _, name := range strings.Split(group.Matcher, "|") {
-				set[name] = true
+			re, err := regexp.Compile(group.Matcher)
+			if err != nil {
+				t.Fatalf("%s: the installed matcher %q is not a regular expression: %v", c.Name, group.Matcher, err)
 			}
-			return set
+			return re.MatchString
 		}
 	}
 	t.Fatalf("%s: acc install wires no %s", c.Name, c.PreTool)

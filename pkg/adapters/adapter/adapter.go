@@ -26,7 +26,12 @@
 // A file-writing tool names its target in the payload; the adapter puts
 // it in [Event.Targets]. A shell tool's command stays in [Event.Shell] for
 // the guard, which reads its targets with [ShellWriteTargets] (SPEC
-// decision 7). Codex patches are read with [PatchTargets].
+// decision 7). Codex patches are read with [PatchTargets]. A call of an MCP
+// server's file-writing tool (the filesystem server's write_file,
+// edit_file, create_directory, move_file and a few others) is a write of
+// the paths its arguments name, read with [MCPWriteTargets] once the
+// client's tool name is split by its [MCPNaming] (docs/hooks.md, "MCP
+// tools").
 //
 // The subpackage hookio holds what the adapters share to read payloads and
 // print answers; adaptertest is the suite every adapter module runs.
@@ -67,8 +72,9 @@ type Event struct {
 	Model string `json:"model,omitempty"`
 	// Tool is the client's tool name on tool events.
 	Tool string `json:"tool,omitempty"`
-	// Write is true when Tool is one of the client's file-writing tools;
-	// Targets then holds the paths it writes, as given (relative to Cwd or
+	// Write is true when Tool is one of the client's file-writing tools,
+	// or an MCP server's tool that writes files (MCPWriteTargets); Targets
+	// then holds the paths it writes, as given (relative to Cwd or
 	// absolute).
 	Write   bool     `json:"write,omitempty"`
 	Targets []string `json:"targets,omitempty"`

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 )
@@ -152,6 +153,22 @@ func ToolMatcher(tools ...string) string {
 	s := slices.Clone(tools)
 	slices.Sort(s)
 	return strings.Join(slices.Compact(s), "|")
+}
+
+// GuardMatcher is the pre-tool matcher of a client whose matchers are
+// regular expressions over the tool name (Claude Code, Codex, Gemini CLI
+// and Kimi Code all test them so): exactly the tools named, and every MCP
+// tool of naming n whose own name is one [MCPWriteTools] lists, whatever
+// its server ("^(Bash|Write)$|^mcp__.+__(edit_file|write_file)$"; docs/hooks.md,
+// "MCP tools"). With the zero naming it selects the tools named only. The
+// matcher is anchored, so it selects no other tool whose name holds one
+// of these.
+func GuardMatcher(n MCPNaming, tools ...string) string {
+	m := "^(" + ToolMatcher(tools...) + ")$"
+	if n.Prefix == "" {
+		return m
+	}
+	return m + "|^" + regexp.QuoteMeta(n.Prefix) + ".+" + regexp.QuoteMeta(n.Sep) + "(" + strings.Join(MCPWriteTools(), "|") + ")$"
 }
 
 // TOMLString is s as a TOML basic string: backslash and double quote

@@ -57,6 +57,9 @@ var spec = &hookio.Spec{
 		"NotebookEdit": {"notebook_path"},
 	},
 	ShellTools: map[string][]string{"Bash": {"command"}},
+	// MCP servers' tools arrive as mcp__<server>__<tool>, the tool's
+	// arguments in tool_input (docs/hooks.md, "MCP tools").
+	MCP: adapter.MCPDoubleUnderscore,
 }
 
 // contextEvents are the events whose additionalContext reached the model

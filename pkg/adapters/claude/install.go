@@ -22,7 +22,9 @@ var hookEvents = []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "Pos
 // InstallPlan wires Claude Code through its user settings.json, which
 // 2.1.x loads hooks from (reference/real-clients.md; SPEC decision 9): one
 // matcher group per event under hooks.<Event>, timeout in seconds; tool
-// events match the file-writing tools and Bash only. The skill goes to
+// events match the file-writing tools, Bash and the MCP tools that write
+// files (adapter.GuardMatcher; 2.1.332 reads a matcher with characters
+// other than names and | as a regular expression). The skill goes to
 // skills/acc/SKILL.md, where Claude Code finds personal skills.
 func (c client) InstallPlan(env adapter.InstallEnv) adapter.InstallPlan {
 	dir := c.ConfigDir(env)
@@ -30,7 +32,7 @@ func (c client) InstallPlan(env adapter.InstallEnv) adapter.InstallPlan {
 	for t := range spec.FileTools {
 		tools = append(tools, t)
 	}
-	matcher := adapter.ToolMatcher(tools...)
+	matcher := adapter.GuardMatcher(spec.MCP, tools...)
 	arts := adapter.JSONHookArtifacts(filepath.Join(dir, "settings.json"), hookEvents,
 		func(ev string) string {
 			if ev == "PreToolUse" || ev == "PostToolUse" {

@@ -58,6 +58,10 @@ var spec = &hookio.Spec{
 		"shell":        {"command", "input"},
 		"exec_command": {"cmd", "command"},
 	},
+	// Since 0.124 the pre-tool hook also runs for MCP tools, named as the
+	// model sees them, mcp__<server>__<tool>, with the raw arguments as
+	// tool_input (docs/hooks.md, "MCP tools").
+	MCP:          adapter.MCPDoubleUnderscore,
 	ShellPatches: true,
 }
 

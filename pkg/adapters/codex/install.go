@@ -18,7 +18,8 @@ var hookEvents = []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "Pos
 // layer 0.171 loads (hooks are on by default there; SPEC decision 9,
 // reference/real-clients.md), in the same event → matcher group →
 // handlers layout as Claude Code, timeout in seconds. Tool events match
-// apply_patch and the shell tool's names. The skill goes to
+// apply_patch, the shell tool's names and the MCP tools that write files
+// (adapter.GuardMatcher: Codex matches a regular expression). The skill goes to
 // ~/.agents/skills/acc/SKILL.md, the user skill directory Codex reads.
 // Codex runs no hook the user has not trusted: the note says so.
 func (c client) InstallPlan(env adapter.InstallEnv) adapter.InstallPlan {
@@ -30,7 +31,7 @@ func (c client) InstallPlan(env adapter.InstallEnv) adapter.InstallPlan {
 	for t := range spec.ShellTools {
 		tools = append(tools, t)
 	}
-	matcher := adapter.ToolMatcher(tools...)
+	matcher := adapter.GuardMatcher(spec.MCP, tools...)
 	arts := adapter.JSONHookArtifacts(filepath.Join(dir, "hooks.json"), hookEvents,
 		func(ev string) string {
 			if ev == "PreToolUse" || ev == "PostToolUse" {

@@ -50,7 +50,13 @@ var spec = &hookio.Spec{
 		"write_file": {"file_path"},
 		"replace":    {"file_path"},
 	},
-	ShellTools: map[string][]string{"run_shell_command": {"command"}},
+	// 0.61 names an MCP tool mcp_<server>_<tool> (characters outside
+	// [A-Za-z0-9_.:-] replaced, names over 63 characters shortened) and
+	// adds mcp_context with the server's own server_name and tool_name,
+	// which is read first (docs/hooks.md, "MCP tools").
+	MCP:            adapter.MCPSingleUnderscore,
+	MCPContextKeys: []string{"mcp_context"},
+	ShellTools:     map[string][]string{"run_shell_command": {"command"}},
 }
 
 // contextEvents are the events whose additionalContext reached the model

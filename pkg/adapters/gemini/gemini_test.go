@@ -82,3 +82,31 @@ func TestAnswers(t *testing.T) {
 func FuzzNormalize(f *testing.F) {
 	adaptertest.Fuzz(f, New(), sub(f, testdataFS, "testdata/captured-0.61.0/payloads"))
 }
+
+// TestMCPContext: the server's own names in mcp_context decide, since the
+// tool name Gemini CLI builds may be changed (a long one is shortened with
+// "..." in the middle) or split two ways.
+func TestMCPContext(t *testing.T) {
+	cases := []struct {
+		name, tool, context string
+		write               bool
+	}{
+		{"shortened name", "mcp_a_very_long_server_name_for_fi...rver_name_for_files_write_fi", `{"server_name":"a_very_long_server_name_for_files","tool_name":"write_file"}`, true},
+		{"context says read", "mcp_fs_write_file", `{"server_name":"fs","tool_name":"read_file"}`, false},
+		{"context without a tool name", "mcp_fs_write_file", `{"server_name":"fs"}`, true},
+		{"context not an object", "mcp_fs_write_file", `"fs"`, true},
+		{"name that does not split", "mcp_fs", `{"server_name":"fs","tool_name":"write_file"}`, true},
+		{"context on a tool that is not MCP", "write_file_x", `{"server_name":"fs","tool_name":"write_file"}`, false},
+	}
+	for _, c := range cases {
+		p := `{"session_id":"s","cwd":"/w","hook_event_name":"BeforeTool","tool_name":"` + c.tool +
+			`","tool_input":{"path":"src/a.go"},"mcp_context":` + c.context + `}`
+		ev, err := New().Normalize("BeforeTool", []byte(p))
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if ev.Write != c.write || (c.write && (len(ev.Targets) != 1 || ev.Targets[0] != "src/a.go")) {
+			t.Errorf("%s: write %v targets %q, want write %v", c.name, ev.Write, ev.Targets, c.write)
+		}
+	}
+}

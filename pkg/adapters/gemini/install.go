@@ -18,7 +18,9 @@ var hookEvents = []string{"SessionStart", "BeforeAgent", "BeforeTool", "AfterToo
 // InstallPlan wires Gemini CLI through its user settings.json (0.61 runs
 // hooks from there with no feature flag; reference/real-clients.md): one
 // matcher group per event, each handler named acc-<Event>, timeout in
-// milliseconds; tool events match the file tools and run_shell_command.
+// milliseconds; tool events match the file tools, run_shell_command and
+// the MCP tools that write files (adapter.GuardMatcher: 0.61 tests the
+// matcher as a regular expression against the tool name).
 // The instructions ride in an extension whose context file Gemini CLI
 // loads into every session (§2.4; the extension ships no hooks.json, which
 // Gemini would load a second time).
@@ -31,7 +33,7 @@ func (c client) InstallPlan(env adapter.InstallEnv) adapter.InstallPlan {
 	for t := range spec.ShellTools {
 		tools = append(tools, t)
 	}
-	matcher := adapter.ToolMatcher(tools...)
+	matcher := adapter.GuardMatcher(spec.MCP, tools...)
 	arts := adapter.JSONHookArtifacts(filepath.Join(dir, "settings.json"), hookEvents,
 		func(ev string) string {
 			if ev == "BeforeTool" || ev == "AfterTool" {

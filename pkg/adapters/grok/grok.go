@@ -60,6 +60,10 @@ var spec = &hookio.Spec{
 		"write":          {"file_path"},
 		"search_replace": {"file_path"},
 	},
+	// How Grok names MCP tools in a hook payload is not established; the
+	// mcp__<server>__<tool> form of the Claude-style clients it follows is
+	// read (docs/hooks.md, "MCP tools").
+	MCP:        adapter.MCPDoubleUnderscore,
 	ShellTools: map[string][]string{"run_terminal_command": {"command"}},
 }
 

@@ -21,7 +21,9 @@ var hookEvents = []string{"SessionStart", "UserPromptSubmit", "SessionHeartbeat"
 
 // InstallPlan wires Kimi Code as §2.5 measured: [[hooks]] tables in acc's
 // managed block at the end of config.toml, with only the keys its strict
-// schema accepts (event, command, matcher, timeout in seconds), and a
+// schema accepts (event, command, matcher, timeout in seconds; the
+// matcher a regular expression selecting the file tools, Bash and the MCP
+// tools that write files, adapter.GuardMatcher), and a
 // plugin carrying the skill, registered in plugins/installed.json.
 func (c client) InstallPlan(env adapter.InstallEnv) adapter.InstallPlan {
 	dir := c.ConfigDir(env)
@@ -32,7 +34,7 @@ func (c client) InstallPlan(env adapter.InstallEnv) adapter.InstallPlan {
 	for t := range spec.ShellTools {
 		tools = append(tools, t)
 	}
-	matcher := adapter.ToolMatcher(tools...)
+	matcher := adapter.GuardMatcher(spec.MCP, tools...)
 	var b strings.Builder
 	for i, ev := range hookEvents {
 		if i > 0 {

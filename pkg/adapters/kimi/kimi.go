@@ -61,6 +61,10 @@ var spec = &hookio.Spec{
 		"Write": {"path"},
 		"Edit":  {"path"},
 	},
+	// Kimi Code names MCP tools mcp__<server>__<tool> (its MCP docs; the
+	// 2.1.0 capture lists mcp__* among a subagent's tools); no captured
+	// hook payload of an MCP call yet (docs/hooks.md, "MCP tools").
+	MCP:        adapter.MCPDoubleUnderscore,
 	ShellTools: map[string][]string{"Bash": {"command"}},
 }
 

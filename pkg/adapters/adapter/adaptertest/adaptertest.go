@@ -119,6 +119,7 @@ func Run(t *testing.T, a adapter.Adapter, fixtures fs.FS) {
 	})
 	t.Run("every event", func(t *testing.T) { everyEvent(t, a, fx[0]) })
 	t.Run("refusals", func(t *testing.T) { refusals(t, a, fx) })
+	t.Run("mcp tools", func(t *testing.T) { mcpTools(t, a, fx) })
 }
 
 func identity(t *testing.T, a adapter.Adapter) {
@@ -532,4 +533,131 @@ func Fuzz(f *testing.F, a adapter.Adapter, fixtures fs.FS) {
 			_, _ = adapter.ShellWriteTargets(ev.Shell)
 		}
 	})
+}
+
+// mcpToolNames is the suite's own reading of how each client names an MCP
+// server's tool in its pre-tool payload (docs/hooks.md, "MCP tools").
+var mcpToolNames = map[string]func(server, tool string) string{
+	"claude": doubleUnderscore,
+	"codex":  doubleUnderscore,
+	"kimi":   doubleUnderscore,
+	"grok":   doubleUnderscore,
+	"gemini": func(server, tool string) string { return "mcp_" + server + "_" + tool },
+}
+
+func doubleUnderscore(server, tool string) string { return "mcp__" + server + "__" + tool }
+
+// MCPCase is one MCP tool call the suite feeds an adapter's pre-tool
+// event, with what the normalised event must say.
+type MCPCase struct {
+	Name         string
+	Server, Tool string
+	Input        map[string]any
+	// Write and Targets are what Event.Write and Event.Targets must be.
+	Write   bool
+	Targets []string
+}
+
+// MCPCases are the calls every adapter must read alike: the filesystem
+// server's write tools (a server name with the client's separator in it
+// included) are writes of the paths they name; its reads, a tool that
+// writes no file, and acc's own tools are not.
+var MCPCases = []MCPCase{
+	{Name: "write_file", Server: "filesystem", Tool: "write_file",
+		Input: map[string]any{"path": "src/a.go", "content": "package a"}, Write: true, Targets: []string{"src/a.go"}},
+	{Name: "edit_file, absolute path", Server: "filesystem", Tool: "edit_file",
+		Input: map[string]any{"path": "/w/src/a.go", "edits": []any{map[string]any{"oldText": "a", "newText": "b"}}}, Write: true, Targets: []string{"/w/src/a.go"}},
+	{Name: "edit_file dry run", Server: "filesystem", Tool: "edit_file",
+		Input: map[string]any{"path": "src/a.go", "dryRun": true}},
+	{Name: "move_file", Server: "filesystem", Tool: "move_file",
+		Input: map[string]any{"source": "src/b.go", "destination": "src/a.go"}, Write: true, Targets: []string{"src/b.go", "src/a.go"}},
+	{Name: "create_directory", Server: "filesystem", Tool: "create_directory",
+		Input: map[string]any{"path": "src/new"}, Write: true, Targets: []string{"src/new"}},
+	{Name: "server name with separators", Server: "my_fs__2", Tool: "write_file",
+		Input: map[string]any{"path": "src/a.go"}, Write: true, Targets: []string{"src/a.go"}},
+	{Name: "edit_block", Server: "desktop-commander", Tool: "edit_block",
+		Input: map[string]any{"file_path": "src/a.go", "old_string": "a", "new_string": "b"}, Write: true, Targets: []string{"src/a.go"}},
+	{Name: "text editor create", Server: "editor", Tool: "str_replace_based_edit_tool",
+		Input: map[string]any{"command": "create", "path": "src/a.go"}, Write: true, Targets: []string{"src/a.go"}},
+	{Name: "text editor view", Server: "editor", Tool: "str_replace_based_edit_tool",
+		Input: map[string]any{"command": "view", "path": "src/a.go"}},
+	{Name: "write without a path", Server: "filesystem", Tool: "write_file",
+		Input: map[string]any{"content": "x"}, Write: true},
+	{Name: "read_file", Server: "filesystem", Tool: "read_file",
+		Input: map[string]any{"path": "src/a.go"}},
+	{Name: "read_multiple_files", Server: "filesystem", Tool: "read_multiple_files",
+		Input: map[string]any{"paths": []any{"src/a.go"}}},
+	{Name: "list_directory", Server: "filesystem", Tool: "list_directory",
+		Input: map[string]any{"path": "src"}},
+	{Name: "a tool that writes no file", Server: "github", Tool: "create_issue",
+		Input: map[string]any{"title": "src/a.go is broken", "path": "src/a.go"}},
+	{Name: "acc's own claim", Server: "acc", Tool: "acc_claim",
+		Input: map[string]any{"resource": "file:src/a.go", "path": "src/a.go"}},
+	{Name: "acc's own message", Server: "acc", Tool: "acc_message",
+		Input: map[string]any{"to": "codex", "body": "write_file src/a.go"}},
+}
+
+// mcpTools: every MCPCase, as the client names it, on a pre-tool payload
+// shaped like the adapter's own fixture (its tool and input keys).
+func mcpTools(t *testing.T, a adapter.Adapter, fx []Fixture) {
+	naming, ok := mcpToolNames[a.ID()]
+	if !ok {
+		t.Fatalf("the suite does not know how %s names MCP tools", a.ID())
+	}
+	var template hookio.Object
+	var event string
+	for _, f := range fx {
+		obj, err := hookio.Parse(f.Payload)
+		if err != nil || ExpectedKind(f.Event) != adapter.BeforeTool {
+			continue
+		}
+		if name, _, _ := obj.Str("tool_name", "toolName", "tool"); name != "" {
+			template, event = obj, f.Event
+			break
+		}
+	}
+	if template == nil {
+		t.Skip("no pre-tool fixture names a tool")
+	}
+	toolKey, inputKey := firstKey(template, "tool_name", "toolName", "tool"), firstKey(template, "tool_input", "toolInput")
+	if inputKey == "" {
+		inputKey = "tool_input"
+	}
+	for _, c := range MCPCases {
+		t.Run(c.Name, func(t *testing.T) {
+			obj := hookio.Object{}
+			for k, v := range template {
+				obj[k] = v
+			}
+			obj[toolKey] = naming(c.Server, c.Tool)
+			obj[inputKey] = c.Input
+			b, err := json.Marshal(obj)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ev, err := a.Normalize(event, b)
+			if err != nil {
+				t.Fatalf("refused an MCP tool call: %v", err)
+			}
+			CheckEvent(t, a, event, ev)
+			if ev.Tool != naming(c.Server, c.Tool) {
+				t.Errorf("tool %q, want %q", ev.Tool, naming(c.Server, c.Tool))
+			}
+			if ev.Write != c.Write || !slices.Equal(ev.Targets, c.Targets) {
+				t.Errorf("write %v targets %q, want write %v targets %q", ev.Write, ev.Targets, c.Write, c.Targets)
+			}
+			if ev.Shell != "" || ev.ShellTool {
+				t.Errorf("an MCP tool read as the shell tool: %+v", ev)
+			}
+		})
+	}
+}
+
+func firstKey(obj hookio.Object, keys ...string) string {
+	for _, k := range keys {
+		if _, ok := obj[k]; ok {
+			return k
+		}
+	}
+	return ""
 }

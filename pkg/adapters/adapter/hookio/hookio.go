@@ -114,6 +114,16 @@ type Spec struct {
 	// it writes; PatchTools a patch tool to the keys holding the patch
 	// body; ShellTools the shell tool to the keys holding the command.
 	FileTools, PatchTools, ShellTools map[string][]string
+	// MCP is how the client names MCP servers' tools in its payloads;
+	// such a tool that writes files (adapter.MCPWriteTargets) is a write
+	// with the paths its input names. The zero value reads no MCP tools.
+	MCP adapter.MCPNaming
+	// MCPContextKeys name an object in the payload holding the call's
+	// server_name and tool_name as the MCP server itself spells them
+	// (Gemini CLI's mcp_context); when present it is read instead of
+	// splitting the client's tool name, which the client may have changed
+	// (characters replaced, long names shortened).
+	MCPContextKeys []string
 	// ShellPatches: a shell command that is itself a patch envelope, or
 	// nothing but an apply_patch call carrying one (adapter.ShellPatch), is a
 	// patch (Codex, reference/adapters.md §5.1).
@@ -260,6 +270,31 @@ func (s *Spec) tool(obj Object, ev *adapter.Event) {
 			return
 		}
 		ev.Shell = cmd
+		return
+	}
+	s.mcpTool(obj, name, input, ev)
+}
+
+// mcpTool marks a call of an MCP server's file-writing tool as a write,
+// with the paths it names.
+func (s *Spec) mcpTool(obj Object, name string, input Object, ev *adapter.Event) {
+	if s.MCP.Prefix == "" || !strings.HasPrefix(name, s.MCP.Prefix) {
+		return
+	}
+	server, tool, ok := s.MCP.Split(name)
+	if ctx := obj.Obj(s.MCPContextKeys...); ctx != nil {
+		cs, _, err1 := ctx.Str("server_name")
+		ct, _, err2 := ctx.Str("tool_name")
+		if err1 == nil && err2 == nil && cs != "" && ct != "" {
+			server, tool, ok = cs, ct, true
+		}
+	}
+	if !ok {
+		return
+	}
+	if targets, write := adapter.MCPWriteTargets(server, tool, input); write {
+		ev.Write = true
+		ev.Targets = targets
 	}
 }
 
