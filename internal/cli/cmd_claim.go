@@ -79,8 +79,9 @@ func (a *app) claimCommand() *cli.Command {
 // --session always, so that pasted into another terminal (one without
 // ACC_SESSION) it still sets this session's own claims aside: a wait that
 // names no session counts every session's claims, the caller's own too.
-// The generation is never printed: --session alone resolves the
-// session's current one, whatever ACC_GENERATION says.
+// The generation is never printed: acc wait --released takes a session
+// named alone, as the one whose claims it sets aside, acting as no one
+// (docs/concepts.md "Acting as a session").
 func (a *app) waitFlags(cmd *cli.Command, cwd string, c core.Caller) []string {
 	var out []string
 	if cmd.IsSet("cwd") {
@@ -103,7 +104,7 @@ func (a *app) releaseCommand() *cli.Command {
 		Flags: append(ownerFlags(),
 			&cli.StringFlag{Name: "claim", Usage: "the claim `ID` to release"},
 			&cli.StringFlag{Name: "resource", Usage: "release your claim on this `RESOURCE` (spelled like acc claim)"},
-			&cli.StringFlag{Name: "authority", Usage: "`WHO` decided a forced release: human or policy (a peer's request is not authority)"},
+			&cli.StringFlag{Name: "authority", Usage: "`WHO` decided a forced release: human (a person at a terminal) or policy (only a claim whose lease ran out); a peer's request is not authority"},
 			&cli.StringFlag{Name: "reason", Usage: "one-line `TEXT`: the decision or policy behind a forced release"},
 		),
 		Action: func(ctx context.Context, cmd *cli.Command) error {
@@ -112,6 +113,9 @@ func (a *app) releaseCommand() *cli.Command {
 			}
 			if v := cmd.String("authority"); v != "" && v != "human" && v != "policy" {
 				return protocol.Errorf(protocol.ReasonInvalidFlagValue, "--authority %q is not one of human, policy", v)
+			}
+			if cmd.String("authority") == "human" && !a.interactive() {
+				return humanAuthorityRefused(cmd)
 			}
 			cwd, err := a.cwd(cmd)
 			if err != nil {
@@ -136,6 +140,21 @@ func (a *app) releaseCommand() *cli.Command {
 			})
 		},
 	}
+}
+
+// humanAuthorityRefused is --authority human without a person: acc takes
+// that authority only from a terminal, stdin and stdout both
+// (docs/concepts.md "Forced release"), since anything an agent runs
+// through its shell tool is a pipe. The refusal tells an agent to ask its
+// human rather than to find another way.
+func humanAuthorityRefused(cmd *cli.Command) error {
+	which := "--claim " + cmd.String("claim")
+	if cmd.String("claim") == "" {
+		which = "--resource " + cmd.String("resource")
+	}
+	return protocol.Errorf(protocol.ReasonAuthorityNeedsPerson,
+		"--authority human needs a person: acc takes it only at a terminal (stdin and stdout), and this command's are not one; "+
+			"if you are an agent, do not force this — ask your human to run `acc release %s --authority human --reason …` in their terminal, or ask the holder to release it", which)
 }
 
 func (a *app) workCommand() *cli.Command {

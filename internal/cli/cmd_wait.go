@@ -118,7 +118,13 @@ func (a *app) wait(ctx context.Context, cmd *cli.Command, r *core.Room, q *core.
 	// decides what is waited for.
 	if q.For == core.WaitInbox || q.For == core.WaitRelease && a.callerNamed(cmd) {
 		if err := bounded(ctx, func(ctx context.Context) error {
-			c, err := a.caller(ctx, cmd, r)
+			in := a.identity(cmd)
+			// --released only sets the named session's claims aside: a
+			// session named alone there acts as no one, so it needs no
+			// generation (the claim refusal's `acc wait` line names it
+			// so, docs/concepts.md "Acting as a session").
+			in.SetAside = q.For == core.WaitRelease
+			c, err := r.ResolveCaller(ctx, in)
 			if err == nil {
 				q.Caller = &c
 			}

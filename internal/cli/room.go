@@ -72,11 +72,17 @@ func afterCommit(ctx context.Context) context.Context { return context.WithoutCa
 
 // caller resolves the session this command acts as.
 func (a *app) caller(ctx context.Context, cmd *cli.Command, r *core.Room) (core.Caller, error) {
-	return r.ResolveCaller(ctx, core.IdentityInput{
+	return r.ResolveCaller(ctx, a.identity(cmd))
+}
+
+// identity is what names the caller of cmd: the flags, ACC_SESSION and
+// ACC_GENERATION, and the process environment for the hook binding's proof.
+func (a *app) identity(cmd *cli.Command) core.IdentityInput {
+	return core.IdentityInput{
 		FlagSession: cmd.String("session"), FlagGeneration: cmd.String("generation"),
 		EnvSession: a.env.Getenv("ACC_SESSION"), EnvGeneration: a.env.Getenv("ACC_GENERATION"),
 		Environ: a.env.Environ(),
-	})
+	}
 }
 
 // callerNamed reports whether the command was told which session it acts

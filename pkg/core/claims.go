@@ -307,9 +307,14 @@ type ReleaseResult struct {
 
 // Release removes a claim (reference/core.md §7.5): the owner's release,
 // expired or not, is claim.released; another session's claim needs
-// --authority human or policy and a reason (claim.force_released). Errors:
-// exit 5 claim_not_found, exit 5 force_release_authority, exit 4 for a
-// missing reason, exit 5 for a stale generation.
+// --authority human or policy and a reason (claim.force_released), and
+// policy authority covers only a claim whose lease has run out
+// (docs/concepts.md "Forced release"): a live claim is released by its
+// holder or by a person. That human authority comes from a person at a
+// terminal is the caller's to check (the CLI does, before calling).
+// Errors: exit 5 claim_not_found, exit 5 force_release_authority (no
+// authority, or policy on a live claim), exit 4 for a missing reason,
+// exit 5 for a stale generation.
 func (r *Room) Release(ctx context.Context, in ReleaseInput) (*ReleaseResult, error) {
 	var resource string
 	if in.ClaimID == "" {
@@ -401,6 +406,13 @@ func (r *Room) Release(ctx context.Context, in ReleaseInput) (*ReleaseResult, er
 			return protocol.Errorf(protocol.ReasonForceReleaseAuthority,
 				"claim %s on %s belongs to another session; force release requires --authority human or policy and a --reason (a peer's request is not authority)", target.ClaimID, target.Resource).
 				With("claimId", target.ClaimID)
+		}
+		if forced && in.Authority == "policy" && target.ExpiresAt > at {
+			return protocol.Errorf(protocol.ReasonForceReleaseAuthority,
+				"claim %s on %s is live until %s: policy authority releases only a claim whose lease has run out, and an agent's word is not policy; "+
+					"ask its holder to release it, or ask your human to run `acc release --claim %s --authority human --reason …` at a terminal",
+				target.ClaimID, target.Resource, target.ExpiresAt, target.ClaimID).
+				With("claimId", target.ClaimID).With("expiresAt", target.ExpiresAt)
 		}
 		if err := tx.DeleteClaim(target.ClaimID); err != nil {
 			return err

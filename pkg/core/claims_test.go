@@ -274,6 +274,24 @@ func TestReleaseRules(t *testing.T) {
 	if st, _ := w.side.Status(ctx, StatusQuery{}); len(st.Claims) != 1 {
 		t.Fatal("detach must not release claims")
 	}
+	// Policy authority covers only a claim whose lease ran out: an agent's
+	// --authority policy does not take a live claim.
+	fp := func() string {
+		f, err := w.side.Store.(*storage.SQLite).Fingerprint(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	before := fp()
+	_, err = w.side.Release(ctx, ReleaseInput{Caller: b, ClaimID: held.ClaimID, Authority: "policy", Reason: "policy says so"})
+	wantReason(t, err, protocol.ReasonForceReleaseAuthority, protocol.ExitConflict)
+	if !strings.Contains(err.Error(), "policy authority releases only a claim whose lease has run out") {
+		t.Fatalf("the refusal must say what policy covers: %v", err)
+	}
+	if fp() != before {
+		t.Fatal("a refused policy release changed the store")
+	}
 	rel, err := w.side.Release(ctx, ReleaseInput{Caller: b, ClaimID: held.ClaimID, Authority: "human", Reason: "the owner left; the user said to take it"})
 	if err != nil || !rel.Forced {
 		t.Fatalf("forced release: %+v %v", rel, err)
@@ -286,6 +304,45 @@ func TestReleaseRules(t *testing.T) {
 	})
 	if last.Type != protocol.EventClaimForceReleased || last.Payload["authority"] != "human" {
 		t.Fatalf("forced release event: %+v", last)
+	}
+}
+
+// TestPolicyReleasesOnlyAnExpiredClaim: --authority policy takes another
+// session's claim once its lease has run out, and is recorded with that
+// authority; a second before, it is refused (docs/concepts.md "Forced
+// release").
+func TestPolicyReleasesOnlyAnExpiredClaim(t *testing.T) {
+	w := newClaimWorld(t)
+	ctx := context.Background()
+	clock := time.Now()
+	for _, r := range []*Room{w.main, w.side} {
+		r.Now = func() time.Time { return clock }
+	}
+	res, _ := w.main.Attach(ctx, AttachInput{ParticipantID: "codex", CadenceMs: 300_000})
+	a := Caller{SessionID: res.SessionID, Generation: res.Generation}
+	res, _ = w.side.Attach(ctx, AttachInput{ParticipantID: "claude", CadenceMs: 300_000})
+	b := Caller{SessionID: res.SessionID, Generation: res.Generation}
+	held, err := w.main.Claim(ctx, ClaimInput{Caller: a, Resource: "file:src/a.go", Cwd: w.repo, LeaseSeconds: 60})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := ReleaseInput{Caller: b, ClaimID: held.ClaimID, Authority: "policy", Reason: "its lease ran out"}
+	clock = clock.Add(59 * time.Second)
+	_, err = w.side.Release(ctx, in)
+	wantReason(t, err, protocol.ReasonForceReleaseAuthority, protocol.ExitConflict)
+	clock = clock.Add(time.Second)
+	rel, err := w.side.Release(ctx, in)
+	if err != nil || !rel.Forced || rel.Authority == nil || *rel.Authority != "policy" {
+		t.Fatalf("policy release of an expired claim: %+v %v", rel, err)
+	}
+	var last protocol.Event
+	_ = w.side.Store.View(ctx, func(tx storage.ReadTx) error {
+		ev, _ := tx.Events(0, 1000)
+		last = ev[len(ev)-1]
+		return nil
+	})
+	if last.Type != protocol.EventClaimForceReleased || last.Payload["authority"] != "policy" || last.Payload["reason"] != "its lease ran out" {
+		t.Fatalf("policy release event: %+v", last)
 	}
 }
 

@@ -20,21 +20,33 @@ type IdentityInput struct {
 	// Environ is the process environment ("KEY=value"), searched for a
 	// client's own session id that matches a hook binding.
 	Environ []string
+	// SetAside is true for a command that acts as no one and uses the
+	// session only to leave its own records out of what it reads (acc
+	// wait --released sets the named session's claims aside): a session
+	// named alone is taken there without proof, since naming it grants
+	// nothing.
+	SetAside bool
 }
 
 // ResolveCaller decides which session runs this command, in order:
-// --session with --generation; ACC_SESSION with ACC_GENERATION; --session
-// alone, or ACC_SESSION alone (its current generation, when it is open; the
-// seed's "with only a session id the CLI resolves the current generation");
-// then automatically — the client's own session id in the environment
-// matching exactly one live hook binding, else exactly one live session
-// whose checkout is this worktree, else exactly one live session. A
-// generation without a session (--generation or ACC_GENERATION alone) is
-// refused, never ignored; a flag never pairs with a variable, so
-// --generation with ACC_SESSION is refused too, and --session outranks
-// both variables. It never guesses: no candidate is exit 2
-// caller_identity_unresolved, several are exit 2 caller_identity_ambiguous
-// naming them.
+// --session with --generation; ACC_SESSION with ACC_GENERATION; then
+// automatically — the client's own session id in the environment matching
+// exactly one live hook binding, else exactly one live session whose
+// checkout is this worktree, else exactly one live session.
+//
+// A session id alone (--session, or ACC_SESSION without ACC_GENERATION)
+// does not act as that session (docs/concepts.md "Acting as a session"):
+// a session id is public — deny reasons and status show it — and the
+// generation is the proof. It is accepted only when the first automatic
+// step proves it: a value in the environment equals the client session id
+// of a hook binding of that session at its current generation, and the
+// session is open. Otherwise it is exit 2 generation_required, naming the
+// missing generation. A generation without a session (--generation or
+// ACC_GENERATION alone) is refused, never ignored; a flag never pairs with
+// a variable, so --generation with ACC_SESSION is refused too, and
+// --session outranks both variables. It never guesses: no candidate is
+// exit 2 caller_identity_unresolved, several are exit 2
+// caller_identity_ambiguous naming them.
 func (r *Room) ResolveCaller(ctx context.Context, in IdentityInput) (Caller, error) {
 	named, source := in.FlagSession, ""
 	switch {
@@ -70,6 +82,13 @@ func (r *Room) ResolveCaller(ctx context.Context, in IdentityInput) (Caller, err
 				return protocol.Errorf(protocol.ReasonCallerIdentityUnresolved,
 					"no open session %s%s in this workspace; `acc status` lists the sessions here", named, source).With("sessionId", named)
 			}
+			proved, err := boundInEnv(tx, s, in.Environ)
+			if err != nil {
+				return err
+			}
+			if !proved && !in.SetAside {
+				return generationRequired(named, source != "")
+			}
 			out = Caller{SessionID: s.SessionID, Generation: s.Generation}
 			return nil
 		}
@@ -96,12 +115,7 @@ func (r *Room) ResolveCaller(ctx context.Context, in IdentityInput) (Caller, err
 		if err != nil {
 			return err
 		}
-		values := map[string]bool{}
-		for _, kv := range in.Environ {
-			if _, v, ok := strings.Cut(kv, "="); ok && v != "" {
-				values[v] = true
-			}
-		}
+		values := envValues(in.Environ)
 		var byEnv []protocol.Session
 		for _, b := range bindings {
 			// A live-push binding holds an endpoint, not the client's
@@ -151,4 +165,50 @@ func (r *Room) ResolveCaller(ctx context.Context, in IdentityInput) (Caller, err
 			With("candidates", names)
 	})
 	return out, err
+}
+
+// envValues is the set of non-empty values in environ ("KEY=value").
+// Any variable may carry the client's own session id: which one a client
+// exports is the adapter's business, and a value only counts when it
+// equals a hook binding's client session id.
+func envValues(environ []string) map[string]bool {
+	values := map[string]bool{}
+	for _, kv := range environ {
+		if _, v, ok := strings.Cut(kv, "="); ok && v != "" {
+			values[v] = true
+		}
+	}
+	return values
+}
+
+// boundInEnv reports whether environ proves the caller is session s: a
+// hook binding of s at its current generation (not a live-push endpoint)
+// holds a client session id that is a value in environ — the proof
+// automatic resolution uses (docs/concepts.md "Acting as a session").
+func boundInEnv(tx storage.ReadTx, s *protocol.Session, environ []string) (bool, error) {
+	bindings, err := tx.Bindings()
+	if err != nil {
+		return false, err
+	}
+	values := envValues(environ)
+	for _, b := range bindings {
+		if !isLiveKey(b.Key) && b.SessionID == s.SessionID && b.Generation == s.Generation && values[b.HarnessSessionID] {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// generationRequired refuses a session named without its generation and
+// without the environment's proof (fromEnv: named by ACC_SESSION): it says
+// why and where the pair is found.
+func generationRequired(sessionID string, fromEnv bool) error {
+	named, missing := "--session "+sessionID, "--generation"
+	if fromEnv {
+		named, missing = "ACC_SESSION="+sessionID, "ACC_GENERATION"
+	}
+	return protocol.Errorf(protocol.ReasonGenerationRequired,
+		"%s needs its %s: a session id is public (deny reasons and `acc status` show it) and only the generation proves the caller is that session; "+
+			"the pair is in the trusted line `acc: --session %s --generation …` your hook gives you each turn, or in the output of `acc attach`",
+		named, missing, sessionID).With("sessionId", sessionID)
 }

@@ -280,8 +280,17 @@ func TestCallerResolutionNeverGuesses(t *testing.T) {
 	if !strings.Contains(err.Error(), "alice") || !strings.Contains(err.Error(), "bob") {
 		t.Fatalf("ambiguity must name the candidates: %v", err)
 	}
-	if got, _ := tr.ResolveCaller(ctx, IdentityInput{FlagSession: b.SessionID}); got != b {
-		t.Fatalf("--session alone must resolve its generation: %v", got)
+	// A session id is public: alone it does not act as the session.
+	for _, in := range []IdentityInput{{FlagSession: b.SessionID}, {EnvSession: b.SessionID}} {
+		got, err := tr.ResolveCaller(ctx, in)
+		wantReason(t, err, protocol.ReasonGenerationRequired, protocol.ExitUsage)
+		if got != (Caller{}) || !strings.Contains(err.Error(), "needs its") || strings.Contains(err.Error(), b.Generation) {
+			t.Fatalf("a bare session id must be refused naming the missing generation, never printing it: %v %v", got, err)
+		}
+	}
+	// …unless the command only sets that session's records aside.
+	if got, err := tr.ResolveCaller(ctx, IdentityInput{FlagSession: b.SessionID, SetAside: true}); err != nil || got != b {
+		t.Fatalf("a session named to be set aside needs no proof: %v %v", got, err)
 	}
 	if got, _ := tr.ResolveCaller(ctx, IdentityInput{EnvSession: a.SessionID, EnvGeneration: a.Generation}); got != a {
 		t.Fatal("ACC_SESSION + ACC_GENERATION must be used")
@@ -302,6 +311,25 @@ func TestCallerResolutionNeverGuesses(t *testing.T) {
 	if got, err := tr.ResolveCaller(ctx, IdentityInput{Environ: []string{"CLAUDE_CODE_SESSION_ID=client-123"}}); err != nil || got != b {
 		t.Fatalf("binding by client session id: %v %v", got, err)
 	}
+	// The same proof lets --session alone (or ACC_SESSION alone) act as b…
+	proof := []string{"CLAUDE_CODE_SESSION_ID=client-123"}
+	for _, in := range []IdentityInput{{FlagSession: b.SessionID, Environ: proof}, {EnvSession: b.SessionID, Environ: proof}} {
+		if got, err := tr.ResolveCaller(ctx, in); err != nil || got != b {
+			t.Fatalf("--session with the binding's proof must act as it: %v %v", got, err)
+		}
+	}
+	// …but not as a session the environment does not prove.
+	_, err = tr.ResolveCaller(ctx, IdentityInput{FlagSession: a.SessionID, Environ: proof})
+	wantReason(t, err, protocol.ReasonGenerationRequired, protocol.ExitUsage)
+	// A binding of an older generation proves nothing.
+	err = tr.Store.Update(ctx, func(tx storage.Tx) error {
+		return tx.PutBinding(&storage.SessionBinding{Key: "k2", Harness: "claude", HarnessSessionID: "client-old", SessionID: a.SessionID, Generation: "generation_old", UpdatedAt: protocol.FormatTime(time.Now())})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = tr.ResolveCaller(ctx, IdentityInput{FlagSession: a.SessionID, Environ: []string{"X=client-old"}})
+	wantReason(t, err, protocol.ReasonGenerationRequired, protocol.ExitUsage)
 }
 
 func TestAttachReplacesOnlyADeadSession(t *testing.T) {

@@ -67,6 +67,8 @@ const (
 	ReasonUnexpectedArgument       = "unexpected_argument"
 	ReasonCallerIdentityUnresolved = "caller_identity_unresolved"
 	ReasonCallerIdentityAmbiguous  = "caller_identity_ambiguous"
+	ReasonGenerationRequired       = "generation_required"
+	ReasonAuthorityNeedsPerson     = "authority_needs_a_person"
 	ReasonDuplicateRecipient       = "duplicate_recipient"
 	ReasonAmbiguousRecipient       = "ambiguous_recipient"
 	ReasonInvalidCursor            = "invalid_cursor"
@@ -161,6 +163,8 @@ var Reasons = []ReasonInfo{
 	{ReasonUnexpectedArgument, ExitUsage, "a positional argument the command does not take"},
 	{ReasonCallerIdentityUnresolved, ExitUsage, "acc cannot tell which session is calling; pass --session and --generation"},
 	{ReasonCallerIdentityAmbiguous, ExitUsage, "several live sessions could be the caller; pass --session and --generation"},
+	{ReasonGenerationRequired, ExitUsage, "a session id alone does not act as that session: pass its --generation too (the pair is in your hook's `acc:` line or in `acc attach`'s output)"},
+	{ReasonAuthorityNeedsPerson, ExitUsage, "--authority human needs a person: acc takes it only when stdin and stdout are a terminal; an agent asks its human to run the command"},
 	{ReasonDuplicateRecipient, ExitUsage, "a participant was addressed twice"},
 	{ReasonAmbiguousRecipient, ExitUsage, "a client name matches several live sessions; address a participant id"},
 	{ReasonInvalidCursor, ExitUsage, "the cursor is malformed or not part of this list; start again without it"},
@@ -216,7 +220,7 @@ var Reasons = []ReasonInfo{
 	{ReasonClaimConflict, ExitConflict, "an overlapping live claim is held by another session"},
 	{ReasonClaimNotFound, ExitConflict, "the claim does not exist (released, or never made)"},
 	{ReasonClaimNotOwner, ExitConflict, "only the owning session generation may renew a claim"},
-	{ReasonForceReleaseAuthority, ExitConflict, "releasing another session's claim needs --authority human or policy and a reason"},
+	{ReasonForceReleaseAuthority, ExitConflict, "releasing another session's claim needs --authority human (a person at a terminal) or policy (only once its lease ran out) and a reason"},
 	{ReasonClientMessageIDConflict, ExitConflict, "the clientMessageId was already used with different content"},
 	{ReasonReplyRequired, ExitConflict, "a question or request is resolved by a reply, not an ack"},
 	{ReasonNotAddressed, ExitConflict, "the message was not addressed to the calling participant"},
