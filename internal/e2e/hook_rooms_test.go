@@ -24,6 +24,7 @@ type twoRooms struct {
 	aPeer      session
 	bOwner     session
 	bID, aID   string
+	nested     string            // a repository inside A's work tree
 	files      map[string]string // absolute path → content
 	workspaces []string          // the data home's rooms after set-up
 }
@@ -48,6 +49,13 @@ func newTwoRooms(t *testing.T) *twoRooms {
 		t.Fatal(err)
 	}
 	sb.dir("tmp")
+	// A repository of its own inside A's work tree (not a submodule): its
+	// files are in its room, not A's.
+	tr.nested = filepath.Join(tr.a, "vendor", "N")
+	sb.dir("A", "vendor", "N")
+	sb.git(tr.nested, "init", "-q", "-b", "main")
+	nested := sb.attach(tr.nested, "nholder", "cli")
+	sb.ok(tr.nested, append([]string{"claim", "--resource", "file:x.go", "--enforcement", "guarded"}, nested.creds()...)...)
 	claude := clientByID(t, "claude")
 	tr.holder = sb.attach(tr.b, "holder", "cli")
 	sb.ok(tr.b, append([]string{"claim", "--resource", "file:src/a.go", "--enforcement", "guarded"}, tr.holder.creds()...)...)
@@ -173,6 +181,9 @@ func TestHookJudgesTargetsInTheirRooms(t *testing.T) {
 				{label: "A's own guarded file", write: "src/held.go", deny: true, names: []string{"apeer (session " + tr.aPeer.SessionID, "file:src/held.go"}},
 				{label: "A's own guarded file by shell", shell: "echo x > src/held.go", deny: true, names: []string{"apeer (session "}},
 				{label: "A's unclaimed file", write: "src/mine.go"},
+				{label: "a repository nested in A", shell: "echo x > vendor/N/x.go", deny: true, names: []string{"nholder (session ", "file:x.go", "N at " + tr.nested}, other: true},
+				{label: "a repository nested in A, by its file tool", write: "vendor/N/x.go", deny: true, names: []string{"N at " + tr.nested}, other: true},
+				{label: "a repository nested in A, unclaimed file", write: "vendor/N/y.go"},
 				{label: "one command into A and B, B's file claimed", shell: "touch src/mine.go " + filepath.Join(tr.b, "src/a.go"), deny: true, names: []string{"B at " + tr.b}, other: true},
 			}...))
 			// From a plain directory (a room without a store), an unbound
