@@ -27,7 +27,9 @@
 // own session id and prints the owner line and the projection; before a
 // turn it heartbeats and projects; before a tool it reads the write targets
 // (file tools, the shell with mvdan.cc/sh, patches) and denies a write into
-// another session's guarded claim; after a tool it heartbeats when due; at
+// another session's guarded claim, each target judged in the room that
+// holds it, even from a directory in no room (docs/hooks.md, "Targets in
+// other rooms"); after a tool it heartbeats when due; at
 // session end it closes the session and removes the binding.
 package hook
 
@@ -209,17 +211,32 @@ func (r *Runner) handle(ctx context.Context, a adapter.Adapter, event string, pa
 	}
 	creates := ev.Kind == adapter.SessionStart || ev.Kind == adapter.BeforeTurn
 	room, err := core.Open(ctx, core.OpenOptions{Cwd: ev.Cwd, Getenv: r.Getenv, NoCreate: !creates})
-	if err != nil {
+	if err != nil && (ev.Kind != adapter.BeforeTool || !noRoomHere(err)) {
 		return nil, err
 	}
+	// A pre-tool call from a directory in no room still has its targets
+	// judged in their own rooms (docs/hooks.md, "Targets in other rooms"):
+	// room is nil then.
 	res, err := r.dispatch(ctx, a, ev, room)
 	if err != nil {
-		room.Close()
+		if room != nil {
+			room.Close()
+		}
 		return nil, err
 	}
 	// The room stays open until the offers are recorded after the write.
-	res.close = func() { room.Close() }
+	if room != nil {
+		res.close = func() { room.Close() }
+	}
 	return res, nil
+}
+
+// noRoomHere reports whether opening the room of the client's directory
+// failed because there is none there (no_room: the directory holds acc's
+// data, as a home directory does; workspace_unresolvable: the directory
+// cannot be resolved), rather than because a room could not be read.
+func noRoomHere(err error) bool {
+	return protocol.IsReason(err, protocol.ReasonNoRoom) || protocol.IsReason(err, protocol.ReasonWorkspaceUnresolvable)
 }
 
 // readPayload reads stdin to its end, at most MaxPayload+1 bytes (a read
@@ -418,15 +435,20 @@ func (r *Runner) turn(ctx context.Context, a adapter.Adapter, ev *adapter.Event,
 }
 
 // guard reads the call's write targets and denies a write into another
-// session's guarded claim.
+// session's guarded claim, each target judged in the room that holds it
+// (core.CheckWriteRooms). room is the room of the client's directory, nil
+// when it is in none.
 //
 // unknown, when not empty, says why the call may write somewhere its
 // targets do not name (see oversize); a shell command too large to read
-// sets it too.
+// sets it too. It is judged in room only.
 func (r *Runner) guard(ctx context.Context, a adapter.Adapter, ev *adapter.Event, room *core.Room, unknown string) (*result, error) {
-	c, err := room.HookCaller(ctx, a.ID(), ev.SessionID)
-	if err != nil {
-		return nil, err
+	var c *core.Caller
+	if room != nil {
+		var err error
+		if c, err = room.HookCaller(ctx, a.ID(), ev.SessionID); err != nil {
+			return nil, err
+		}
 	}
 	targets := append([]string{}, ev.Targets...)
 	var notes []string
@@ -463,7 +485,9 @@ func (r *Runner) guard(ctx context.Context, a adapter.Adapter, ev *adapter.Event
 	if len(targets) == 0 && unknown == "" {
 		return &result{out: a.Allow(ev), notes: notes}, nil
 	}
-	d, err := room.CheckWrite(ctx, core.GuardInput{SessionID: sessionID, Cwd: ev.Cwd, Targets: targets, Unknown: unknown})
+	d, err := core.CheckWriteRooms(ctx, room, core.RoomsInput{
+		GuardInput: core.GuardInput{SessionID: sessionID, Cwd: ev.Cwd, Targets: targets, Unknown: unknown},
+		Adapter:    a.ID(), ClientSessionID: ev.SessionID, Getenv: r.Getenv})
 	if err != nil {
 		return nil, err
 	}

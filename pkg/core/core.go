@@ -73,7 +73,13 @@ func Open(ctx context.Context, o OpenOptions) (*Room, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Room{WS: ws, Store: st, DataHome: home, Env: env, Now: time.Now, Probe: SystemProbe(), Front: o.Front}, nil
+	return newRoom(ws, st, env, o.Front), nil
+}
+
+// newRoom is an opened room of ws over st, with the system clock and
+// process probe.
+func newRoom(ws *Workspace, st storage.Store, env *RuntimeEnv, front Front) *Room {
+	return &Room{WS: ws, Store: st, DataHome: env.DataHome, Env: env, Now: time.Now, Probe: SystemProbe(), Front: front}
 }
 
 // Close releases the store.

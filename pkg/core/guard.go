@@ -42,6 +42,9 @@ type GuardDecision struct {
 	ClaimID             string `json:"claimId,omitempty"`
 	HolderParticipantID string `json:"holderParticipantId,omitempty"`
 	HolderSessionID     string `json:"holderSessionId,omitempty"`
+	// WorkspaceID names the room whose claim denied the write when it is
+	// not the room of the client's directory (CheckWriteRooms).
+	WorkspaceID string `json:"workspaceId,omitempty"`
 	// Resources are the targets' canonical names; Outside lists targets
 	// outside the workspace, which no claim can cover (allowed, reported).
 	Resources []string `json:"resources"`
