@@ -25,7 +25,10 @@ func (a *app) claimCommand() *cli.Command {
 			"renews it: a new lease, and the mode, enforcement and reason you do not give stay as they were.\n" +
 			"Exit 5 means someone else holds an overlapping claim: ask them, narrow yours, or wait\n" +
 			"for its release with the `acc wait --released …` the refusal names, which runs where you are and\n" +
-			"as your session from any terminal (it carries the --cwd and --workspace you gave, and --session).\n\n" +
+			"as your session from any terminal (it carries the --cwd and --workspace you gave, and --session).\n" +
+			"A claim whose holder's process is gone, and has been for the workspace's policy.orphanGraceMs since\n" +
+			"the holder last showed life (default 2 minutes), is no conflict: yours takes it over, the output says\n" +
+			"from whom, and the former holder is sent a note naming it and the uncommitted changes left there.\n\n" +
 			"  acc claim --resource file:src/render.go --reason \"receipt rendering\"",
 		Flags: append(ownerFlags(),
 			&cli.StringFlag{Name: "resource", Required: true, Usage: "what to claim: `file:PATH`, file:DIR/**, or another scheme such as doc:…"},
@@ -66,6 +69,14 @@ func (a *app) claimCommand() *cli.Command {
 						verb = "renewed"
 					}
 					fmt.Fprintf(w, "%s %s\n  %s %s %s until %s\n", verb, res.Resource, res.ClaimID, res.Mode, res.Enforcement, res.ExpiresAt)
+					for _, t := range res.TakenOver {
+						told := "they were told in message " + t.MessageID
+						if t.MessageID == "" {
+							told = "their participant is yours, so no message was sent"
+						}
+						fmt.Fprintf(w, "  took over %s from %s (session %s, claim %s): %s, last seen %s; %s\n",
+							t.Resource, t.OwnerParticipantID, t.OwnerSessionID, t.ClaimID, t.Evidence(), t.LastSeenAt, told)
+					}
 				})
 			})
 		},

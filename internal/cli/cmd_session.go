@@ -188,7 +188,8 @@ func (a *app) statusCommand() *cli.Command {
 			"pressing, then one line counting the rest (--json lists them all).\n" +
 			"Offline sessions are hidden unless --all. The first line's protection is none (no live claim),\n" +
 			"guarded (a write into a peer's claim is denied) or advisory (peers are trusted to respect claims);\n" +
-			"docs/concepts.md explains it.",
+			"docs/concepts.md explains it. A claim whose holder's process is gone past the orphan grace shows as\n" +
+			"orphaned: it blocks nothing and counts for neither the claims nor the protection.",
 		Flags: append(ownerFlags(),
 			&cli.BoolFlag{Name: "all", Usage: "include offline and closed sessions"},
 			&cli.StringFlag{Name: "participant", Usage: "show only the sessions of the participant `ID`"},
@@ -223,7 +224,11 @@ func printStatus(w io.Writer, st *core.Status) {
 	if st.Counts.Stale > 0 {
 		live += fmt.Sprintf(" (%d stale)", st.Counts.Stale)
 	}
-	fmt.Fprintf(w, "%s; %s; protection %s\n", live, plural(int64(st.Counts.Claims), "claim"), st.Protection)
+	orphaned := ""
+	if st.Counts.Orphaned > 0 {
+		orphaned = fmt.Sprintf(" (%s)", plural(int64(st.Counts.Orphaned), "orphaned claim"))
+	}
+	fmt.Fprintf(w, "%s; %s%s; protection %s\n", live, plural(int64(st.Counts.Claims), "claim"), orphaned, st.Protection)
 	if st.Source == protocol.SourceDirectory {
 		// A directory in no Git repository and under no acc.workspace.json
 		// is its own room (docs/configuration.md): sessions elsewhere,
@@ -257,6 +262,12 @@ func printStatus(w io.Writer, st *core.Status) {
 		fmt.Fprintln(w, line)
 	}
 	for _, c := range st.Claims {
+		if o := c.Orphaned; o != nil {
+			// It blocks nothing: say so, why, and what happens next.
+			fmt.Fprintf(w, "  claim %s %s %s by %s orphaned: %s, last seen %s (grace %s); blocks nothing, the next claim on it takes it over\n",
+				c.Resource, c.Mode, c.Enforcement, c.OwnerParticipantID, o.Evidence(), o.LastSeenAt, core.ShortDuration(time.Duration(o.GraceMs)*time.Millisecond))
+			continue
+		}
 		fmt.Fprintf(w, "  claim %s %s %s by %s until %s\n", c.Resource, c.Mode, c.Enforcement, c.OwnerParticipantID, c.ExpiresAt)
 	}
 	shown := st.Attention

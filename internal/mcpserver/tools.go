@@ -220,7 +220,7 @@ func claimTool() tool {
 			Required: []string{"claimId"}, Not: anyOf(requires("resource"), requires("mode"), requires("reason"))},
 	}
 	return tool{
-		def: def("acc_claim", "Claim a resource before changing it (action acquire), or renew a claim you hold (action renew). Claims made over MCP are always advisory: peers see them, nothing blocks a write. A conflicting claim of another session is refused, naming its holder. Release with acc_release."+mutateNote+pollNote, s),
+		def: def("acc_claim", "Claim a resource before changing it (action acquire), or renew a claim you hold (action renew). Claims made over MCP are always advisory: peers see them, nothing blocks a write. A conflicting claim of another session is refused, naming its holder; one whose holder's process is gone past the workspace's orphan grace is taken over instead (takenOver names it, and its holder is sent a note). Release with acc_release."+mutateNote+pollNote, s),
 		roomCheck: func(r *core.Room, dir string, raw json.RawMessage) error {
 			a, err := decode[claimArgs](raw)
 			if err != nil {

@@ -415,7 +415,12 @@ func (m Model) roomLines() []string {
 		if err == nil {
 			left = t.Sub(now).Round(time.Second).String()
 		}
-		claims.rows = append(claims.rows, fmt.Sprintf("  %-40s %-9s %-9s held by %-14s %s left", screenSafe(c.Resource), c.Mode, c.Enforcement, c.OwnerParticipantID, left))
+		if c.Orphaned != nil {
+			left = "orphaned (" + c.Orphaned.Evidence() + "), takeable;"
+		} else {
+			left += " left"
+		}
+		claims.rows = append(claims.rows, fmt.Sprintf("  %-40s %-9s %-9s held by %-14s %s", screenSafe(c.Resource), c.Mode, c.Enforcement, c.OwnerParticipantID, left))
 	}
 	threads := section{title: "OPEN THREADS (↑/↓ select, enter opens, q quits)", empty: "nothing is owed", focus: m.selected}
 	for i, t := range m.snap.Threads {

@@ -136,8 +136,11 @@ func (r *Room) attentionScan(tx storage.ReadTx, me *protocol.Session, now time.T
 					}
 				}
 			case c.OwnerSessionID == me.SessionID:
-				out = append(out, Attention{Kind: AttentionClaimExpired, Priority: 6, SourceID: c.ClaimID,
-					Summary: fmt.Sprintf("%s - your claim has run out, and peers can write to it", c.Resource)})
+				summary := fmt.Sprintf("%s - your claim has run out, and peers can write to it", c.Resource)
+				if _, ok := c.Extensions["takenOver"]; ok {
+					summary = fmt.Sprintf("%s - your claim was taken over while your process was gone; your inbox says by whom", c.Resource)
+				}
+				out = append(out, Attention{Kind: AttentionClaimExpired, Priority: 6, SourceID: c.ClaimID, Summary: summary})
 			}
 		}
 	}

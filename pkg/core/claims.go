@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -46,6 +47,9 @@ type ClaimResult struct {
 	protocol.Claim
 	OwnerParticipantID string `json:"ownerParticipantId"`
 	Renewed            bool   `json:"renewed"`
+	// TakenOver are the orphaned claims this claim took over (omitted
+	// when none).
+	TakenOver []TakenOver `json:"takenOver,omitempty"`
 }
 
 // CheckClaim applies Claim's rules that need no store: the resource's
@@ -98,7 +102,10 @@ func (r *Room) prepareClaim(in *ClaimInput) (string, time.Duration, error) {
 // or a path outside the workspace; exit 4 for invalid text or lease; exit 5
 // claim_conflict when an overlapping live claim of another session is
 // exclusive or the request is, naming the holder; exit 5 for a stale
-// generation.
+// generation. An overlapping claim whose owner's process is gone past the
+// workspace's orphan grace does not conflict: the new claim takes it over
+// in the same transaction (takeOver; docs/concepts.md, "When a holder
+// dies") and ClaimResult.TakenOver names it.
 func (r *Room) Claim(ctx context.Context, in ClaimInput) (*ClaimResult, error) {
 	// What the caller left out is kept from the claim it renews; the
 	// defaults only apply to a new claim.
@@ -108,8 +115,37 @@ func (r *Room) Claim(ctx context.Context, in ClaimInput) (*ClaimResult, error) {
 		return nil, err
 	}
 	spelled := r.spelling(resource, in.Resource, in.Cwd)
+	// A takeover's note carries `git diff --stat` of the paths taken, read
+	// outside the write lock: the first pass that meets orphaned claims
+	// stops, the stat is read, and the second pass uses it.
+	var stat *takeoverStat
+	for {
+		out, need, err := r.claimOnce(ctx, in, given, resource, spelled, lease, stat)
+		if errors.Is(err, errNeedStat) && stat == nil {
+			stat = &takeoverStat{resources: need, text: r.uncommittedStat(ctx, need)}
+			continue
+		}
+		return out, err
+	}
+}
+
+// takeoverStat is the uncommitted-changes text read for resources.
+type takeoverStat struct {
+	resources []string
+	text      string
+}
+
+// errNeedStat stops a claim transaction that would take over claims whose
+// uncommitted changes have not been read yet.
+var errNeedStat = errors.New("acc: the takeover's diff stat is not read yet")
+
+// claimOnce is one transaction of Claim. It returns errNeedStat, with the
+// resources to read, when it would take over orphaned claims and stat was
+// not read for exactly those.
+func (r *Room) claimOnce(ctx context.Context, in, given ClaimInput, resource, spelled string, lease time.Duration, stat *takeoverStat) (*ClaimResult, []string, error) {
 	var out *ClaimResult
-	err = r.Store.Update(ctx, func(tx storage.Tx) error {
+	var need []string
+	err := r.Store.Update(ctx, func(tx storage.Tx) error {
 		me, _, err := requireOwner(tx, in.Caller, "claim")
 		if err != nil {
 			return err
@@ -141,6 +177,11 @@ func (r *Room) Claim(ctx context.Context, in ClaimInput) (*ClaimResult, error) {
 				in.Reason = mine.Reason
 			}
 		}
+		// An overlapping claim of a session whose process is gone past the
+		// grace does not conflict: it is taken over (docs/concepts.md,
+		// "When a holder dies").
+		judge := r.orphans(tx, now)
+		var taken []*protocol.Claim
 		for i := range claims {
 			c := &claims[i]
 			if c.OwnerSessionID == me.SessionID && c.Resource == resource {
@@ -151,10 +192,14 @@ func (r *Room) Claim(ctx context.Context, in ClaimInput) (*ClaimResult, error) {
 			}
 			if c.OwnerSessionID != me.SessionID && Overlaps(c.Resource, resource) &&
 				(c.Mode == protocol.ClaimExclusive || in.Mode == protocol.ClaimExclusive) {
+				if judge.lapsed(c.OwnerSessionID) {
+					taken = append(taken, c)
+					continue
+				}
 				return r.claimConflict(tx, c, resource, spelled, in.WaitFlags, me, now)
 			}
 		}
-		if d, _ := damagedClaimIn(tx, at, me.SessionID, []string{resource}); d != nil {
+		if d, _ := damagedClaimIn(tx, at, me.SessionID, []string{resource}, nil); d != nil {
 			return damagedClaimRefusal(d, resource, "claim")
 		}
 		if err := r.ensureMaterialised(tx, me.SessionID, at); err != nil {
@@ -171,19 +216,113 @@ func (r *Room) Claim(ctx context.Context, in ClaimInput) (*ClaimResult, error) {
 			c.ClaimID, c.AcquiredAt = mine.ClaimID, mine.AcquiredAt
 			typ, payload = protocol.EventClaimRenewed, map[string]any{"claimId": c.ClaimID, "resource": resource, "mode": in.Mode}
 		}
+		var takenRes []string
+		for _, t := range taken {
+			takenRes = append(takenRes, t.Resource)
+		}
+		if len(taken) > 0 && (stat == nil || !sameStrings(stat.resources, takenRes)) {
+			if stat == nil {
+				need = takenRes
+				return errNeedStat
+			}
+			// The orphaned claims changed between the two passes: the
+			// note says so rather than show the stat of other paths.
+			stat = &takeoverStat{resources: takenRes, text: "acc did not read them: the claims taken changed while it looked; run `git diff --stat HEAD` on those paths"}
+		}
 		if err := tx.PutClaim(&c); err != nil {
 			return err
 		}
 		if err := tx.AppendEvent(newEvent(at, me.SessionID, typ, payload)); err != nil {
 			return err
 		}
+		out = &ClaimResult{Claim: c, OwnerParticipantID: me.ParticipantID, Renewed: mine != nil}
+		if len(taken) > 0 {
+			if out.TakenOver, err = r.takeOver(tx, me, &c, taken, judge, stat.text, at); err != nil {
+				return err
+			}
+		}
 		if err := r.touch(tx, me.SessionID, at); err != nil {
 			return err
 		}
-		out = &ClaimResult{Claim: c, OwnerParticipantID: me.ParticipantID, Renewed: mine != nil}
 		return nil
 	})
-	return out, err
+	return out, need, err
+}
+
+// takeOver ends each claim in taken, overtaken by the new claim c of
+// session me: the record stays, ended at at and marked with who took it
+// (extensions.takenOver), with a claim.taken_over event naming the new
+// claim, the taker, the grace and the evidence; then each former
+// participant other than me's own gets one note naming what was taken and
+// stat, the uncommitted changes left in those paths.
+func (r *Room) takeOver(tx storage.Tx, me *protocol.Session, c *protocol.Claim, taken []*protocol.Claim, judge *orphanJudge, stat, at string) ([]TakenOver, error) {
+	var out []TakenOver
+	byParticipant := map[string][]int{}
+	var order []string
+	for _, old := range taken {
+		o := judge.of(old.OwnerSessionID)
+		former := r.claimOwner(tx, old)
+		replaced := old.Generation
+		old.ExpiresAt = at
+		if old.Extensions == nil {
+			old.Extensions = protocol.Extensions{}
+		}
+		old.Extensions["takenOver"] = map[string]any{"byClaimId": c.ClaimID, "bySessionId": me.SessionID, "at": at}
+		if err := tx.PutClaim(old); err != nil {
+			return nil, err
+		}
+		if err := tx.AppendEvent(newEvent(at, me.SessionID, protocol.EventClaimTakenOver, map[string]any{
+			"claimId": old.ClaimID, "resource": old.Resource, "byClaimId": c.ClaimID,
+			"formerSessionId": old.OwnerSessionID, "formerParticipantId": former,
+			"graceMs": o.GraceMs, "lastSeenAt": o.LastSeenAt, "evidence": o.Evidence(),
+			"replacedGeneration": replaced,
+		})); err != nil {
+			return nil, err
+		}
+		if _, ok := byParticipant[former]; !ok {
+			order = append(order, former)
+		}
+		byParticipant[former] = append(byParticipant[former], len(out))
+		out = append(out, TakenOver{ClaimID: old.ClaimID, Resource: old.Resource, OwnerSessionID: old.OwnerSessionID,
+			OwnerParticipantID: former, Orphan: *o})
+	}
+	for _, p := range order {
+		if p == me.ParticipantID || !protocol.IsPortableID(p) {
+			continue // the taker knows; a session without a participant has no inbox
+		}
+		var mine []TakenOver
+		for _, i := range byParticipant[p] {
+			mine = append(mine, out[i])
+		}
+		subject, body := takeoverNote(me, mine, stat)
+		send := SendInput{To: []string{p}, Kind: protocol.KindNote, Subject: subject, Body: body,
+			ClientMessageID: protocol.NewID(protocol.KindClient)}
+		if checkMessageText(send) != nil {
+			_, send.Body = takeoverNote(me, mine, "(the diff stat held text a message cannot carry; run `git diff --stat HEAD` on those paths)")
+		}
+		res, err := r.recordAs(tx, me, send)
+		if err != nil {
+			return nil, err
+		}
+		for _, i := range byParticipant[p] {
+			out[i].MessageID = res.Message.MessageID
+		}
+	}
+	return out, nil
+}
+
+// sameStrings reports whether a and b hold the same strings in the same
+// order.
+func sameStrings(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // CheckLease refuses a lease outside 1..MaxLeaseSeconds seconds (0 means
@@ -267,7 +406,7 @@ func (r *Room) RenewClaim(ctx context.Context, c Caller, claimID string, leaseSe
 				return r.claimConflict(tx, c, cl.Resource, cl.Resource, nil, me, now)
 			}
 		}
-		if d, _ := damagedClaimIn(tx, at, me.SessionID, []string{cl.Resource}); d != nil {
+		if d, _ := damagedClaimIn(tx, at, me.SessionID, []string{cl.Resource}, nil); d != nil {
 			return damagedClaimRefusal(d, cl.Resource, "renew the claim on")
 		}
 		cl.ExpiresAt = protocol.FormatTime(now.Add(lease))
@@ -629,10 +768,11 @@ func damagedClaims(tx storage.ReadTx) []storage.DamagedClaim {
 // or any such row at all when resources is nil; nil when there is none.
 // Its mode and enforcement are lost, so it is taken for exclusive and
 // guarded: acc never grants or allows what it could have forbidden
-// (docs/hooks.md, "A damaged claim").
-func damagedClaimIn(tx storage.ReadTx, now, me string, resources []string) (*storage.DamagedClaim, string) {
+// (docs/hooks.md, "A damaged claim"). A non-nil lapsed leaves out the rows
+// of owners it reports true for (orphaned claims, orphanJudge.lapsed).
+func damagedClaimIn(tx storage.ReadTx, now, me string, resources []string, lapsed func(owner string) bool) (*storage.DamagedClaim, string) {
 	for _, d := range damagedClaims(tx) {
-		if d.ExpiresAt <= now || d.OwnerSessionID == me {
+		if d.ExpiresAt <= now || d.OwnerSessionID == me || (lapsed != nil && lapsed(d.OwnerSessionID)) {
 			continue
 		}
 		if resources == nil {

@@ -35,7 +35,8 @@ func TestPlanConfigInitRendersTheExactFile(t *testing.T) {
   ],
   "policy": {
     "claimMode": "advisory",
-    "contextBudgetBytes": 6000
+    "contextBudgetBytes": 6000,
+    "orphanGraceMs": 120000
   },
   "requiredAdapters": []
 }

@@ -65,7 +65,9 @@ type GuardDecision struct {
 // denies it, with a reason that says why and what to do instead
 // (docs/hooks.md, "Commands too large to read"). A claim row whose record
 // does not decode counts as a guarded claim on the resource its columns
-// name (docs/hooks.md, "A damaged claim"). It only reads.
+// name (docs/hooks.md, "A damaged claim"). A claim, damaged or not, whose
+// owner's process is gone past the workspace's orphan grace blocks nothing
+// (docs/concepts.md, "When a holder dies"). It only reads.
 func (r *Room) CheckWrite(ctx context.Context, in GuardInput) (*GuardDecision, error) {
 	d := &GuardDecision{Resources: []string{}}
 	unknown := in.Unknown
@@ -104,10 +106,13 @@ func (r *Room) CheckWrite(ctx context.Context, in GuardInput) (*GuardDecision, e
 			return err
 		}
 		now := protocol.FormatTime(r.now())
+		// A claim whose owner's process is gone past the orphan grace no
+		// longer blocks (docs/concepts.md, "When a holder dies").
+		orphans := r.orphans(tx, r.now())
 		var blind *protocol.Claim // the first claim an unknown target could reach
 		for i := range claims {
 			c := &claims[i]
-			if c.Enforcement != protocol.EnforcementGuarded || c.ExpiresAt <= now || c.OwnerSessionID == in.SessionID {
+			if c.Enforcement != protocol.EnforcementGuarded || c.ExpiresAt <= now || c.OwnerSessionID == in.SessionID || orphans.lapsed(c.OwnerSessionID) {
 				continue
 			}
 			if blind == nil {
@@ -138,7 +143,7 @@ func (r *Room) CheckWrite(ctx context.Context, in GuardInput) (*GuardDecision, e
 		if unknown == "" {
 			reach = d.Resources
 		}
-		if dc, res := damagedClaimIn(tx, now, in.SessionID, reach); dc != nil && (unknown == "" || blind == nil) {
+		if dc, res := damagedClaimIn(tx, now, in.SessionID, reach, orphans.lapsed); dc != nil && (unknown == "" || blind == nil) {
 			owner := r.claimOwner(tx, &protocol.Claim{OwnerSessionID: dc.OwnerSessionID})
 			d.Deny, d.Resource, d.ClaimID, d.HolderParticipantID, d.HolderSessionID = true, res, dc.ClaimID, owner, dc.OwnerSessionID
 			d.Reason = fmt.Sprintf("acc: this call was not run: claim %s on %s by %s (session %s) until %s is stored damaged, so acc cannot tell whether it guards %s; "+

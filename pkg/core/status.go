@@ -67,6 +67,11 @@ type ClaimRow struct {
 	OwnerSessionID     string `json:"ownerSessionId"`
 	OwnerParticipantID string `json:"ownerParticipantId"`
 	ExpiresAt          string `json:"expiresAt"`
+	// Orphaned, when not null, says the claim blocks nothing any more: its
+	// owner's process is gone and the grace has passed since the owner
+	// last showed life; the next overlapping claim takes it over
+	// (docs/concepts.md, "When a holder dies").
+	Orphaned *Orphan `json:"orphaned"`
 }
 
 // Attention is one thing the caller owes or should know (§10.4).
@@ -77,11 +82,14 @@ type Attention struct {
 	Summary  string `json:"summary"`
 }
 
-// StatusCounts are the totals status reports.
+// StatusCounts are the totals status reports. Claims counts the live
+// claims that still block; Orphaned the live claims that no longer do
+// (ClaimRow.Orphaned).
 type StatusCounts struct {
 	Live     int   `json:"live"`
 	Stale    int   `json:"stale"`
 	Claims   int   `json:"claims"`
+	Orphaned int   `json:"orphaned"`
 	Messages int64 `json:"messages"`
 }
 
@@ -230,20 +238,28 @@ func (r *Room) Status(ctx context.Context, q StatusQuery) (*Status, error) {
 			return err
 		}
 		nowStr := protocol.FormatTime(now)
+		orphans := r.orphans(tx, now)
 		for _, c := range claims {
 			if c.ExpiresAt <= nowStr {
 				continue
 			}
-			if c.Enforcement != protocol.EnforcementGuarded {
-				protection = protocol.EnforcementAdvisory
-			}
 			owner := participantOf[c.OwnerSessionID]
-			st.Claims = append(st.Claims, ClaimRow{ClaimID: c.ClaimID, Resource: c.Resource, Mode: c.Mode,
-				Enforcement: c.Enforcement, OwnerSessionID: c.OwnerSessionID, OwnerParticipantID: owner, ExpiresAt: c.ExpiresAt})
+			row := ClaimRow{ClaimID: c.ClaimID, Resource: c.Resource, Mode: c.Mode,
+				Enforcement: c.Enforcement, OwnerSessionID: c.OwnerSessionID, OwnerParticipantID: owner, ExpiresAt: c.ExpiresAt}
+			// An orphaned claim protects nothing, so it counts for
+			// neither the claims nor the protection.
+			if row.Orphaned = orphans.of(c.OwnerSessionID); row.Orphaned != nil {
+				st.Counts.Orphaned++
+			} else {
+				st.Counts.Claims++
+				if c.Enforcement != protocol.EnforcementGuarded {
+					protection = protocol.EnforcementAdvisory
+				}
+			}
+			st.Claims = append(st.Claims, row)
 		}
-		st.Counts.Claims = len(st.Claims)
 		switch {
-		case len(st.Claims) == 0:
+		case st.Counts.Claims == 0:
 			st.Protection = "none"
 		case !anyLive && protection == protocol.EnforcementGuarded:
 			st.Protection = protocol.EnforcementGuarded

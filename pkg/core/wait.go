@@ -156,7 +156,7 @@ func (r *Room) CheckCondition(ctx context.Context, q WaitQuery) (*WaitResult, er
 			if q.Caller != nil {
 				mine = q.Caller.SessionID
 			}
-			if d, _ := damagedClaimIn(tx, now, mine, []string{resource}); d != nil {
+			if d, _ := damagedClaimIn(tx, now, mine, []string{resource}, nil); d != nil {
 				return damagedClaimRefusal(d, resource, "tell whether anyone holds")
 			}
 		}

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 	"unicode/utf8"
 
 	"github.com/acc-go/acc/pkg/protocol"
@@ -35,6 +36,10 @@ const (
 	ClaimModeGuarded          = protocol.EnforcementGuarded
 	DefaultContextBudgetBytes = 6000
 	MaxContextBudgetBytes     = 64000
+	// DefaultOrphanGraceMs and MaxOrphanGraceMs bound policy.orphanGraceMs
+	// (milliseconds): 2 minutes by default, at most a day.
+	DefaultOrphanGraceMs = 120_000
+	MaxOrphanGraceMs     = 86_400_000
 	// maxConfigBytes bounds how much of a config file is read; a real one is
 	// a few hundred bytes.
 	maxConfigBytes = 1 << 20
@@ -43,16 +48,25 @@ const (
 // Policy is the workspace policy of acc.workspace.json (reference/core.md
 // §4.1; SPEC decision 19). ClaimMode is the default --enforcement of claims
 // ("advisory" or "guarded"); ContextBudgetBytes is the ceiling, in UTF-8
-// bytes, of the context injected into a turn (1..64000).
+// bytes, of the context injected into a turn (1..64000); OrphanGraceMs is
+// how long, in milliseconds (0..86400000), the claims of a session whose
+// process is gone keep blocking after its last heartbeat
+// (docs/configuration.md; docs/concepts.md, "When a holder dies").
 type Policy struct {
 	ClaimMode          string `json:"claimMode"`
 	ContextBudgetBytes int    `json:"contextBudgetBytes"`
+	OrphanGraceMs      int    `json:"orphanGraceMs"`
 }
 
 // DefaultPolicy returns the policy that applies when no config sets one:
-// advisory claims and a 6000-byte context budget.
+// advisory claims, a 6000-byte context budget and a 2-minute orphan grace.
 func DefaultPolicy() Policy {
-	return Policy{ClaimMode: ClaimModeAdvisory, ContextBudgetBytes: DefaultContextBudgetBytes}
+	return Policy{ClaimMode: ClaimModeAdvisory, ContextBudgetBytes: DefaultContextBudgetBytes, OrphanGraceMs: DefaultOrphanGraceMs}
+}
+
+// OrphanGrace is OrphanGraceMs as a duration, clamped to 0..MaxOrphanGraceMs.
+func (p Policy) OrphanGrace() time.Duration {
+	return time.Duration(min(max(p.OrphanGraceMs, 0), MaxOrphanGraceMs)) * time.Millisecond
 }
 
 // Config is a validated acc.workspace.json with every default filled in
@@ -407,8 +421,8 @@ var configKeys = map[string]bool{"schemaVersion": true, "workspaceId": true, "di
 // portable id; displayName, when present, is one line of 1..500 characters;
 // roots is a non-empty array of non-empty relative paths that never climb
 // above the file's directory (a segment walk over "/" and "\"); policy holds
-// only claimMode (advisory|guarded) and contextBudgetBytes (integer
-// 1..64000); requiredAdapters is an array of portable ids; extensions is an
+// only claimMode (advisory|guarded), contextBudgetBytes (integer
+// 1..64000) and orphanGraceMs (integer 0..86400000); requiredAdapters is an array of portable ids; extensions is an
 // object.
 //
 // Errors (exit 4): config_unknown_key for unknown keys (top level or inside
@@ -518,14 +532,14 @@ func validateConfig(raw []byte, name string) (*Config, error) {
 		}
 		var extra []string
 		for k := range pol {
-			if k != "claimMode" && k != "contextBudgetBytes" {
+			if k != "claimMode" && k != "contextBudgetBytes" && k != "orphanGraceMs" {
 				extra = append(extra, "policy."+k)
 			}
 		}
 		if len(extra) > 0 {
 			sort.Strings(extra)
 			return nil, protocol.Errorf(protocol.ReasonConfigUnknownKey,
-				"%s: unknown workspace config key %s; policy only takes claimMode and contextBudgetBytes",
+				"%s: unknown workspace config key %s; policy only takes claimMode, contextBudgetBytes and orphanGraceMs",
 				name, quoteList(extra)).With("file", name).With("keys", extra)
 		}
 		if m, ok := pol["claimMode"]; ok {
@@ -540,6 +554,13 @@ func validateConfig(raw []byte, name string) (*Config, error) {
 				return nil, bad("policy.contextBudgetBytes", "policy.contextBudgetBytes %s must be a whole number from 1 to %d", clip(string(b)), MaxContextBudgetBytes)
 			}
 			cfg.Policy.ContextBudgetBytes = int(f)
+		}
+		if g, ok := pol["orphanGraceMs"]; ok {
+			var f float64
+			if json.Unmarshal(g, &f) != nil || isNull(g) || f != math.Trunc(f) || f < 0 || f > MaxOrphanGraceMs {
+				return nil, bad("policy.orphanGraceMs", "policy.orphanGraceMs %s must be a whole number of milliseconds from 0 to %d (a day)", clip(string(g)), MaxOrphanGraceMs)
+			}
+			cfg.Policy.OrphanGraceMs = int(f)
 		}
 	}
 

@@ -287,7 +287,7 @@ func TestDiscoverWorkspaceConfigFromSubdirectory(t *testing.T) {
 		Roots:            []string{repo, filepath.Join(repo, "docs"), filepath.Join(repo, "packages")},
 		Start:            start,
 		ConfigPath:       filepath.Join(repo, ConfigFileName),
-		Policy:           Policy{ClaimMode: "guarded", ContextBudgetBytes: 9000},
+		Policy:           Policy{ClaimMode: "guarded", ContextBudgetBytes: 9000, OrphanGraceMs: DefaultOrphanGraceMs},
 		RequiredAdapters: []string{"claude", "codex"},
 		Git:              ws.Git,
 	}
@@ -468,6 +468,11 @@ func TestValidateConfigRefusals(t *testing.T) {
 		{"budget fraction", `{"schemaVersion":1,"workspaceId":"w","policy":{"contextBudgetBytes":10.5}}`, protocol.ReasonConfigInvalid, "whole number"},
 		{"budget string", `{"schemaVersion":1,"workspaceId":"w","policy":{"contextBudgetBytes":"6000"}}`, protocol.ReasonConfigInvalid, "whole number"},
 		{"budget null", `{"schemaVersion":1,"workspaceId":"w","policy":{"contextBudgetBytes":null}}`, protocol.ReasonConfigInvalid, "whole number"},
+		{"grace negative", `{"schemaVersion":1,"workspaceId":"w","policy":{"orphanGraceMs":-1}}`, protocol.ReasonConfigInvalid, "from 0 to 86400000"},
+		{"grace too big", `{"schemaVersion":1,"workspaceId":"w","policy":{"orphanGraceMs":86400001}}`, protocol.ReasonConfigInvalid, "from 0 to 86400000"},
+		{"grace fraction", `{"schemaVersion":1,"workspaceId":"w","policy":{"orphanGraceMs":0.5}}`, protocol.ReasonConfigInvalid, "whole number of milliseconds"},
+		{"grace null", `{"schemaVersion":1,"workspaceId":"w","policy":{"orphanGraceMs":null}}`, protocol.ReasonConfigInvalid, "whole number of milliseconds"},
+		{"grace string", `{"schemaVersion":1,"workspaceId":"w","policy":{"orphanGraceMs":"120s"}}`, protocol.ReasonConfigInvalid, "whole number of milliseconds"},
 		{"adapters not array", `{"schemaVersion":1,"workspaceId":"w","requiredAdapters":"claude"}`, protocol.ReasonConfigInvalid, "requiredAdapters must be an array"},
 		{"adapters null", `{"schemaVersion":1,"workspaceId":"w","requiredAdapters":null}`, protocol.ReasonConfigInvalid, "requiredAdapters must be an array"},
 		{"adapter not portable", `{"schemaVersion":1,"workspaceId":"w","requiredAdapters":["claude code"]}`, protocol.ReasonConfigInvalid, "requiredAdapters[0]"},
@@ -505,9 +510,13 @@ func TestValidateConfigAccepts(t *testing.T) {
 		{"minimal gets defaults", `{"schemaVersion":1,"workspaceId":"w"}`,
 			&Config{SchemaVersion: 1, WorkspaceID: "w", Roots: []string{"."}, Policy: DefaultPolicy(), RequiredAdapters: []string{}}},
 		{"number spellings", `{"schemaVersion":1.0,"workspaceId":"w","policy":{"contextBudgetBytes":6.4e4}}`,
-			&Config{SchemaVersion: 1, WorkspaceID: "w", Roots: []string{"."}, Policy: Policy{ClaimMode: "advisory", ContextBudgetBytes: 64000}, RequiredAdapters: []string{}}},
+			&Config{SchemaVersion: 1, WorkspaceID: "w", Roots: []string{"."}, Policy: Policy{ClaimMode: "advisory", ContextBudgetBytes: 64000, OrphanGraceMs: DefaultOrphanGraceMs}, RequiredAdapters: []string{}}},
+		{"grace bounds", `{"schemaVersion":1,"workspaceId":"w","policy":{"orphanGraceMs":86400000}}`,
+			&Config{SchemaVersion: 1, WorkspaceID: "w", Roots: []string{"."}, Policy: Policy{ClaimMode: "advisory", ContextBudgetBytes: 6000, OrphanGraceMs: 86400000}, RequiredAdapters: []string{}}},
+		{"grace zero", `{"schemaVersion":1,"workspaceId":"w","policy":{"orphanGraceMs":0}}`,
+			&Config{SchemaVersion: 1, WorkspaceID: "w", Roots: []string{"."}, Policy: Policy{ClaimMode: "advisory", ContextBudgetBytes: 6000, OrphanGraceMs: 0}, RequiredAdapters: []string{}}},
 		{"budget bounds", `{"schemaVersion":1,"workspaceId":"w","policy":{"contextBudgetBytes":1,"claimMode":"guarded"}}`,
-			&Config{SchemaVersion: 1, WorkspaceID: "w", Roots: []string{"."}, Policy: Policy{ClaimMode: "guarded", ContextBudgetBytes: 1}, RequiredAdapters: []string{}}},
+			&Config{SchemaVersion: 1, WorkspaceID: "w", Roots: []string{"."}, Policy: Policy{ClaimMode: "guarded", ContextBudgetBytes: 1, OrphanGraceMs: DefaultOrphanGraceMs}, RequiredAdapters: []string{}}},
 		{"roots that stay inside", `{"schemaVersion":1,"workspaceId":"w","roots":["a/../b","./c/","a\\b","a/b/../..",".//d"]}`,
 			&Config{SchemaVersion: 1, WorkspaceID: "w", Roots: []string{"a/../b", "./c/", `a\b`, "a/b/../..", ".//d"}, Policy: DefaultPolicy(), RequiredAdapters: []string{}}},
 		{"everything", `{"schemaVersion":1,"workspaceId":"workspace_x","displayName":"Room","roots":["."],"policy":{},"requiredAdapters":["claude","kimi"],"extensions":{"a":[1,2],"b":{"c":null}}}`,
@@ -544,7 +553,8 @@ func TestConfigNewRoundTrips(t *testing.T) {
   ],
   "policy": {
     "claimMode": "advisory",
-    "contextBudgetBytes": 6000
+    "contextBudgetBytes": 6000,
+    "orphanGraceMs": 120000
   },
   "requiredAdapters": []
 }`

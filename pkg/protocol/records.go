@@ -538,6 +538,9 @@ const (
 	EventClaimRenewed          = "claim.renewed"
 	EventClaimReleased         = "claim.released"
 	EventClaimForceReleased    = "claim.force_released"
+	// EventClaimTakenOver ends a claim whose owner's process was gone past
+	// the workspace's orphan grace, when another session claimed over it.
+	EventClaimTakenOver        = "claim.taken_over"
 	EventMessageRecorded       = "message.recorded"
 	EventMessageOffered        = "message.offered"
 	EventMessageRetrieved      = "message.retrieved"
@@ -550,7 +553,7 @@ const (
 var EventTypes = []string{
 	EventWorkspaceMaterialised, EventSessionOpened, EventSessionClosed, EventIntentPublished,
 	EventIntentCleared, EventClaimAcquired, EventClaimRenewed, EventClaimReleased,
-	EventClaimForceReleased, EventMessageRecorded, EventMessageOffered, EventMessageRetrieved,
+	EventClaimForceReleased, EventClaimTakenOver, EventMessageRecorded, EventMessageOffered, EventMessageRetrieved,
 	EventMessageAcknowledged, EventMessageOfferSucceeded, EventMessageOfferFailed,
 }
 
