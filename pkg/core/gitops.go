@@ -331,9 +331,44 @@ func (g *gitProbe) names(args ...string) error {
 	return nil
 }
 
-// diffNames adds `git diff --name-only` for revs/pathspec.
-func (g *gitProbe) diffNames(args ...string) error {
-	return g.names(append([]string{"diff", "--no-ext-diff", "--no-relative", "--name-only", "-z", "--no-renames", "--ignore-submodules=all"}, args...)...)
+// Comparing with the working tree, `git diff` refreshes the index and
+// writes it back whatever GIT_OPTIONAL_LOCKS says, so the working tree is
+// read through `git status` (which refreshes in memory only) and trees
+// through plumbing, which never touches the index.
+
+// treeDiff adds the files that differ between two commits or trees; a
+// "A...B" form compares B with the merge base of A and B.
+func (g *gitProbe) treeDiff(a, b string) error {
+	if b == "" {
+		return g.names("diff", "--no-ext-diff", "--no-relative", "--name-only", "-z", "--no-renames", "--ignore-submodules=all", a, "--")
+	}
+	return g.names("diff-tree", "-r", "-z", "--name-only", "--no-renames", "--no-commit-id", "--ignore-submodules=all", a, b, "--")
+}
+
+// worktreeVsIndex adds the tracked files under spec whose working copy
+// differs from the index (deleted ones and conflicts included).
+func (g *gitProbe) worktreeVsIndex(spec []string) error {
+	es, err := g.status("no", false, spec)
+	if err != nil {
+		return err
+	}
+	for _, s := range es {
+		if s.unstaged() || s.x == 'U' {
+			g.add(g.top, s.path)
+		}
+	}
+	return nil
+}
+
+// worktreeVs adds the files under spec whose working copy may differ from
+// rev: those that differ from the index, and those in which the index
+// differs from rev (a superset: a staged change undone in the working copy
+// still counts).
+func (g *gitProbe) worktreeVs(rev string, spec []string) error {
+	if err := g.worktreeVsIndex(spec); err != nil {
+		return err
+	}
+	return g.names(append([]string{"diff-index", "--cached", "-z", "--name-only", "--no-renames", "--ignore-submodules=all", rev, "--"}, spec...)...)
 }
 
 func splitNUL(b []byte) []string {
@@ -556,7 +591,7 @@ func gitStash(g *gitProbe, e *GitEffect, args []string) error {
 		}
 		g.add(g.top, splitNUL(out)...)
 		if sub == "branch" {
-			return g.diffNames("HEAD", ref+"^1", "--")
+			return g.treeDiff("HEAD", ref+"^1")
 		}
 		return nil
 	default:
@@ -581,7 +616,7 @@ func gitReset(g *gitProbe, e *GitEffect, args []string) error {
 	} else if !ok {
 		return notARev("git reset", target)
 	}
-	if err := g.diffNames(target, "--"); err != nil {
+	if err := g.worktreeVs(target, nil); err != nil {
 		return err
 	}
 	if target == "HEAD" {
@@ -673,9 +708,9 @@ func (g *gitProbe) guessRemote(name string) (string, error) {
 
 func switchTo(g *gitProbe, target string, force bool) error {
 	if force {
-		return g.diffNames(target, "--")
+		return g.worktreeVs(target, nil)
 	}
-	err := g.diffNames("HEAD", target, "--")
+	err := g.treeDiff("HEAD", target)
 	var u gitUnknown
 	if errors.As(err, &u) {
 		// An unborn HEAD: every file of the target is written.
@@ -688,13 +723,12 @@ func checkoutPaths(g *gitProbe, e *GitEffect, source string, spec []string) erro
 	if len(spec) == 0 {
 		return errNoEffect
 	}
-	args := []string{}
-	e.Clear = "git checkout -- {paths}"
-	if source != "" {
-		args = append(args, source)
-		e.Clear = "git checkout " + shq(source) + " -- {paths}"
+	if source == "" {
+		e.Clear = "git checkout -- {paths}"
+		return g.worktreeVsIndex(spec)
 	}
-	return g.diffNames(append(append(args, "--"), spec...)...)
+	e.Clear = "git checkout " + shq(source) + " -- {paths}"
+	return g.worktreeVs(source, spec)
 }
 
 // gitSwitch: like checkout of a branch; --orphan empties the tracked files.
@@ -756,11 +790,10 @@ func gitRestore(g *gitProbe, e *GitEffect, args []string) error {
 		e.Clear += " --staged --worktree"
 	}
 	e.Clear += " -- {paths}"
-	d := []string{}
-	if source != "" {
-		d = append(d, source)
+	if source == "" {
+		return g.worktreeVsIndex(spec)
 	}
-	return g.diffNames(append(append(d, "--"), spec...)...)
+	return g.worktreeVs(source, spec)
 }
 
 // gitClean asks `git clean -n` with the same selection (-d, -x, -X, -e,
@@ -928,7 +961,7 @@ func patchNames(g *gitProbe, cmd string, a gitArgs) error {
 // already changed against HEAD (conflicts included) are known, the rest of
 // the sequence is not.
 func inProgress(g *gitProbe, cmd, abort string) error {
-	if err := g.diffNames("HEAD", "--"); err != nil {
+	if err := g.worktreeVs("HEAD", nil); err != nil {
 		return err
 	}
 	return gitUnknown(fmt.Sprintf("`%s` goes on with an operation in progress whose remaining steps acc does not read; `git status` shows where it stands, and %s returns to where it began", cmd, abort))
@@ -942,7 +975,7 @@ func gitMerge(g *gitProbe, e *GitEffect, args []string) error {
 	case a.has("--quit"):
 		return errNoEffect
 	case a.has("--abort"):
-		return g.diffNames("HEAD", "--") // it resets every file that differs from HEAD
+		return g.worktreeVs("HEAD", nil) // it resets every file that differs from HEAD
 	case a.has("--continue"):
 		return gitCommit(g, e, nil)
 	}
@@ -956,7 +989,7 @@ func gitMerge(g *gitProbe, e *GitEffect, args []string) error {
 		} else if !ok {
 			return notARev("git merge", c)
 		}
-		if err := g.diffNames("HEAD..."+c, "--"); err != nil {
+		if err := g.treeDiff("HEAD..."+c, ""); err != nil {
 			return err
 		}
 	}
@@ -993,11 +1026,11 @@ func gitRebase(g *gitProbe, e *GitEffect, args []string) error {
 		}
 	}
 	if len(a.pos) > 1 {
-		if err := g.diffNames("HEAD", a.pos[1], "--"); err != nil {
+		if err := g.treeDiff("HEAD", a.pos[1]); err != nil {
 			return err
 		}
 	}
-	return g.diffNames(onto, "--")
+	return g.worktreeVs(onto, nil)
 }
 
 // gitPick: cherry-pick and revert write the files each named commit (or

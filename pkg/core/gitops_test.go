@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -49,13 +50,68 @@ func gitTry(dir string, args ...string) (string, error) {
 // gitFixture makes a repository: main has two commits (the second changes
 // docs/readme.md); feature branches from the first, changes src/b.go and
 // adds src/feat.go. The checkout is on main, clean.
+//
+// The repository is built once per test binary and copied for each caller,
+// which costs far less than the dozen git processes that build it.
 func gitFixture(t *testing.T) string {
 	t.Helper()
+	fixtureOnce.Do(func() {
+		fixtureErr = fmt.Errorf("building the fixture repository failed (see the first test that tried)")
+		dir, err := os.MkdirTemp("", "acc-gitops-fixture-")
+		if err == nil {
+			fixtureDir = filepath.Join(dir, "repo")
+			err = buildGitFixture(t, fixtureDir)
+		}
+		fixtureErr = err
+	})
+	if fixtureErr != nil {
+		t.Fatal(fixtureErr)
+	}
 	base, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	repo := filepath.Join(base, "repo")
+	err = filepath.WalkDir(fixtureDir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(fixtureDir, p)
+		to := filepath.Join(repo, rel)
+		if d.IsDir() {
+			return os.MkdirAll(to, 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(to, b, fi.Mode().Perm())
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return repo
+}
+
+var (
+	fixtureOnce sync.Once
+	fixtureDir  string
+	fixtureErr  error
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if fixtureDir != "" {
+		os.RemoveAll(filepath.Dir(fixtureDir))
+	}
+	os.Exit(code)
+}
+
+func buildGitFixture(t *testing.T, repo string) error {
 	mustMkdir(t, repo)
 	git(t, repo, "init", "-q", "-b", "main")
 	for p, c := range map[string]string{fxA: "a1\n", fxB: "b1\n", fxSpace: "s1\n", fxNewline: "n1\n", fxReadme: "r1\n", fxIgnore: "*.log\n"} {
@@ -71,7 +127,7 @@ func gitFixture(t *testing.T) string {
 	git(t, repo, "checkout", "-q", "main")
 	mustWrite(t, filepath.Join(repo, fxReadme), "r2\n")
 	git(t, repo, "commit", "-q", "-am", "two")
-	return repo
+	return nil
 }
 
 // dirty leaves the usual mixture of local changes: a.go and the newline
