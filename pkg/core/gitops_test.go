@@ -267,7 +267,7 @@ func TestGitTouched(t *testing.T) {
 		// reset
 		{name: "reset --hard", setup: dirty, args: []string{"reset", "--hard"}, want: []string{fxA, fxNewline, fxSpace}, clear: "git restore --source=HEAD --staged --worktree -- {paths}"},
 		{name: "reset --hard feature", setup: dirty, args: []string{"reset", "--hard", "feature"}, want: []string{fxReadme, fxA, fxB, fxFeat, fxNewline, fxSpace}},
-		{name: "reset --keep", args: []string{"reset", "--keep", "feature"}, want: []string{fxReadme, fxB, fxFeat}},
+		{name: "reset --keep", setup: func(t *testing.T, repo string) { git(t, repo, "update-index", "-q", "--refresh") }, args: []string{"reset", "--keep", "feature"}, want: []string{fxReadme, fxB, fxFeat}},
 		{name: "reset mixed", setup: dirty, args: []string{"reset", "HEAD~"}, none: true},
 		{name: "reset paths", setup: dirty, args: []string{"reset", "--", fxSpace}, none: true},
 		{name: "reset unknown rev", args: []string{"reset", "--hard", "nosuch"}, unknown: "does not resolve"},
@@ -286,6 +286,9 @@ func TestGitTouched(t *testing.T) {
 			git(t, repo, "remote", "add", "origin", "https://example.invalid/r.git")
 			git(t, repo, "update-ref", "refs/remotes/origin/topic", "feature")
 		}, args: []string{"checkout", "topic"}, want: []string{fxReadme, fxB, fxFeat}},
+		{name: "checkout branch named like a file", setup: func(t *testing.T, repo string) {
+			mustWrite(t, filepath.Join(repo, "feature"), "a file\n")
+		}, args: []string{"checkout", "feature"}, want: []string{fxReadme, fxB, fxFeat}},
 		// checkout of paths
 		{name: "checkout path no dashdash", setup: dirty, args: []string{"checkout", fxA}, want: []string{fxA}, clear: "git checkout -- {paths}"},
 		{name: "checkout dot", setup: dirty, args: []string{"checkout", "."}, want: []string{fxA, fxNewline}},
@@ -314,7 +317,8 @@ func TestGitTouched(t *testing.T) {
 		{name: "clean -fdx", setup: func(t *testing.T, repo string) {
 			dirty(t, repo)
 			mustWrite(t, filepath.Join(repo, "tmp dir", "x\ny"), "x\n")
-		}, args: []string{"clean", "-fdx"}, want: []string{fxLog, fxU, "tmp dir", "tmp dir/x\ny"}, clear: "git clean -f -d -x -- {paths}"},
+			mustWrite(t, filepath.Join(repo, "src", "é \"q\".go"), "x\n")
+		}, args: []string{"clean", "-fdx"}, want: []string{fxLog, fxU, "src/é \"q\".go", "tmp dir", "tmp dir/x\ny"}, clear: "git clean -f -d -x -- {paths}"},
 		{name: "clean -X", setup: dirty, args: []string{"clean", "-f", "-X"}, want: []string{fxLog}},
 		{name: "clean subdir", setup: func(t *testing.T, repo string) {
 			dirty(t, repo)
