@@ -151,7 +151,7 @@ func gitTouched(ctx context.Context, dir string, args []string, depth int) (*Git
 		h = gitPull
 	case "commit":
 		h = gitCommit
-	case "add":
+	case "add", "stage":
 		h = gitAdd
 	case "rm":
 		h = gitRm
@@ -336,9 +336,23 @@ func (g *gitProbe) names(args ...string) error {
 // read through `git status` (which refreshes in memory only) and trees
 // through plumbing, which never touches the index.
 
+// optionLike refuses a revision that git would read as an option (a value
+// such as `--source=--output=f` must not turn a read into a write).
+func optionLike(revs ...string) error {
+	for _, r := range revs {
+		if strings.HasPrefix(r, "-") {
+			return gitUnknown(fmt.Sprintf("%s is not a revision acc can look up; name a branch or commit", shq(r)))
+		}
+	}
+	return nil
+}
+
 // treeDiff adds the files that differ between two commits or trees; a
 // "A...B" form compares B with the merge base of A and B.
 func (g *gitProbe) treeDiff(a, b string) error {
+	if err := optionLike(a, b); err != nil {
+		return err
+	}
 	if b == "" {
 		return g.names("diff", "--no-ext-diff", "--no-relative", "--name-only", "-z", "--no-renames", "--ignore-submodules=all", a, "--")
 	}
@@ -365,6 +379,9 @@ func (g *gitProbe) worktreeVsIndex(spec []string) error {
 // differs from rev (a superset: a staged change undone in the working copy
 // still counts).
 func (g *gitProbe) worktreeVs(rev string, spec []string) error {
+	if err := optionLike(rev); err != nil {
+		return err
+	}
 	if err := g.worktreeVsIndex(spec); err != nil {
 		return err
 	}
@@ -506,6 +523,9 @@ func shq(s string) string {
 
 // verifyRev resolves rev^{kind} without printing anything on failure.
 func (g *gitProbe) verifyRev(rev, kind string) (bool, error) {
+	if err := optionLike(rev); err != nil {
+		return false, err
+	}
 	_, err := g.run("rev-parse", "--verify", "-q", "--end-of-options", rev+"^{"+kind+"}")
 	var u gitUnknown
 	if errors.As(err, &u) {
@@ -580,6 +600,9 @@ func gitStash(g *gitProbe, e *GitEffect, args []string) error {
 			if _, err := strconv.Atoi(ref); err == nil {
 				ref = "stash@{" + ref + "}"
 			}
+		}
+		if err := optionLike(ref); err != nil {
+			return err
 		}
 		out, err := g.run("stash", "show", "--no-ext-diff", "--name-only", "-z", "--no-renames", "--include-untracked", ref)
 		if err != nil {

@@ -312,6 +312,8 @@ func TestGitTouched(t *testing.T) {
 		{name: "restore staged only", setup: dirty, args: []string{"restore", "--staged", "src"}, none: true},
 		{name: "restore staged worktree", setup: dirty, args: []string{"restore", "--staged", "--worktree", "src"}, want: []string{fxA, fxNewline, fxSpace}},
 		{name: "restore source", args: []string{"restore", "--source", "feature", fxB}, want: []string{fxB}, clear: "git restore --source=feature -- {paths}"},
+		{name: "restore option-like source", args: []string{"restore", "--source=--output=pwned", fxA}, unknown: "not a revision"},
+		{name: "rebase option-like onto", setup: onFeature, args: []string{"rebase", "--onto", "--output=pwned", "main"}, unknown: "not a revision", noReal: true},
 		// clean
 		{name: "clean -f", setup: dirty, args: []string{"clean", "-f"}, want: []string{fxU}, clear: "git clean -f -- {paths}"},
 		{name: "clean -fdx", setup: func(t *testing.T, repo string) {
@@ -388,6 +390,7 @@ func TestGitTouched(t *testing.T) {
 		{name: "add dot", setup: dirty, args: []string{"add", "."}, want: []string{fxA, fxNewline, fxU}, sweeps: true},
 		{name: "add -u", setup: dirty, args: []string{"add", "-u"}, want: []string{fxA, fxNewline}, sweeps: true},
 		{name: "add path", setup: dirty, args: []string{"add", fxU}, want: []string{fxU}, sweeps: true},
+		{name: "stage", setup: dirty, args: []string{"stage", "."}, want: []string{fxA, fxNewline, fxU}, sweeps: true},
 		{name: "add nothing", setup: dirty, args: []string{"add"}, none: true},
 		// other writers
 		{name: "rm", args: []string{"rm", "-q", fxB}, want: []string{fxB}},
