@@ -59,6 +59,18 @@ var errGitBudget = errors.New("git analysis: the hook's budget ran out")
 // gitUnknown carries the words for GitEffect.Unknown.
 type gitUnknown string
 
+// errTooManyRuns is the Unknown for a command that needs more than
+// gitTouchMaxRuns git processes; callers that read a git failure as an
+// answer ("not a revision") pass it on instead.
+const errTooManyRuns = gitUnknown("this git command needs more look-ups than the guard allows in one hook; name the paths explicitly")
+
+// answered reports whether err is git's own failure, which the caller may
+// read as an answer, rather than the budget or the process bound.
+func answered(err error) bool {
+	var u gitUnknown
+	return errors.As(err, &u) && u != errTooManyRuns
+}
+
 func (u gitUnknown) Error() string { return string(u) }
 
 // gitReadOnly lists subcommands that change no working-tree file.
@@ -98,17 +110,19 @@ var gitReadOnly = map[string]bool{
 // whose Unknown says the budget ran out. The rules per subcommand are in
 // docs/hooks.md "Git commands the guard looks into".
 func GitTouched(ctx context.Context, dir string, args []string) (*GitEffect, error) {
-	return gitTouched(ctx, dir, args, 0)
+	return gitTouched(ctx, dir, args, 0, 0)
 }
 
-func gitTouched(ctx context.Context, dir string, args []string, depth int) (*GitEffect, error) {
+// gitTouched follows aliases up to gitAliasDepth deep; runs counts the git
+// processes already started for this call.
+func gitTouched(ctx context.Context, dir string, args []string, depth, runs int) (*GitEffect, error) {
 	if len(args) == 0 || gitReadOnly[args[0]] {
 		return nil, nil
 	}
 	if real, err := filepath.EvalSymlinks(dir); err == nil {
 		dir = real
 	}
-	g := &gitProbe{ctx: ctx, dir: dir, env: append(gitEnv(), "GIT_OPTIONAL_LOCKS=0", "LC_ALL=C", "LANGUAGE=C", "GIT_TERMINAL_PROMPT=0")}
+	g := &gitProbe{ctx: ctx, dir: dir, env: append(gitEnv(), "GIT_OPTIONAL_LOCKS=0", "LC_ALL=C", "LANGUAGE=C", "GIT_TERMINAL_PROMPT=0"), runs: runs}
 	top, err := g.worktreeTop()
 	if err != nil {
 		return g.finish(&GitEffect{Worktree: dir}, err)
@@ -176,8 +190,7 @@ func gitTouched(ctx context.Context, dir string, args []string, depth int) (*Git
 		}
 		alias, err := g.run("config", "--get", "alias."+sub)
 		if err != nil {
-			var u gitUnknown
-			if errors.As(err, &u) {
+			if answered(err) {
 				return g.finish(e, gitUnknown(fmt.Sprintf("acc does not know what `git %s` changes in the working tree; use the plain git commands it stands for", sub)))
 			}
 			return g.finish(e, err)
@@ -186,7 +199,7 @@ func gitTouched(ctx context.Context, dir string, args []string, depth int) (*Git
 		if strings.HasPrefix(a, "!") {
 			return g.finish(e, gitUnknown(fmt.Sprintf("`git %s` is a shell alias acc cannot look into; run the git commands it stands for one by one", sub)))
 		}
-		return gitTouched(ctx, dir, append(strings.Fields(a), rest...), depth+1)
+		return gitTouched(ctx, dir, append(strings.Fields(a), rest...), depth+1, g.runs)
 	}
 	err = h(g, e, rest)
 	if errors.Is(err, errNoEffect) {
@@ -253,7 +266,7 @@ func (g *gitProbe) run(args ...string) ([]byte, error) {
 		return nil, errGitBudget
 	}
 	if g.runs >= gitTouchMaxRuns {
-		return nil, gitUnknown("this git command needs more look-ups than the guard allows in one hook; name the paths explicitly")
+		return nil, errTooManyRuns
 	}
 	g.runs++
 	full := append([]string{"--no-optional-locks", "-c", "core.fsmonitor=false", "-c", "core.quotePath=true", "-C", g.dir}, args...)
@@ -527,8 +540,7 @@ func (g *gitProbe) verifyRev(rev, kind string) (bool, error) {
 		return false, err
 	}
 	_, err := g.run("rev-parse", "--verify", "-q", "--end-of-options", rev+"^{"+kind+"}")
-	var u gitUnknown
-	if errors.As(err, &u) {
+	if answered(err) {
 		return false, nil
 	}
 	return err == nil, err
@@ -606,8 +618,7 @@ func gitStash(g *gitProbe, e *GitEffect, args []string) error {
 		}
 		out, err := g.run("stash", "show", "--no-ext-diff", "--name-only", "-z", "--no-renames", "--include-untracked", ref)
 		if err != nil {
-			var u gitUnknown
-			if errors.As(err, &u) {
+			if answered(err) {
 				return gitUnknown(fmt.Sprintf("`git stash %s` names %s, which acc cannot read as a stash entry; check `git stash list`", sub, ref))
 			}
 			return err
@@ -710,8 +721,7 @@ func gitCheckout(g *gitProbe, e *GitEffect, args []string) error {
 // `git checkout name` would create a branch from; "" when none or several.
 func (g *gitProbe) guessRemote(name string) (string, error) {
 	out, err := g.run("for-each-ref", "--format=%(refname)", "refs/remotes/")
-	var u gitUnknown
-	if errors.As(err, &u) {
+	if answered(err) {
 		return "", nil
 	} else if err != nil {
 		return "", err
@@ -734,8 +744,7 @@ func switchTo(g *gitProbe, target string, force bool) error {
 		return g.worktreeVs(target, nil)
 	}
 	err := g.treeDiff("HEAD", target)
-	var u gitUnknown
-	if errors.As(err, &u) {
+	if answered(err) {
 		// An unborn HEAD: every file of the target is written.
 		return g.names("ls-tree", "-r", "-z", "--name-only", "--full-tree", target)
 	}
@@ -1074,8 +1083,7 @@ func gitPick(g *gitProbe, e *GitEffect, sub string, args []string) error {
 		merges = "--diff-merges=separate"
 	}
 	err := g.names(append([]string{"show", "--no-ext-diff", "--format=", "--name-only", "-z", "--no-renames", merges, "--end-of-options"}, append(a.pos, "--")...)...)
-	var u gitUnknown
-	if errors.As(err, &u) {
+	if answered(err) {
 		return gitUnknown(fmt.Sprintf("`git %s` names a commit that does not resolve here, so acc cannot tell which files it would change; check the names with `git log --oneline`", sub))
 	}
 	return err

@@ -358,6 +358,7 @@ func TestGitTouched(t *testing.T) {
 			git(t, repo, "checkout", "-q", "behind")
 		},
 			args: []string{"merge", "main"}, want: []string{fxReadme}},
+		{name: "merge past the process bound", args: []string{"merge", "feature", "feature", "feature", "feature", "feature"}, want: []string{fxB, fxFeat}, unknown: "more look-ups", noReal: true},
 		{name: "merge unknown", args: []string{"merge", "nosuch"}, unknown: "does not resolve"},
 		{name: "merge no upstream", args: []string{"merge"}, unknown: "does not resolve"},
 		{name: "merge --abort", setup: func(t *testing.T, repo string) {
