@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // GitEffect is what one git command would do to a worktree's files
@@ -280,14 +282,16 @@ func (g *gitProbe) run(args ...string) ([]byte, error) {
 		return nil, errGitBudget
 	}
 	if out.over {
-		return nil, gitUnknown(fmt.Sprintf("`git %s` printed more than acc reads in a hook", strings.Join(args, " ")))
+		return nil, gitUnknown(fmt.Sprintf("`git %s` printed more than acc reads in a hook; name the paths explicitly", args[0]))
 	}
 	if err != nil {
 		msg := strings.TrimSpace(strings.SplitN(stderr.String(), "\n", 2)[0])
 		if msg == "" {
 			msg = err.Error()
 		}
-		return out.Bytes(), gitUnknown(fmt.Sprintf("`git %s` failed: %s", strings.Join(args, " "), msg))
+		// One line naming only the subcommand: the arguments may hold any
+		// byte, and this text can reach a deny reason.
+		return out.Bytes(), gitUnknown(fmt.Sprintf("`git %s` could not answer (%s)", args[0], strings.ToValidUTF8(msg, "?")))
 	}
 	return out.Bytes(), nil
 }
@@ -354,7 +358,7 @@ func (g *gitProbe) names(args ...string) error {
 func optionLike(revs ...string) error {
 	for _, r := range revs {
 		if strings.HasPrefix(r, "-") {
-			return gitUnknown(fmt.Sprintf("%s is not a revision acc can look up; name a branch or commit", shq(r)))
+			return gitUnknown(fmt.Sprintf("%s is not a revision acc can look up; name a branch or commit", textq(r)))
 		}
 	}
 	return nil
@@ -534,6 +538,16 @@ func shq(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
+// textq quotes s for a message: as for the shell, but in Go's escaped
+// form when it holds a control character or invalid UTF-8, so the message
+// stays one readable line.
+func textq(s string) string {
+	if !utf8.ValidString(s) || strings.IndexFunc(s, unicode.IsControl) >= 0 {
+		return strconv.Quote(s)
+	}
+	return shq(s)
+}
+
 // verifyRev resolves rev^{kind} without printing anything on failure.
 func (g *gitProbe) verifyRev(rev, kind string) (bool, error) {
 	if err := optionLike(rev); err != nil {
@@ -547,7 +561,7 @@ func (g *gitProbe) verifyRev(rev, kind string) (bool, error) {
 }
 
 func notARev(cmd, rev string) gitUnknown {
-	return gitUnknown(fmt.Sprintf("`%s` names %s, which does not resolve to a commit here, so acc cannot tell which files it would change; check the name with `git rev-parse --verify %s`", cmd, shq(rev), shq(rev)))
+	return gitUnknown(fmt.Sprintf("`%s` names %s, which does not resolve to a commit here, so acc cannot tell which files it would change; check the name with `git rev-parse --verify %s`", cmd, textq(rev), textq(rev)))
 }
 
 // gitStash: push/save (the default) stash the tracked files with changes
@@ -619,7 +633,7 @@ func gitStash(g *gitProbe, e *GitEffect, args []string) error {
 		out, err := g.run("stash", "show", "--no-ext-diff", "--name-only", "-z", "--no-renames", "--include-untracked", ref)
 		if err != nil {
 			if answered(err) {
-				return gitUnknown(fmt.Sprintf("`git stash %s` names %s, which acc cannot read as a stash entry; check `git stash list`", sub, ref))
+				return gitUnknown(fmt.Sprintf("`git stash %s` names %s, which acc cannot read as a stash entry; check `git stash list`", sub, textq(ref)))
 			}
 			return err
 		}

@@ -360,6 +360,7 @@ func TestGitTouched(t *testing.T) {
 			args: []string{"merge", "main"}, want: []string{fxReadme}},
 		{name: "merge past the process bound", args: []string{"merge", "feature", "feature", "feature", "feature", "feature"}, want: []string{fxB, fxFeat}, unknown: "more look-ups", noReal: true},
 		{name: "merge unknown", args: []string{"merge", "nosuch"}, unknown: "does not resolve"},
+		{name: "merge unknown name with a newline", args: []string{"merge", "no\nsuch"}, unknown: `"no\nsuch"`},
 		{name: "merge no upstream", args: []string{"merge"}, unknown: "does not resolve"},
 		{name: "merge --abort", setup: func(t *testing.T, repo string) {
 			mustWrite(t, filepath.Join(repo, fxB), "b-conflict\n")
@@ -474,6 +475,9 @@ func checkGitCase(t *testing.T, repo string, c gitCase) {
 	}
 	if c.unknown == "" && e.Unknown != "" || !strings.Contains(e.Unknown, c.unknown) {
 		t.Errorf("Unknown = %q, want it to contain %q", e.Unknown, c.unknown)
+	}
+	if strings.ContainsAny(e.Unknown, "\n\r") {
+		t.Errorf("Unknown is more than one line: %q", e.Unknown)
 	}
 	if c.clear != "" && e.Clear != c.clear {
 		t.Errorf("Clear = %q, want %q", e.Clear, c.clear)
