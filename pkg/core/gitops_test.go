@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -50,33 +49,38 @@ func gitTry(dir string, args ...string) (string, error) {
 // gitFixture makes a repository: main has two commits (the second changes
 // docs/readme.md); feature branches from the first, changes src/b.go and
 // adds src/feat.go. The checkout is on main, clean.
-//
-// The repository is built once per test binary and copied for each caller,
-// which costs far less than the dozen git processes that build it.
 func gitFixture(t *testing.T) string {
 	t.Helper()
-	fixtureOnce.Do(func() {
-		fixtureErr = fmt.Errorf("building the fixture repository failed (see the first test that tried)")
-		dir, err := os.MkdirTemp("", "acc-gitops-fixture-")
-		if err == nil {
-			fixtureDir = filepath.Join(dir, "repo")
-			err = buildGitFixture(t, fixtureDir)
-		}
-		fixtureErr = err
-	})
-	if fixtureErr != nil {
-		t.Fatal(fixtureErr)
+	return copyFixture(t, newGitTemplate(t))
+}
+
+// newGitTemplate builds the fixture in t's temporary directory, for
+// copyFixture to copy: a copy costs far less than the dozen git processes
+// that build it, and its index is stat-dirty, which is what tempts git to
+// rewrite the index and so makes the read-only check stricter.
+func newGitTemplate(t *testing.T) string {
+	t.Helper()
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
 	}
+	repo := filepath.Join(base, "template")
+	buildGitFixture(t, repo)
+	return repo
+}
+
+func copyFixture(t *testing.T, template string) string {
+	t.Helper()
 	base, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	repo := filepath.Join(base, "repo")
-	err = filepath.WalkDir(fixtureDir, func(p string, d fs.DirEntry, err error) error {
+	err = filepath.WalkDir(template, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		rel, _ := filepath.Rel(fixtureDir, p)
+		rel, _ := filepath.Rel(template, p)
 		to := filepath.Join(repo, rel)
 		if d.IsDir() {
 			return os.MkdirAll(to, 0o755)
@@ -97,21 +101,7 @@ func gitFixture(t *testing.T) string {
 	return repo
 }
 
-var (
-	fixtureOnce sync.Once
-	fixtureDir  string
-	fixtureErr  error
-)
-
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if fixtureDir != "" {
-		os.RemoveAll(filepath.Dir(fixtureDir))
-	}
-	os.Exit(code)
-}
-
-func buildGitFixture(t *testing.T, repo string) error {
+func buildGitFixture(t *testing.T, repo string) {
 	mustMkdir(t, repo)
 	git(t, repo, "init", "-q", "-b", "main")
 	for p, c := range map[string]string{fxA: "a1\n", fxB: "b1\n", fxSpace: "s1\n", fxNewline: "n1\n", fxReadme: "r1\n", fxIgnore: "*.log\n"} {
@@ -127,7 +117,6 @@ func buildGitFixture(t *testing.T, repo string) error {
 	git(t, repo, "checkout", "-q", "main")
 	mustWrite(t, filepath.Join(repo, fxReadme), "r2\n")
 	git(t, repo, "commit", "-q", "-am", "two")
-	return nil
 }
 
 // dirty leaves the usual mixture of local changes: a.go and the newline
@@ -414,10 +403,11 @@ func TestGitTouched(t *testing.T) {
 		{name: "branch", args: []string{"branch", "-l"}, none: true},
 		{name: "empty", args: nil, none: true, noReal: true},
 	}
+	template := newGitTemplate(t)
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			repo := gitFixture(t)
+			repo := copyFixture(t, template)
 			if c.setup != nil {
 				c.setup(t, repo)
 			}
