@@ -699,6 +699,9 @@ func gitCheckout(g *gitProbe, e *GitEffect, args []string) error {
 		}
 	}
 	if len(pos) == 0 {
+		if a.has("-p", "--patch") {
+			return checkoutPaths(g, e, "", []string{":/"}) // -p alone offers every change
+		}
 		return errNoEffect
 	}
 	kind := "commit"
@@ -821,6 +824,9 @@ func gitRestore(g *gitProbe, e *GitEffect, args []string) error {
 		return errNoEffect
 	}
 	spec := a.pathspec()
+	if len(spec) == 0 && a.has("-p", "--patch") {
+		spec = []string{":/"} // -p alone offers every change
+	}
 	if len(spec) == 0 {
 		return errNoEffect
 	}

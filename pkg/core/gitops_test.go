@@ -289,6 +289,8 @@ func TestGitTouched(t *testing.T) {
 		{name: "checkout tree-ish paths", setup: dirty, args: []string{"checkout", "feature", "--", "src"}, want: []string{fxA, fxB, fxFeat, fxNewline, fxSpace}, clear: "git checkout feature -- {paths}"},
 		{name: "checkout tree-ish paths no dashdash", args: []string{"checkout", "feature", fxB}, want: []string{fxB}},
 		{name: "checkout glob", setup: dirty, args: []string{"checkout", "*.go"}, want: []string{fxA, fxNewline}},
+		{name: "checkout -p", setup: dirty, args: []string{"checkout", "-p"}, want: []string{fxA, fxNewline}, noReal: true},
+		{name: "restore -p", setup: dirty, sub: "docs", args: []string{"restore", "-p"}, want: []string{fxA, fxNewline}, noReal: true},
 		{name: "checkout nothing matches", setup: dirty, args: []string{"checkout", "nosuch.go"}, want: nil},
 		// switch
 		{name: "switch", args: []string{"switch", "feature"}, want: []string{fxReadme, fxB, fxFeat}},
