@@ -252,6 +252,9 @@ func (w *shellWalker) add(target string, st dirState) {
 	if !strings.HasPrefix(target, "/") && (w.x != nil || !strings.HasPrefix(target, "~") && !strings.HasPrefix(target, "$")) {
 		if !st.known {
 			w.hidden = true
+			if w.x != nil {
+				w.unknownWrite(w.prog+" writes a relative path after a cd acc cannot follow", st, []string{target})
+			}
 			return
 		}
 		if st.base != "" && target == "." {

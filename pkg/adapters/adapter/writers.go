@@ -716,7 +716,18 @@ func (w *shellWalker) inlineCode(name string, args []word, redirs []*syntax.Redi
 		for j := 0; j < len(s); j++ {
 			c := s[j]
 			if isPython(name) && c == 'm' {
-				return true // a module: a program acc cannot look into
+				// A module: a program acc cannot look into, unless it is
+				// a formatter of the table run as a module.
+				mod := withText(args[i], s[j+1:])
+				if j+1 == len(s) && i+1 < len(args) {
+					i++
+					mod = args[i]
+				}
+				if contains([]string{"black", "isort", "autopep8", "ruff"}, mod.text) {
+					w.prog = mod.text
+					w.readWriter(mod.text, args[i+1:], redirs, st, 0)
+				}
+				return true
 			}
 			if strings.IndexByte(codeFlags, c) >= 0 {
 				code := []word{withText(args[i], s[j+1:])}
