@@ -429,6 +429,27 @@ func (w *shellWalker) assign(list []*syntax.Assign, st *dirState) {
 	}
 }
 
+// declare records the assignments of export, local, declare, readonly
+// and typeset; with an option that changes what a value means (-n a
+// reference, -i arithmetic, -l/-u/-c case, -a/-A arrays) the variables
+// are unknown.
+func (w *shellWalker) declare(c *syntax.DeclClause, st *dirState) {
+	for _, a := range c.Args {
+		if a == nil || !a.Naked || a.Value == nil {
+			continue
+		}
+		if flag := w.word(a.Value).text; strings.HasPrefix(flag, "-") && strings.ContainsAny(flag, "niluacA") || c.Variant.Value == "nameref" {
+			for _, b := range c.Args {
+				if b != nil && b.Name != nil {
+					st.vars = &shellVar{name: b.Name.Value, hints: w.wordHints(b.Value), next: st.vars}
+				}
+			}
+			return
+		}
+	}
+	w.assign(c.Args, st)
+}
+
 // forLoop reads a for loop's body once per item, its variable set to each,
 // when the items are known and few; else once with the variable unknown.
 func (w *shellWalker) forLoop(c *syntax.ForClause, st *dirState, depth int) {

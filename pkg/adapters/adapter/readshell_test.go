@@ -163,6 +163,8 @@ var moreForms = []readCase{
 	writes(`echo x > "$HOME/notes"`, "/home/u/notes"),
 	writes(`d=src; f=$d/a.go; rm "$f"`, "src/a.go"),
 	writes(`export OUT=src/b.go; echo x > "$OUT"`, "src/b.go"),
+	unknownWith(`x=src/a.go; declare -n r=x; rm $r`, "x"),
+	writes(`cd && rm notes`, "/home/u/notes"),
 	writes(`files=(src/a.go README.md); rm "${files[@]}"`, "src/a.go", "README.md"),
 	writes(`for f in src/*.go; do rm $f; done`, "src/a.go", "src/b.go", "src/c_test.go"),
 	writes(`for f in a b; do touch src/$f.go; done`, "src/a.go", "src/b.go"),

@@ -387,7 +387,7 @@ func (w *shellWalker) command(cmd syntax.Command, redirs []*syntax.Redirect, st 
 	case *syntax.DeclClause:
 		w.substitutions(c, *st, depth)
 		if w.x != nil {
-			w.assign(c.Args, st)
+			w.declare(c, st)
 		}
 	default:
 		// Arithmetic, tests, declarations and let write no file themselves;
@@ -628,7 +628,12 @@ func (w *shellWalker) callWords(ws []word, redirs []*syntax.Redirect, st *dirSta
 		}
 		p := parseArgs(args1, "", nil)
 		if len(p.ops) == 0 {
-			st.known = false // cd alone goes to $HOME
+			// cd alone goes to $HOME.
+			if w.x != nil && strings.HasPrefix(w.x.env.Home, "/") && name == "cd" {
+				st.chdir(w.x.env.Home, true)
+				return
+			}
+			st.known = false
 			return
 		}
 		applyChdir(st, p.ops[0], true)
