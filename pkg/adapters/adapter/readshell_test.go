@@ -581,11 +581,23 @@ func FuzzReadShell(f *testing.F) {
 	})
 }
 
+// BenchmarkReadShell measures ReadShell, and ShellWriteTargets on the same
+// commands beside it (legacy-…), in the fixture plus a directory of 500
+// files for the glob500 command.
 func BenchmarkReadShell(b *testing.B) {
-	_, env := readFixture(b)
+	top, env := readFixture(b)
+	if err := os.MkdirAll(filepath.Join(top, "gen"), 0o755); err != nil {
+		b.Fatal(err)
+	}
+	for i := range 500 {
+		if err := os.WriteFile(filepath.Join(top, "gen", fmt.Sprintf("f%03d.go", i)), nil, 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
 	for _, c := range []struct{ name, cmd string }{
 		{"plain", `go test ./... 2>&1 | tail -20 > test.log`},
 		{"glob", `rm -f src/*.go && touch src/{a,b}.go`},
+		{"glob500", `rm -f gen/*.go`},
 		{"git", `git add -A && git commit -m wip`},
 		{"inline", `python3 -c "import os; os.remove('src/a.go')"`},
 	} {
@@ -596,5 +608,48 @@ func BenchmarkReadShell(b *testing.B) {
 				}
 			}
 		})
+		b.Run("legacy-"+c.name, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := ShellWriteTargets(c.cmd); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// TestReadShellKeepsTheVectors: on every vector of ShellWriteTargets,
+// ReadShell reads the same targets, except where it now expands a word or
+// knows a writer (listed here with what it reads instead).
+func TestReadShellKeepsTheVectors(t *testing.T) {
+	_, env := readFixture(t)
+	changed := map[string]readCase{
+		`echo x > "dir/$NAME.txt"`:     unknownWith(`echo x > "dir/$NAME.txt"`, "dir/", ".txt"),
+		`echo x > $OUT`:                unknownWith(`echo x > $OUT`),
+		`echo x > ~/notes`:             writes(`echo x > ~/notes`, "/home/u/notes"),
+		`find . -name '*.tmp' -delete`: writes(`find . -name '*.tmp' -delete`, "."),
+	}
+	// The vectors in which ReadShell also sees a write it cannot know.
+	unknownToo := map[string]bool{
+		`python3 -c "open('f','w')"`: true, `eval "$CMD"`: true, `node - <<< 'x'`: true,
+		`echo x > *.go`: true, `"$EDITOR" f`: true, `$RM f`: true, `perl -pe 's/a/b/' f`: true,
+		`xargs rm < list`: true,
+	}
+	for _, c := range append(slices.Clone(referenceVectors), ownVectors...) {
+		r, err := ReadShell(c.cmd, env)
+		if err != nil {
+			t.Errorf("%q: %v", c.cmd, err)
+			continue
+		}
+		if want, ok := changed[c.cmd]; ok {
+			want.check(t, "", r)
+			continue
+		}
+		if !slices.Equal(r.Targets, c.want) {
+			t.Errorf("%q: ShellWriteTargets reads %q, ReadShell %q", c.cmd, c.want, r.Targets)
+		}
+		if (len(r.Unknown) > 0) != unknownToo[c.cmd] {
+			t.Errorf("%q: unknown writes %+v", c.cmd, r.Unknown)
+		}
 	}
 }
