@@ -529,6 +529,7 @@ func (w *shellWalker) wordHints(x *syntax.Word) []string {
 		return nil
 	}
 	var b strings.Builder
+	anyPath := false
 	var walk func(parts []syntax.WordPart)
 	walk = func(parts []syntax.WordPart) {
 		for _, part := range parts {
@@ -546,15 +547,21 @@ func (w *shellWalker) wordHints(x *syntax.Word) []string {
 					b.WriteByte(0)
 				}
 			default:
+				text := source(w.src, part)
 				b.WriteByte(0)
-				b.WriteString(source(w.src, part))
+				b.WriteString(text)
+				anyPath = anyPath || lists(text) // its output may name any path
 				b.WriteByte(0)
 			}
 		}
 	}
 	walk(x.Parts)
 	w.spend(b.Len())
-	return codeTokens(b.String())
+	hints := codeTokens(b.String())
+	if anyPath {
+		hints = append(hints, "*")
+	}
+	return hints
 }
 
 // hintsOf are the path-like tokens of a statement's text (a pipeline
@@ -565,7 +572,26 @@ func (w *shellWalker) hintsOf(s *syntax.Stmt) []string {
 	}
 	text := source(w.src, s)
 	w.spend(len(text))
-	return codeTokens(text)
+	hints := codeTokens(text)
+	if lists(text) {
+		hints = append(hints, "*") // its output may name any path
+	}
+	return hints
+}
+
+// listers are programs whose output is a list of paths found in a
+// directory (`git ls-files | xargs …`, `for f in $(find .)`): the hint of
+// their output is "*", which reaches every path.
+var listers = []string{"find", "fd", "fdfind", "ls", "git", "rg", "grep", "ag", "locate", "tree", "du"}
+
+// lists reports whether the shell text runs one of the listers.
+func lists(text string) bool {
+	for _, tok := range codeTokens(text) {
+		if contains(listers, path.Base(tok)) {
+			return true
+		}
+	}
+	return false
 }
 
 // codeTokens splits text into the tokens that could name a path: runs

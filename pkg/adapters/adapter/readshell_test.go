@@ -226,6 +226,11 @@ var moreForms = []readCase{
 	unknownWith(`xargs -a list.txt rm -f`, "src/b.go"),
 	unknownWith(`git ls-files src | xargs -I{} sed -i s/a/b/ {}`, "src"),
 	unknownWith(`cat list.txt | xargs -0 -n1 gofmt -w`, "list.txt"),
+	unknownWith(`git ls-files | xargs sed -i s/a/b/`, "*"),
+	unknownWith(`find . -type f | xargs rm`, "*"),
+	unknownWith(`for f in $(git ls-files); do gofmt -w $f; done`, "*"),
+	unknownWith(`git --work-tree=/srv/app checkout -- .`, "/srv/app"),
+	reads(`git --git-dir=/srv/app.git log`),
 	// patch
 	writes(`patch src/a.go fix.diff`, "src/a.go"),
 	writes(`patch -p1 -i fix.diff`, "src/a.go"),

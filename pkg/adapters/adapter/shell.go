@@ -806,6 +806,7 @@ func (w *shellWalker) copyLike(p parsed, sourcesToo bool, st dirState) {
 // git handles the subcommands that write working-tree files.
 func (w *shellWalker) git(args []word, st dirState) {
 	i := 0
+	var elsewhere []word // --git-dir, --work-tree: a work tree git finds elsewhere
 global:
 	for i < len(args) {
 		t := args[i].text
@@ -813,7 +814,14 @@ global:
 		case t == "-C" && i+1 < len(args):
 			applyChdir(&st, args[i+1], false)
 			i += 2
-		case (t == "-c" || t == "--git-dir" || t == "--work-tree" || t == "--namespace" || t == "--config-env") && i+1 < len(args):
+		case (t == "--git-dir" || t == "--work-tree") && i+1 < len(args):
+			elsewhere = append(elsewhere, args[i+1])
+			i += 2
+		case strings.HasPrefix(t, "--git-dir=") || strings.HasPrefix(t, "--work-tree="):
+			_, v, _ := strings.Cut(t, "=")
+			elsewhere = append(elsewhere, withText(args[i], v))
+			i++
+		case (t == "-c" || t == "--namespace" || t == "--config-env") && i+1 < len(args):
 			i += 2
 		case strings.HasPrefix(t, "-"):
 			i++
@@ -826,7 +834,12 @@ global:
 	}
 	sub, rest := args[i].text, args[i+1:]
 	if w.x != nil {
-		w.gitOp(args[i:], st)
+		if len(elsewhere) > 0 && touchesWorktree(sub, rest) {
+			w.unknownCode("git "+sub+" with --git-dir or --work-tree works in a tree acc does not follow", append(elsewhere, rest...), st)
+			return
+		} else {
+			w.gitOp(args[i:], st)
+		}
 	}
 	switch sub {
 	case "restore":
