@@ -139,7 +139,7 @@ func ReadShell(command string, env ShellEnv) (r ShellReading, err error) {
 	if env.ReadFile == nil {
 		env.ReadFile = os.ReadFile
 	}
-	w := &shellWalker{seen: map[string]bool{}, src: command, x: &reading{env: env, seen: map[string]bool{}, tops: map[string]string{}}}
+	w := &shellWalker{seen: map[string]bool{}, src: command, x: &reading{env: env, seen: map[string]bool{}, tops: map[string]string{}, funcs: map[string]bool{}}}
 	st := dirState{known: true}
 	parser := syntax.NewParser(syntax.Variant(syntax.LangBash))
 	for stmt, perr := range parser.StmtsSeq(strings.NewReader(command)) {
@@ -161,6 +161,16 @@ type reading struct {
 	seen       map[string]bool   // unknown writes already recorded
 	tops       map[string]string // Toplevel answers by directory ("" = none)
 	dirEntries int               // entries listed for globs (maxGlobEntries)
+	funcs      map[string]bool   // functions defined: true when the body has a write it cannot name
+}
+
+// unknown is the unknown writes gathered so far (none for
+// ShellWriteTargets).
+func (w *shellWalker) unknown() []UnknownWrite {
+	if w.x == nil {
+		return nil
+	}
+	return w.x.unknown
 }
 
 // shellVar is one variable assigned in the command, in a list that a

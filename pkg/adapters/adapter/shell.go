@@ -375,7 +375,15 @@ func (w *shellWalker) command(cmd syntax.Command, redirs []*syntax.Redirect, st 
 		// A function body runs when called, in the caller's directory; it
 		// is examined in the directory of its definition.
 		sub := *st
+		if w.x == nil || c.Name == nil {
+			w.stmt(c.Body, &sub, depth)
+			return
+		}
+		// A write the body cannot name may be one of the arguments the
+		// function is called with: remembered for the calls.
+		n := len(w.x.unknown)
 		w.stmt(c.Body, &sub, depth)
+		w.x.funcs[c.Name.Value] = len(w.x.unknown) > n
 	case *syntax.TimeClause:
 		w.stmt(c.Stmt, st, depth)
 	case *syntax.CoprocClause:
@@ -618,6 +626,10 @@ func (w *shellWalker) callWords(ws []word, redirs []*syntax.Redirect, st *dirSta
 	name := path.Base(ws[0].text)
 	args1 := ws[1:]
 	w.prog = name
+	if w.x != nil && w.x.funcs[ws[0].text] {
+		w.unknownCode("function "+ws[0].text+" writes paths from its arguments, which acc does not follow", args1, *local)
+		return
+	}
 	if w.x != nil && w.readWriter(name, args1, redirs, *local, depth) {
 		return
 	}
@@ -697,13 +709,18 @@ func (w *shellWalker) callWords(ws []word, redirs []*syntax.Redirect, st *dirSta
 		w.applyPatch(args1, redirs, *local)
 	case "sh", "bash", "dash", "zsh", "ksh", "mksh":
 		if depth < maxShellNesting {
-			if script, ok := shellScriptWord(args1); ok {
+			if script, params, ok := shellScriptWord(args1); ok {
 				if script.unknown {
 					w.unknownCode(name+" -c runs a script acc cannot know before it runs", []word{script}, *local)
 					return
 				}
 				sub := *local // a child shell: its cd stays there
+				n := len(w.unknown())
 				w.nested(script.text, &sub, depth+1)
+				if len(w.unknown()) > n && len(params) > 0 {
+					// What the script cannot name may be its arguments.
+					w.unknownCode(name+" -c writes paths from its arguments, which acc does not follow", params, *local)
+				}
 			}
 		}
 	case "eval":
@@ -933,16 +950,16 @@ func (w *shellWalker) applyPatch(args []word, redirs []*syntax.Redirect, st dirS
 
 // shellScriptWord finds the script of "sh [options] -c SCRIPT [name
 // args…]".
-func shellScriptWord(args []word) (word, bool) {
+func shellScriptWord(args []word) (script word, params []word, ok bool) {
 	dashC := false
 	for i := 0; i < len(args); i++ {
 		t := args[i].text
 		if t == "--" || t == "-" {
 			i++
 			if dashC && i < len(args) {
-				return args[i], true
+				return args[i], args[i+1:], true
 			}
-			return word{}, false
+			return word{}, nil, false
 		}
 		if (strings.HasPrefix(t, "-") || strings.HasPrefix(t, "+")) && len(t) > 1 {
 			if strings.HasPrefix(t, "--") {
@@ -956,9 +973,9 @@ func shellScriptWord(args []word) (word, bool) {
 			}
 			continue
 		}
-		return args[i], dashC
+		return args[i], args[i+1:], dashC
 	}
-	return word{}, false
+	return word{}, nil, false
 }
 
 // withText is the word a carrying the text t (a part of a's text, such as
