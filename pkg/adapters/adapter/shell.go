@@ -673,7 +673,7 @@ func (w *shellWalker) callWords(ws []word, redirs []*syntax.Redirect, st *dirSta
 		p := parseArgs(args1, "tS", []string{"target-directory", "suffix"})
 		if len(p.ops) == 1 && p.value("t", "target-directory") == nil {
 			// ln TARGET makes a link named after it in the current directory.
-			w.add(path.Base(p.ops[0].text), *local)
+			w.addWord(withText(p.ops[0], path.Base(p.ops[0].text)), *local)
 			return
 		}
 		w.copyLike(p, false, *local)
@@ -687,12 +687,12 @@ func (w *shellWalker) callWords(ws []word, redirs []*syntax.Redirect, st *dirSta
 	case "rsync":
 		p := parseArgs(args1, "eTBfM", rsyncValueFlags)
 		if len(p.ops) >= 2 {
-			w.add(p.ops[len(p.ops)-1].text, *local)
+			w.addWord(p.ops[len(p.ops)-1], *local)
 		}
 	case "dd":
 		for _, a := range args1 {
 			if of, ok := strings.CutPrefix(a.text, "of="); ok {
-				w.add(of, *local)
+				w.addWord(withText(a, of), *local)
 			}
 		}
 	case "sed", "perl", "ruby":
