@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
@@ -30,8 +31,10 @@ type ShellEnv struct {
 	// directory dir; nil, or ok false, leaves that substitution unknown.
 	Toplevel func(dir string) (top string, ok bool)
 	// ReadFile reads a file a command takes its writes from (the patch of
-	// `patch -i FILE` or `patch < FILE`), given its absolute path; at most
-	// MaxShellReadFile bytes are used. Nil means os.ReadFile.
+	// `patch -i FILE` or `patch < FILE`, the list of `xargs -a FILE`),
+	// given its absolute path; a file over MaxShellReadFile bytes is not
+	// used. Nil reads regular files only (never a FIFO or a device, which
+	// could block), at most MaxShellReadFile+1 bytes of them.
 	ReadFile func(name string) ([]byte, error)
 }
 
@@ -137,7 +140,7 @@ func ReadShell(command string, env ShellEnv) (r ShellReading, err error) {
 		env.ReadDir = os.ReadDir
 	}
 	if env.ReadFile == nil {
-		env.ReadFile = os.ReadFile
+		env.ReadFile = readRegularFile
 	}
 	w := &shellWalker{seen: map[string]bool{}, src: command, x: &reading{env: env, seen: map[string]bool{}, tops: map[string]string{}, funcs: map[string]bool{}}}
 	st := dirState{known: true}
@@ -755,6 +758,20 @@ func touchesWorktree(sub string, args []word) bool {
 
 // errUnreadable: the file a command takes its writes from is not read.
 var errUnreadable = errors.New("unreadable")
+
+// readRegularFile reads up to MaxShellReadFile+1 bytes of the regular
+// file name.
+func readRegularFile(name string) ([]byte, error) {
+	f, err := os.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return nil, errUnreadable
+	}
+	return io.ReadAll(io.LimitReader(f, MaxShellReadFile+1))
+}
 
 // readFile reads the file name (relative to st) for a command, bounded by
 // MaxShellReadFile.

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -662,6 +663,27 @@ func TestReadShellKeepsTheVectors(t *testing.T) {
 		}
 		if (len(r.Unknown) > 0) != unknownToo[c.cmd] {
 			t.Errorf("%q: unknown writes %+v", c.cmd, r.Unknown)
+		}
+	}
+}
+
+// TestReadShellReadsOnlyRegularFiles: the patch or list a command reads
+// from is read only when it is a regular file of at most
+// MaxShellReadFile bytes; a FIFO (which could block the hook) or a larger
+// file is an unknown write.
+func TestReadShellReadsOnlyRegularFiles(t *testing.T) {
+	top, env := readFixture(t)
+	if err := syscall.Mkfifo(filepath.Join(top, "pipe.diff"), 0o644); err != nil {
+		t.Skip("no FIFO here:", err)
+	}
+	big := "--- a/src/a.go\n+++ b/src/a.go\n" + strings.Repeat("+x\n", MaxShellReadFile/3+1)
+	if err := os.WriteFile(filepath.Join(top, "big.diff"), []byte(big), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, cmd := range []string{`patch -p1 < pipe.diff`, `patch -p1 -i big.diff`, `patch -p1 < src`} {
+		r, err := ReadShell(cmd, env)
+		if err != nil || len(r.Targets) != 0 || len(r.Unknown) != 1 {
+			t.Errorf("%q: %+v %v; want one unknown write", cmd, r, err)
 		}
 	}
 }
