@@ -25,7 +25,8 @@ type ShellEnv struct {
 	Cwd string
 	// Home is $HOME for ~ and $HOME; empty leaves such words unknown.
 	Home string
-	// ReadDir lists a directory for globs; nil means os.ReadDir.
+	// ReadDir lists a directory for globs, sorted by name; nil means
+	// os.ReadDir opening directories only (never blocking on a FIFO).
 	ReadDir func(dir string) ([]fs.DirEntry, error)
 	// Toplevel answers `git rev-parse --show-toplevel` run in the absolute
 	// directory dir; nil, or ok false, leaves that substitution unknown.
@@ -137,7 +138,7 @@ func ReadShell(command string, env ShellEnv) (r ShellReading, err error) {
 		return ShellReading{}, fmt.Errorf("%w: %s", ErrShellTooComplex, tooDeep)
 	}
 	if env.ReadDir == nil {
-		env.ReadDir = os.ReadDir
+		env.ReadDir = readDirOnly
 	}
 	if env.ReadFile == nil {
 		env.ReadFile = readRegularFile
@@ -758,6 +759,19 @@ func touchesWorktree(sub string, args []word) bool {
 
 // errUnreadable: the file a command takes its writes from is not read.
 var errUnreadable = errors.New("unreadable")
+
+// readDirOnly is os.ReadDir that opens nothing but a directory: a glob
+// that passes a FIFO must not wait for a writer.
+func readDirOnly(name string) ([]fs.DirEntry, error) {
+	f, err := os.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_DIRECTORY, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	list, err := f.ReadDir(-1)
+	slices.SortFunc(list, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	return list, err
+}
 
 // readRegularFile reads up to MaxShellReadFile+1 bytes of the regular
 // file name.

@@ -686,4 +686,9 @@ func TestReadShellReadsOnlyRegularFiles(t *testing.T) {
 			t.Errorf("%q: %+v %v; want one unknown write", cmd, r, err)
 		}
 	}
+	// A glob through the FIFO neither blocks nor matches.
+	r, err := ReadShell(`rm pipe.diff/* src/a*`, env)
+	if err != nil || !slices.Equal(r.Targets, []string{"pipe.diff/*", "src/a.go"}) {
+		t.Errorf("glob past a FIFO: %+v %v", r, err)
+	}
 }
