@@ -100,9 +100,26 @@ const MaxShellReadFile = 1 << 20
 const maxGlobEntries = 20000
 
 // maxLoopItems is the most items of a for loop whose body is read once per
-// item (its variable set to each); a longer loop is read once with the
-// variable unknown.
-const maxLoopItems = 64
+// item (its variable set to each), and maxLoopWalks the most such readings
+// in one command (nested loops multiply); a longer loop, or one past
+// maxLoopWalks, is read once with the variable unknown.
+const (
+	maxLoopItems = 64
+	maxLoopWalks = 4096
+)
+
+// maxShellVars is the most variables ReadShell follows in one command: a
+// variable assigned after that many others is unknown when used.
+const maxShellVars = 256
+
+// expandCost and fieldCost are the work (maxShellWork) charged for one
+// word expanded by the expand package and for each word it makes: about
+// their cost in time next to a byte copied, so that the work bound keeps
+// a command of expansions inside the hook's budget as it does one of text.
+const (
+	expandCost = 2048
+	fieldCost  = 128
+)
 
 // ReadShell reads what the shell command would do to files (SPEC decision
 // 26; the rules are in docs/hooks.md, "How the guard reads a shell
@@ -166,6 +183,7 @@ type reading struct {
 	tops       map[string]string // Toplevel answers by directory ("" = none)
 	dirEntries int               // entries listed for globs (maxGlobEntries)
 	funcs      map[string]bool   // functions defined: true when the body has a write it cannot name
+	loopWalks  int               // loop bodies read per item (maxLoopWalks)
 }
 
 // unknown is the unknown writes gathered so far (none for
@@ -185,6 +203,41 @@ type shellVar struct {
 	known bool
 	hints []string // literal fragments of a value that is not known
 	next  *shellVar
+	depth int // how many variables follow in the list
+}
+
+// push makes v the newest variable of st. A list grown to twice
+// maxShellVars is compacted to the newest binding of each name, at most
+// maxShellVars of them (older names are then unknown), so that a lookup
+// stays short whatever the command.
+func (w *shellWalker) push(st *dirState, v *shellVar) {
+	v.next = st.vars
+	if st.vars != nil {
+		v.depth = st.vars.depth + 1
+	}
+	st.vars = v
+	if v.depth < 2*maxShellVars {
+		return
+	}
+	seen := map[string]bool{}
+	var keep []*shellVar
+	for x := v; x != nil && len(keep) < maxShellVars; x = x.next {
+		w.spend(1)
+		if !seen[x.name] {
+			seen[x.name] = true
+			keep = append(keep, x)
+		}
+	}
+	var list *shellVar
+	for i := len(keep) - 1; i >= 0; i-- {
+		c := *keep[i]
+		c.next, c.depth = list, 0
+		if list != nil {
+			c.depth = list.depth + 1
+		}
+		list = &c
+	}
+	st.vars = list
 }
 
 // lookup finds the variable name, each step counted as work.
@@ -354,6 +407,7 @@ func (w *shellWalker) expandWord(x *syntax.Word, st dirState, fields bool) []wor
 	}
 	var out []string
 	if !e.unknown {
+		w.spend(expandCost)
 		cfg := w.config(st, e)
 		if fields {
 			got, err := expand.Fields(cfg, x)
@@ -376,7 +430,7 @@ func (w *shellWalker) expandWord(x *syntax.Word, st dirState, fields bool) []wor
 	}
 	ws := make([]word, len(out))
 	for i, f := range out {
-		w.spend(len(f) + 1)
+		w.spend(len(f) + fieldCost)
 		ws[i] = word{text: f, literal: true, quoted: raw.quoted, expanded: true}
 	}
 	return ws
@@ -409,7 +463,7 @@ func (w *shellWalker) assign(list []*syntax.Assign, st *dirState) {
 		if a == nil || a.Name == nil || a.Naked {
 			continue
 		}
-		v := &shellVar{name: a.Name.Value, known: true, next: st.vars}
+		v := &shellVar{name: a.Name.Value, known: true}
 		switch {
 		case a.Index != nil || a.Append:
 			v.known = false // an element or an append: not followed
@@ -439,7 +493,7 @@ func (w *shellWalker) assign(list []*syntax.Assign, st *dirState) {
 				v.known, v.hints = false, f[0].hints
 			}
 		}
-		st.vars = v
+		w.push(st, v)
 	}
 }
 
@@ -455,7 +509,7 @@ func (w *shellWalker) declare(c *syntax.DeclClause, st *dirState) {
 		if flag := w.word(a.Value).text; strings.HasPrefix(flag, "-") && strings.ContainsAny(flag, "niluacA") || c.Variant.Value == "nameref" {
 			for _, b := range c.Args {
 				if b != nil && b.Name != nil {
-					st.vars = &shellVar{name: b.Name.Value, hints: w.wordHints(b.Value), next: st.vars}
+					w.push(st, &shellVar{name: b.Name.Value, hints: w.wordHints(b.Value)})
 				}
 			}
 			return
@@ -480,15 +534,16 @@ func (w *shellWalker) forLoop(c *syntax.ForClause, st *dirState, depth int) {
 			known = known && !f.unknown
 		}
 	}
-	if known && len(items) <= maxLoopItems {
+	if known && len(items) <= maxLoopItems && w.x.loopWalks+len(items) <= maxLoopWalks {
+		w.x.loopWalks += len(items)
 		for _, f := range items {
-			st.vars = &shellVar{name: it.Name.Value, known: true, next: st.vars,
-				value: expand.Variable{Set: true, Kind: expand.String, Str: f.text}}
+			w.push(st, &shellVar{name: it.Name.Value, known: true,
+				value: expand.Variable{Set: true, Kind: expand.String, Str: f.text}})
 			w.stmts(c.Do, st, depth)
 		}
 		return
 	}
-	v := &shellVar{name: it.Name.Value, next: st.vars}
+	v := &shellVar{name: it.Name.Value}
 	for _, f := range items {
 		if f.unknown {
 			v.hints = append(v.hints, f.hints...)
@@ -496,7 +551,7 @@ func (w *shellWalker) forLoop(c *syntax.ForClause, st *dirState, depth int) {
 			v.hints = append(v.hints, f.text)
 		}
 	}
-	st.vars = v
+	w.push(st, v)
 	w.stmts(c.Do, st, depth)
 }
 

@@ -692,3 +692,35 @@ func TestReadShellReadsOnlyRegularFiles(t *testing.T) {
 		t.Errorf("glob past a FIFO: %+v %v", r, err)
 	}
 }
+
+// TestReadShellExpansionIsCounted: the work bound counts what expanding
+// costs, so a command made of expansions is bounded like one of text: a
+// MiB of brace expansions or of globs is not read to the end
+// (ErrShellTooComplex, which the guard treats as a write anywhere), nested
+// loops are read per item only up to maxLoopWalks bodies, and a long list
+// of variables stays short to look up.
+func TestReadShellExpansionIsCounted(t *testing.T) {
+	_, env := readFixture(t)
+	for name, cmd := range map[string]string{
+		"braces": strings.Repeat("touch {1..16000};", MaxShellCommand/18),
+		"globs":  strings.Repeat("rm src/*.go;", MaxShellCommand/13),
+	} {
+		if _, err := ReadShell(cmd, env); !errors.Is(err, ErrShellTooComplex) {
+			t.Errorf("%s: %v, want ErrShellTooComplex", name, err)
+		}
+	}
+	items := strings.Repeat("x ", maxLoopItems)
+	nested := "for a in " + items + "; do for b in " + items + "; do for c in " + items + "; do rm $a$b$c; done; done; done"
+	r, err := ReadShell(nested, env)
+	if err != nil || !slices.Equal(r.Targets, []string{"xxx"}) || len(r.Unknown) == 0 {
+		t.Errorf("nested loops: %+v %v; want xxx while loop walks last, then unknown writes", r.Targets, err)
+	}
+	many := ""
+	for i := range 3 * maxShellVars {
+		many += fmt.Sprintf("v%d=src/a.go; ", i)
+	}
+	r, err = ReadShell(many+fmt.Sprintf("rm $v%d; rm $v0", 3*maxShellVars-1), env)
+	if err != nil || !slices.Equal(r.Targets, []string{"src/a.go"}) || len(r.Unknown) != 1 {
+		t.Errorf("%d variables: %+v %v; want the newest followed, the oldest unknown", 3*maxShellVars, r, err)
+	}
+}

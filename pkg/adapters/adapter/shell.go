@@ -102,7 +102,9 @@ const maxShellNesting = 4
 // [MaxShellDepth], or whose walk passes its work bound, returns no targets
 // and an error wrapping [ErrShellTooComplex]; a relative target after a
 // non-literal cd is left out and reported with [ErrShellUnknownDir].
-// ShellWriteTargets never panics.
+// ShellWriteTargets never panics. [ReadShell] reads the same command as
+// bash will run it: expanded, with git operations and the writes it cannot
+// know.
 func ShellWriteTargets(command string) (targets []string, err error) {
 	defer func() {
 		if r := recover(); r != nil {
