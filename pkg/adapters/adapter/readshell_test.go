@@ -724,3 +724,25 @@ func TestReadShellExpansionIsCounted(t *testing.T) {
 		t.Errorf("%d variables: %+v %v; want the newest followed, the oldest unknown", 3*maxShellVars, r, err)
 	}
 }
+
+// TestReadShellUnknownWriteDir: an unknown write says which directory its
+// relative hints are relative to, and whether that is known.
+func TestReadShellUnknownWriteDir(t *testing.T) {
+	_, env := readFixture(t)
+	for cmd, want := range map[string]UnknownWrite{
+		`cd src && python3 -c "open('a.go','w')"`: {Dir: "src", DirKnown: true, Hints: []string{"open", "a.go", "w"}},
+		`cd /srv && echo x > "$OUT"`:              {Dir: "/srv", DirKnown: true},
+		`cd "$D" && rm a.go`:                      {Dir: "", DirKnown: false, Hints: []string{"a.go"}},
+		`python3 -c "open('a.go','w')"`:           {Dir: "", DirKnown: true, Hints: []string{"open", "a.go", "w"}},
+	} {
+		r, err := ReadShell(cmd, env)
+		if err != nil || len(r.Unknown) != 1 {
+			t.Errorf("%q: %+v %v", cmd, r, err)
+			continue
+		}
+		got := r.Unknown[0]
+		if got.Dir != want.Dir || got.DirKnown != want.DirKnown || !slices.Equal(got.Hints, want.Hints) {
+			t.Errorf("%q: %+v, want dir %q known %v hints %q", cmd, got, want.Dir, want.DirKnown, want.Hints)
+		}
+	}
+}
