@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -101,7 +102,9 @@ const maxShellNesting = 4
 // [MaxShellDepth], or whose walk passes its work bound, returns no targets
 // and an error wrapping [ErrShellTooComplex]; a relative target after a
 // non-literal cd is left out and reported with [ErrShellUnknownDir].
-// ShellWriteTargets never panics.
+// ShellWriteTargets never panics. [ReadShell] reads the same command as
+// bash will run it: expanded, with git operations and the writes it cannot
+// know.
 func ShellWriteTargets(command string) (targets []string, err error) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -171,6 +174,7 @@ func parseShell(src string) (*syntax.File, error) {
 type dirState struct {
 	base  string
 	known bool
+	vars  *shellVar // variables assigned so far (ReadShell only)
 }
 
 // chdir moves the base to dir (a literal argument). The shell's cd is
@@ -204,6 +208,14 @@ type shellWalker struct {
 	src     string // the text being walked, which the syntax nodes' offsets index
 	level   int    // statements around the one being read
 	work    int    // units of work done (maxShellWork)
+
+	// ReadShell only: x holds what is read beyond the targets (nil for
+	// ShellWriteTargets, which reads words as written); prog names the
+	// program being judged, for the reasons of unknown writes; pipeHints
+	// are the literal words of the pipeline stages before the one read.
+	x         *reading
+	prog      string
+	pipeHints []string
 }
 
 // spend counts n units of work and stops the walk past maxShellWork.
@@ -234,12 +246,22 @@ func (w *shellWalker) add(target string, st dirState) {
 	if target == "" || discardSink(target) {
 		return
 	}
-	if !strings.HasPrefix(target, "/") && !strings.HasPrefix(target, "~") && !strings.HasPrefix(target, "$") {
+	if w.x != nil && strings.ContainsAny(target, "*?[") {
+		// A pattern left as written (it matched nothing when read, or
+		// was quoted) may name a file that exists by the time it runs.
+		w.unknownWrite(w.prog+" names a pattern that matches no file now", st, []string{target})
+	}
+	if !strings.HasPrefix(target, "/") && (w.x != nil || !strings.HasPrefix(target, "~") && !strings.HasPrefix(target, "$")) {
 		if !st.known {
 			w.hidden = true
+			if w.x != nil {
+				w.unknownWrite(w.prog+" writes a relative path after a cd acc cannot follow", st, []string{target})
+			}
 			return
 		}
-		if st.base != "" {
+		if st.base != "" && target == "." {
+			target = st.base // a directory target: the directory reached
+		} else if st.base != "" {
 			target = strings.TrimSuffix(st.base, "/") + "/" + target
 			if discardSink(target) {
 				return
@@ -302,6 +324,11 @@ func (w *shellWalker) command(cmd syntax.Command, redirs []*syntax.Redirect, st 
 		for _, a := range c.Args {
 			w.substitutions(a, *st, depth)
 		}
+		if len(c.Args) == 0 && w.x != nil {
+			// NAME=value alone sets a shell variable; before a command it
+			// only sets that command's environment.
+			w.assign(c.Assigns, st)
+		}
 		w.call(c.Args, redirs, st, depth)
 	case *syntax.Block:
 		w.stmts(c.Stmts, st, depth)
@@ -313,7 +340,12 @@ func (w *shellWalker) command(cmd syntax.Command, redirs []*syntax.Redirect, st 
 			// Each stage of a pipeline runs in its own subshell.
 			x, y := *st, *st
 			w.stmt(c.X, &x, depth)
+			outer := w.pipeHints
+			if w.x != nil {
+				w.pipeHints = append(slices.Clip(outer), w.hintsOf(c.X)...)
+			}
 			w.stmt(c.Y, &y, depth)
+			w.pipeHints = outer
 			return
 		}
 		w.stmt(c.X, st, depth)
@@ -328,6 +360,10 @@ func (w *shellWalker) command(cmd syntax.Command, redirs []*syntax.Redirect, st 
 		w.stmts(c.Do, st, depth)
 	case *syntax.ForClause:
 		w.substitutions(c.Loop, *st, depth)
+		if w.x != nil {
+			w.forLoop(c, st, depth)
+			return
+		}
 		w.stmts(c.Do, st, depth)
 	case *syntax.CaseClause:
 		w.substitutions(c.Word, *st, depth)
@@ -341,7 +377,15 @@ func (w *shellWalker) command(cmd syntax.Command, redirs []*syntax.Redirect, st 
 		// A function body runs when called, in the caller's directory; it
 		// is examined in the directory of its definition.
 		sub := *st
+		if w.x == nil || c.Name == nil {
+			w.stmt(c.Body, &sub, depth)
+			return
+		}
+		// A write the body cannot name may be one of the arguments the
+		// function is called with: remembered for the calls.
+		n := len(w.x.unknown)
 		w.stmt(c.Body, &sub, depth)
+		w.x.funcs[c.Name.Value] = len(w.x.unknown) > n
 	case *syntax.TimeClause:
 		w.stmt(c.Stmt, st, depth)
 	case *syntax.CoprocClause:
@@ -350,6 +394,11 @@ func (w *shellWalker) command(cmd syntax.Command, redirs []*syntax.Redirect, st 
 	case *syntax.TestDecl:
 		sub := *st
 		w.stmt(c.Body, &sub, depth)
+	case *syntax.DeclClause:
+		w.substitutions(c, *st, depth)
+		if w.x != nil {
+			w.declare(c, st)
+		}
 	default:
 		// Arithmetic, tests, declarations and let write no file themselves;
 		// a command substitution inside them still runs.
@@ -387,11 +436,23 @@ func (w *shellWalker) redirect(r *syntax.Redirect, st dirState, depth int) {
 	case syntax.RdrOut, syntax.AppOut, syntax.RdrClob, syntax.AppClob,
 		syntax.RdrAll, syntax.RdrAllClob, syntax.AppAll, syntax.AppAllClob,
 		syntax.RdrInOut:
+		if w.x != nil {
+			w.prog = "a redirection"
+			w.addAll(w.expandWord(r.Word, st, true), st)
+			return
+		}
 		w.add(w.word(r.Word).text, st)
 	case syntax.DplOut:
 		// ">&word" without a descriptor number before it sends stdout and
 		// stderr to the file word unless word is a descriptor ("2", "1-")
 		// or "-" (close).
+		if w.x != nil {
+			if lit := w.word(r.Word); r.N == nil && !(lit.literal && isDescriptor(lit.text)) {
+				w.prog = "a redirection"
+				w.addAll(w.expandWord(r.Word, st, true), st)
+			}
+			return
+		}
 		t := w.word(r.Word).text
 		if r.N == nil && !isDescriptor(t) {
 			w.add(t, st)
@@ -409,6 +470,15 @@ type word struct {
 	text    string // quotes removed, escapes resolved, expansions as written
 	literal bool   // no expansion of any kind (parameter, command, glob, ~)
 	quoted  bool   // some part was quoted
+
+	// ReadShell only: expanded is a field after expansion (text is then
+	// what the command receives, literal is true); unknown a word that
+	// could not be expanded before the command runs, why says what hid
+	// it and hints are its literal fragments (UnknownWrite.Hints).
+	expanded bool
+	unknown  bool
+	why      string
+	hints    []string
 }
 
 // wordIn reads the word w of the shell text src (whose offsets w's nodes
@@ -519,12 +589,23 @@ func texts(ws []word) []string {
 
 // call examines one simple command.
 func (w *shellWalker) call(args []*syntax.Word, redirs []*syntax.Redirect, st *dirState, depth int) {
-	ws := w.words(args)
+	if w.x != nil {
+		w.callWords(w.expandWords(args, *st), redirs, st, depth)
+		return
+	}
+	w.callWords(w.words(args), redirs, st, depth)
+}
+
+// callWords examines one simple command given as its words.
+func (w *shellWalker) callWords(ws []word, redirs []*syntax.Redirect, st *dirState, depth int) {
 	// Look through wrappers to the command that runs. A wrapper that
 	// changes directory for its command (env -C) does so on a copy.
 	local := st
 	for len(ws) > 0 {
 		if !ws[0].literal {
+			if w.x != nil {
+				w.unknownProgram(ws, *local)
+			}
 			return // a command name assembled at run time
 		}
 		rest, chdir, ok := unwrap(path.Base(ws[0].text), ws[1:])
@@ -546,6 +627,14 @@ func (w *shellWalker) call(args []*syntax.Word, redirs []*syntax.Redirect, st *d
 	}
 	name := path.Base(ws[0].text)
 	args1 := ws[1:]
+	w.prog = name
+	if w.x != nil && w.x.funcs[ws[0].text] {
+		w.unknownCode("function "+ws[0].text+" writes paths from its arguments, which acc does not follow", args1, *local)
+		return
+	}
+	if w.x != nil && w.readWriter(name, args1, redirs, *local, depth) {
+		return
+	}
 	switch name {
 	case "cd", "pushd":
 		if local != st {
@@ -553,7 +642,12 @@ func (w *shellWalker) call(args []*syntax.Word, redirs []*syntax.Redirect, st *d
 		}
 		p := parseArgs(args1, "", nil)
 		if len(p.ops) == 0 {
-			st.known = false // cd alone goes to $HOME
+			// cd alone goes to $HOME.
+			if w.x != nil && strings.HasPrefix(w.x.env.Home, "/") && name == "cd" {
+				st.chdir(w.x.env.Home, true)
+				return
+			}
+			st.known = false
 			return
 		}
 		applyChdir(st, p.ops[0], true)
@@ -581,7 +675,7 @@ func (w *shellWalker) call(args []*syntax.Word, redirs []*syntax.Redirect, st *d
 		p := parseArgs(args1, "tS", []string{"target-directory", "suffix"})
 		if len(p.ops) == 1 && p.value("t", "target-directory") == nil {
 			// ln TARGET makes a link named after it in the current directory.
-			w.add(path.Base(p.ops[0].text), *local)
+			w.addWord(withText(p.ops[0], path.Base(p.ops[0].text)), *local)
 			return
 		}
 		w.copyLike(p, false, *local)
@@ -595,12 +689,12 @@ func (w *shellWalker) call(args []*syntax.Word, redirs []*syntax.Redirect, st *d
 	case "rsync":
 		p := parseArgs(args1, "eTBfM", rsyncValueFlags)
 		if len(p.ops) >= 2 {
-			w.add(p.ops[len(p.ops)-1].text, *local)
+			w.addWord(p.ops[len(p.ops)-1], *local)
 		}
 	case "dd":
 		for _, a := range args1 {
 			if of, ok := strings.CutPrefix(a.text, "of="); ok {
-				w.add(of, *local)
+				w.addWord(withText(a, of), *local)
 			}
 		}
 	case "sed", "perl", "ruby":
@@ -617,20 +711,35 @@ func (w *shellWalker) call(args []*syntax.Word, redirs []*syntax.Redirect, st *d
 		w.applyPatch(args1, redirs, *local)
 	case "sh", "bash", "dash", "zsh", "ksh", "mksh":
 		if depth < maxShellNesting {
-			if script, ok := shellScript(args1); ok {
+			if script, params, ok := shellScriptWord(args1); ok {
+				if script.unknown {
+					w.unknownCode(name+" -c runs a script acc cannot know before it runs", []word{script}, *local)
+					return
+				}
 				sub := *local // a child shell: its cd stays there
-				w.nested(script, &sub, depth+1)
+				n := len(w.unknown())
+				w.nested(script.text, &sub, depth+1)
+				if len(w.unknown()) > n && len(params) > 0 {
+					// What the script cannot name may be its arguments.
+					w.unknownCode(name+" -c writes paths from its arguments, which acc does not follow", params, *local)
+				}
 			}
 		}
 	case "eval":
 		if depth < maxShellNesting && len(args1) > 0 {
+			for _, a := range args1 {
+				if a.unknown {
+					w.unknownCode("eval runs text acc cannot know before it runs", args1, *local)
+					return
+				}
+			}
 			w.nested(strings.Join(texts(args1), " "), local, depth+1)
 		}
 	}
 }
 
 func applyChdir(st *dirState, dir word, logical bool) {
-	if !dir.literal || dir.text == "" || dir.text == "-" || strings.HasPrefix(dir.text, "~") {
+	if !dir.literal || dir.text == "" || dir.text == "-" || !dir.expanded && strings.HasPrefix(dir.text, "~") {
 		st.known = false
 		return
 	}
@@ -656,8 +765,18 @@ func (w *shellWalker) nested(script string, st *dirState, depth int) {
 
 func (w *shellWalker) addAll(ws []word, st dirState) {
 	for _, a := range ws {
-		w.add(a.text, st)
+		w.addWord(a, st)
 	}
+}
+
+// addWord records the word a as a target in st, or as an unknown write
+// when it could not be expanded.
+func (w *shellWalker) addWord(a word, st dirState) {
+	if a.unknown {
+		w.unknownWrite(w.prog+": the path it writes "+a.why, st, a.hints)
+		return
+	}
+	w.add(a.text, st)
 }
 
 // copyLike handles cp, mv, ln and install: the destination is the last
@@ -666,26 +785,35 @@ func (w *shellWalker) addAll(ws []word, st dirState) {
 // inside it under its own name. mv also empties its sources.
 func (w *shellWalker) copyLike(p parsed, sourcesToo bool, st dirState) {
 	var dest string
+	var destWord word
 	var sources []word
 	if t := p.value("t", "target-directory"); t != nil {
 		dest, sources = *t, p.ops
+		destWord = p.valueWord("t", "target-directory")
 	} else {
 		if len(p.ops) < 2 {
 			return
 		}
-		dest, sources = p.ops[len(p.ops)-1].text, p.ops[:len(p.ops)-1]
+		destWord, sources = p.ops[len(p.ops)-1], p.ops[:len(p.ops)-1]
+		dest = destWord.text
 	}
 	if sourcesToo {
 		w.addAll(sources, st)
 	}
 	intoDir := p.value("t", "target-directory") != nil || len(p.ops) > 2 || strings.HasSuffix(dest, "/")
 	if p.value("t", "target-directory") == nil {
-		w.add(dest, st)
+		w.addWord(destWord, st)
 	}
 	if !intoDir {
 		return
 	}
+	if destWord.unknown {
+		return // recorded as the destination
+	}
 	for _, s := range sources {
+		if s.unknown {
+			continue // recorded with the sources, or lands in dest, reported
+		}
 		name := path.Base(s.text)
 		if name == "." || name == "/" || name == ".." {
 			continue
@@ -697,6 +825,7 @@ func (w *shellWalker) copyLike(p parsed, sourcesToo bool, st dirState) {
 // git handles the subcommands that write working-tree files.
 func (w *shellWalker) git(args []word, st dirState) {
 	i := 0
+	var elsewhere []word // --git-dir, --work-tree: a work tree git finds elsewhere
 global:
 	for i < len(args) {
 		t := args[i].text
@@ -704,7 +833,14 @@ global:
 		case t == "-C" && i+1 < len(args):
 			applyChdir(&st, args[i+1], false)
 			i += 2
-		case (t == "-c" || t == "--git-dir" || t == "--work-tree" || t == "--namespace" || t == "--config-env") && i+1 < len(args):
+		case (t == "--git-dir" || t == "--work-tree") && i+1 < len(args):
+			elsewhere = append(elsewhere, args[i+1])
+			i += 2
+		case strings.HasPrefix(t, "--git-dir=") || strings.HasPrefix(t, "--work-tree="):
+			_, v, _ := strings.Cut(t, "=")
+			elsewhere = append(elsewhere, withText(args[i], v))
+			i++
+		case (t == "-c" || t == "--namespace" || t == "--config-env") && i+1 < len(args):
 			i += 2
 		case strings.HasPrefix(t, "-"):
 			i++
@@ -716,6 +852,14 @@ global:
 		return
 	}
 	sub, rest := args[i].text, args[i+1:]
+	if w.x != nil {
+		if len(elsewhere) > 0 && touchesWorktree(sub, rest) {
+			w.unknownCode("git "+sub+" with --git-dir or --work-tree works in a tree acc does not follow", append(elsewhere, rest...), st)
+			return
+		} else {
+			w.gitOp(args[i:], st)
+		}
+	}
 	switch sub {
 	case "restore":
 		w.addAll(parseArgs(rest, "s", []string{"source"}).ops, st)
@@ -750,12 +894,13 @@ func (w *shellWalker) optionTargets(args []word, targetShort, targetLong, otherS
 				if n != l {
 					continue
 				}
+				vw := withText(args[i], v)
 				if !hasEq && i+1 < len(args) {
 					i++
-					v = args[i].text
+					v, vw = args[i].text, args[i]
 				}
 				if v != "-" {
-					w.add(v, st)
+					w.addWord(vw, st)
 				}
 			}
 			continue
@@ -770,13 +915,13 @@ func (w *shellWalker) optionTargets(args []word, targetShort, targetLong, otherS
 			if !isTarget && strings.IndexByte(otherShort, c) < 0 {
 				continue
 			}
-			v := s[j+1:]
+			v, vw := s[j+1:], withText(args[i], s[j+1:])
 			if v == "" && i+1 < len(args) {
 				i++
-				v = args[i].text
+				v, vw = args[i].text, args[i]
 			}
 			if isTarget && v != "-" {
-				w.add(v, st)
+				w.addWord(vw, st)
 			}
 			break
 		}
@@ -805,17 +950,18 @@ func (w *shellWalker) applyPatch(args []word, redirs []*syntax.Redirect, st dirS
 	}
 }
 
-// shellScript finds the script of "sh [options] -c SCRIPT [name args…]".
-func shellScript(args []word) (string, bool) {
+// shellScriptWord finds the script of "sh [options] -c SCRIPT [name
+// args…]".
+func shellScriptWord(args []word) (script word, params []word, ok bool) {
 	dashC := false
 	for i := 0; i < len(args); i++ {
 		t := args[i].text
 		if t == "--" || t == "-" {
 			i++
 			if dashC && i < len(args) {
-				return args[i].text, true
+				return args[i], args[i+1:], true
 			}
-			return "", false
+			return word{}, nil, false
 		}
 		if (strings.HasPrefix(t, "-") || strings.HasPrefix(t, "+")) && len(t) > 1 {
 			if strings.HasPrefix(t, "--") {
@@ -829,9 +975,16 @@ func shellScript(args []word) (string, bool) {
 			}
 			continue
 		}
-		return t, dashC
+		return args[i], args[i+1:], dashC
 	}
-	return "", false
+	return word{}, nil, false
+}
+
+// withText is the word a carrying the text t (a part of a's text, such as
+// an option's attached value).
+func withText(a word, t string) word {
+	a.text = t
+	return a
 }
 
 // unwrap looks through one wrapper command: it returns the words of the
@@ -976,6 +1129,7 @@ type parsed struct {
 type option struct {
 	name  string
 	value *string
+	vword word // the value as a word (its text is *value)
 }
 
 func (p parsed) has(short, long string) bool {
@@ -985,6 +1139,17 @@ func (p parsed) has(short, long string) bool {
 		}
 	}
 	return false
+}
+
+// valueWord is the word of the last value of option short or long.
+func (p parsed) valueWord(short, long string) word {
+	var v word
+	for _, o := range p.opts {
+		if (o.name == short || o.name == long) && o.value != nil {
+			v = o.vword
+		}
+	}
+	return v
 }
 
 func (p parsed) value(short, long string) *string {
@@ -1018,11 +1183,11 @@ func parseArgs(args []word, shortValue string, longValue []string) parsed {
 			n, v, hasEq := strings.Cut(name, "=")
 			switch {
 			case hasEq:
-				p.opts = append(p.opts, option{n, &v})
+				p.opts = append(p.opts, option{n, &v, withText(a, v)})
 			case contains(longValue, n) && i+1 < len(args):
 				i++
 				v := args[i].text
-				p.opts = append(p.opts, option{n, &v})
+				p.opts = append(p.opts, option{n, &v, args[i]})
 			default:
 				p.opts = append(p.opts, option{name: n})
 			}
@@ -1035,12 +1200,12 @@ func parseArgs(args []word, shortValue string, longValue []string) parsed {
 				p.opts = append(p.opts, option{name: c})
 				continue
 			}
-			v := s[j+1:]
+			v, vw := s[j+1:], withText(a, s[j+1:])
 			if v == "" && i+1 < len(args) {
 				i++
-				v = args[i].text
+				v, vw = args[i].text, args[i]
 			}
-			p.opts = append(p.opts, option{c, &v})
+			p.opts = append(p.opts, option{c, &v, vw})
 			break
 		}
 	}
