@@ -44,6 +44,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"path/filepath"
 	"regexp"
 	"runtime/debug"
 	"strings"
@@ -452,8 +453,10 @@ func (r *Runner) guard(ctx context.Context, a adapter.Adapter, ev *adapter.Event
 	}
 	targets := append([]string{}, ev.Targets...)
 	var notes []string
+	var hidden []core.HiddenWrite
+	var gits []core.GitWrite
 	if ev.Shell != "" {
-		shell, err := readShellTargets(ctx, ev.Shell)
+		reading, err := readShellTargets(ctx, ev.Shell, r.shellEnv(ctx, ev.Cwd))
 		switch {
 		case errors.Is(err, adapter.ErrShellTooLarge):
 			// Too large to read within the budget: it could write
@@ -466,9 +469,20 @@ func (r *Runner) guard(ctx context.Context, a adapter.Adapter, ev *adapter.Event
 		case errors.Is(err, errShellOutOfTime):
 			unknown = "the command took longer to read than the hook's budget allows"
 		case err != nil:
-			notes = append(notes, "acc: could not read the shell command's write targets; this call was not guarded")
+			// The parser itself failed: bash may still run it.
+			unknown = "acc could not read the command"
 		}
-		targets = append(targets, shell...)
+		if reading.Partial != nil {
+			// The statements before the error run; they were judged.
+			notes = append(notes, "acc: the command has a syntax error; acc judged the statements bash runs before it")
+		}
+		targets = append(targets, reading.Targets...)
+		for _, u := range reading.Unknown {
+			hidden = append(hidden, core.HiddenWrite{Why: u.Why, Hints: u.Hints})
+		}
+		var more []string
+		gits, more, unknown = gitEffects(ctx, room, ev.Cwd, reading.Git, unknown)
+		targets = append(targets, more...)
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
@@ -482,11 +496,12 @@ func (r *Runner) guard(ctx context.Context, a adapter.Adapter, ev *adapter.Event
 		unknown = fmt.Sprintf("the call writes %d paths and acc checks at most %d", len(targets), maxGuardTargets)
 		targets = nil
 	}
-	if len(targets) == 0 && unknown == "" {
+	if len(targets) == 0 && unknown == "" && len(hidden) == 0 && len(gits) == 0 {
 		return &result{out: a.Allow(ev), notes: notes}, nil
 	}
 	d, err := core.CheckWriteRooms(ctx, room, core.RoomsInput{
-		GuardInput: core.GuardInput{SessionID: sessionID, Cwd: ev.Cwd, Targets: targets, Unknown: unknown},
+		GuardInput: core.GuardInput{SessionID: sessionID, Cwd: ev.Cwd, Targets: targets, Unknown: unknown,
+			Hidden: hidden, HintReaches: adapter.HintReaches, Git: gits},
 		Adapter:    a.ID(), ClientSessionID: ev.SessionID, Getenv: r.Getenv})
 	if err != nil {
 		return nil, err
@@ -500,16 +515,16 @@ func (r *Runner) guard(ctx context.Context, a adapter.Adapter, ev *adapter.Event
 	return &result{out: a.Allow(ev), notes: notes}, nil
 }
 
-// shellTargets reads a shell command's write targets; tests replace it.
-var shellTargets = adapter.ShellWriteTargets
+// shellTargets reads a shell command; tests replace it.
+var shellTargets = adapter.ReadShell
 
 // shellReadReserve is the part of the hook's deadline left for what
-// follows reading a shell command (checking the targets against the
-// claims, answering): reading still unfinished this long before the
-// deadline counts as not read (docs/hooks.md, "Commands too large to
-// read"). The bounds in the adapter keep it from mattering on an ordinary
-// machine.
-const shellReadReserve = time.Second
+// follows reading a shell command (the git commands it runs, checking the
+// targets against the claims, answering): reading still unfinished this
+// long before the deadline counts as not read (docs/hooks.md, "Commands too
+// large to read"). The bounds in the adapter keep it from mattering on an
+// ordinary machine.
+const shellReadReserve = 2 * time.Second
 
 // errShellOutOfTime: reading the shell command did not finish before
 // shellReadReserve.
@@ -518,15 +533,15 @@ var errShellOutOfTime = errors.New("reading the shell command ran out of time")
 // readShellTargets is shellTargets bounded by ctx's deadline less
 // shellReadReserve: past it the reading is left running (the process ends
 // once it answered) and errShellOutOfTime is returned.
-func readShellTargets(ctx context.Context, command string) ([]string, error) {
+func readShellTargets(ctx context.Context, command string, env adapter.ShellEnv) (adapter.ShellReading, error) {
 	type answer struct {
-		targets []string
+		reading adapter.ShellReading
 		err     error
 	}
 	got := make(chan answer, 1)
 	go func() {
-		t, err := shellTargets(command)
-		got <- answer{t, err}
+		rd, err := shellTargets(command, env)
+		got <- answer{rd, err}
 	}()
 	var stop <-chan time.Time
 	if dl, ok := ctx.Deadline(); ok {
@@ -536,10 +551,71 @@ func readShellTargets(ctx context.Context, command string) ([]string, error) {
 	}
 	select {
 	case a := <-got:
-		return a.targets, a.err
+		return a.reading, a.err
 	case <-stop:
-		return nil, errShellOutOfTime
+		return adapter.ShellReading{}, errShellOutOfTime
 	}
+}
+
+// shellEnv is what reading a shell command may consult: the payload's cwd
+// (never the hook process's), the client's $HOME, and the top of the git
+// worktree holding a directory for `$(git rev-parse --show-toplevel)`,
+// asked of git within ctx.
+func (r *Runner) shellEnv(ctx context.Context, cwd string) adapter.ShellEnv {
+	env := adapter.ShellEnv{Home: r.Getenv("HOME")}
+	if filepath.IsAbs(cwd) {
+		env.Cwd = cwd
+	}
+	env.Toplevel = func(dir string) (string, bool) {
+		cmd := exec.CommandContext(ctx, "git", "--no-optional-locks", "-C", dir, "rev-parse", "--show-toplevel")
+		cmd.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0")
+		out, err := cmd.Output()
+		top := strings.TrimSuffix(string(out), "\n")
+		if err != nil || !filepath.IsAbs(top) || strings.Contains(top, "\n") {
+			return "", false
+		}
+		return top, true
+	}
+	return env
+}
+
+// gitEffects asks, with read-only git, what each git command of a shell
+// call would do (core.GitTouched), within ctx. An effect in the worktree
+// of room (the client's room) is returned for CheckWrite to judge with its
+// own reason; the paths of one elsewhere are returned as plain targets,
+// judged in their own rooms. Running out of time makes the call's writes
+// unknown (unknown is returned updated).
+func gitEffects(ctx context.Context, room *core.Room, cwd string, ops []adapter.GitOp, unknown string) ([]core.GitWrite, []string, string) {
+	var gits []core.GitWrite
+	var targets []string
+	for _, op := range ops {
+		if len(op.Args) == 0 {
+			continue
+		}
+		dir := op.Dir
+		if !filepath.IsAbs(dir) {
+			if !filepath.IsAbs(cwd) {
+				continue
+			}
+			dir = filepath.Join(cwd, dir)
+		}
+		if p, err := filepath.EvalSymlinks(dir); err == nil {
+			dir = p
+		}
+		e, err := core.GitTouched(ctx, dir, op.Args)
+		if err != nil && unknown == "" {
+			unknown = "the git commands in it took longer to look into than the hook's budget allows"
+		}
+		if e == nil {
+			continue
+		}
+		if room != nil && room.Holds(e.Worktree) {
+			gits = append(gits, core.GitWrite{Command: "git " + op.Args[0], Dir: dir, Effect: e})
+			continue
+		}
+		targets = append(targets, e.Paths...)
+	}
+	return gits, targets, unknown
 }
 
 // versionPattern is compiled when first used: only session start asks.

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/acc-go/acc/pkg/adapters/adapter"
 )
 
 // TestShellReadOutOfTimeIsGuarded: reading a shell command that has not
@@ -20,8 +22,8 @@ func TestShellReadOutOfTimeIsGuarded(t *testing.T) {
 	w.besideGuardedPeer("file:x.go")
 	never := make(chan struct{})
 	defer close(never)
-	defer func(was func(string) ([]string, error)) { shellTargets = was }(shellTargets)
-	shellTargets = func(string) ([]string, error) { <-never; return nil, nil }
+	defer func(was func(string, adapter.ShellEnv) (adapter.ShellReading, error)) { shellTargets = was }(shellTargets)
+	shellTargets = func(string, adapter.ShellEnv) (adapter.ShellReading, error) { <-never; return adapter.ShellReading{}, nil }
 	payload, _ := json.Marshal(map[string]any{"session_id": "c1", "cwd": w.repo, "hook_event_name": "PreToolUse",
 		"tool_name": "Bash", "tool_input": map[string]string{"command": "echo x > x.go"}})
 	res := w.run(&bytes.Buffer{}, []string{"claude", "PreToolUse"}, payload)

@@ -24,6 +24,42 @@ type GuardInput struct {
 	// read, docs/hooks.md): any live guarded claim of another session then
 	// denies the call, since the write could land in it.
 	Unknown string
+	// Hidden are writes whose targets cannot be known before the command
+	// runs (a command substitution, a variable set outside the command,
+	// inline interpreter code): each denies the call when one of its hints
+	// reaches a live guarded claim of another session, and is allowed
+	// otherwise (docs/hooks.md, "Writes acc cannot see the target of").
+	Hidden []HiddenWrite
+	// HintReaches decides whether a hint could name a workspace-relative
+	// path (the adapter's generous matcher); nil: only a hint that is the
+	// path itself, or a directory above it, reaches it.
+	HintReaches func(hint, path string) bool
+	// Git are the effects of git commands in this room's worktrees
+	// (GitTouched): a path one would change or sweep that a live guarded
+	// claim of another session covers denies the call, naming the paths
+	// and a command that stays clear of them (docs/hooks.md, "Git commands
+	// the guard looks into").
+	Git []GitWrite
+}
+
+// HiddenWrite is a write whose target acc cannot know before it runs.
+type HiddenWrite struct {
+	// Why says in plain words what hides the target ("python3 -c runs code
+	// acc cannot read"); it names at most a program.
+	Why string
+	// Hints are literal fragments of the command that could name what it
+	// writes.
+	Hints []string
+}
+
+// GitWrite is one git command of a shell call and what it would do.
+type GitWrite struct {
+	// Command names it for the model: "git" and its subcommand.
+	Command string
+	// Dir is the absolute directory git runs in: the {paths} of
+	// Effect.Clear are written relative to it.
+	Dir    string
+	Effect *GitEffect
 }
 
 // guardStoreReserve is the part of the caller's deadline that naming the
@@ -97,7 +133,7 @@ func (r *Room) CheckWrite(ctx context.Context, in GuardInput) (*GuardDecision, e
 		d.Resources = append(d.Resources, res)
 	}
 	d.Unknown = unknown
-	if len(d.Resources) == 0 && unknown == "" {
+	if len(d.Resources) == 0 && unknown == "" && len(in.Hidden) == 0 && len(in.Git) == 0 {
 		return d, nil
 	}
 	err := r.Store.View(ctx, func(tx storage.ReadTx) error {
@@ -110,6 +146,7 @@ func (r *Room) CheckWrite(ctx context.Context, in GuardInput) (*GuardDecision, e
 		// longer blocks (docs/concepts.md, "When a holder dies").
 		orphans := r.orphans(tx, r.now())
 		var blind *protocol.Claim // the first claim an unknown target could reach
+		var live []*protocol.Claim // every claim that blocks this writer
 		for i := range claims {
 			c := &claims[i]
 			if c.Enforcement != protocol.EnforcementGuarded || c.ExpiresAt <= now || c.OwnerSessionID == in.SessionID || orphans.lapsed(c.OwnerSessionID) {
@@ -118,6 +155,7 @@ func (r *Room) CheckWrite(ctx context.Context, in GuardInput) (*GuardDecision, e
 			if blind == nil {
 				blind = c
 			}
+			live = append(live, c)
 			for _, res := range d.Resources {
 				if !Overlaps(c.Resource, res) {
 					continue
@@ -135,6 +173,9 @@ func (r *Room) CheckWrite(ctx context.Context, in GuardInput) (*GuardDecision, e
 					protocol.EscapeText(res, protocol.TextLine), held, owner, c.OwnerSessionID, c.ExpiresAt, owner)
 				return nil
 			}
+		}
+		if r.denyGit(tx, d, in, bases, live) || r.denyHidden(tx, d, in, live) {
+			return nil
 		}
 		// A damaged claim row cannot say its enforcement: it is kept as
 		// guarded by its own columns, so one damaged record never leaves a
