@@ -27,15 +27,21 @@ func (a *app) attachCommand() *cli.Command {
 			"acc never shows the generation to peers or in status. attach never starts or owns a client process.\n" +
 			"Its output is the one line `<sessionId> <generation>` (read s g < <(acc attach …) takes it apart); the\n" +
 			"export line to paste goes to stderr. With --shell the export line is the output, for eval.\n\n" +
+			"--session reopens a session that is closed or whose process has exited; the new generation takes over its\n" +
+			"claims, so the caller must prove it is that session: --generation with its last generation, or ACC_SESSION\n" +
+			"and ACC_GENERATION naming that pair, or (for a hooked client) the client's own session id in the environment\n" +
+			"matching the session's hook binding. A session id alone is public and is refused.\n\n" +
 			"  eval \"$(acc attach --participant reviewer --shell)\"\n" +
-			"  acc attach --participant reviewer --json",
+			"  acc attach --participant reviewer --json\n" +
+			"  acc attach --participant reviewer --session ID --generation G",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "participant", Required: true, Usage: "the participant `ID` peers address (letters, digits, . _ -)"},
 			&cli.StringFlag{Name: "harness", DefaultText: "cli, or a reattached session's own", Usage: "the client `NAME`: " + orList(harnessNames())},
 			&cli.Int64Flag{Name: "cadence", Value: core.DefaultCLICadenceMs, Usage: fmt.Sprintf("expected heartbeat interval in `MILLISECONDS`, less than %d (%s) without --pid and %d (%s) with it; presence turns stale after three missed beats",
 				core.CadenceLimit(false).Milliseconds(), core.ShortDuration(core.CadenceLimit(false)), core.CadenceLimit(true).Milliseconds(), core.ShortDuration(core.CadenceLimit(true)))},
 			&cli.StringFlag{Name: "parent", Usage: "the `SESSION` that started this one, if any"},
-			&cli.StringFlag{Name: "session", Usage: "reopen this session `ID` (allowed when it is closed or its process has exited)"},
+			&cli.StringFlag{Name: "session", Usage: "reopen this session `ID` (allowed when it is closed or its process has exited, and the caller proves it is that session)"},
+			&cli.StringFlag{Name: "generation", DefaultText: "ACC_GENERATION when ACC_SESSION names the same session", Usage: "the reopened session's last `GENERATION`, the proof that you are that session"},
 			&cli.IntFlag{Name: "pid", DefaultText: "none, presence rests on heartbeats", Usage: "the client's process `ID`; presence then follows that process"},
 			&cli.BoolFlag{Name: "shell", Usage: "print the line export ACC_SESSION=… ACC_GENERATION=… instead of the pair, for eval in a POSIX shell"},
 		},
@@ -44,6 +50,20 @@ func (a *app) attachCommand() *cli.Command {
 				ParticipantID: cmd.String("participant"), Harness: cmd.String("harness"),
 				CadenceMs: cmd.Int64("cadence"), ParentSessionID: cmd.String("parent"),
 				SessionID: cmd.String("session"), PID: cmd.Int("pid"),
+				Generation: cmd.String("generation"),
+			}
+			if in.Generation != "" && in.SessionID == "" {
+				return protocol.Errorf(protocol.ReasonUsage,
+					"--generation proves a session being reopened and needs --session too; attach without both to open a new session")
+			}
+			// The proof of a reopen (docs/concepts.md "Reopening a
+			// session"): --generation, else the environment's pair when it
+			// names the same session, else the hook binding proof.
+			if in.SessionID != "" && in.Generation == "" {
+				if a.env.Getenv("ACC_SESSION") == in.SessionID {
+					in.Generation = a.env.Getenv("ACC_GENERATION")
+				}
+				in.Environ = a.env.Environ()
 			}
 			// Refuse bad input before the store is opened, which creates it.
 			// --harness takes one of a fixed list, so any other value, well
@@ -124,7 +144,8 @@ func (a *app) heartbeatCommand() *cli.Command {
 // printHeartbeat says what the heartbeat buys, from the session's presence
 // computed right after it (core.Presence, docs/concepts.md): when its
 // recorded process is gone it is offline all the same, and the way back is
-// to attach again; else it says how long it stays online and when it goes
+// to attach again with the session's own generation (only the caller, who
+// proved it is this session, reads this); else it says how long it stays online and when it goes
 // offline, with core.PresenceWindows' limits.
 func printHeartbeat(w io.Writer, s *protocol.Session, presence string) {
 	fmt.Fprintf(w, "heartbeat recorded for %s (%s) at %s\n", s.ParticipantID, s.SessionID, s.HeartbeatAt)
@@ -137,8 +158,10 @@ func printHeartbeat(w io.Writer, s *protocol.Session, presence string) {
 		if pid > 0 {
 			why = fmt.Sprintf("it counts as offline all the same: its recorded process %d has exited, and a heartbeat cannot change that", pid)
 		}
-		fmt.Fprintf(w, "  %s; attach again to be online (`acc attach --participant %s --session %s`, with --pid of the client's running process or none) and use the pair it prints\n",
-			why, s.ParticipantID, s.SessionID)
+		// The caller proved it is this session to get here, so its own
+		// generation may be echoed back to it: the reopen needs it.
+		fmt.Fprintf(w, "  %s; attach again to be online (`acc attach --participant %s --session %s --generation %s`, with --pid of the client's running process or none) and use the pair it prints\n",
+			why, s.ParticipantID, s.SessionID, s.Generation)
 		return
 	}
 	online, offline := core.PresenceWindows(s)

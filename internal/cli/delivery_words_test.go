@@ -113,7 +113,8 @@ func TestDeliveryLinesToOneself(t *testing.T) {
 // with it, not after 30 minutes; a cadence whose three beats do not fit
 // before the offline limit (a session recorded before attach refused such
 // cadences) is online until that limit, never "every <cadence>"; a session
-// offline by proof says so and how to come back.
+// offline by proof says so and how to come back, with its own generation
+// (the caller proved it; no one else reads this output).
 func TestHeartbeatWords(t *testing.T) {
 	pid := 4242
 	at := "2026-06-01T12:00:00.000Z"
@@ -128,10 +129,10 @@ func TestHeartbeatWords(t *testing.T) {
 		{15000, nil, core.PresenceOnline, "  it counts as online until 45s pass without another heartbeat (three cadences of 15s, set when it attached), then stale; offline once 30m pass without one (no process is recorded)\n"},
 		{3600000, nil, core.PresenceOnline, "  it counts as online until 30m pass without another heartbeat, then offline, never stale: with no process recorded 30m is the limit, and three cadences of 1h (set when it attached) do not end before it\n"},
 		{36000000, &pid, core.PresenceOnline, "  it counts as online until 24h pass without another heartbeat, then offline, never stale (and offline as soon as process 4242 exits): 24h is every session's limit, and three cadences of 10h (set when it attached) do not end before it\n"},
-		{30000, &pid, core.PresenceOffline, "  it counts as offline all the same: its recorded process 4242 has exited, and a heartbeat cannot change that; attach again to be online (`acc attach --participant bob --session session_b`, with --pid of the client's running process or none) and use the pair it prints\n"},
+		{30000, &pid, core.PresenceOffline, "  it counts as offline all the same: its recorded process 4242 has exited, and a heartbeat cannot change that; attach again to be online (`acc attach --participant bob --session session_b --generation generation_b`, with --pid of the client's running process or none) and use the pair it prints\n"},
 	} {
 		var b strings.Builder
-		printHeartbeat(&b, &protocol.Session{ParticipantID: "bob", SessionID: "session_b", HeartbeatAt: at, HeartbeatCadenceMs: c.cadenceMs, PID: c.pid}, c.presence)
+		printHeartbeat(&b, &protocol.Session{ParticipantID: "bob", SessionID: "session_b", Generation: "generation_b", HeartbeatAt: at, HeartbeatCadenceMs: c.cadenceMs, PID: c.pid}, c.presence)
 		if b.String() != head+c.want {
 			t.Errorf("cadence %d pid %v %s: got\n%swant\n%s", c.cadenceMs, c.pid != nil, c.presence, b.String(), head+c.want)
 		}

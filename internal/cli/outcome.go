@@ -44,9 +44,10 @@ func (a *app) retryAdvice(cmd *cli.Command, err error) error {
 		advice = fmt.Sprintf("run `%s` again: it releases the claim, or answers claim_not_found (exit 5) when the first run already did", retry)
 	case "attach":
 		sid, _ := pe.Details["sessionId"].(string)
-		fresh := commandLine(withoutFlag(a.args, "session"))
+		// A new session needs neither the reopened id nor its proof.
+		fresh := commandLine(withoutFlag(withoutFlag(a.args, "session"), "generation"))
 		advice = fmt.Sprintf("`acc status` shows whether session %s is open now. If it is not, nothing was recorded: run `%s`. "+
-			"If it is, it was opened but its generation is lost with this failure: run `%s` for a new session (%s holds no claims and turns stale after three missed heartbeats)",
+			"If it is, it was opened but its generation is lost with this failure: run `%s` for a new session (%s turns stale after three missed heartbeats; a new session holds no claims, a reopened one keeps its claims until their leases run out)",
 			sid, retry, fresh, sid)
 	default:
 		advice = fmt.Sprintf("check with `acc status` or `acc sync` whether it took effect before running `%s` again", retry)

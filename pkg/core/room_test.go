@@ -341,10 +341,10 @@ func TestAttachReplacesOnlyADeadSession(t *testing.T) {
 	}
 	old := Caller{SessionID: res.SessionID, Generation: res.Generation}
 	tr.attach("bob", "cli")
-	_, err = tr.Attach(ctx, AttachInput{ParticipantID: "alice", SessionID: old.SessionID})
+	_, err = tr.Attach(ctx, AttachInput{ParticipantID: "alice", SessionID: old.SessionID, Generation: old.Generation})
 	wantReason(t, err, protocol.ReasonSessionLive, protocol.ExitConflict)
 	tr.Probe = mapProbe{4242: {Exists: false}}
-	again, err := tr.Attach(ctx, AttachInput{ParticipantID: "alice", SessionID: old.SessionID})
+	again, err := tr.Attach(ctx, AttachInput{ParticipantID: "alice", SessionID: old.SessionID, Generation: old.Generation})
 	if err != nil {
 		t.Fatalf("a dead pid's session must be replaceable: %v", err)
 	}
@@ -355,8 +355,83 @@ func TestAttachReplacesOnlyADeadSession(t *testing.T) {
 	wantReason(t, err, protocol.ReasonStaleGeneration, protocol.ExitConflict)
 	// A session without a pid is never provably dead.
 	c := tr.attach("carol", "cli")
-	_, err = tr.Attach(ctx, AttachInput{ParticipantID: "carol", SessionID: c.SessionID})
+	_, err = tr.Attach(ctx, AttachInput{ParticipantID: "carol", SessionID: c.SessionID, Generation: c.Generation})
 	wantReason(t, err, protocol.ReasonSessionLive, protocol.ExitConflict)
+}
+
+// Reopening a session gives the new generation its claims, so it needs
+// proof that the caller is that session (docs/concepts.md "Reopening a
+// session"): its last generation, or the hook binding proof in the
+// environment. A session id alone, a wrong generation, another session's
+// generation, the session's own earlier generation or an environment
+// naming another client are refused with generation_required and change
+// nothing; a generation for a session that does not exist is
+// session_not_open.
+func TestReopenNeedsProof(t *testing.T) {
+	tr := newTestRoom(t)
+	ctx := context.Background()
+	res, err := tr.Attach(ctx, AttachInput{ParticipantID: "alice", PID: 4242})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := Caller{SessionID: res.SessionID, Generation: res.Generation}
+	b := tr.attach("bob", "cli")
+	if _, err := tr.Claim(ctx, ClaimInput{Caller: a, Resource: "file:src/a.go", Cwd: tr.dir}); err != nil {
+		t.Fatal(err)
+	}
+	tr.Probe = mapProbe{4242: {Exists: false}}
+	before := tr.fingerprint()
+	for name, in := range map[string]AttachInput{
+		"alone":              {ParticipantID: "alice", SessionID: a.SessionID},
+		"wrong generation":   {ParticipantID: "alice", SessionID: a.SessionID, Generation: "generation_00000000000000000000000000"},
+		"another's":          {ParticipantID: "alice", SessionID: a.SessionID, Generation: b.Generation},
+		"no binding in env":  {ParticipantID: "alice", SessionID: a.SessionID, Environ: []string{"X=" + a.SessionID}},
+		"mismatch, no proof": {ParticipantID: "mallory", SessionID: a.SessionID},
+	} {
+		_, err := tr.Attach(ctx, in)
+		wantReason(t, err, protocol.ReasonGenerationRequired, protocol.ExitUsage)
+		msg := protocol.AsError(err).Message
+		if strings.Contains(msg, a.Generation) || !strings.Contains(msg, "attach without --session to open a new session") {
+			t.Fatalf("%s: %q", name, msg)
+		}
+		if fp := tr.fingerprint(); fp != before {
+			t.Fatalf("%s: a refused reopen changed the store", name)
+		}
+	}
+	_, err = tr.Attach(ctx, AttachInput{ParticipantID: "alice", SessionID: "session_nosuch", Generation: a.Generation})
+	wantReason(t, err, protocol.ReasonSessionNotOpen, protocol.ExitConflict)
+	again, err := tr.Attach(ctx, AttachInput{ParticipantID: "alice", SessionID: a.SessionID, Generation: a.Generation})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The session's earlier generation no longer proves it.
+	tr.Probe = mapProbe{}
+	if _, err := tr.Detach(ctx, Caller{SessionID: a.SessionID, Generation: again.Generation}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = tr.Attach(ctx, AttachInput{ParticipantID: "alice", SessionID: a.SessionID, Generation: a.Generation})
+	wantReason(t, err, protocol.ReasonGenerationRequired, protocol.ExitUsage)
+}
+
+// A hooked client's own session id in the environment proves the session
+// its binding holds at that generation, as for ResolveCaller.
+func TestReopenByBindingProof(t *testing.T) {
+	tr := newTestRoom(t)
+	ctx := context.Background()
+	h, err := tr.HookAttach(ctx, HookAttachInput{Adapter: "claude", ClientSessionID: "cc-1", Participant: "bob", PID: 4343})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr.Probe = mapProbe{4343: {Exists: false}}
+	_, err = tr.Attach(ctx, AttachInput{ParticipantID: "bob", SessionID: h.Caller.SessionID, Environ: []string{"CLAUDE_SESSION_ID=cc-2"}})
+	wantReason(t, err, protocol.ReasonGenerationRequired, protocol.ExitUsage)
+	res, err := tr.Attach(ctx, AttachInput{ParticipantID: "bob", SessionID: h.Caller.SessionID, Environ: []string{"CLAUDE_SESSION_ID=cc-1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Replaced == nil || *res.Replaced != h.Caller.Generation {
+		t.Fatalf("reopen by binding: %+v", res)
+	}
 }
 
 func TestClientNameAddressing(t *testing.T) {

@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"crypto/subtle"
 
 	"github.com/acc-go/acc/pkg/protocol"
 	"github.com/acc-go/acc/pkg/storage"
@@ -17,8 +18,20 @@ const (
 type AttachInput struct {
 	// ParticipantID is the address peers use with --to (a portable id).
 	ParticipantID string
-	// SessionID reuses a session id; "" generates session_….
+	// SessionID reuses a session id; "" generates session_…. Reopening a
+	// session that exists needs proof that the caller is that session:
+	// Generation, or the hook binding proof in Environ (docs/concepts.md
+	// "Reopening a session").
 	SessionID string
+	// Generation is the reopened session's last generation, the proof that
+	// the caller is that session; "" when there is none. It is compared
+	// with the recorded one in constant time and never echoed.
+	Generation string
+	// Environ is the caller's process environment ("KEY=value"): a value
+	// equal to the client session id of a hook binding that the reopened
+	// session's last generation holds proves the caller too, as it does
+	// for ResolveCaller. nil proves nothing.
+	Environ []string
 	// Harness is the client id (claude, codex, gemini, kimi, grok), cli or
 	// mcp; "" keeps a reopened session's harness, else means cli.
 	Harness         string
@@ -49,11 +62,19 @@ type AttachResult struct {
 	Replaced *string `json:"replaced"`
 }
 
-// Attach opens a session with a fresh generation. Errors: exit 4 for an
-// invalid participant id, harness or session id; exit 5 session_live when the
-// session id is open and its process is not known to be dead (staleness alone
-// never authorises a replacement); exit 5 session_participant_mismatch when
-// the session id belongs to another participant.
+// Attach opens a session with a fresh generation. Reopening an existing
+// session id (a closed one, or one whose recorded process is gone) gives the
+// new generation that session's claims, so it needs proof that the caller
+// is that session (docs/concepts.md "Reopening a session"): its last
+// generation (in.Generation) or the hook binding proof (in.Environ). Errors:
+// exit 4 for an invalid participant id, harness or session id; exit 2
+// generation_required when the session exists and neither proof holds (a
+// wrong generation included; the right one is never shown); exit 5
+// session_not_open when in.Generation names a session that does not exist
+// here; exit 5 session_participant_mismatch when the session id belongs to
+// another participant; exit 5 session_live when the session id is open and
+// its process is not known to be dead (staleness alone never authorises a
+// replacement).
 func (r *Room) Attach(ctx context.Context, in AttachInput) (*AttachResult, error) {
 	return r.attach(ctx, in, nil)
 }
@@ -104,7 +125,19 @@ func (r *Room) attach(ctx context.Context, in AttachInput, then func(tx storage.
 		if err != nil {
 			return err
 		}
+		if old == nil && in.Generation != "" {
+			return protocol.Errorf(protocol.ReasonSessionNotOpen,
+				"no session %s in this workspace to reopen, so a generation proves nothing here; attach without --session to open a new session", sessionID).
+				With("sessionId", sessionID)
+		}
 		if old != nil {
+			proved, err := reopenProved(tx, old, in)
+			if err != nil {
+				return err
+			}
+			if !proved {
+				return reopenRefused(sessionID, in.Generation != "")
+			}
 			if old.ParticipantID != in.ParticipantID {
 				return protocol.Errorf(protocol.ReasonSessionParticipantMismatch,
 					"session %s belongs to participant %s, not %s; reattach it with --participant %s, or attach without --session to open a new session", sessionID, old.ParticipantID, in.ParticipantID, old.ParticipantID).
@@ -188,6 +221,34 @@ func (r *Room) attach(ctx context.Context, in AttachInput, then func(tx storage.
 		return nil, err
 	}
 	return res, nil
+}
+
+// reopenProved reports whether in proves the caller is session old: its
+// last generation, or a hook binding of it at that generation whose client
+// session id is a value in in.Environ (docs/concepts.md "Reopening a
+// session").
+func reopenProved(tx storage.ReadTx, old *protocol.Session, in AttachInput) (bool, error) {
+	if in.Generation != "" {
+		return subtle.ConstantTimeCompare([]byte(in.Generation), []byte(old.Generation)) == 1, nil
+	}
+	if len(in.Environ) == 0 {
+		return false, nil
+	}
+	return boundInEnv(tx, old, in.Environ)
+}
+
+// reopenRefused is exit 2 generation_required for a reopen without proof
+// (wrong: a generation was given and is not the session's last one). It
+// names what is missing and the ways that remain, never the generation.
+func reopenRefused(sessionID string, wrong bool) error {
+	what := "needs its last generation (--generation, or ACC_SESSION and ACC_GENERATION naming that pair)"
+	if wrong {
+		what = "was refused: the generation given is not its last one"
+	}
+	return protocol.Errorf(protocol.ReasonGenerationRequired,
+		"reopening session %s %s, since the reopened session takes over its claims and a session id is public; "+
+			"attach without --session to open a new session; a session's claims pass to another only by release or takeover, or when their lease runs out", sessionID, what).
+		With("sessionId", sessionID)
 }
 
 // materialise promotes the ephemeral room to durable state in the caller's

@@ -170,7 +170,7 @@ func TestSyncNeverShowsAGeneration(t *testing.T) {
 	}
 	old := res.Generation
 	tr.Probe = mapProbe{777: {Exists: false}}
-	res, err = tr.Attach(ctx, AttachInput{ParticipantID: "carol", SessionID: res.SessionID})
+	res, err = tr.Attach(ctx, AttachInput{ParticipantID: "carol", SessionID: res.SessionID, Generation: old})
 	if err != nil || res.Replaced == nil {
 		t.Fatalf("reattach: %+v %v", res, err)
 	}
