@@ -502,7 +502,7 @@ func (r *Runner) guard(ctx context.Context, a adapter.Adapter, ev *adapter.Event
 	d, err := core.CheckWriteRooms(ctx, room, core.RoomsInput{
 		GuardInput: core.GuardInput{SessionID: sessionID, Cwd: ev.Cwd, Targets: targets, Unknown: unknown,
 			Hidden: hidden, HintReaches: adapter.HintReaches, Git: gits},
-		Adapter:    a.ID(), ClientSessionID: ev.SessionID, Getenv: r.Getenv})
+		Adapter: a.ID(), ClientSessionID: ev.SessionID, Getenv: r.Getenv})
 	if err != nil {
 		return nil, err
 	}

@@ -23,7 +23,10 @@ func TestShellReadOutOfTimeIsGuarded(t *testing.T) {
 	never := make(chan struct{})
 	defer close(never)
 	defer func(was func(string, adapter.ShellEnv) (adapter.ShellReading, error)) { shellTargets = was }(shellTargets)
-	shellTargets = func(string, adapter.ShellEnv) (adapter.ShellReading, error) { <-never; return adapter.ShellReading{}, nil }
+	shellTargets = func(string, adapter.ShellEnv) (adapter.ShellReading, error) {
+		<-never
+		return adapter.ShellReading{}, nil
+	}
 	payload, _ := json.Marshal(map[string]any{"session_id": "c1", "cwd": w.repo, "hook_event_name": "PreToolUse",
 		"tool_name": "Bash", "tool_input": map[string]string{"command": "echo x > x.go"}})
 	res := w.run(&bytes.Buffer{}, []string{"claude", "PreToolUse"}, payload)

@@ -145,7 +145,7 @@ func (r *Room) CheckWrite(ctx context.Context, in GuardInput) (*GuardDecision, e
 		// A claim whose owner's process is gone past the orphan grace no
 		// longer blocks (docs/concepts.md, "When a holder dies").
 		orphans := r.orphans(tx, r.now())
-		var blind *protocol.Claim // the first claim an unknown target could reach
+		var blind *protocol.Claim  // the first claim an unknown target could reach
 		var live []*protocol.Claim // every claim that blocks this writer
 		for i := range claims {
 			c := &claims[i]
