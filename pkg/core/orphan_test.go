@@ -47,9 +47,21 @@ func TestOrphanGraceBoundaries(t *testing.T) {
 			t.Fatalf("write into %s at %s: deny=%v (%v), want %v", res, now, d != nil && d.Deny, err, wantDeny)
 		}
 	}
-	// Exactly the grace after the last heartbeat: still blocking.
+	released := func(res string) bool {
+		t.Helper()
+		w, err := tr.CheckCondition(ctx, WaitQuery{For: WaitRelease, Resource: res, Cwd: tr.dir, Caller: &taker})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return w.Satisfied
+	}
+	// Exactly the grace after the last heartbeat: still blocking, and
+	// `acc wait --released` still waits.
 	now = now.Add(5 * time.Second)
 	check("file:d.go", true)
+	if released("file:d.go") {
+		t.Fatal("acc wait --released returned while the dead holder's grace runs")
+	}
 	fp := tr.fingerprint()
 	_, err := tr.Claim(ctx, ClaimInput{Caller: taker, Resource: "file:d.go", Cwd: tr.dir})
 	wantReason(t, err, protocol.ReasonClaimConflict, 5)
@@ -60,6 +72,9 @@ func TestOrphanGraceBoundaries(t *testing.T) {
 	// A millisecond later it has lapsed; the others never do.
 	now = now.Add(time.Millisecond)
 	check("file:d.go", false)
+	if !released("file:d.go") || released("file:a.go") || released("file:n.go") {
+		t.Fatal("acc wait --released should see only the dead holder's claim lapse")
+	}
 	now = now.Add(48 * time.Hour / 2)
 	check("file:a.go", true)
 	check("file:n.go", true)
