@@ -566,16 +566,7 @@ func (r *Runner) shellEnv(ctx context.Context, cwd string) adapter.ShellEnv {
 	if filepath.IsAbs(cwd) {
 		env.Cwd = cwd
 	}
-	env.Toplevel = func(dir string) (string, bool) {
-		cmd := exec.CommandContext(ctx, "git", "--no-optional-locks", "-C", dir, "rev-parse", "--show-toplevel")
-		cmd.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0")
-		out, err := cmd.Output()
-		top := strings.TrimSuffix(string(out), "\n")
-		if err != nil || !filepath.IsAbs(top) || strings.Contains(top, "\n") {
-			return "", false
-		}
-		return top, true
-	}
+	env.Toplevel = func(dir string) (string, bool) { return core.GitToplevel(ctx, dir) }
 	return env
 }
 

@@ -1,6 +1,7 @@
 package core
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -202,4 +203,18 @@ func hintHits(reaches func(hint, path string) bool, hint, resource string) bool 
 func (r *Room) Holds(path string) bool {
 	_, err := r.WS.CanonicalPath(path, "")
 	return err == nil
+}
+
+// GitToplevel is `git rev-parse --show-toplevel` run read-only in dir
+// (absolute) within ctx, without the caller's GIT_* variables: the top of
+// the work tree holding dir, and false when there is none or git fails.
+// The shell guard resolves `$(git rev-parse --show-toplevel)` with it
+// (docs/hooks.md, "How the guard reads a shell command").
+func GitToplevel(ctx context.Context, dir string) (string, bool) {
+	out, err := runGit(ctx, append(gitEnv(), "GIT_OPTIONAL_LOCKS=0"), dir, "--no-optional-locks", "rev-parse", "--show-toplevel")
+	top := strings.TrimSuffix(out, "\n")
+	if err != nil || !filepath.IsAbs(top) || strings.Contains(top, "\n") {
+		return "", false
+	}
+	return top, true
 }
