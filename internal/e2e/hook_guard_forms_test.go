@@ -210,36 +210,42 @@ func TestHookGuardForms(t *testing.T) {
 		`cd "$(git rev-parse --show-toplevel)/src" && cat a.go`,
 		"echo x > src/c.go\nif then fi",
 	}
+	// The sessions start here, one at a time: the sandbox reports to t.
 	for _, c := range hookClients {
-		t.Run(c.id, func(t *testing.T) {
-			sid := "forms-" + c.id
-			g.sb.hookSession(c, sid, g.repo, "ACC_PARTICIPANT=writer-"+c.id)
-			for _, cmd := range denied {
-				r := g.sb.hook(hookOpts{}, c.shellPayload(t, sid, g.repo, cmd), c.id, c.tool)
-				reason, ok := c.denial(t, r)
-				switch {
-				case !ok:
-					t.Errorf("%q was not denied\n%s", cmd, r)
-				case !strings.Contains(reason, "claimed by holder (session "):
-					t.Errorf("%q: the reason does not name the holder: %q", cmd, reason)
-				case strings.Contains(reason, g.peer.Generation):
-					t.Errorf("%q: the reason carries the holder's generation: %q", cmd, reason)
-				}
-			}
-			for _, cmd := range allowed {
-				r := g.sb.hook(hookOpts{}, c.shellPayload(t, sid, g.repo, cmd), c.id, c.tool)
-				if reason, ok := c.denial(t, r); ok {
-					t.Errorf("%q was denied: %q", cmd, reason)
-				}
-			}
-			if reason, ok := c.denial(t, g.sb.hook(hookOpts{}, c.writePayload(t, sid, g.repo, "src/a.go"), c.id, c.tool)); !ok || !strings.Contains(reason, "claimed by holder") {
-				t.Errorf("the file tool on src/a.go: denied=%v %q", ok, reason)
-			}
-			if reason, ok := c.denial(t, g.sb.hook(hookOpts{}, c.writePayload(t, sid, g.repo, "src/c.go"), c.id, c.tool)); ok {
-				t.Errorf("the file tool on the unclaimed src/c.go was denied: %q", reason)
-			}
-		})
+		g.sb.hookSession(c, "forms-"+c.id, g.repo, "ACC_PARTICIPANT=writer-"+c.id)
 	}
+	t.Run("clients", func(t *testing.T) {
+		for _, c := range hookClients {
+			t.Run(c.id, func(t *testing.T) {
+				t.Parallel()
+				sid := "forms-" + c.id
+				for _, cmd := range denied {
+					r := g.sb.hook(hookOpts{}, c.shellPayload(t, sid, g.repo, cmd), c.id, c.tool)
+					reason, ok := c.denial(t, r)
+					switch {
+					case !ok:
+						t.Errorf("%q was not denied\n%s", cmd, r)
+					case !strings.Contains(reason, "claimed by holder (session "):
+						t.Errorf("%q: the reason does not name the holder: %q", cmd, reason)
+					case strings.Contains(reason, g.peer.Generation):
+						t.Errorf("%q: the reason carries the holder's generation: %q", cmd, reason)
+					}
+				}
+				for _, cmd := range allowed {
+					r := g.sb.hook(hookOpts{}, c.shellPayload(t, sid, g.repo, cmd), c.id, c.tool)
+					if reason, ok := c.denial(t, r); ok {
+						t.Errorf("%q was denied: %q", cmd, reason)
+					}
+				}
+				if reason, ok := c.denial(t, g.sb.hook(hookOpts{}, c.writePayload(t, sid, g.repo, "src/a.go"), c.id, c.tool)); !ok || !strings.Contains(reason, "claimed by holder") {
+					t.Errorf("the file tool on src/a.go: denied=%v %q", ok, reason)
+				}
+				if reason, ok := c.denial(t, g.sb.hook(hookOpts{}, c.writePayload(t, sid, g.repo, "src/c.go"), c.id, c.tool)); ok {
+					t.Errorf("the file tool on the unclaimed src/c.go was denied: %q", reason)
+				}
+			})
+		}
+	})
 	for rel, want := range g.files {
 		if b, err := os.ReadFile(filepath.Join(g.repo, rel)); err != nil || string(b) != want {
 			t.Errorf("%s holds %q (%v), want %q", rel, b, err, want)
