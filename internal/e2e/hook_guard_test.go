@@ -131,7 +131,7 @@ func TestHookGuardShellVectors(t *testing.T) {
 		{"cat > g <<'EOF'\necho x > f\nrm f\nEOF", false},
 		{``, false},
 		{`   `, false},
-		{`python3 -c "open('f','w')"`, false},
+		{`python3 -c "open('f','w')"`, true}, // inline code naming a held file (issue 17)
 		{`eval "$CMD"`, false},
 		{`((`, false},
 		{`'unterminated`, false},
