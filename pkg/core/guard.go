@@ -28,7 +28,7 @@ type GuardInput struct {
 	// runs (a command substitution, a variable set outside the command,
 	// inline interpreter code): each denies the call when one of its hints
 	// reaches a live guarded claim of another session, and is allowed
-	// otherwise (docs/hooks.md, "Writes acc cannot see the target of").
+	// otherwise (docs/hooks.md, "How the guard reads a shell command").
 	Hidden []HiddenWrite
 	// HintReaches decides whether a hint could name a workspace-relative
 	// path (the adapter's generous matcher); nil: only a hint that is the

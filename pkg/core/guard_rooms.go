@@ -38,8 +38,8 @@ type RoomsInput struct {
 }
 
 // CheckWriteRooms decides a write whose targets may lie outside the room
-// of the client's directory (docs/hooks.md, "Targets in other rooms"; SPEC
-// decision 26: each target is checked in the room that holds it).
+// of the client's directory: each target is checked in the room that
+// holds it (docs/hooks.md, "Targets in other rooms").
 //
 // here is that room, or nil when the client's directory is in no room; it
 // is checked first with CheckWrite, as before. Then every target is

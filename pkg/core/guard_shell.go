@@ -134,8 +134,9 @@ const maxHintShown = 80
 // denyHidden decides the writes of a call whose targets cannot be known
 // (in.Hidden): one whose hint reaches a claim that blocks this writer
 // denies it, naming the hint and the holder and saying what to do instead;
-// the others are allowed (SPEC decision 26; docs/hooks.md, "Writes acc
-// cannot see the target of"). It reports whether it denied, having filled d.
+// the others are allowed (docs/hooks.md, "How the guard reads a shell
+// command", unknown writes and their hints). It reports whether it denied,
+// having filled d.
 func (r *Room) denyHidden(tx storage.ReadTx, d *GuardDecision, in GuardInput, live []*protocol.Claim) bool {
 	for _, h := range in.Hidden {
 		for _, hint := range h.Hints {

@@ -40,7 +40,7 @@ type ShellEnv struct {
 }
 
 // ShellReading is what a command would do to files as far as acc can tell
-// before it runs (SPEC decision 26, docs/hooks.md).
+// before it runs (docs/hooks.md, "How the guard reads a shell command").
 type ShellReading struct {
 	// Targets are the files the command writes, after expansion, without
 	// duplicates in the order they appear: absolute, or relative to
@@ -121,9 +121,8 @@ const (
 	fieldCost  = 128
 )
 
-// ReadShell reads what the shell command would do to files (SPEC decision
-// 26; the rules are in docs/hooks.md, "How the guard reads a shell
-// command"): the files it writes, the git operations that may change the
+// ReadShell reads what the shell command would do to files (the rules
+// are in docs/hooks.md, "How the guard reads a shell command"): the files it writes, the git operations that may change the
 // working tree, and the writes it cannot know. Words are expanded as bash
 // would with the expand package of mvdan.cc/sh: braces, ~ (env.Home),
 // globs against the file system (env.ReadDir, relative to the directory
