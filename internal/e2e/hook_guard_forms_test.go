@@ -181,6 +181,15 @@ func TestHookGuardForms(t *testing.T) {
 		`cd "$(git rev-parse --show-toplevel)/src" && rm a.go`,
 		"echo x > src/a.go\nif then fi",
 		"rm src/a.go\necho (",
+		// Git commands past the common ones, and an alias given on the
+		// command line.
+		"git -c alias.x='!rm src/a.go' x",
+		"git -c alias.co=checkout co src/a.go",
+		"git checkout-index -f src/a.go",
+		"git read-tree -mu HEAD",
+		"git checkout -f",
+		"git sparse-checkout set docs",
+		"git archive -o src/a.go HEAD",
 	}
 	allowed := []string{
 		"git stash list",
@@ -209,6 +218,11 @@ func TestHookGuardForms(t *testing.T) {
 		"unzip -l " + base + "/x.zip",
 		`cd "$(git rev-parse --show-toplevel)/src" && cat a.go`,
 		"echo x > src/c.go\nif then fi",
+		"git sparse-checkout list",
+		"git read-tree HEAD",
+		"git worktree list",
+		"git bisect log",
+		"git -c color.ui=never diff",
 	}
 	for _, c := range hookClients {
 		t.Run(c.id, func(t *testing.T) {

@@ -699,8 +699,11 @@ func gitCheckout(g *gitProbe, e *GitEffect, args []string) error {
 		}
 	}
 	if len(pos) == 0 {
-		if a.has("-p", "--patch") {
+		switch {
+		case a.has("-p", "--patch"):
 			return checkoutPaths(g, e, "", []string{":/"}) // -p alone offers every change
+		case force && !newBranch:
+			return switchTo(g, "HEAD", true) // checkout -f alone throws the local edits away
 		}
 		return errNoEffect
 	}
@@ -1295,7 +1298,15 @@ func gitOther(g *gitProbe, e *GitEffect, sub string, args []string) error {
 		}
 		return errNoEffect
 	case "read-tree":
-		if !slices.Contains(args, "-u") {
+		update := false
+		for _, a := range args {
+			if a == "--" {
+				break
+			}
+			// -u alone or in a cluster such as -mu.
+			update = update || strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && strings.ContainsRune(a, 'u')
+		}
+		if !update {
 			return errNoEffect
 		}
 	case "lfs":

@@ -808,8 +808,43 @@ func touchesWorktree(sub string, args []word) bool {
 			return false
 		}
 		return p.has("A", "all") || p.has("u", "update") || len(p.ops) > 0 || p.value("", "pathspec-from-file") != nil
+	case "sparse-checkout":
+		return len(args) == 0 || args[0].text != "list"
+	case "bisect":
+		return len(args) == 0 || !contains([]string{"log", "visualize", "view", "terms", "help"}, args[0].text)
+	case "worktree":
+		return len(args) > 0 && (args[0].text == "remove" || args[0].text == "move")
+	case "checkout-index", "read-tree", "merge-file", "mergetool", "filter-branch", "lfs", "archive", "bundle":
+		return true
 	}
-	return false
+	// Any other name that is not one of git's own commands may be an
+	// alias for one that writes: GitTouched follows it.
+	return !gitOwnCommands[sub]
+}
+
+// gitOwnCommands are git's commands that change no working-tree file, or
+// whose writes the common table reads (rm, mv) or that are judged above;
+// a subcommand not listed here nor above may be an alias.
+var gitOwnCommands = map[string]bool{
+	"status": true, "log": true, "diff": true, "show": true, "branch": true, "tag": true,
+	"fetch": true, "push": true, "remote": true, "config": true, "blame": true, "annotate": true,
+	"grep": true, "ls-files": true, "ls-tree": true, "ls-remote": true, "rev-parse": true,
+	"rev-list": true, "describe": true, "shortlog": true, "reflog": true, "cat-file": true,
+	"show-ref": true, "for-each-ref": true, "symbolic-ref": true, "update-ref": true, "help": true,
+	"version": true, "var": true, "count-objects": true, "fsck": true, "gc": true, "prune": true,
+	"repack": true, "pack-refs": true, "verify-commit": true, "verify-tag": true, "verify-pack": true,
+	"whatchanged": true, "range-diff": true, "format-patch": true, "request-pull": true,
+	"name-rev": true, "merge-base": true, "cherry": true, "notes": true, "check-ignore": true,
+	"check-attr": true, "check-ref-format": true, "check-mailmap": true, "diff-tree": true,
+	"diff-index": true, "diff-files": true, "show-branch": true, "init": true, "clone": true,
+	"send-email": true, "credential": true, "hash-object": true, "write-tree": true,
+	"commit-tree": true, "mktag": true, "mktree": true, "maintenance": true, "replace": true,
+	"rerere": true, "stripspace": true, "interpret-trailers": true, "column": true,
+	"fast-export": true, "submodule": true, "difftool": true, "mailinfo": true,
+	"get-tar-commit-id": true, "patch-id": true, "unpack-objects": true, "index-pack": true,
+	"pack-objects": true, "prune-packed": true, "multi-pack-index": true, "commit-graph": true,
+	"update-index": true, "rm": true, "mv": true,
+	"stash": true, "reset": true, "clean": true, "apply": true, "commit": true, "add": true,
 }
 
 // errUnreadable: the file a command takes its writes from is not read.

@@ -840,7 +840,15 @@ global:
 			_, v, _ := strings.Cut(t, "=")
 			elsewhere = append(elsewhere, withText(args[i], v))
 			i++
-		case (t == "-c" || t == "--namespace" || t == "--config-env") && i+1 < len(args):
+		case (t == "-c" || t == "--config-env") && i+1 < len(args):
+			// An alias given here is not in any config file GitTouched
+			// reads: its expansion is not followed.
+			key, _, _ := strings.Cut(args[i+1].text, "=")
+			if args[i+1].unknown || strings.HasPrefix(strings.ToLower(key), "alias.") || strings.EqualFold(key, "core.worktree") {
+				elsewhere = append(elsewhere, args[i+1])
+			}
+			i += 2
+		case t == "--namespace" && i+1 < len(args):
 			i += 2
 		case strings.HasPrefix(t, "-"):
 			i++
@@ -854,7 +862,7 @@ global:
 	sub, rest := args[i].text, args[i+1:]
 	if w.x != nil {
 		if len(elsewhere) > 0 && touchesWorktree(sub, rest) {
-			w.unknownCode("git "+sub+" with --git-dir or --work-tree works in a tree acc does not follow", append(elsewhere, rest...), st)
+			w.unknownCode("git "+sub+" with --git-dir, --work-tree or -c alias.… works in a tree or runs a command acc does not follow", append(elsewhere, rest...), st)
 			return
 		} else {
 			w.gitOp(args[i:], st)
