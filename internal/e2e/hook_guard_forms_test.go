@@ -190,6 +190,12 @@ func TestHookGuardForms(t *testing.T) {
 		"git checkout -f",
 		"git sparse-checkout set docs",
 		"git archive -o src/a.go HEAD",
+		// A shell reading its script from its input, and xargs's input
+		// from a here-string.
+		"bash -s <<< 'rm src/a.go'",
+		"bash <<'X'\ncd src\nrm a.go\nX",
+		"echo 'rm src/a.go' | bash",
+		"xargs rm <<< src/a.go",
 	}
 	allowed := []string{
 		"git stash list",
@@ -223,6 +229,8 @@ func TestHookGuardForms(t *testing.T) {
 		"git worktree list",
 		"git bisect log",
 		"git -c color.ui=never diff",
+		"bash -s <<< 'cat src/a.go'",
+		"xargs cat <<< src/a.go",
 	}
 	for _, c := range hookClients {
 		t.Run(c.id, func(t *testing.T) {

@@ -337,6 +337,27 @@ func (c readCase) check(t *testing.T, top string, r ShellReading) {
 	}
 }
 
+// triedForms are what an agent denied by the guard tried next (issue 17's
+// break pass): each once slipped past the reader, and its read-only
+// counterpart must still give nothing.
+var triedForms = []readCase{
+	writes(`bash -s <<< 'rm src/a.go'`, "src/a.go"),
+	writes("bash <<'X'\ncd src\nrm a.go\nX", "src/a.go"),
+	writes(`source /dev/stdin <<< 'rm src/a.go'`, "src/a.go"),
+	unknownWith(`echo 'rm src/a.go' | bash`, "src/a.go"),
+	unknownWith(`xargs rm <<< src/a.go`, "src/a.go"),
+	gits(`git checkout-index -f src/a.go`, "|checkout-index -f src/a.go"),
+	gits(`git read-tree -mu HEAD`, "|read-tree -mu HEAD"),
+	gits(`git sparse-checkout set docs`, "|sparse-checkout set docs"),
+	gits(`git my-alias`, "|my-alias"),
+	unknownWith(`git -c alias.x='!rm src/a.go' x`, "src/a.go"),
+	reads(`bash -s <<< 'cat src/a.go'`),
+	reads(`xargs cat <<< src/a.go`),
+	reads(`git sparse-checkout list`),
+	reads(`git -c color.ui=never diff`),
+	reads(`git update-index --refresh`),
+}
+
 // TestReadShellForms: every form issue 17 lists is seen (a target, a git
 // operation or an unknown write with a hint naming the file), its
 // read-only counterpart gives nothing, and so for the other writers and
@@ -346,7 +367,7 @@ func TestReadShellForms(t *testing.T) {
 	for _, group := range []struct {
 		name  string
 		cases []readCase
-	}{{"issue", issueForms}, {"reads", readOnly}, {"more", moreForms}} {
+	}{{"issue", issueForms}, {"reads", readOnly}, {"more", moreForms}, {"tried", triedForms}} {
 		t.Run(group.name, func(t *testing.T) {
 			for _, c := range group.cases {
 				r, err := ReadShell(c.cmd, env)

@@ -710,6 +710,10 @@ func (w *shellWalker) callWords(ws []word, redirs []*syntax.Redirect, st *dirSta
 	case "apply_patch", "applypatch":
 		w.applyPatch(args1, redirs, *local)
 	case "sh", "bash", "dash", "zsh", "ksh", "mksh":
+		if w.x != nil && depth < maxShellNesting && shellReadsInput(args1) {
+			w.scriptFromInput(name, redirs, *local, depth)
+			return
+		}
 		if depth < maxShellNesting {
 			if script, params, ok := shellScriptWord(args1); ok {
 				if script.unknown {
@@ -724,6 +728,10 @@ func (w *shellWalker) callWords(ws []word, redirs []*syntax.Redirect, st *dirSta
 					w.unknownCode(name+" -c writes paths from its arguments, which acc does not follow", params, *local)
 				}
 			}
+		}
+	case "source", ".":
+		if w.x != nil && depth < maxShellNesting && len(args1) > 0 && contains([]string{"/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"}, args1[0].text) {
+			w.scriptFromInput(name, redirs, *local, depth)
 		}
 	case "eval":
 		if depth < maxShellNesting && len(args1) > 0 {
@@ -986,6 +994,76 @@ func shellScriptWord(args []word) (script word, params []word, ok bool) {
 		return args[i], args[i+1:], dashC
 	}
 	return word{}, nil, false
+}
+
+// shellReadsInput reports whether a shell given args reads its script
+// from its input: no -c and no script operand, or -s.
+func shellReadsInput(args []word) bool {
+	for i := 0; i < len(args); i++ {
+		t := args[i].text
+		if args[i].unknown {
+			return false
+		}
+		if t == "-" || t == "--" {
+			return i+1 >= len(args)
+		}
+		if (strings.HasPrefix(t, "-") || strings.HasPrefix(t, "+")) && len(t) > 1 {
+			if strings.HasPrefix(t, "--") {
+				continue
+			}
+			if strings.ContainsRune(t, 'c') {
+				return false
+			}
+			if strings.ContainsRune(t, 's') {
+				return true
+			}
+			if strings.ContainsAny(t, "oO") && i+1 < len(args) {
+				i++
+			}
+			continue
+		}
+		return false // a script file
+	}
+	return true
+}
+
+// scriptFromInput judges the script a shell (or source /dev/stdin) reads
+// from its input: a heredoc or here-string is read as the script it is; a
+// pipe's is not seen, its hints being the earlier stages' words; a file
+// given with < is read when it can be.
+func (w *shellWalker) scriptFromInput(name string, redirs []*syntax.Redirect, st dirState, depth int) {
+	for _, r := range redirs {
+		var text word
+		switch {
+		case r.Hdoc != nil:
+			text = w.word(r.Hdoc)
+		case r.Op == syntax.WordHdoc:
+			text = w.expandWord(r.Word, st, false)[0]
+		case r.Op == syntax.RdrIn:
+			src := w.expandWord(r.Word, st, false)[0]
+			if src.unknown {
+				w.unknownCode(name+" runs a script from a file acc cannot know", []word{src}, st)
+				return
+			}
+			body, err := w.readFile(src.text, st)
+			if err != nil {
+				return // a file acc cannot read: a program it cannot look into
+			}
+			text = word{text: body, literal: true}
+		default:
+			continue
+		}
+		if text.unknown || !text.literal {
+			w.unknownCode(name+" runs a script from its input that acc cannot know before it runs", []word{text}, st)
+			return
+		}
+		sub := st // a child shell: its cd stays there
+		w.nested(text.text, &sub, depth+1)
+		return
+	}
+	if len(w.pipeHints) > 0 {
+		w.unknownWrite(name+" runs a script from its input, which acc cannot see", st, w.pipeHints)
+	}
 }
 
 // withText is the word a carrying the text t (a part of a's text, such as

@@ -364,8 +364,8 @@ func (w *shellWalker) find(args []word, st dirState, depth int) {
 
 // xargs runs its command on words read from its input, which acc cannot
 // see: when that command writes, the write is unknown, its hints being the
-// command's own words, the pipeline's earlier words and the words of a
-// list file given with -a or <.
+// command's own words, the pipeline's earlier words, the words of a list
+// file given with -a or < and those of a heredoc or here-string.
 func (w *shellWalker) xargs(args []word, redirs []*syntax.Redirect, st dirState, depth int) {
 	cmd := afterOptions(args, "adEILnPs", []string{"arg-file", "delimiter", "eof", "replace", "max-lines", "max-args", "max-procs", "max-chars", "process-slot-var"})
 	if len(cmd) == 0 {
@@ -394,8 +394,13 @@ func (w *shellWalker) xargs(args []word, redirs []*syntax.Redirect, st dirState,
 	hints = append(hints, w.pipeHints...)
 	list := parseArgs(args[:len(args)-len(cmd)], "adEILnPs", []string{"arg-file"}).valueWord("a", "arg-file")
 	for _, r := range redirs {
-		if r.Op == syntax.RdrIn && r.Word != nil {
+		switch {
+		case r.Op == syntax.RdrIn && r.Word != nil:
 			list = w.word(r.Word)
+		case r.Hdoc != nil:
+			hints = append(hints, codeTokens(w.word(r.Hdoc).text)...)
+		case r.Op == syntax.WordHdoc && r.Word != nil:
+			hints = append(hints, codeTokens(w.word(r.Word).text)...)
 		}
 	}
 	if list.text != "" && list.literal {
