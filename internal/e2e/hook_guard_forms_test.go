@@ -196,6 +196,11 @@ func TestHookGuardForms(t *testing.T) {
 		"bash <<'X'\ncd src\nrm a.go\nX",
 		"echo 'rm src/a.go' | bash",
 		"xargs rm <<< src/a.go",
+		// Variables set by builtins rather than NAME=value.
+		`set -- src/a.go; rm "$1"`,
+		`read f <<< src/a.go; rm "$f"`,
+		`printf -v f %s src/a.go; rm "$f"`,
+		`while read f; do rm "$f"; done <<< src/a.go`,
 	}
 	allowed := []string{
 		"git stash list",
@@ -231,6 +236,8 @@ func TestHookGuardForms(t *testing.T) {
 		"git -c color.ui=never diff",
 		"bash -s <<< 'cat src/a.go'",
 		"xargs cat <<< src/a.go",
+		`set -- src/a.go; cat "$1"`,
+		`read f <<< src/c.go; rm "$f"`,
 	}
 	for _, c := range hookClients {
 		t.Run(c.id, func(t *testing.T) {

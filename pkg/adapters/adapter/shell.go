@@ -311,6 +311,15 @@ func (w *shellWalker) stmt(s *syntax.Stmt, st *dirState, depth int) {
 	for _, r := range s.Redirs {
 		w.redirect(r, *st, depth)
 	}
+	if _, call := s.Cmd.(*syntax.CallExpr); !call && w.x != nil {
+		// A compound command's input (`while read f; … done <<< list`)
+		// reaches the commands inside it as a pipe's would.
+		if hints := w.inputHints(s.Redirs, *st); len(hints) > 0 {
+			outer := w.pipeHints
+			w.pipeHints = append(slices.Clip(outer), hints...)
+			defer func() { w.pipeHints = outer }()
+		}
+	}
 	w.command(s.Cmd, s.Redirs, st, depth)
 }
 
@@ -633,6 +642,9 @@ func (w *shellWalker) callWords(ws []word, redirs []*syntax.Redirect, st *dirSta
 		return
 	}
 	if w.x != nil && w.readWriter(name, args1, redirs, *local, depth) {
+		return
+	}
+	if w.x != nil && local == st && w.builtinAssign(name, args1, redirs, st) {
 		return
 	}
 	switch name {
