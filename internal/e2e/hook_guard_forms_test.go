@@ -201,6 +201,10 @@ func TestHookGuardForms(t *testing.T) {
 		`read f <<< src/a.go; rm "$f"`,
 		`printf -v f %s src/a.go; rm "$f"`,
 		`while read f; do rm "$f"; done <<< src/a.go`,
+		// Editors driven by commands, and GNU parallel.
+		"vim -c wq src/a.go",
+		"printf ',s/a/b/\\nw\\n' | ed -s src/a.go",
+		"parallel rm ::: src/a.go",
 	}
 	allowed := []string{
 		"git stash list",
@@ -238,6 +242,8 @@ func TestHookGuardForms(t *testing.T) {
 		"xargs cat <<< src/a.go",
 		`set -- src/a.go; cat "$1"`,
 		`read f <<< src/c.go; rm "$f"`,
+		"vim -R src/a.go",
+		"parallel cat ::: src/a.go",
 	}
 	for _, c := range hookClients {
 		t.Run(c.id, func(t *testing.T) {
