@@ -190,6 +190,8 @@ func TestHookGuardForms(t *testing.T) {
 		"git checkout -f",
 		"git sparse-checkout set docs",
 		"git archive -o src/a.go HEAD",
+		"yes | git add -p",
+		"git commit -p",
 		// A shell reading its script from its input, and xargs's input
 		// from a here-string.
 		"bash -s <<< 'rm src/a.go'",
@@ -237,6 +239,7 @@ func TestHookGuardForms(t *testing.T) {
 		"git read-tree HEAD",
 		"git worktree list",
 		"git bisect log",
+		"git add -p docs",
 		"git -c color.ui=never diff",
 		"bash -s <<< 'cat src/a.go'",
 		"xargs cat <<< src/a.go",

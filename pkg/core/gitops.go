@@ -1175,7 +1175,9 @@ func gitAdd(g *gitProbe, e *GitEffect, args []string) error {
 		return gitUnknown("`git add --pathspec-from-file` reads its paths from a file acc does not read; name the paths: `git add -- <paths>`")
 	}
 	spec := a.pathspec()
-	update := a.has("-u", "--update")
+	// -p and -i offer the tracked files' changes, as -u stages them (the
+	// answers may come on the input: `yes | git add -p`).
+	update := a.has("-u", "--update", "-p", "--patch", "-i", "--interactive")
 	if len(spec) == 0 {
 		if !update && !a.has("-A", "--all") {
 			return errNoEffect

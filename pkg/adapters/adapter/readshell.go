@@ -935,13 +935,14 @@ func touchesWorktree(sub string, args []word) bool {
 		return !has("--check", "--stat", "--numstat", "--summary") || has("--apply")
 	case "commit":
 		p := parseArgs(args, "mCcFt", []string{"message", "file", "reuse-message", "reedit-message", "template", "author", "date", "fixup", "squash", "cleanup", "trailer", "pathspec-from-file"})
-		return p.has("a", "all") || len(p.ops) > 0 || p.value("", "pathspec-from-file") != nil
+		return p.has("a", "all") || p.has("p", "patch") || p.has("", "interactive") || len(p.ops) > 0 || p.value("", "pathspec-from-file") != nil
 	case "add":
 		p := parseArgs(args, "", []string{"chmod", "pathspec-from-file"})
 		if p.has("n", "dry-run") {
 			return false
 		}
-		return p.has("A", "all") || p.has("u", "update") || len(p.ops) > 0 || p.value("", "pathspec-from-file") != nil
+		return p.has("A", "all") || p.has("u", "update") || p.has("p", "patch") || p.has("i", "interactive") ||
+			len(p.ops) > 0 || p.value("", "pathspec-from-file") != nil
 	case "sparse-checkout":
 		return len(args) == 0 || args[0].text != "list"
 	case "bisect":

@@ -350,6 +350,8 @@ var triedForms = []readCase{
 	gits(`git read-tree -mu HEAD`, "|read-tree -mu HEAD"),
 	gits(`git sparse-checkout set docs`, "|sparse-checkout set docs"),
 	gits(`git my-alias`, "|my-alias"),
+	gits(`yes | git add -p`, "|add -p"),
+	gits(`git commit -p`, "|commit -p"),
 	unknownWith(`git -c alias.x='!rm src/a.go' x`, "src/a.go"),
 	writes(`set -- src/a.go; rm "$1"`, "src/a.go"),
 	writes(`set src/a.go src/b.go; rm "$@"`, "src/a.go", "src/b.go"),
