@@ -133,6 +133,15 @@ func (a *app) releaseCommand() *cli.Command {
 				return err
 			}
 			return a.withRoom(ctx, cmd, func(ctx context.Context, r *core.Room) error {
+				if cmd.String("authority") == "human" {
+					agent, err := r.AgentAncestor(ctx)
+					if err != nil {
+						return err
+					}
+					if agent != nil {
+						return agentTerminalRefused(cmd, agent)
+					}
+				}
 				c, err := a.caller(ctx, cmd, r)
 				if err != nil {
 					return err
@@ -166,6 +175,20 @@ func humanAuthorityRefused(cmd *cli.Command) error {
 	return protocol.Errorf(protocol.ReasonAuthorityNeedsPerson,
 		"--authority human needs a person: acc takes it only at a terminal (stdin and stdout), and this command's are not one; "+
 			"if you are an agent, do not force this — ask your human to run `acc release %s --authority human --reason …` in their terminal, or ask the holder to release it", which)
+}
+
+// agentTerminalRefused is --authority human from a terminal that an
+// agent's client started (its process is an ancestor of this one): a pty
+// an agent opens for itself (script, unbuffer) is no person.
+func agentTerminalRefused(cmd *cli.Command, agent *protocol.Session) error {
+	which := "--claim " + cmd.String("claim")
+	if cmd.String("claim") == "" {
+		which = "--resource " + cmd.String("resource")
+	}
+	return protocol.Errorf(protocol.ReasonAuthorityNeedsPerson,
+		"--authority human needs a person: this command runs under the client of %s (%s, process %d), so its terminal is an agent's, not a person's; "+
+			"if you are an agent, do not force this — ask your human to run `acc release %s --authority human --reason …` in a terminal of their own, or ask the holder to release it",
+		agent.ParticipantID, agent.Harness, *agent.PID, which)
 }
 
 func (a *app) workCommand() *cli.Command {

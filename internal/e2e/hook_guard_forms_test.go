@@ -181,6 +181,32 @@ func TestHookGuardForms(t *testing.T) {
 		`cd "$(git rev-parse --show-toplevel)/src" && rm a.go`,
 		"echo x > src/a.go\nif then fi",
 		"rm src/a.go\necho (",
+		// Git commands past the common ones, and an alias given on the
+		// command line.
+		"git -c alias.x='!rm src/a.go' x",
+		"git -c alias.co=checkout co src/a.go",
+		"git checkout-index -f src/a.go",
+		"git read-tree -mu HEAD",
+		"git checkout -f",
+		"git sparse-checkout set docs",
+		"git archive -o src/a.go HEAD",
+		"yes | git add -p",
+		"git commit -p",
+		// A shell reading its script from its input, and xargs's input
+		// from a here-string.
+		"bash -s <<< 'rm src/a.go'",
+		"bash <<'X'\ncd src\nrm a.go\nX",
+		"echo 'rm src/a.go' | bash",
+		"xargs rm <<< src/a.go",
+		// Variables set by builtins rather than NAME=value.
+		`set -- src/a.go; rm "$1"`,
+		`read f <<< src/a.go; rm "$f"`,
+		`printf -v f %s src/a.go; rm "$f"`,
+		`while read f; do rm "$f"; done <<< src/a.go`,
+		// Editors driven by commands, and GNU parallel.
+		"vim -c wq src/a.go",
+		"printf ',s/a/b/\\nw\\n' | ed -s src/a.go",
+		"parallel rm ::: src/a.go",
 	}
 	allowed := []string{
 		"git stash list",
@@ -209,6 +235,18 @@ func TestHookGuardForms(t *testing.T) {
 		"unzip -l " + base + "/x.zip",
 		`cd "$(git rev-parse --show-toplevel)/src" && cat a.go`,
 		"echo x > src/c.go\nif then fi",
+		"git sparse-checkout list",
+		"git read-tree HEAD",
+		"git worktree list",
+		"git bisect log",
+		"git add -p docs",
+		"git -c color.ui=never diff",
+		"bash -s <<< 'cat src/a.go'",
+		"xargs cat <<< src/a.go",
+		`set -- src/a.go; cat "$1"`,
+		`read f <<< src/c.go; rm "$f"`,
+		"vim -R src/a.go",
+		"parallel cat ::: src/a.go",
 	}
 	// The sessions start here, one at a time: the sandbox reports to t.
 	for _, c := range hookClients {

@@ -155,9 +155,14 @@ func (tr *twoRooms) intoB() []roomCase {
 		{label: "file tool, absolute path", write: a, deny: true, names: holder, other: true},
 		{label: "shell redirection, absolute path", shell: "echo x > " + a, deny: true, names: holder, other: true},
 		{label: "cd into B, then rm", shell: "cd " + tr.b + " && rm src/a.go", deny: true, names: holder, other: true},
-		{label: "rm -r of B's src", shell: "rm -rf " + filepath.Join(tr.b, "src"), deny: true, names: []string{"B at " + tr.b}, other: true}, // both of B's claims are inside: either may be named
+		// B's src holds two guarded claims (holder's and bowner's): the
+		// denial may name either, in the store's order.
+		{label: "rm -r of B's src", shell: "rm -rf " + filepath.Join(tr.b, "src"), deny: true, names: []string{"B at " + tr.b, "(session "}, other: true},
 		{label: "file tool, unclaimed file in B", write: free},
 		{label: "shell, unclaimed file in B", shell: "echo x > " + free},
+		{label: "inline code naming the claimed file", shell: `python3 -c "open('` + a + `','w')"`, deny: true, names: holder, other: true},
+		{label: "xargs fed the claimed file's path", shell: "echo " + a + " | xargs rm", deny: true, names: holder, other: true},
+		{label: "inline code naming an unclaimed file in B", shell: `python3 -c "open('` + free + `','w')"`},
 		{label: "shell, read of the claimed file", shell: "cat " + a + " | wc -l"},
 		{label: "a repository with no room yet", shell: "echo x > " + filepath.Join(tr.sb.base, "C/f")},
 		{label: "acc's own data home", shell: "echo x > " + filepath.Join(core.AccDir(tr.sb.data), "note")},

@@ -2,6 +2,9 @@ package e2e
 
 import (
 	"encoding/json"
+	"fmt"
+	"os"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -151,6 +154,41 @@ func TestForcedReleaseNeedsAPerson(t *testing.T) {
 	}
 	if len(forced) != 1 || forced[0].Payload["authority"] != "human" || forced[0].Payload["reason"] != "the user said so" || forced[0].ActorSessionID != bob.SessionID {
 		t.Fatalf("expected one claim.force_released by bob with authority human and the reason, got %+v", forced)
+	}
+}
+
+// TestForcedReleaseNotFromAnAgentsTerminal: a terminal an agent opens for
+// itself (script, unbuffer, a pty library) passes the terminal test, so
+// --authority human is refused too when an agent client's recorded,
+// running process is an ancestor of the acc process: exit 2
+// authority_needs_a_person naming that client, the store unchanged. Here
+// the test process stands for the agent's client (a claude session
+// attached with its pid) and starts acc on a pty.
+func TestForcedReleaseNotFromAnAgentsTerminal(t *testing.T) {
+	sb := newSandbox(t)
+	repo := sb.newRepo("repo")
+	alice := sb.attach(repo, "alice", "cli")
+	sb.ok(repo, append([]string{"claim", "--resource", "file:src/a.go", "--enforcement", "guarded"}, alice.creds()...)...)
+	var agent session
+	sb.jsonOK(&agent, repo, "attach", "--participant", "agent", "--harness", "claude", "--pid", strconv.Itoa(os.Getpid()))
+	fp := sb.fingerprint(alice.WorkspaceID)
+
+	args := append([]string{"release", "--json", "--resource", "file:src/a.go", "--authority", "human", "--reason", "blocked"}, agent.creds()...)
+	out, code := inPty(t, sb, repo, nil, args...)
+	if code != 2 || !strings.Contains(out, protocol.ReasonAuthorityNeedsPerson) ||
+		!strings.Contains(out, fmt.Sprintf("runs under the client of agent (claude, process %d)", os.Getpid())) ||
+		!strings.Contains(out, "ask your human to run `acc release --resource file:src/a.go --authority human --reason …` in a terminal of their own") {
+		t.Fatalf("--authority human from a pty under an agent's client: exit %d\n%s", code, out)
+	}
+	if got := sb.fingerprint(alice.WorkspaceID); got != fp {
+		t.Fatal("a refused forced release changed the store")
+	}
+	// Once that client's session is gone, the same terminal is a person's.
+	sb.ok(repo, append([]string{"detach"}, agent.creds()...)...)
+	bob := sb.attach(repo, "bob", "cli")
+	args = append([]string{"release", "--json", "--resource", "file:src/a.go", "--authority", "human", "--reason", "blocked"}, bob.creds()...)
+	if out, code := inPty(t, sb, repo, nil, args...); code != 0 || !strings.Contains(out, `"authority": "human"`) {
+		t.Fatalf("a terminal under no agent's client may force the release: exit %d\n%s", code, out)
 	}
 }
 

@@ -699,8 +699,11 @@ func gitCheckout(g *gitProbe, e *GitEffect, args []string) error {
 		}
 	}
 	if len(pos) == 0 {
-		if a.has("-p", "--patch") {
+		switch {
+		case a.has("-p", "--patch"):
 			return checkoutPaths(g, e, "", []string{":/"}) // -p alone offers every change
+		case force && !newBranch:
+			return switchTo(g, "HEAD", true) // checkout -f alone throws the local edits away
 		}
 		return errNoEffect
 	}
@@ -1172,7 +1175,9 @@ func gitAdd(g *gitProbe, e *GitEffect, args []string) error {
 		return gitUnknown("`git add --pathspec-from-file` reads its paths from a file acc does not read; name the paths: `git add -- <paths>`")
 	}
 	spec := a.pathspec()
-	update := a.has("-u", "--update")
+	// -p and -i offer the tracked files' changes, as -u stages them (the
+	// answers may come on the input: `yes | git add -p`).
+	update := a.has("-u", "--update", "-p", "--patch", "-i", "--interactive")
 	if len(spec) == 0 {
 		if !update && !a.has("-A", "--all") {
 			return errNoEffect
@@ -1295,7 +1300,15 @@ func gitOther(g *gitProbe, e *GitEffect, sub string, args []string) error {
 		}
 		return errNoEffect
 	case "read-tree":
-		if !slices.Contains(args, "-u") {
+		update := false
+		for _, a := range args {
+			if a == "--" {
+				break
+			}
+			// -u alone or in a cluster such as -mu.
+			update = update || strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && strings.ContainsRune(a, 'u')
+		}
+		if !update {
 			return errNoEffect
 		}
 	case "lfs":

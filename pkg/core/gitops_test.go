@@ -382,6 +382,8 @@ func TestGitTouched(t *testing.T) {
 		{name: "add -A from subdir", setup: dirty, sub: "docs", args: []string{"add", "-A"}, want: []string{fxA, fxNewline, fxU}, sweeps: true},
 		{name: "add dot", setup: dirty, args: []string{"add", "."}, want: []string{fxA, fxNewline, fxU}, sweeps: true},
 		{name: "add -u", setup: dirty, args: []string{"add", "-u"}, want: []string{fxA, fxNewline}, sweeps: true},
+		{name: "add -p offers the tracked changes", setup: dirty, args: []string{"add", "-p"}, want: []string{fxA, fxNewline}, sweeps: true},
+		{name: "add -i", setup: dirty, args: []string{"add", "-i"}, want: []string{fxA, fxNewline}, sweeps: true},
 		{name: "add path", setup: dirty, args: []string{"add", fxU}, want: []string{fxU}, sweeps: true},
 		{name: "stage", setup: dirty, args: []string{"stage", "."}, want: []string{fxA, fxNewline, fxU}, sweeps: true},
 		{name: "add nothing", setup: dirty, args: []string{"add"}, none: true},

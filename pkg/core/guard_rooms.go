@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -58,7 +59,9 @@ type RoomsInput struct {
 // rooms are looked up only until the last second of ctx's deadline (the
 // reserve CheckWrite keeps); past either bound the call is denied with a
 // reason that says to split it, since acc cannot tell that it stays clear
-// of every guarded claim. in.Unknown is judged in here only.
+// of every guarded claim. in.Unknown is judged in here only; a hidden
+// write is judged here and, by each absolute hint, in the room that hint
+// lies in.
 //
 // Errors: a room that cannot be read (its config or its store) is
 // returned as is, as opening the room of the directory would: the hook
@@ -77,7 +80,7 @@ func CheckWriteRooms(ctx context.Context, here *Room, in RoomsInput) (*GuardDeci
 		}
 		env = here.Env
 	}
-	if len(in.Targets) == 0 {
+	if len(in.Targets) == 0 && !absoluteHints(in.Hidden) {
 		return d, nil
 	}
 	if env == nil {
@@ -142,6 +145,35 @@ func CheckWriteRooms(ctx context.Context, here *Room, in RoomsInput) (*GuardDeci
 		fr.targets = append(fr.targets, path)
 		elsewhere[t] = true
 	}
+	// A hidden write whose hint names a path in another room (python3 -c
+	// "open('/other/repo/src/a.go','w')") is judged there too, by that
+	// hint: it could reach a claim there.
+	for _, h := range in.Hidden {
+		for _, hint := range h.Hints {
+			if !filepath.IsAbs(hint) {
+				continue
+			}
+			path := physicalPath(filepath.Clean(hint))
+			fr, err := f.roomOf(path)
+			if err != nil {
+				return nil, err
+			}
+			if fr == nil || fr.ws.ID == f.hereID {
+				continue
+			}
+			if len(fr.targets) == 0 && len(fr.hidden) == 0 {
+				rooms = append(rooms, fr)
+				n := len(rooms)
+				if here != nil {
+					n++
+				}
+				if n > MaxGuardRooms {
+					return f.deny(d, fmt.Sprintf("it writes into more than %d rooms and acc checks at most that many per call", MaxGuardRooms)), nil
+				}
+			}
+			fr.hidden = append(fr.hidden, HiddenWrite{Why: h.Why, Hints: dedupeStrings([]string{hint, path})})
+		}
+	}
 	for _, fr := range rooms {
 		rd, err := f.check(fr, in)
 		if err != nil {
@@ -180,6 +212,31 @@ func CheckWriteRooms(ctx context.Context, here *Room, in RoomsInput) (*GuardDeci
 type foundRoom struct {
 	ws      *Workspace
 	targets []string
+	hidden  []HiddenWrite // hidden writes whose hint names a path here
+}
+
+// absoluteHints reports whether a hidden write has an absolute hint, one
+// that may name a path in another room.
+func absoluteHints(hidden []HiddenWrite) bool {
+	for _, h := range hidden {
+		for _, hint := range h.Hints {
+			if filepath.IsAbs(hint) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// dedupeStrings drops repeats from list, keeping the first of each.
+func dedupeStrings(list []string) []string {
+	out := list[:0:0]
+	for _, s := range list {
+		if !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // roomFinder places targets in their rooms for CheckWriteRooms, each
@@ -263,7 +320,8 @@ func (f *roomFinder) check(fr *foundRoom, in RoomsInput) (*GuardDecision, error)
 			writer = c.SessionID
 		}
 	}
-	return room.CheckWrite(f.ctx, GuardInput{SessionID: writer, Cwd: fr.ws.Start, Targets: fr.targets})
+	return room.CheckWrite(f.ctx, GuardInput{SessionID: writer, Cwd: fr.ws.Start, Targets: fr.targets,
+		Hidden: fr.hidden, HintReaches: in.HintReaches})
 }
 
 // deny turns d into the refusal of a call whose targets could not all be

@@ -270,3 +270,52 @@ func (r *Room) SessionProcessGone(ctx context.Context, id string) (bool, error) 
 	})
 	return gone, err
 }
+
+// maxAncestry bounds how many ancestors AgentAncestor walks.
+const maxAncestry = 64
+
+// AgentAncestor returns the open session of an agent's client (any harness
+// but cli) whose recorded, still running process is an ancestor of this
+// process, or nil when there is none. A terminal an agent opens for
+// itself (script, unbuffer, expect) is still a terminal, so `--authority
+// human` also asks that no agent's client started the command
+// (docs/concepts.md, "Forced release"). A recorded process that is gone is
+// skipped, so that a reused pid never counts. It reads the store and the
+// process table only.
+func (r *Room) AgentAncestor(ctx context.Context) (*protocol.Session, error) {
+	agents := map[int32]protocol.Session{}
+	err := r.Store.View(ctx, func(tx storage.ReadTx) error {
+		sessions, err := allSessions(tx, true)
+		if err != nil {
+			return err
+		}
+		for _, s := range sessions {
+			if s.Harness != "cli" && s.PID != nil && *s.PID > 1 && !RecordedProcessGone(&s, r.Probe) {
+				agents[int32(*s.PID)] = s
+			}
+		}
+		return nil
+	})
+	if err != nil || len(agents) == 0 {
+		return nil, err
+	}
+	pid := int32(os.Getppid())
+	for range maxAncestry {
+		if pid <= 1 {
+			return nil, nil
+		}
+		if s, ok := agents[pid]; ok {
+			return &s, nil
+		}
+		p, err := process.NewProcess(pid)
+		if err != nil {
+			return nil, nil
+		}
+		parent, err := p.Ppid()
+		if err != nil || parent == pid {
+			return nil, nil
+		}
+		pid = parent
+	}
+	return nil, nil
+}

@@ -9,6 +9,7 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -496,6 +497,139 @@ func (w *shellWalker) assign(list []*syntax.Assign, st *dirState) {
 	}
 }
 
+// builtinAssign records the variables the builtins set, other than by
+// NAME=value (docs/hooks.md, "Expansions"): set's operands become the
+// positional parameters; read, mapfile/readarray, getopts and printf -v
+// assign values acc does not work out, so their variables are unknown,
+// hinted by what they take them from (the input's heredoc, here-string,
+// < file or pipe; printf's and getopts' arguments). It reports whether
+// name was such a builtin.
+func (w *shellWalker) builtinAssign(name string, args []word, redirs []*syntax.Redirect, st *dirState) bool {
+	unknownVars := func(names []string, hints []string) {
+		for _, n := range names {
+			w.push(st, &shellVar{name: n, hints: dedupe(hints)})
+		}
+	}
+	fromInput := func() []string {
+		return append(slices.Clip(w.pipeHints), w.inputHints(redirs, *st)...)
+	}
+	switch name {
+	case "set":
+		for i := 0; i < len(args); i++ {
+			t := args[i].text
+			if t == "--" || !strings.HasPrefix(t, "-") && !strings.HasPrefix(t, "+") {
+				if t == "--" {
+					i++
+				}
+				w.positional(args[i:], st)
+				return true
+			}
+			if (t == "-o" || t == "+o") && i+1 < len(args) {
+				i++
+			}
+		}
+		return true
+	case "read":
+		p := parseArgs(args, "adinNptu", nil)
+		names := texts(p.ops)
+		if a := p.value("a", ""); a != nil {
+			names = append(names, *a)
+		}
+		if len(names) == 0 {
+			names = []string{"REPLY"}
+		}
+		unknownVars(names, fromInput())
+	case "mapfile", "readarray":
+		p := parseArgs(args, "dnOsuCc", nil)
+		names := []string{"MAPFILE"}
+		if len(p.ops) > 0 {
+			names = texts(p.ops[len(p.ops)-1:])
+		}
+		unknownVars(names, fromInput())
+	case "getopts":
+		if len(args) < 2 {
+			return true
+		}
+		var hints []string
+		for _, a := range args[2:] {
+			hints = append(hints, a.hints...)
+			hints = append(hints, codeTokens(a.text)...)
+		}
+		unknownVars([]string{args[1].text, "OPTARG"}, hints)
+	case "printf":
+		p := parseArgs(args, "v", nil)
+		v := p.value("v", "")
+		if v == nil {
+			return false // prints: its redirections are judged as usual
+		}
+		var hints []string
+		for _, a := range p.ops {
+			hints = append(hints, a.hints...)
+			hints = append(hints, codeTokens(a.text)...)
+		}
+		unknownVars([]string{strings.TrimSuffix(strings.SplitN(*v, "[", 2)[0], "]")}, hints)
+	default:
+		return false
+	}
+	return true
+}
+
+// positional makes args the positional parameters of st ($1…, $#, $@).
+func (w *shellWalker) positional(args []word, st *dirState) {
+	known := true
+	var hints, list []string
+	for _, a := range args {
+		if a.unknown {
+			known = false
+			hints = append(hints, a.hints...)
+			continue
+		}
+		list = append(list, a.text)
+	}
+	if !known {
+		// Which operand lands in which parameter is not known.
+		for _, n := range []string{"@", "*", "#", "1", "2", "3", "4", "5", "6", "7", "8", "9"} {
+			w.push(st, &shellVar{name: n, hints: dedupe(append(hints, list...))})
+		}
+		return
+	}
+	for i := 1; i <= 9; i++ {
+		v := expand.Variable{}
+		if i <= len(list) {
+			v = expand.Variable{Set: true, Kind: expand.String, Str: list[i-1]}
+		}
+		w.push(st, &shellVar{name: strconv.Itoa(i), value: v, known: true})
+	}
+	all := expand.Variable{Set: true, Kind: expand.Indexed, List: list}
+	w.push(st, &shellVar{name: "@", value: all, known: true})
+	w.push(st, &shellVar{name: "*", value: all, known: true})
+	w.push(st, &shellVar{name: "#", value: expand.Variable{Set: true, Kind: expand.String, Str: strconv.Itoa(len(list))}, known: true})
+}
+
+// inputHints are the path-like tokens of the input redirections in
+// redirs: a heredoc, a here-string, or a < file acc can read.
+func (w *shellWalker) inputHints(redirs []*syntax.Redirect, st dirState) []string {
+	var hints []string
+	for _, r := range redirs {
+		switch {
+		case r.Hdoc != nil:
+			hints = append(hints, codeTokens(w.word(r.Hdoc).text)...)
+		case r.Op == syntax.WordHdoc && r.Word != nil:
+			hints = append(hints, codeTokens(w.word(r.Word).text)...)
+		case r.Op == syntax.RdrIn && r.Word != nil:
+			src := w.word(r.Word)
+			if !src.literal {
+				hints = append(hints, codeTokens(src.text)...)
+				continue
+			}
+			if text, err := w.readFile(src.text, st); err == nil {
+				hints = append(hints, codeTokens(text)...)
+			}
+		}
+	}
+	return hints
+}
+
 // declare records the assignments of export, local, declare, readonly
 // and typeset; with an option that changes what a value means (-n a
 // reference, -i arithmetic, -l/-u/-c case, -a/-A arrays) the variables
@@ -800,15 +934,51 @@ func touchesWorktree(sub string, args []word) bool {
 		return !has("--check", "--stat", "--numstat", "--summary") || has("--apply")
 	case "commit":
 		p := parseArgs(args, "mCcFt", []string{"message", "file", "reuse-message", "reedit-message", "template", "author", "date", "fixup", "squash", "cleanup", "trailer", "pathspec-from-file"})
-		return p.has("a", "all") || len(p.ops) > 0 || p.value("", "pathspec-from-file") != nil
+		return p.has("a", "all") || p.has("p", "patch") || p.has("", "interactive") || len(p.ops) > 0 || p.value("", "pathspec-from-file") != nil
 	case "add":
 		p := parseArgs(args, "", []string{"chmod", "pathspec-from-file"})
 		if p.has("n", "dry-run") {
 			return false
 		}
-		return p.has("A", "all") || p.has("u", "update") || len(p.ops) > 0 || p.value("", "pathspec-from-file") != nil
+		return p.has("A", "all") || p.has("u", "update") || p.has("p", "patch") || p.has("i", "interactive") ||
+			len(p.ops) > 0 || p.value("", "pathspec-from-file") != nil
+	case "sparse-checkout":
+		return len(args) == 0 || args[0].text != "list"
+	case "bisect":
+		return len(args) == 0 || !contains([]string{"log", "visualize", "view", "terms", "help"}, args[0].text)
+	case "worktree":
+		return len(args) > 0 && (args[0].text == "remove" || args[0].text == "move")
+	case "checkout-index", "read-tree", "merge-file", "mergetool", "filter-branch", "lfs", "archive", "bundle":
+		return true
 	}
-	return false
+	// Any other name that is not one of git's own commands may be an
+	// alias for one that writes: GitTouched follows it.
+	return !gitOwnCommands[sub]
+}
+
+// gitOwnCommands are git's commands that change no working-tree file, or
+// whose writes the common table reads (rm, mv) or that are judged above;
+// a subcommand not listed here nor above may be an alias.
+var gitOwnCommands = map[string]bool{
+	"status": true, "log": true, "diff": true, "show": true, "branch": true, "tag": true,
+	"fetch": true, "push": true, "remote": true, "config": true, "blame": true, "annotate": true,
+	"grep": true, "ls-files": true, "ls-tree": true, "ls-remote": true, "rev-parse": true,
+	"rev-list": true, "describe": true, "shortlog": true, "reflog": true, "cat-file": true,
+	"show-ref": true, "for-each-ref": true, "symbolic-ref": true, "update-ref": true, "help": true,
+	"version": true, "var": true, "count-objects": true, "fsck": true, "gc": true, "prune": true,
+	"repack": true, "pack-refs": true, "verify-commit": true, "verify-tag": true, "verify-pack": true,
+	"whatchanged": true, "range-diff": true, "format-patch": true, "request-pull": true,
+	"name-rev": true, "merge-base": true, "cherry": true, "notes": true, "check-ignore": true,
+	"check-attr": true, "check-ref-format": true, "check-mailmap": true, "diff-tree": true,
+	"diff-index": true, "diff-files": true, "show-branch": true, "init": true, "clone": true,
+	"send-email": true, "credential": true, "hash-object": true, "write-tree": true,
+	"commit-tree": true, "mktag": true, "mktree": true, "maintenance": true, "replace": true,
+	"rerere": true, "stripspace": true, "interpret-trailers": true, "column": true,
+	"fast-export": true, "submodule": true, "difftool": true, "mailinfo": true,
+	"get-tar-commit-id": true, "patch-id": true, "unpack-objects": true, "index-pack": true,
+	"pack-objects": true, "prune-packed": true, "multi-pack-index": true, "commit-graph": true,
+	"update-index": true, "rm": true, "mv": true,
+	"stash": true, "reset": true, "clean": true, "apply": true, "commit": true, "add": true,
 }
 
 // errUnreadable: the file a command takes its writes from is not read.

@@ -337,6 +337,51 @@ func (c readCase) check(t *testing.T, top string, r ShellReading) {
 	}
 }
 
+// triedForms are what an agent denied by the guard tried next (issue 17's
+// break pass): each once slipped past the reader, and its read-only
+// counterpart must still give nothing.
+var triedForms = []readCase{
+	writes(`bash -s <<< 'rm src/a.go'`, "src/a.go"),
+	writes("bash <<'X'\ncd src\nrm a.go\nX", "src/a.go"),
+	writes(`source /dev/stdin <<< 'rm src/a.go'`, "src/a.go"),
+	unknownWith(`echo 'rm src/a.go' | bash`, "src/a.go"),
+	unknownWith(`xargs rm <<< src/a.go`, "src/a.go"),
+	gits(`git checkout-index -f src/a.go`, "|checkout-index -f src/a.go"),
+	gits(`git read-tree -mu HEAD`, "|read-tree -mu HEAD"),
+	gits(`git sparse-checkout set docs`, "|sparse-checkout set docs"),
+	gits(`git my-alias`, "|my-alias"),
+	gits(`yes | git add -p`, "|add -p"),
+	gits(`git commit -p`, "|commit -p"),
+	unknownWith(`git -c alias.x='!rm src/a.go' x`, "src/a.go"),
+	writes(`set -- src/a.go; rm "$1"`, "src/a.go"),
+	writes(`set src/a.go src/b.go; rm "$@"`, "src/a.go", "src/b.go"),
+	unknownWith(`read f <<< src/a.go; rm "$f"`, "src/a.go"),
+	unknownWith(`printf -v f '%s' src/a.go; rm "$f"`, "src/a.go"),
+	unknownWith(`mapfile -t a <<< src/a.go; rm "${a[@]}"`, "src/a.go"),
+	unknownWith(`echo src/a.go | while read f; do rm "$f"; done`, "src/a.go"),
+	unknownWith(`while read f; do rm "$f"; done <<< src/a.go`, "src/a.go"),
+	unknownWith(`getopts x f src/a.go; rm "$f"`, "src/a.go"),
+	writes(`vim -c '%s/a/b/|wq' src/a.go`, "src/a.go"),
+	writes(`ex -sc '%s/a/b/|x' src/a.go`, "src/a.go"),
+	writes(`vim -s /dev/null -es src/a.go`, "src/a.go"),
+	writes(`printf ',s/a/b/\nw\n' | ed -s src/a.go`, "src/a.go"),
+	writes(`nvim --headless +wq src/a.go`, "src/a.go"),
+	writes(`emacs --batch src/a.go --eval '(save-buffer)'`, "src/a.go"),
+	unknownWith(`parallel rm ::: src/a.go`, "src/a.go"),
+	unknownWith(`echo src/a.go | parallel -j2 sed -i s/a/b/`, "src/a.go"),
+	reads(`vim -R src/a.go`),
+	reads(`view src/a.go`),
+	reads(`parallel cat ::: src/a.go`),
+	reads(`set -- src/a.go; cat "$1"`),
+	reads(`set -euo pipefail; cat src/a.go`),
+	reads(`while read f; do cat "$f"; done <<< src/a.go`),
+	reads(`bash -s <<< 'cat src/a.go'`),
+	reads(`xargs cat <<< src/a.go`),
+	reads(`git sparse-checkout list`),
+	reads(`git -c color.ui=never diff`),
+	reads(`git update-index --refresh`),
+}
+
 // TestReadShellForms: every form issue 17 lists is seen (a target, a git
 // operation or an unknown write with a hint naming the file), its
 // read-only counterpart gives nothing, and so for the other writers and
@@ -346,7 +391,7 @@ func TestReadShellForms(t *testing.T) {
 	for _, group := range []struct {
 		name  string
 		cases []readCase
-	}{{"issue", issueForms}, {"reads", readOnly}, {"more", moreForms}} {
+	}{{"issue", issueForms}, {"reads", readOnly}, {"more", moreForms}, {"tried", triedForms}} {
 		t.Run(group.name, func(t *testing.T) {
 			for _, c := range group.cases {
 				r, err := ReadShell(c.cmd, env)

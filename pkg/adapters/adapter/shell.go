@@ -311,6 +311,15 @@ func (w *shellWalker) stmt(s *syntax.Stmt, st *dirState, depth int) {
 	for _, r := range s.Redirs {
 		w.redirect(r, *st, depth)
 	}
+	if _, call := s.Cmd.(*syntax.CallExpr); !call && w.x != nil {
+		// A compound command's input (`while read f; … done <<< list`)
+		// reaches the commands inside it as a pipe's would.
+		if hints := w.inputHints(s.Redirs, *st); len(hints) > 0 {
+			outer := w.pipeHints
+			w.pipeHints = append(slices.Clip(outer), hints...)
+			defer func() { w.pipeHints = outer }()
+		}
+	}
 	w.command(s.Cmd, s.Redirs, st, depth)
 }
 
@@ -635,6 +644,9 @@ func (w *shellWalker) callWords(ws []word, redirs []*syntax.Redirect, st *dirSta
 	if w.x != nil && w.readWriter(name, args1, redirs, *local, depth) {
 		return
 	}
+	if w.x != nil && local == st && w.builtinAssign(name, args1, redirs, st) {
+		return
+	}
 	switch name {
 	case "cd", "pushd":
 		if local != st {
@@ -710,6 +722,10 @@ func (w *shellWalker) callWords(ws []word, redirs []*syntax.Redirect, st *dirSta
 	case "apply_patch", "applypatch":
 		w.applyPatch(args1, redirs, *local)
 	case "sh", "bash", "dash", "zsh", "ksh", "mksh":
+		if w.x != nil && depth < maxShellNesting && shellReadsInput(args1) {
+			w.scriptFromInput(name, redirs, *local, depth)
+			return
+		}
 		if depth < maxShellNesting {
 			if script, params, ok := shellScriptWord(args1); ok {
 				if script.unknown {
@@ -724,6 +740,10 @@ func (w *shellWalker) callWords(ws []word, redirs []*syntax.Redirect, st *dirSta
 					w.unknownCode(name+" -c writes paths from its arguments, which acc does not follow", params, *local)
 				}
 			}
+		}
+	case "source", ".":
+		if w.x != nil && depth < maxShellNesting && len(args1) > 0 && contains([]string{"/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"}, args1[0].text) {
+			w.scriptFromInput(name, redirs, *local, depth)
 		}
 	case "eval":
 		if depth < maxShellNesting && len(args1) > 0 {
@@ -840,7 +860,15 @@ global:
 			_, v, _ := strings.Cut(t, "=")
 			elsewhere = append(elsewhere, withText(args[i], v))
 			i++
-		case (t == "-c" || t == "--namespace" || t == "--config-env") && i+1 < len(args):
+		case (t == "-c" || t == "--config-env") && i+1 < len(args):
+			// An alias given here is not in any config file GitTouched
+			// reads: its expansion is not followed.
+			key, _, _ := strings.Cut(args[i+1].text, "=")
+			if args[i+1].unknown || strings.HasPrefix(strings.ToLower(key), "alias.") || strings.EqualFold(key, "core.worktree") {
+				elsewhere = append(elsewhere, args[i+1])
+			}
+			i += 2
+		case t == "--namespace" && i+1 < len(args):
 			i += 2
 		case strings.HasPrefix(t, "-"):
 			i++
@@ -854,7 +882,7 @@ global:
 	sub, rest := args[i].text, args[i+1:]
 	if w.x != nil {
 		if len(elsewhere) > 0 && touchesWorktree(sub, rest) {
-			w.unknownCode("git "+sub+" with --git-dir or --work-tree works in a tree acc does not follow", append(elsewhere, rest...), st)
+			w.unknownCode("git "+sub+" with --git-dir, --work-tree or -c alias.… works in a tree or runs a command acc does not follow", append(elsewhere, rest...), st)
 			return
 		} else {
 			w.gitOp(args[i:], st)
@@ -978,6 +1006,76 @@ func shellScriptWord(args []word) (script word, params []word, ok bool) {
 		return args[i], args[i+1:], dashC
 	}
 	return word{}, nil, false
+}
+
+// shellReadsInput reports whether a shell given args reads its script
+// from its input: no -c and no script operand, or -s.
+func shellReadsInput(args []word) bool {
+	for i := 0; i < len(args); i++ {
+		t := args[i].text
+		if args[i].unknown {
+			return false
+		}
+		if t == "-" || t == "--" {
+			return i+1 >= len(args)
+		}
+		if (strings.HasPrefix(t, "-") || strings.HasPrefix(t, "+")) && len(t) > 1 {
+			if strings.HasPrefix(t, "--") {
+				continue
+			}
+			if strings.ContainsRune(t, 'c') {
+				return false
+			}
+			if strings.ContainsRune(t, 's') {
+				return true
+			}
+			if strings.ContainsAny(t, "oO") && i+1 < len(args) {
+				i++
+			}
+			continue
+		}
+		return false // a script file
+	}
+	return true
+}
+
+// scriptFromInput judges the script a shell (or source /dev/stdin) reads
+// from its input: a heredoc or here-string is read as the script it is; a
+// pipe's is not seen, its hints being the earlier stages' words; a file
+// given with < is read when it can be.
+func (w *shellWalker) scriptFromInput(name string, redirs []*syntax.Redirect, st dirState, depth int) {
+	for _, r := range redirs {
+		var text word
+		switch {
+		case r.Hdoc != nil:
+			text = w.word(r.Hdoc)
+		case r.Op == syntax.WordHdoc:
+			text = w.expandWord(r.Word, st, false)[0]
+		case r.Op == syntax.RdrIn:
+			src := w.expandWord(r.Word, st, false)[0]
+			if src.unknown {
+				w.unknownCode(name+" runs a script from a file acc cannot know", []word{src}, st)
+				return
+			}
+			body, err := w.readFile(src.text, st)
+			if err != nil {
+				return // a file acc cannot read: a program it cannot look into
+			}
+			text = word{text: body, literal: true}
+		default:
+			continue
+		}
+		if text.unknown || !text.literal {
+			w.unknownCode(name+" runs a script from its input that acc cannot know before it runs", []word{text}, st)
+			return
+		}
+		sub := st // a child shell: its cd stays there
+		w.nested(text.text, &sub, depth+1)
+		return
+	}
+	if len(w.pipeHints) > 0 {
+		w.unknownWrite(name+" runs a script from its input, which acc cannot see", st, w.pipeHints)
+	}
 }
 
 // withText is the word a carrying the text t (a part of a's text, such as

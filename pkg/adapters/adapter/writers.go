@@ -101,6 +101,10 @@ func (w *shellWalker) readWriter(name string, args []word, redirs []*syntax.Redi
 		w.find(args, st, depth)
 	case "xargs":
 		w.xargs(args, redirs, st, depth)
+	case "parallel":
+		w.parallel(args, st, depth)
+	case "vim", "vi", "nvim", "ex", "vimdiff", "gvim", "nano", "pico", "micro", "emacs", "ed", "red":
+		w.editor(name, args, st)
 	case "patch":
 		w.patch(args, redirs, st)
 	case "tar", "gtar", "bsdtar":
@@ -364,8 +368,8 @@ func (w *shellWalker) find(args []word, st dirState, depth int) {
 
 // xargs runs its command on words read from its input, which acc cannot
 // see: when that command writes, the write is unknown, its hints being the
-// command's own words, the pipeline's earlier words and the words of a
-// list file given with -a or <.
+// command's own words, the pipeline's earlier words, the words of a list
+// file given with -a or < and those of a heredoc or here-string.
 func (w *shellWalker) xargs(args []word, redirs []*syntax.Redirect, st dirState, depth int) {
 	cmd := afterOptions(args, "adEILnPs", []string{"arg-file", "delimiter", "eof", "replace", "max-lines", "max-args", "max-procs", "max-chars", "process-slot-var"})
 	if len(cmd) == 0 {
@@ -394,8 +398,13 @@ func (w *shellWalker) xargs(args []word, redirs []*syntax.Redirect, st dirState,
 	hints = append(hints, w.pipeHints...)
 	list := parseArgs(args[:len(args)-len(cmd)], "adEILnPs", []string{"arg-file"}).valueWord("a", "arg-file")
 	for _, r := range redirs {
-		if r.Op == syntax.RdrIn && r.Word != nil {
+		switch {
+		case r.Op == syntax.RdrIn && r.Word != nil:
 			list = w.word(r.Word)
+		case r.Hdoc != nil:
+			hints = append(hints, codeTokens(w.word(r.Hdoc).text)...)
+		case r.Op == syntax.WordHdoc && r.Word != nil:
+			hints = append(hints, codeTokens(w.word(r.Word).text)...)
 		}
 	}
 	if list.text != "" && list.literal {
@@ -404,6 +413,99 @@ func (w *shellWalker) xargs(args []word, redirs []*syntax.Redirect, st dirState,
 		}
 	}
 	w.unknownWrite("xargs "+path.Base(cmd[0].text)+" takes what it writes from its input", st, hints)
+}
+
+// parallel (GNU parallel) runs its command once per argument, taken
+// after ::: (or from the files after ::::) or from its input: when that
+// command writes, the write is unknown, hinted by the command's own words,
+// the arguments and the pipeline's earlier words, as for xargs.
+func (w *shellWalker) parallel(args []word, st dirState, depth int) {
+	end := len(args)
+	for i, a := range args {
+		if strings.HasPrefix(a.text, ":::") && strings.Trim(a.text, ":+") == "" {
+			end = i
+			break
+		}
+	}
+	cmd := afterOptions(args[:end], "jSaEIdnNPX", []string{"jobs", "sshlogin", "arg-file", "delimiter", "eof", "colsep",
+		"max-args", "max-replace-args", "max-procs", "delay", "timeout", "joblog", "results", "tmpdir", "workdir", "env",
+		"load", "memfree", "retries", "basefile", "transfer-file", "return", "tag-string", "sshloginfile", "halt"})
+	if len(cmd) == 0 {
+		return
+	}
+	withInput := append(slices.Clip(cmd), word{text: "{}", literal: true, expanded: true})
+	targets, writes, hints := w.scratch(func() {
+		sub := st
+		w.callWords(withInput, nil, &sub, depth)
+	})
+	if !writes {
+		return
+	}
+	for _, t := range targets {
+		if !strings.Contains(t, "{}") {
+			hints = append(hints, t)
+		}
+	}
+	for _, a := range append(slices.Clip(cmd[1:]), args[end:]...) {
+		if a.unknown {
+			hints = append(hints, a.hints...)
+		} else {
+			hints = append(hints, codeTokens(a.text)...)
+		}
+	}
+	hints = append(hints, w.pipeHints...)
+	w.unknownWrite("parallel "+path.Base(cmd[0].text)+" takes what it writes from its arguments or input", st, hints)
+}
+
+// editor: a text editor writes the files it opens (run by an agent it
+// works from its -c/+ commands or script input); vim -R and -M, and
+// view, open them read-only.
+func (w *shellWalker) editor(name string, args []word, st dirState) {
+	var ops []word
+	for i := 0; i < len(args); i++ {
+		t := args[i].text
+		switch {
+		case t == "--":
+			ops = append(ops, args[i+1:]...)
+			i = len(args)
+		case strings.HasPrefix(t, "+") && !args[i].unknown:
+			// +N or +cmd: a command, not a file
+		case strings.HasPrefix(t, "-") && len(t) > 1 && !args[i].unknown:
+			if strings.HasPrefix(t, "--") {
+				if contains([]string{"--cmd", "--eval", "--load", "--funcall", "--directory", "--script", "--execute", "--insert", "--find-file"}, t) {
+					if t == "--find-file" || t == "--insert" {
+						if i+1 < len(args) {
+							ops = append(ops, args[i+1])
+						}
+					}
+					i++
+				}
+				continue
+			}
+			if strings.HasPrefix(name, "vi") || name == "nvim" || name == "ex" || name == "gvim" {
+				if strings.ContainsAny(t[1:], "RM") {
+					return // read-only
+				}
+				// The last letter of a cluster may take the next word
+				// (-c cmd, -S file; -s scriptin, except in ex mode).
+				last := t[len(t)-1]
+				valued := strings.IndexByte("cSuUiTwWtq", last) >= 0 ||
+					last == 's' && name != "ex" && !strings.ContainsAny(t[1:], "eE")
+				if valued {
+					i++
+				}
+			}
+			if (name == "ed" || name == "red") && t == "-p" {
+				i++
+			}
+			if name == "emacs" && contains([]string{"-l", "-f", "-L", "-eval", "-load", "-funcall", "-u", "-t", "-d"}, t) {
+				i++
+			}
+		default:
+			ops = append(ops, args[i])
+		}
+	}
+	w.addAll(ops, st)
 }
 
 // patch writes its file operand, or the files its patch names (read from
