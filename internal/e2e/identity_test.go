@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -273,4 +274,46 @@ func TestNoGenerationReachesAPeer(t *testing.T) {
 	if !strings.Contains(seen["bob status --json"], holder.SessionID) {
 		t.Fatalf("status should list the holder's session:\n%s", seen["bob status --json"])
 	}
+}
+
+// TestNoFallThroughToAnotherSession: automatic resolution's second and
+// third steps (the one live session of this worktree, the one live
+// session) go by where a command runs, and a worktree path is public. An
+// agent whose client runs the command (this test process stands for the
+// client: a codex session records its pid) does not become the holder by
+// running acc in the holder's worktree (`--cwd`, or `cd` there): exit 2
+// caller_identity_unresolved naming the agent's own session, the store
+// unchanged, the guarded claim still held. Run by no agent's client, the
+// same command in that worktree acts as its one live session, as before.
+func TestNoFallThroughToAnotherSession(t *testing.T) {
+	sb := newSandbox(t)
+	repo := sb.newRepo("repo")
+	wt := filepath.Join(sb.base, "wt")
+	sb.git(repo, "worktree", "add", "-q", wt, "-b", "side")
+	holder := sb.attach(repo, "holder", "cli")
+	sb.ok(repo, append([]string{"claim", "--resource", "file:src/a.go", "--enforcement", "guarded"}, holder.creds()...)...)
+	var agent session
+	sb.jsonOK(&agent, wt, "attach", "--participant", "agent", "--harness", "codex", "--pid", strconv.Itoa(os.Getpid()))
+	fp := sb.fingerprint(holder.WorkspaceID)
+
+	for _, args := range [][]string{
+		{"--cwd", repo, "release", "--json", "--resource", "file:src/a.go"},
+		{"--cwd", repo, "message", "--json", "--to", "agent", "--subject", "s", "--body", "b"},
+	} {
+		res := sb.run(wt, args...)
+		env := sb.parseEnvelope(res)
+		if res.code != 2 || env.Error == nil || env.Error.Details["reasonCode"] != protocol.ReasonCallerIdentityUnresolved ||
+			!strings.Contains(env.Error.Message, "runs under the client of agent (codex session "+agent.SessionID+")") ||
+			!strings.Contains(env.Error.Message, "will not act as the session "+holder.SessionID) ||
+			strings.Contains(res.stdout+res.stderr, holder.Generation) {
+			t.Fatalf("an agent's command in the holder's worktree must not act as the holder:\n%s", res)
+		}
+		if got := sb.fingerprint(holder.WorkspaceID); got != fp {
+			t.Fatalf("%v changed the store", args)
+		}
+	}
+	// With the agent's session gone, the one live session of the worktree
+	// is the caller again.
+	sb.ok(wt, append([]string{"detach"}, agent.creds()...)...)
+	sb.ok(repo, "release", "--resource", "file:src/a.go")
 }

@@ -44,10 +44,14 @@ type IdentityInput struct {
 // missing generation. A generation without a session (--generation or
 // ACC_GENERATION alone) is refused, never ignored; a flag never pairs with
 // a variable, so --generation with ACC_SESSION is refused too, and
-// --session outranks both variables. It never guesses: no candidate is
+// --session outranks both variables. Steps 2 and 3 never pick another
+// session than that of an agent client running this process (one whose
+// recorded process is an ancestor, AgentAncestor): then it is exit 2
+// caller_identity_unresolved. It never guesses: no candidate is
 // exit 2 caller_identity_unresolved, several are exit 2
 // caller_identity_ambiguous naming them.
 func (r *Room) ResolveCaller(ctx context.Context, in IdentityInput) (Caller, error) {
+	guessed := false // picked by step 2 or 3
 	named, source := in.FlagSession, ""
 	switch {
 	case in.FlagSession != "" && in.FlagGeneration != "":
@@ -142,10 +146,12 @@ func (r *Room) ResolveCaller(ctx context.Context, in IdentityInput) (Caller, err
 			}
 		}
 		if pick(here) {
+			guessed = true
 			return nil
 		}
 		// 3. The only live session.
 		if pick(live) {
+			guessed = true
 			return nil
 		}
 		if len(live) == 0 {
@@ -164,7 +170,23 @@ func (r *Room) ResolveCaller(ctx context.Context, in IdentityInput) (Caller, err
 			"could not tell which of %d live sessions is running this: %s; pass --session and --generation", len(cands), strings.Join(names, "; ")).
 			With("candidates", names)
 	})
-	return out, err
+	if err != nil || !guessed {
+		return out, err
+	}
+	// Steps 2 and 3 go by where and what, not by who: an agent whose own
+	// client is running it never falls through to another session by
+	// them (a worktree path is public; `cd` there is one command).
+	agent, err := r.AgentAncestor(ctx)
+	if err != nil {
+		return Caller{}, err
+	}
+	if agent != nil && agent.SessionID != out.SessionID {
+		return Caller{}, protocol.Errorf(protocol.ReasonCallerIdentityUnresolved,
+			"this command runs under the client of %s (%s session %s), so acc will not act as the session %s that this directory would otherwise pick; "+
+				"pass your own --session and --generation (your hook's trusted line `acc: --session … --generation …` has them)",
+			agent.ParticipantID, agent.Harness, agent.SessionID, out.SessionID).With("sessionId", agent.SessionID)
+	}
+	return out, nil
 }
 
 // envValues is the set of non-empty values in environ ("KEY=value").
