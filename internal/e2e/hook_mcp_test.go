@@ -53,6 +53,9 @@ func TestHookGuardMCPTools(t *testing.T) {
 		{"advisory claim", "filesystem", "write_file", map[string]any{"path": "adv.txt", "content": "x"}, false},
 		{"a tool that writes no file", "github", "create_issue", map[string]any{"title": "src/a.go", "path": "src/a.go"}, false},
 		{"acc's own claim", "acc", "acc_claim", map[string]any{"resource": "file:src/a.go"}, false},
+		{"a shell command that removes a guarded file", "desktop-commander", "start_process", map[string]any{"command": "rm src/a.go", "timeout_ms": 1000}, true},
+		{"an older shell tool's redirection", "desktop-commander", "execute_command", map[string]any{"command": "echo x > f"}, true},
+		{"a shell command that reads a guarded file", "desktop-commander", "start_process", map[string]any{"command": "cat src/a.go"}, false},
 	}
 	for _, c := range hookClients {
 		for _, tc := range cases {

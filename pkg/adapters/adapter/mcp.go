@@ -85,6 +85,30 @@ var mcpWriteTools = map[string]mcpWriteTool{
 	"str_replace_based_edit_tool": {keys: []string{"path"}, readOnly: viewCommand},
 }
 
+// mcpShellTools are MCP tools known to run a shell command, with the input
+// key holding it: Desktop Commander's start_process {command} and, in its
+// older releases, execute_command {command}. Their command is read like the
+// client's own shell tool's (docs/hooks.md, "MCP tools").
+var mcpShellTools = map[string]string{
+	"start_process":   "command",
+	"execute_command": "command",
+}
+
+// MCPShellCommand reports whether a call of the MCP tool named tool on the
+// server named server runs a shell command, and returns the command ("" when
+// the input holds none). acc's own tools never do. input may be nil.
+func MCPShellCommand(server, tool string, input map[string]any) (command string, ok bool) {
+	if server == "acc" || strings.HasPrefix(tool, "acc_") {
+		return "", false
+	}
+	key, ok := mcpShellTools[tool]
+	if !ok {
+		return "", false
+	}
+	command, _ = input[key].(string)
+	return command, true
+}
+
 // mcpReadTools are the same servers' tools that only read; Split knows
 // them so that a server name holding the separator splits right.
 var mcpReadTools = []string{
@@ -97,6 +121,9 @@ var mcpReadTools = []string{
 var knownMCPTools = func() []string {
 	out := slices.Clone(mcpReadTools)
 	for name := range mcpWriteTools {
+		out = append(out, name)
+	}
+	for name := range mcpShellTools {
 		out = append(out, name)
 	}
 	slices.Sort(out)
@@ -114,10 +141,14 @@ func viewCommand(input map[string]any) bool {
 }
 
 // MCPWriteTools lists the MCP tool names [MCPWriteTargets] treats as
-// writes, sorted: what an install's hook matcher must select.
+// writes and those [MCPShellCommand] reads as a shell, sorted: what an
+// install's hook matcher must select.
 func MCPWriteTools() []string {
-	out := make([]string, 0, len(mcpWriteTools))
+	out := make([]string, 0, len(mcpWriteTools)+len(mcpShellTools))
 	for name := range mcpWriteTools {
+		out = append(out, name)
+	}
+	for name := range mcpShellTools {
 		out = append(out, name)
 	}
 	slices.Sort(out)

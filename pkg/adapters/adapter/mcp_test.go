@@ -81,15 +81,39 @@ func TestMCPWriteTargets(t *testing.T) {
 
 func TestMCPWriteToolsListsTheTable(t *testing.T) {
 	got := MCPWriteTools()
-	if !slices.IsSorted(got) || len(got) != len(mcpWriteTools) {
+	if !slices.IsSorted(got) || len(got) != len(mcpWriteTools)+len(mcpShellTools) {
 		t.Fatalf("MCPWriteTools() = %q", got)
 	}
 	for _, name := range got {
+		if _, shell := MCPShellCommand("s", name, nil); shell {
+			continue
+		}
 		if _, write := MCPWriteTargets("s", name, map[string]any{"path": "p", "file_path": "p", "source": "p", "destination": "p", "command": "create"}); !write {
 			t.Errorf("%s is listed but not a write", name)
 		}
 		if slices.Contains(mcpReadTools, name) {
 			t.Errorf("%s is both a read and a write tool", name)
+		}
+	}
+}
+
+func TestMCPShellCommand(t *testing.T) {
+	for _, c := range []struct {
+		server, tool string
+		input        map[string]any
+		command      string
+		ok           bool
+	}{
+		{"desktop-commander", "start_process", map[string]any{"command": "rm a.go", "timeout_ms": 100}, "rm a.go", true},
+		{"dc", "execute_command", map[string]any{"command": "echo x > f"}, "echo x > f", true},
+		{"dc", "start_process", map[string]any{}, "", true},
+		{"dc", "read_process_output", map[string]any{"pid": 1}, "", false},
+		{"acc", "start_process", map[string]any{"command": "rm a.go"}, "", false},
+		{"filesystem", "write_file", map[string]any{"command": "rm a.go"}, "", false},
+	} {
+		got, ok := MCPShellCommand(c.server, c.tool, c.input)
+		if got != c.command || ok != c.ok {
+			t.Errorf("MCPShellCommand(%q, %q) = %q, %v; want %q, %v", c.server, c.tool, got, ok, c.command, c.ok)
 		}
 	}
 }

@@ -296,6 +296,9 @@ func (s *Spec) mcpTool(obj Object, name string, input Object, ev *adapter.Event)
 		ev.Write = true
 		ev.Targets = targets
 	}
+	if cmd, ok := adapter.MCPShellCommand(server, tool, input); ok {
+		ev.Shell, ev.ShellTool = cmd, true
+	}
 }
 
 // command reads a command or patch under the first present key: a string,
