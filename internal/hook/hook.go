@@ -570,6 +570,10 @@ func (r *Runner) shellEnv(ctx context.Context, cwd string) adapter.ShellEnv {
 	return env
 }
 
+// gitCheckReserve is the part of the hook's deadline that the git commands
+// a shell call runs leave for checking the claims and answering.
+const gitCheckReserve = 1500 * time.Millisecond
+
 // gitEffects asks, with read-only git, what each git command of a shell
 // call would do (core.GitTouched), within ctx. An effect in the worktree
 // of room (the client's room) is returned for CheckWrite to judge with its
@@ -577,6 +581,17 @@ func (r *Runner) shellEnv(ctx context.Context, cwd string) adapter.ShellEnv {
 // judged in their own rooms. Running out of time makes the call's writes
 // unknown (unknown is returned updated).
 func gitEffects(ctx context.Context, room *core.Room, cwd string, ops []adapter.GitOp, unknown string) ([]core.GitWrite, []string, string) {
+	if len(ops) == 0 {
+		return nil, nil, unknown
+	}
+	// Git may take only what leaves checking the claims its reserve: a git
+	// still running then is cut off and the call's writes count as
+	// unknown, never as a hook that ran out of budget and failed open.
+	if dl, ok := ctx.Deadline(); ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, dl.Add(-gitCheckReserve))
+		defer cancel()
+	}
 	var gits []core.GitWrite
 	var targets []string
 	for _, op := range ops {
