@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -291,5 +292,37 @@ func TestHookGuardForms(t *testing.T) {
 	}
 	if got := g.gitState(t); got != g.state {
 		t.Errorf("git's state changed:\n%s\nwant:\n%s", got, g.state)
+	}
+}
+
+// TestHookDenyNamesARunnableWait: every kind of denial — a plain target, a
+// git operation, a write whose file acc cannot know — ends with an `acc
+// wait --released …` the agent can run as it stands: it waits while the
+// holder holds the file and returns 0 once the holder releases it.
+func TestHookDenyNamesARunnableWait(t *testing.T) {
+	t.Parallel()
+	g := newFormsRoom(t)
+	c := clientByID(t, "claude")
+	g.sb.hookSession(c, "waiter", g.repo, "ACC_PARTICIPANT=waiter")
+	waitRE := regexp.MustCompile("`(acc wait --released [^`]+)`")
+	var waits []string
+	for _, cmd := range []string{"echo x > src/a.go", "git stash", `python3 -c "open('src/a.go','w')"`} {
+		reason, ok := c.denial(t, g.sb.hook(hookOpts{}, c.shellPayload(t, "waiter", g.repo, cmd), c.id, c.tool))
+		m := waitRE.FindStringSubmatch(reason)
+		if !ok || m == nil {
+			t.Fatalf("%q: denied=%v, and the reason names no acc wait: %q", cmd, ok, reason)
+		}
+		waits = append(waits, m[1])
+	}
+	for _, w := range waits {
+		if res := g.sb.runShell(g.repo, w+" --timeout 1s"); res.code != 3 {
+			t.Errorf("%s while the claim is held: want exit 3 (timeout)\n%s", w, res)
+		}
+	}
+	g.sb.ok(g.repo, append([]string{"release", "--resource", "file:src/a.go"}, g.peer.creds()...)...)
+	for _, w := range waits {
+		if res := g.sb.runShell(g.repo, w+" --timeout 30s"); res.code != 0 {
+			t.Errorf("%s once released: want exit 0\n%s", w, res)
+		}
 	}
 }

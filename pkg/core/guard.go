@@ -169,8 +169,8 @@ func (r *Room) CheckWrite(ctx context.Context, in GuardInput) (*GuardDecision, e
 					held = "inside " + protocol.EscapeText(c.Resource, protocol.TextLine) + ", claimed"
 				}
 				d.Reason = fmt.Sprintf("acc: %s is %s by %s (session %s, guarded) until %s; "+
-					"do not work around it: ask them with `acc message --to %s --type question …`, work on something else, or wait for its release",
-					protocol.EscapeText(res, protocol.TextLine), held, owner, c.OwnerSessionID, c.ExpiresAt, owner)
+					"do not work around it: ask them with `acc message --to %s --type question …`, work on something else, or wait for its release%s",
+					protocol.EscapeText(res, protocol.TextLine), held, owner, c.OwnerSessionID, c.ExpiresAt, owner, waitFor(res, in.SessionID))
 				return nil
 			}
 		}

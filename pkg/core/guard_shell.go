@@ -71,7 +71,8 @@ func (r *Room) denyGit(tx storage.ReadTx, d *GuardDecision, in GuardInput, bases
 		owner := r.claimOwner(tx, first)
 		d.Deny, d.ClaimID, d.HolderParticipantID, d.HolderSessionID = true, first.ClaimID, owner, first.OwnerSessionID
 		held := fmt.Sprintf("claimed by %s (session %s, guarded) until %s", owner, first.OwnerSessionID, first.ExpiresAt)
-		ask := fmt.Sprintf("do not work around it: ask them with `acc message --to %s --type question …`, work on something else, or wait for its release", owner)
+		ask := fmt.Sprintf("do not work around it: ask them with `acc message --to %s --type question …`, work on something else, or wait for its release%s",
+			owner, waitFor(first.Resource, in.SessionID))
 		if len(hits) == 0 {
 			d.Resource = first.Resource
 			d.Reason = fmt.Sprintf("acc: this call was not run: acc cannot tell which files `%s` would change (%s), and %s is %s; %s",
@@ -151,10 +152,10 @@ func (r *Room) denyHidden(tx storage.ReadTx, d *GuardDecision, in GuardInput, li
 					shown = protocol.TruncateUTF8(shown, maxHintShown) + "…"
 				}
 				d.Reason = fmt.Sprintf("acc: this call was not run: %s, and it names %s; %s is claimed by %s (session %s, guarded) until %s; "+
-					"do not work around it: ask them with `acc message --to %s --type question …`, work on something else, or wait for its release "+
+					"do not work around it: ask them with `acc message --to %s --type question …`, work on something else, or wait for its release%s "+
 					"(a command that only reads the file, such as `cat`, is never denied)",
 					protocol.EscapeText(h.Why, protocol.TextLine), protocol.EscapeText(shown, protocol.TextLine),
-					protocol.EscapeText(c.Resource, protocol.TextLine), owner, c.OwnerSessionID, c.ExpiresAt, owner)
+					protocol.EscapeText(c.Resource, protocol.TextLine), owner, c.OwnerSessionID, c.ExpiresAt, owner, waitFor(c.Resource, in.SessionID))
 				return true
 			}
 		}
@@ -218,4 +219,17 @@ func GitToplevel(ctx context.Context, dir string) (string, bool) {
 		return "", false
 	}
 	return top, true
+}
+
+// waitFor is the runnable `acc wait` that returns once resource is free,
+// in parentheses after a space, for a deny reason: with the writer's own
+// --session (its claims set aside; a session id alone acts as no one
+// there) when the writer has one. The resource is shell-quoted, then
+// shown by the one display rule.
+func waitFor(resource, sessionID string) string {
+	cmd := "acc wait --released " + ShellWord(resource)
+	if sessionID != "" {
+		cmd += " --session " + ShellWord(sessionID)
+	}
+	return " (`" + protocol.EscapeText(cmd, protocol.TextLine) + "`)"
 }
