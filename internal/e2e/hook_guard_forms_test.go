@@ -208,6 +208,10 @@ func TestHookGuardForms(t *testing.T) {
 		"vim -c wq src/a.go",
 		"printf ',s/a/b/\\nw\\n' | ed -s src/a.go",
 		"parallel rm ::: src/a.go",
+		// git's read-only commands writing a file by an option.
+		"git diff --output=src/a.go",
+		"git log -p --output src/a.go",
+		"git config -f src/a.go x.y z",
 	}
 	allowed := []string{
 		"git stash list",
@@ -237,6 +241,8 @@ func TestHookGuardForms(t *testing.T) {
 		`cd "$(git rev-parse --show-toplevel)/src" && cat a.go`,
 		"echo x > src/c.go\nif then fi",
 		"git sparse-checkout list",
+		"git diff --output=docs/diff.txt",
+		"git config -f src/a.go --get x.y",
 		"git read-tree HEAD",
 		"git worktree list",
 		"git bisect log",

@@ -380,6 +380,17 @@ var triedForms = []readCase{
 	reads(`git sparse-checkout list`),
 	reads(`git -c color.ui=never diff`),
 	reads(`git update-index --refresh`),
+	// git's diff and revision options write the --output file, whatever
+	// the subcommand; git config -f writes its file unless it only reads.
+	writes(`git diff --output=src/a.go`, "src/a.go"),
+	writes(`git log -p --output src/a.go`, "src/a.go"),
+	writes(`git show HEAD --output=src/a.go`, "src/a.go"),
+	writes(`git blame --output=src/a.go README.md`, "src/a.go"),
+	writes(`git config -f src/a.go x.y z`, "src/a.go"),
+	writes(`git config --file=src/a.go --unset x.y`, "src/a.go"),
+	reads(`git diff -- --output=src/a.go`),
+	reads(`git config -f src/a.go --get x.y`),
+	reads(`git config --file src/a.go -l`),
 }
 
 // TestReadShellForms: every form issue 17 lists is seen (a target, a git

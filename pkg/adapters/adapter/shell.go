@@ -888,7 +888,21 @@ global:
 			w.gitOp(args[i:], st)
 		}
 	}
+	// Any subcommand that takes git's diff or revision options (diff, log,
+	// show, blame, shortlog, format-patch, …) writes the file --output
+	// names, so it is a target wherever it appears before "--".
+	w.optionTargets(rest, "", "output", "", nil, st)
 	switch sub {
+	case "config":
+		// git config -f FILE writes FILE unless it only reads it.
+		p := parseArgs(rest, "f", []string{"file", "blob", "type", "default", "comment", "value"})
+		f := p.valueWord("f", "file")
+		reads := p.has("l", "list") || p.has("", "get") || p.has("", "get-all") || p.has("", "get-regexp") ||
+			p.has("", "get-urlmatch") || p.has("", "get-color") || p.has("", "get-colorbool") ||
+			len(p.ops) > 0 && contains([]string{"get", "list"}, p.ops[0].text)
+		if p.value("f", "file") != nil && !reads {
+			w.addWord(f, st)
+		}
 	case "restore":
 		w.addAll(parseArgs(rest, "s", []string{"source"}).ops, st)
 	case "checkout":
