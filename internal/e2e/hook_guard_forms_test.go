@@ -182,6 +182,10 @@ func TestHookGuardForms(t *testing.T) {
 		`cd "$(git rev-parse --show-toplevel)/src" && rm a.go`,
 		"echo x > src/a.go\nif then fi",
 		"rm src/a.go\necho (",
+		`git -c core.pager='sh -c "cat > src/a.go"' log -1`,
+		"git submodule foreach 'rm src/a.go'",
+		"git difftool -y -x 'cp /dev/null' src/a.go",
+		"git format-patch -o src -1",
 		// Git commands past the common ones, and an alias given on the
 		// command line.
 		"git -c alias.x='!rm src/a.go' x",
@@ -240,6 +244,9 @@ func TestHookGuardForms(t *testing.T) {
 		"unzip -l " + base + "/x.zip",
 		`cd "$(git rev-parse --show-toplevel)/src" && cat a.go`,
 		"echo x > src/c.go\nif then fi",
+		"git -c core.pager=cat log -1",
+		"git -c color.ui=never log -1",
+		"git format-patch -o " + base + "/patches -1",
 		"git sparse-checkout list",
 		"git diff --output=docs/diff.txt",
 		"git config -f src/a.go --get x.y",

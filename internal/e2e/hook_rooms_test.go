@@ -158,6 +158,8 @@ func (tr *twoRooms) intoB() []roomCase {
 		// B's src holds two guarded claims (holder's and bowner's): the
 		// denial may name either, in the store's order.
 		{label: "rm -r of B's src", shell: "rm -rf " + filepath.Join(tr.b, "src"), deny: true, names: []string{"B at " + tr.b, "(session "}, other: true},
+		{label: "git pull in B (what it changes is unknown)", shell: "git -C " + tr.b + " pull", deny: true, names: []string{"B at " + tr.b}, other: true},
+		{label: "git stash in B", shell: "cd " + tr.b + " && git stash", deny: false},
 		{label: "file tool, unclaimed file in B", write: free},
 		{label: "shell, unclaimed file in B", shell: "echo x > " + free},
 		{label: "inline code naming the claimed file", shell: `python3 -c "open('` + a + `','w')"`, deny: true, names: holder, other: true},

@@ -620,6 +620,11 @@ func gitEffects(ctx context.Context, room *core.Room, cwd string, ops []adapter.
 			continue
 		}
 		targets = append(targets, e.Paths...)
+		if e.Unknown != "" {
+			// What it would touch there is not known: its whole worktree
+			// stands for it, judged in that room like any directory.
+			targets = append(targets, e.Worktree)
+		}
 	}
 	return gits, targets, unknown
 }

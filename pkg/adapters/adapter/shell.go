@@ -846,6 +846,7 @@ func (w *shellWalker) copyLike(p parsed, sourcesToo bool, st dirState) {
 func (w *shellWalker) git(args []word, st dirState) {
 	i := 0
 	var elsewhere []word // --git-dir, --work-tree: a work tree git finds elsewhere
+	var runs []word      // -c values that hold a command
 global:
 	for i < len(args) {
 		t := args[i].text
@@ -867,6 +868,9 @@ global:
 			if args[i+1].unknown || strings.HasPrefix(strings.ToLower(key), "alias.") || strings.EqualFold(key, "core.worktree") {
 				elsewhere = append(elsewhere, args[i+1])
 			}
+			if t == "-c" && gitCommandKey(key) {
+				runs = append(runs, args[i+1])
+			}
 			i += 2
 		case t == "--namespace" && i+1 < len(args):
 			i += 2
@@ -880,6 +884,14 @@ global:
 		return
 	}
 	sub, rest := args[i].text, args[i+1:]
+	if w.x != nil && len(runs) > 0 {
+		// git runs the command such a key holds (a pager, an external
+		// diff, a filter) for whatever subcommand follows, reads included.
+		w.unknownCode("git -c with a key that holds a command runs a command acc does not follow", runs, st)
+	}
+	if w.x != nil && gitRunsCommand(sub, rest) {
+		w.unknownCode("git "+sub+" runs a command acc does not follow", rest, st)
+	}
 	if w.x != nil {
 		if len(elsewhere) > 0 && touchesWorktree(sub, rest) {
 			w.unknownCode("git "+sub+" with --git-dir, --work-tree or -c alias.… works in a tree or runs a command acc does not follow", append(elsewhere, rest...), st)
@@ -916,7 +928,73 @@ global:
 		w.addAll(parseArgs(rest, "", nil).ops, st)
 	case "mv":
 		w.copyLike(parseArgs(rest, "", nil), true, st)
+	case "format-patch":
+		// The patches go into the -o directory.
+		w.optionTargets(rest, "o", "output-directory", "vS", nil, st)
 	}
+}
+
+// gitCommandKey reports whether a configuration key given with git -c
+// holds a command git may run (a pager, an editor, an external diff or
+// textconv, a filter, a merge driver, a credential helper, a hook
+// directory, a file to include): git runs it for reads too.
+func gitCommandKey(key string) bool {
+	k := strings.ToLower(key)
+	switch k {
+	case "core.pager", "core.editor", "core.sshcommand", "core.fsmonitor", "core.hookspath", "core.askpass",
+		"sequence.editor", "diff.external", "include.path", "credential.helper", "gpg.program":
+		return true
+	}
+	for _, prefix := range []string{"pager.", "filter.", "includeif.", "credential.", "gpg."} {
+		if strings.HasPrefix(k, prefix) {
+			return true
+		}
+	}
+	for _, suffix := range []string{".textconv", ".command", ".driver", ".cmd", ".program"} {
+		if strings.HasPrefix(k, "diff.") || strings.HasPrefix(k, "merge.") || strings.HasPrefix(k, "difftool.") || strings.HasPrefix(k, "mergetool.") {
+			if strings.HasSuffix(k, suffix) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// gitRunsCommand reports whether git sub, with its arguments, runs a
+// command given on its own command line: submodule foreach, difftool
+// -x/--extcmd, grep -O/--open-files-in-pager, bisect run, rebase
+// -x/--exec.
+func gitRunsCommand(sub string, rest []word) bool {
+	has := func(names ...string) bool {
+		for _, a := range rest {
+			if a.text == "--" {
+				return false
+			}
+			for _, n := range names {
+				if a.text == n || strings.HasPrefix(a.text, n+"=") || len(n) == 2 && n[1] != '-' && strings.HasPrefix(a.text, n) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	switch sub {
+	case "submodule":
+		for _, a := range rest {
+			if !strings.HasPrefix(a.text, "-") {
+				return a.text == "foreach"
+			}
+		}
+	case "difftool":
+		return has("-x", "--extcmd")
+	case "grep":
+		return has("-O", "--open-files-in-pager")
+	case "bisect":
+		return len(rest) > 0 && rest[0].text == "run"
+	case "rebase":
+		return has("-x", "--exec")
+	}
+	return false
 }
 
 // optionTargets reports the values of the options that name a file the
