@@ -578,8 +578,9 @@ const gitCheckReserve = 1500 * time.Millisecond
 // call would do (core.GitTouched), within ctx. An effect in the worktree
 // of room (the client's room) is returned for CheckWrite to judge with its
 // own reason; the paths of one elsewhere are returned as plain targets,
-// judged in their own rooms. Running out of time makes the call's writes
-// unknown (unknown is returned updated).
+// judged in their own rooms, with its whole worktree when git cannot tell
+// what it would touch (GitEffect.Unknown). Running out of time makes the
+// call's writes unknown (unknown is returned updated).
 func gitEffects(ctx context.Context, room *core.Room, cwd string, ops []adapter.GitOp, unknown string) ([]core.GitWrite, []string, string) {
 	if len(ops) == 0 {
 		return nil, nil, unknown
