@@ -534,6 +534,11 @@ var errShellOutOfTime = errors.New("reading the shell command ran out of time")
 // shellReadReserve: past it the reading is left running (the process ends
 // once it answered) and errShellOutOfTime is returned.
 func readShellTargets(ctx context.Context, command string, env adapter.ShellEnv) (adapter.ShellReading, error) {
+	if len(command) > adapter.MaxShellCommand {
+		// Known at once, however little of the budget is left: never
+		// reported as a reading that ran out of time.
+		return shellTargets(command, env)
+	}
 	type answer struct {
 		reading adapter.ShellReading
 		err     error
@@ -553,7 +558,12 @@ func readShellTargets(ctx context.Context, command string, env adapter.ShellEnv)
 	case a := <-got:
 		return a.reading, a.err
 	case <-stop:
-		return adapter.ShellReading{}, errShellOutOfTime
+		select {
+		case a := <-got: // finished as the time ran out: the answer stands
+			return a.reading, a.err
+		default:
+			return adapter.ShellReading{}, errShellOutOfTime
+		}
 	}
 }
 
