@@ -339,3 +339,26 @@ func TestHookDenyNamesARunnableWait(t *testing.T) {
 		}
 	}
 }
+
+// TestHookDenyWordsADirectory: a denial says which way round the write and
+// the claim are — a directory target holds the claimed file; a file target
+// lies inside a claimed directory.
+func TestHookDenyWordsADirectory(t *testing.T) {
+	t.Parallel()
+	g := newFormsRoom(t)
+	c := clientByID(t, "claude")
+	g.sb.hookSession(c, "words", g.repo, "ACC_PARTICIPANT=words")
+	for cmd, want := range map[string]string{
+		"rm -rf src":         "acc: file:src/** holds file:src/a.go, which is claimed by holder (session ",
+		"echo x > src/a.go":  "acc: file:src/a.go is claimed by holder (session ",
+		"echo x > docs/n.md": "acc: file:docs/n.md is inside file:docs/**, claimed by holder (session ",
+	} {
+		if cmd == "echo x > docs/n.md" {
+			g.sb.ok(g.repo, append([]string{"claim", "--resource", "file:docs/**", "--enforcement", "guarded"}, g.peer.creds()...)...)
+		}
+		reason, ok := c.denial(t, g.sb.hook(hookOpts{}, c.shellPayload(t, "words", g.repo, cmd), c.id, c.tool))
+		if !ok || !strings.HasPrefix(reason, want) {
+			t.Errorf("%q: denied=%v %q; want it to start %q", cmd, ok, reason, want)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package core
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/acc-go/acc/pkg/protocol"
@@ -164,11 +165,17 @@ func (r *Room) CheckWrite(ctx context.Context, in GuardInput) (*GuardDecision, e
 				d.Deny, d.Resource, d.ClaimID, d.HolderParticipantID, d.HolderSessionID = true, res, c.ClaimID, owner, c.OwnerSessionID
 				// The paths come from the client's payload and a peer's claim:
 				// shown by the one display rule (docs/concepts.md).
-				held := "claimed"
-				if c.Resource != res {
-					held = "inside " + protocol.EscapeText(c.Resource, protocol.TextLine) + ", claimed"
+				// The target is the claimed file, lies inside a claimed
+				// directory, or is a directory holding the claimed file.
+				held := "is claimed"
+				switch cp, rp := strings.TrimPrefix(c.Resource, "file:"), strings.TrimPrefix(res, "file:"); {
+				case c.Resource == res:
+				case covers(cp, rp):
+					held = "is inside " + protocol.EscapeText(c.Resource, protocol.TextLine) + ", claimed"
+				default:
+					held = "holds " + protocol.EscapeText(c.Resource, protocol.TextLine) + ", which is claimed"
 				}
-				d.Reason = fmt.Sprintf("acc: %s is %s by %s (session %s, guarded) until %s; "+
+				d.Reason = fmt.Sprintf("acc: %s %s by %s (session %s, guarded) until %s; "+
 					"do not work around it: ask them with `acc message --to %s --type question …`, work on something else, or wait for its release%s",
 					protocol.EscapeText(res, protocol.TextLine), held, owner, c.OwnerSessionID, c.ExpiresAt, owner, waitFor(res, in.SessionID))
 				return nil
