@@ -155,6 +155,9 @@ func (a *app) releaseCommand() *cli.Command {
 					fmt.Fprintf(w, "released %s (%s)\n", res.ClaimID, res.Resource)
 					if res.Forced {
 						fmt.Fprintf(w, "  forced on %s authority\n", *res.Authority)
+						if res.ToldMessageID != "" {
+							fmt.Fprintf(w, "  its holder was told in message %s\n", res.ToldMessageID)
+						}
 					}
 				})
 			})

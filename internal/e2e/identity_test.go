@@ -156,6 +156,13 @@ func TestForcedReleaseNeedsAPerson(t *testing.T) {
 	if len(forced) != 1 || forced[0].Payload["authority"] != "human" || forced[0].Payload["reason"] != "the user said so" || forced[0].ActorSessionID != bob.SessionID {
 		t.Fatalf("expected one claim.force_released by bob with authority human and the reason, got %+v", forced)
 	}
+	// The holder is told, in its inbox, by the session that forced it.
+	alice.dir = repo
+	in := sb.inbox(alice)
+	if len(in.Items) != 1 || in.Items[0].Message.FromParticipantID != "bob" ||
+		in.Items[0].Message.Subject != "released your claim on file:src/a.go by force" || !strings.Contains(out, in.Items[0].Message.MessageID) {
+		t.Fatalf("alice's inbox should hold bob's note naming the forced release (its id in bob's output):\n%+v\n%s", in, out)
+	}
 }
 
 // TestForcedReleaseNotFromAnAgentsTerminal: a terminal an agent opens for

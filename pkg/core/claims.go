@@ -442,6 +442,10 @@ type ReleaseResult struct {
 	Resource  string  `json:"resource"`
 	Forced    bool    `json:"forced"`
 	Authority *string `json:"authority"`
+	// ToldMessageID is the note that told the holder of a claim released
+	// by force ("" when it was the caller's own, or the holder has no
+	// inbox).
+	ToldMessageID string `json:"toldMessageId,omitempty"`
 }
 
 // Release removes a claim (reference/core.md §7.5): the owner's release,
@@ -569,10 +573,46 @@ func (r *Room) Release(ctx context.Context, in ReleaseInput) (*ReleaseResult, er
 		if err := tx.AppendEvent(newEvent(at, me.SessionID, typ, payload)); err != nil {
 			return err
 		}
+		if forced {
+			// The holder may still be editing under the claim: it is told,
+			// in the same transaction (docs/concepts.md "Forced release").
+			id, err := r.tellForced(tx, me, target, in.Authority, in.Reason)
+			if err != nil {
+				return err
+			}
+			res.ToldMessageID = id
+		}
 		out = res
 		return nil
 	})
 	return out, err
+}
+
+// tellForced sends the holder of claim c, released by force by me, a note
+// naming the claim, who released it, the authority and the reason, and
+// returns its id; "" when the holder is me's own participant or has no
+// inbox. A reason a message cannot carry is left out, never the note.
+func (r *Room) tellForced(tx storage.Tx, me *protocol.Session, c *protocol.Claim, authority, reason string) (string, error) {
+	holder := r.claimOwner(tx, c)
+	if holder == me.ParticipantID || !protocol.IsPortableID(holder) {
+		return "", nil
+	}
+	subject := "released your claim on " + c.Resource + " by force"
+	body := func(why string) string {
+		return fmt.Sprintf("%s released your claim %s on %s with %s authority%s. It no longer reserves the file: "+
+			"check what changed before you go on, and claim it again (`acc claim --resource %s`) if you still need it.",
+			me.ParticipantID, c.ClaimID, c.Resource, authority, why, ShellWord(c.Resource))
+	}
+	send := SendInput{To: []string{holder}, Kind: protocol.KindNote, Subject: subject, Body: body(": " + reason),
+		ClientMessageID: protocol.NewID(protocol.KindClient)}
+	if checkMessageText(send) != nil {
+		send.Body = body("")
+	}
+	res, err := r.recordAs(tx, me, send)
+	if err != nil {
+		return "", err
+	}
+	return res.Message.MessageID, nil
 }
 
 // IntentInput publishes (or clears) the caller's intent (reference/core.md §5.3).
