@@ -299,9 +299,16 @@ func TestReleaseRules(t *testing.T) {
 	var last protocol.Event
 	_ = w.side.Store.View(ctx, func(tx storage.ReadTx) error {
 		ev, _ := tx.Events(0, 1000)
-		last = ev[len(ev)-1]
+		for _, e := range ev {
+			if e.Type == protocol.EventClaimForceReleased {
+				last = e // the holder's note is recorded after it
+			}
+		}
 		return nil
 	})
+	if rel.ToldMessageID == "" {
+		t.Fatalf("a forced release must tell the holder: %+v", rel)
+	}
 	if last.Type != protocol.EventClaimForceReleased || last.Payload["authority"] != "human" {
 		t.Fatalf("forced release event: %+v", last)
 	}
@@ -338,9 +345,16 @@ func TestPolicyReleasesOnlyAnExpiredClaim(t *testing.T) {
 	var last protocol.Event
 	_ = w.side.Store.View(ctx, func(tx storage.ReadTx) error {
 		ev, _ := tx.Events(0, 1000)
-		last = ev[len(ev)-1]
+		for _, e := range ev {
+			if e.Type == protocol.EventClaimForceReleased {
+				last = e // the holder's note is recorded after it
+			}
+		}
 		return nil
 	})
+	if rel.ToldMessageID == "" {
+		t.Fatalf("a forced release must tell the holder: %+v", rel)
+	}
 	if last.Type != protocol.EventClaimForceReleased || last.Payload["authority"] != "policy" || last.Payload["reason"] != "its lease ran out" {
 		t.Fatalf("policy release event: %+v", last)
 	}

@@ -231,6 +231,7 @@ func generationRequired(sessionID string, fromEnv bool) error {
 	}
 	return protocol.Errorf(protocol.ReasonGenerationRequired,
 		"%s needs its %s: a session id is public (deny reasons and `acc status` show it) and only the generation proves the caller is that session; "+
-			"the pair is in the trusted line `acc: --session %s --generation …` your hook gives you each turn, or in the output of `acc attach`",
+			"if it is your session, the pair is in the trusted line `acc: --session %s --generation …` your hook gives you each turn, or in the output of `acc attach`; "+
+			"if it is another's, you cannot act as it: ask its participant with `acc message`, or wait for what you need",
 		named, missing, sessionID).With("sessionId", sessionID)
 }
