@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -134,7 +135,12 @@ func TestCertifyStandIns(t *testing.T) {
 				t.Errorf("problem %q does not name --timeout with a longer bound", r.Problem)
 			}
 			if (r.Evidence != "") != c.recorded {
-				t.Errorf("evidence %q, want recorded %v", r.Evidence, c.recorded)
+				// Say why, so that a run that fails once can be read.
+				whys := make([]string, 0, len(r.Proofs))
+				for _, p := range r.Proofs {
+					whys = append(whys, fmt.Sprintf("%s=%v (%s)", p.Capability, p.Proven, p.Why))
+				}
+				t.Errorf("evidence %q, want recorded %v; problem %q; proofs: %s", r.Evidence, c.recorded, r.Problem, strings.Join(whys, "; "))
 			}
 			if dirHash(t, sb.home) != homeBefore {
 				t.Error("acc certify changed the HOME")
