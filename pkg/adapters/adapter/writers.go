@@ -375,20 +375,9 @@ func (w *shellWalker) xargs(args []word, redirs []*syntax.Redirect, st dirState,
 	if len(cmd) == 0 {
 		return // echo: prints
 	}
-	// The words read from the input come after the command's own (or in
-	// place of the -I string): judged as one placeholder operand.
-	withInput := append(slices.Clip(cmd), word{text: "{}", literal: true, expanded: true})
-	targets, writes, hints := w.scratch(func() {
-		sub := st
-		w.callWords(withInput, nil, &sub, depth)
-	})
+	hints, writes := w.writesPerInput(cmd, st, depth)
 	if !writes {
 		return
-	}
-	for _, t := range targets {
-		if !strings.Contains(t, "{}") {
-			hints = append(hints, t)
-		}
 	}
 	for _, a := range cmd[1:] {
 		if !a.unknown {
@@ -415,6 +404,25 @@ func (w *shellWalker) xargs(args []word, redirs []*syntax.Redirect, st dirState,
 	w.unknownWrite("xargs "+path.Base(cmd[0].text)+" takes what it writes from its input", st, hints)
 }
 
+// writesPerInput judges cmd, a command xargs or parallel runs once per
+// input item, with the words read from the input as one placeholder
+// operand after its own (or in place of the -I string). It reports whether
+// cmd writes, and the hints so far: what the walk of cmd hinted, and the
+// targets it named that do not come from the placeholder.
+func (w *shellWalker) writesPerInput(cmd []word, st dirState, depth int) (hints []string, writes bool) {
+	withInput := append(slices.Clip(cmd), word{text: "{}", literal: true, expanded: true})
+	targets, writes, hints := w.scratch(func() {
+		sub := st
+		w.callWords(withInput, nil, &sub, depth)
+	})
+	for _, t := range targets {
+		if !strings.Contains(t, "{}") {
+			hints = append(hints, t)
+		}
+	}
+	return hints, writes
+}
+
 // parallel (GNU parallel) runs its command once per argument, taken
 // after ::: (or from the files after ::::) or from its input: when that
 // command writes, the write is unknown, hinted by the command's own words,
@@ -433,18 +441,9 @@ func (w *shellWalker) parallel(args []word, st dirState, depth int) {
 	if len(cmd) == 0 {
 		return
 	}
-	withInput := append(slices.Clip(cmd), word{text: "{}", literal: true, expanded: true})
-	targets, writes, hints := w.scratch(func() {
-		sub := st
-		w.callWords(withInput, nil, &sub, depth)
-	})
+	hints, writes := w.writesPerInput(cmd, st, depth)
 	if !writes {
 		return
-	}
-	for _, t := range targets {
-		if !strings.Contains(t, "{}") {
-			hints = append(hints, t)
-		}
 	}
 	for _, a := range append(slices.Clip(cmd[1:]), args[end:]...) {
 		if a.unknown {
