@@ -713,6 +713,9 @@ func declaredCapabilities(c adapter.Capabilities) protocol.DeclaredCapabilities 
 	d.Guards.BeforeShell = c.GuardShell
 	d.Delivery.NextTurn = c.NextTurn
 	d.Delivery.LivePush = c.LivePush
+	d.Delivery.MidTurn = c.MidTurn
+	d.Delivery.EndOfTurn = c.EndOfTurn
+	d.Context.SafePointInjection = c.MidTurn
 	return d
 }
 

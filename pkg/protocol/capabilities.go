@@ -40,6 +40,12 @@ type DeliveryCapabilities struct {
 	NextTurn   bool `json:"nextTurn"`
 	LivePush   bool `json:"livePush"`
 	ReplyRoute bool `json:"replyRoute"`
+	// MidTurn: context a post-tool hook prints reaches the model's next
+	// request within the same turn (docs/delivery.md, "Mid-turn").
+	MidTurn bool `json:"midTurn,omitempty"`
+	// EndOfTurn: a stop hook can keep the agent working once, with a reason
+	// its model reads (docs/delivery.md, "End of turn").
+	EndOfTurn bool `json:"endOfTurn,omitempty"`
 }
 
 // Session extension keys acc itself writes: the client version a hooked
@@ -48,7 +54,46 @@ type DeliveryCapabilities struct {
 const (
 	ExtClientVersion = "acc.clientVersion"
 	ExtCapabilities  = "acc.capabilities"
+	// ExtActivity holds the session's Activity: whether its agent is in a
+	// turn, as its hooks last reported.
+	ExtActivity = "acc.activity"
 )
+
+// Activity states a hooked session's turn hooks record.
+const (
+	// ActivityWorking: a turn started (a before-turn hook fired) and has not
+	// ended.
+	ActivityWorking = "working"
+	// ActivityIdle: the last turn ended (a turn-end hook fired).
+	ActivityIdle = "idle"
+)
+
+// Activity is what a session's hooks last reported about its turns,
+// kept in the session's extensions under ExtActivity. A session whose
+// client reports no turns (acc attach, acc-mcp) has none.
+type Activity struct {
+	// State is ActivityWorking or ActivityIdle.
+	State string `json:"state"`
+	// Since is when State began (RFC 3339 UTC, milliseconds).
+	Since string `json:"since"`
+}
+
+// SessionActivity returns the Activity recorded on s; ok is false when
+// none was recorded or it does not decode to a known state.
+func SessionActivity(s *Session) (a Activity, ok bool) {
+	v, found := s.Extensions[ExtActivity]
+	if !found {
+		return a, false
+	}
+	b, err := json.Marshal(v)
+	if err != nil || json.Unmarshal(b, &a) != nil {
+		return Activity{}, false
+	}
+	if a.State != ActivityWorking && a.State != ActivityIdle {
+		return Activity{}, false
+	}
+	return a, true
+}
 
 // SessionCapabilities returns what s declared at attach (all false when
 // nothing was recorded: a CLI or MCP session).

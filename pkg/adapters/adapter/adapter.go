@@ -118,6 +118,12 @@ type Capabilities struct {
 	// idle session start a turn (reference/live-push.md); absent from
 	// records that do not prove it.
 	LivePush bool `json:"livePush,omitempty"`
+	// MidTurn: context printed by the post-tool hook reaches the model's
+	// next request in the same turn (docs/delivery.md, "Mid-turn").
+	MidTurn bool `json:"midTurn,omitempty"`
+	// EndOfTurn: the turn-end hook's hold keeps the agent working once and
+	// its model reads the reason (docs/delivery.md, "End of turn").
+	EndOfTurn bool `json:"endOfTurn,omitempty"`
 }
 
 // Guarded reports whether both file and shell writes are denied by the
@@ -198,6 +204,8 @@ func ProvenFor(all []Evidence, version string) (Capabilities, *Evidence) {
 		caps.GuardShell = caps.GuardShell || e.Proven.GuardShell
 		caps.SessionEnd = caps.SessionEnd || e.Proven.SessionEnd
 		caps.LivePush = caps.LivePush || e.Proven.LivePush
+		caps.MidTurn = caps.MidTurn || e.Proven.MidTurn
+		caps.EndOfTurn = caps.EndOfTurn || e.Proven.EndOfTurn
 		if newest == nil || compareVersions(e.Version, newest.Version) > 0 {
 			newest = e
 		}
