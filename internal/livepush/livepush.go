@@ -9,7 +9,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"time"
 
 	"github.com/gofrs/flock"
@@ -71,7 +70,7 @@ func Endpoint(id string, getenv func(string) string, clientSessionID string, pid
 func Deliver(ctx context.Context, room *core.Room, m *protocol.Message, policy func(adapter string) string) []router.Delivery {
 	rt := Router()
 	rt.Reserve = func(ctx context.Context, m *protocol.Message, participantID string) (func(), string, error) {
-		fl := flock.New(filepath.Join(filepath.Dir(core.StorePath(room.DataHome, room.WS.ID)), "live."+participantID+".lock"))
+		fl := flock.New(room.OfferLockPath(participantID))
 		ok, err := fl.TryLockContext(ctx, 10*time.Millisecond)
 		if err != nil || !ok {
 			return nil, "", fmt.Errorf("the live-offer lock: %v", err)

@@ -1,0 +1,62 @@
+package core
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/acc-go/acc/pkg/protocol"
+	"github.com/acc-go/acc/pkg/storage"
+)
+
+// TestSetActivityKeepsTheTurnsStart: working then working again keeps the
+// first Since (one turn); idle starts a new Since; a bad state or a stale
+// generation changes nothing.
+func TestSetActivityKeepsTheTurnsStart(t *testing.T) {
+	tr := newTestRoom(t)
+	ctx := context.Background()
+	clock := time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC)
+	tr.Now = func() time.Time { return clock }
+	a := tr.attach("alice", "cli")
+	if _, err := tr.SetActivity(ctx, a, "busy"); !protocol.IsReason(err, protocol.ReasonInvalidInput) {
+		t.Fatalf("bad state: %v", err)
+	}
+	wantReason(t, func() error {
+		_, err := tr.SetActivity(ctx, Caller{SessionID: a.SessionID, Generation: "generation_stale"}, protocol.ActivityWorking)
+		return err
+	}(), protocol.ReasonStaleGeneration, protocol.ExitConflict)
+	read := func() (protocol.Activity, bool) {
+		t.Helper()
+		var got protocol.Activity
+		var ok bool
+		err := tr.Store.View(ctx, func(tx storage.ReadTx) error {
+			s, _, err := requireOwner(tx, a, "read")
+			if err == nil {
+				got, ok = protocol.SessionActivity(s)
+			}
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got, ok
+	}
+	if _, ok := read(); ok {
+		t.Fatal("a session that reported no turn has an activity")
+	}
+	start := protocol.FormatTime(clock)
+	if got, err := tr.SetActivity(ctx, a, protocol.ActivityWorking); err != nil || got.Since != start {
+		t.Fatalf("working: %+v %v", got, err)
+	}
+	clock = clock.Add(time.Minute)
+	if got, err := tr.SetActivity(ctx, a, protocol.ActivityWorking); err != nil || got.Since != start {
+		t.Fatalf("working again moved the turn's start: %+v %v", got, err)
+	}
+	clock = clock.Add(time.Minute)
+	if got, err := tr.SetActivity(ctx, a, protocol.ActivityIdle); err != nil || got.Since != protocol.FormatTime(clock) || got.State != protocol.ActivityIdle {
+		t.Fatalf("idle: %+v %v", got, err)
+	}
+	if got, ok := read(); !ok || got.State != protocol.ActivityIdle || got.Since != protocol.FormatTime(clock) {
+		t.Fatalf("stored: %+v %v", got, ok)
+	}
+}
