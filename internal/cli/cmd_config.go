@@ -166,8 +166,8 @@ func printValidation(w io.Writer, res *core.ConfigValidation) {
 	if len(cfg.RequiredAdapters) > 0 {
 		adapters = strings.Join(cfg.RequiredAdapters, ", ")
 	}
-	fmt.Fprintf(w, "  workspaceId %s; roots %s; claimMode %s; contextBudgetBytes %d; orphanGraceMs %d; requiredAdapters %s\n",
-		cfg.WorkspaceID, strings.Join(cfg.Roots, ", "), cfg.Policy.ClaimMode, cfg.Policy.ContextBudgetBytes, cfg.Policy.OrphanGraceMs, adapters)
+	fmt.Fprintf(w, "  workspaceId %s; roots %s; claimMode %s; contextBudgetBytes %d; orphanGraceMs %d; midTurn %s; endOfTurn %s; endOfTurnMaxHolds %d; requiredAdapters %s\n",
+		cfg.WorkspaceID, strings.Join(cfg.Roots, ", "), cfg.Policy.ClaimMode, cfg.Policy.ContextBudgetBytes, cfg.Policy.OrphanGraceMs, cfg.Policy.MidTurn, cfg.Policy.EndOfTurn, cfg.Policy.EndOfTurnMaxHolds, adapters)
 	if res.NoRoom != nil {
 		fmt.Fprintf(w, "  but this workspace cannot be used: %s\n", res.NoRoom.Message)
 	}

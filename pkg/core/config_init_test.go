@@ -36,7 +36,10 @@ func TestPlanConfigInitRendersTheExactFile(t *testing.T) {
   "policy": {
     "claimMode": "advisory",
     "contextBudgetBytes": 6000,
-    "orphanGraceMs": 120000
+    "orphanGraceMs": 120000,
+    "midTurn": "actionable",
+    "endOfTurn": "actionable",
+    "endOfTurnMaxHolds": 2
   },
   "requiredAdapters": []
 }

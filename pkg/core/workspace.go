@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -40,10 +41,17 @@ const (
 	// (milliseconds): 2 minutes by default, at most a day.
 	DefaultOrphanGraceMs = 120_000
 	MaxOrphanGraceMs     = 86_400_000
+	// DefaultEndOfTurnMaxHolds and MaxEndOfTurnMaxHolds bound
+	// policy.endOfTurnMaxHolds: how many times one turn may be held open.
+	DefaultEndOfTurnMaxHolds = 2
+	MaxEndOfTurnMaxHolds     = 16
 	// maxConfigBytes bounds how much of a config file is read; a real one is
 	// a few hundred bytes.
 	maxConfigBytes = 1 << 20
 )
+
+// policyKeys are the keys policy takes.
+var policyKeys = []string{"claimMode", "contextBudgetBytes", "orphanGraceMs", "midTurn", "endOfTurn", "endOfTurnMaxHolds"}
 
 // Policy is the workspace policy of acc.workspace.json (reference/core.md
 // §4.1; SPEC decision 19). ClaimMode is the default --enforcement of claims
@@ -52,16 +60,35 @@ const (
 // how long, in milliseconds (0..86400000), the claims of a session whose
 // process is gone keep blocking after its last heartbeat
 // (docs/configuration.md; docs/concepts.md, "When a holder dies").
+//
+// MidTurn says which addressed messages a session's post-tool hook puts
+// before its model in the middle of a turn ("off", "actionable" — the
+// default: questions, requests, answers, decisions and addressed handoffs
+// — or "all"); EndOfTurn whether a stopping agent that owes an answer is
+// kept working once ("off" or "actionable", the default); and
+// EndOfTurnMaxHolds how many times one turn may be held, 0..16 (default 2)
+// (docs/delivery.md, "Mid-turn" and "End of turn").
 type Policy struct {
 	ClaimMode          string `json:"claimMode"`
 	ContextBudgetBytes int    `json:"contextBudgetBytes"`
 	OrphanGraceMs      int    `json:"orphanGraceMs"`
+	MidTurn            string `json:"midTurn"`
+	EndOfTurn          string `json:"endOfTurn"`
+	EndOfTurnMaxHolds  int    `json:"endOfTurnMaxHolds"`
 }
+
+// Turn delivery policies of policy.midTurn and policy.endOfTurn.
+const (
+	TurnDeliveryOff        = "off"
+	TurnDeliveryActionable = "actionable"
+	TurnDeliveryAll        = "all"
+)
 
 // DefaultPolicy returns the policy that applies when no config sets one:
 // advisory claims, a 6000-byte context budget and a 2-minute orphan grace.
 func DefaultPolicy() Policy {
-	return Policy{ClaimMode: ClaimModeAdvisory, ContextBudgetBytes: DefaultContextBudgetBytes, OrphanGraceMs: DefaultOrphanGraceMs}
+	return Policy{ClaimMode: ClaimModeAdvisory, ContextBudgetBytes: DefaultContextBudgetBytes, OrphanGraceMs: DefaultOrphanGraceMs,
+		MidTurn: TurnDeliveryActionable, EndOfTurn: TurnDeliveryActionable, EndOfTurnMaxHolds: DefaultEndOfTurnMaxHolds}
 }
 
 // OrphanGrace is OrphanGraceMs as a duration, clamped to 0..MaxOrphanGraceMs.
@@ -422,7 +449,9 @@ var configKeys = map[string]bool{"schemaVersion": true, "workspaceId": true, "di
 // roots is a non-empty array of non-empty relative paths that never climb
 // above the file's directory (a segment walk over "/" and "\"); policy holds
 // only claimMode (advisory|guarded), contextBudgetBytes (integer
-// 1..64000) and orphanGraceMs (integer 0..86400000); requiredAdapters is an array of portable ids; extensions is an
+// 1..64000), orphanGraceMs (integer 0..86400000), midTurn
+// (off|actionable|all), endOfTurn (off|actionable) and endOfTurnMaxHolds
+// (integer 0..16); requiredAdapters is an array of portable ids; extensions is an
 // object.
 //
 // Errors (exit 4): config_unknown_key for unknown keys (top level or inside
@@ -532,14 +561,14 @@ func validateConfig(raw []byte, name string) (*Config, error) {
 		}
 		var extra []string
 		for k := range pol {
-			if k != "claimMode" && k != "contextBudgetBytes" && k != "orphanGraceMs" {
+			if !slices.Contains(policyKeys, k) {
 				extra = append(extra, "policy."+k)
 			}
 		}
 		if len(extra) > 0 {
 			sort.Strings(extra)
 			return nil, protocol.Errorf(protocol.ReasonConfigUnknownKey,
-				"%s: unknown workspace config key %s; policy only takes claimMode, contextBudgetBytes and orphanGraceMs",
+				"%s: unknown workspace config key %s; policy only takes claimMode, contextBudgetBytes, orphanGraceMs, midTurn, endOfTurn and endOfTurnMaxHolds",
 				name, quoteList(extra)).With("file", name).With("keys", extra)
 		}
 		if m, ok := pol["claimMode"]; ok {
@@ -561,6 +590,25 @@ func validateConfig(raw []byte, name string) (*Config, error) {
 				return nil, bad("policy.orphanGraceMs", "policy.orphanGraceMs %s must be a whole number of milliseconds from 0 to %d (a day)", clip(string(g)), MaxOrphanGraceMs)
 			}
 			cfg.Policy.OrphanGraceMs = int(f)
+		}
+		if m, ok := pol["midTurn"]; ok {
+			if json.Unmarshal(m, &cfg.Policy.MidTurn) != nil || isNull(m) ||
+				!slices.Contains([]string{TurnDeliveryOff, TurnDeliveryActionable, TurnDeliveryAll}, cfg.Policy.MidTurn) {
+				return nil, bad("policy.midTurn", "policy.midTurn %s must be \"off\", \"actionable\" or \"all\"", clip(string(m)))
+			}
+		}
+		if m, ok := pol["endOfTurn"]; ok {
+			if json.Unmarshal(m, &cfg.Policy.EndOfTurn) != nil || isNull(m) ||
+				!slices.Contains([]string{TurnDeliveryOff, TurnDeliveryActionable}, cfg.Policy.EndOfTurn) {
+				return nil, bad("policy.endOfTurn", "policy.endOfTurn %s must be \"off\" or \"actionable\"", clip(string(m)))
+			}
+		}
+		if h, ok := pol["endOfTurnMaxHolds"]; ok {
+			var f float64
+			if json.Unmarshal(h, &f) != nil || isNull(h) || f != math.Trunc(f) || f < 0 || f > MaxEndOfTurnMaxHolds {
+				return nil, bad("policy.endOfTurnMaxHolds", "policy.endOfTurnMaxHolds %s must be a whole number from 0 to %d", clip(string(h)), MaxEndOfTurnMaxHolds)
+			}
+			cfg.Policy.EndOfTurnMaxHolds = int(f)
 		}
 	}
 
