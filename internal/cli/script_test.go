@@ -163,6 +163,7 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 	"nostorefile": cmdNoStoreFile,
 	"lockstore":   cmdLockStore,
 	"unlockstore": cmdUnlockStore,
+	"activity":    cmdActivity,
 }
 
 func noNeg(ts *testscript.TestScript, neg bool, name string) {
@@ -940,4 +941,39 @@ func releaseLock(st *scriptState) error {
 	st.lockDB.Close()
 	st.lockConn, st.lockDB = nil, nil
 	return err
+}
+
+// activity SESSION STATE [AGO] records, as a client's turn hooks do
+// (core.Room.SetActivity), that SESSION is working or idle, since AGO (a
+// duration, default 0) before now.
+func cmdActivity(ts *testscript.TestScript, neg bool, args []string) {
+	noNeg(ts, neg, "activity")
+	if len(args) < 2 || len(args) > 3 {
+		ts.Fatalf("usage: activity SESSION STATE [AGO]")
+	}
+	var ago time.Duration
+	if len(args) == 3 {
+		var err error
+		ago, err = time.ParseDuration(args[2])
+		ts.Check(err)
+	}
+	st := openStore(ts, storePath(ts, nil))
+	defer st.Close()
+	ts.Check(st.Update(context.Background(), func(tx storage.Tx) error {
+		for _, a := range []storage.Area{storage.Durable, storage.Ephemeral} {
+			s, err := tx.Session(a, args[0])
+			if err != nil || s == nil {
+				if err != nil {
+					return err
+				}
+				continue
+			}
+			if s.Extensions == nil {
+				s.Extensions = protocol.Extensions{}
+			}
+			s.Extensions[protocol.ExtActivity] = map[string]any{"state": args[1], "since": protocol.FormatTime(time.Now().Add(-ago))}
+			return tx.PutSession(a, s)
+		}
+		return fmt.Errorf("no session %s", args[0])
+	}))
 }
