@@ -1,6 +1,10 @@
 package core
 
 import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/acc-go/acc/pkg/protocol"
@@ -101,4 +105,39 @@ func ActivityWords(a *protocol.Activity, now time.Time) string {
 		return a.State + " since " + a.Since
 	}
 	return a.State + " since " + ShortDuration(max(0, now.Sub(t)).Round(time.Second)) + " ago"
+}
+
+// RosterDigest is a fingerprint of the room's roster (acc sync's roster,
+// the acc://roster resource): each session that is not offline, with its
+// participant, client, branch, presence and activity. It changes when a
+// session joins or leaves the roster, or its presence or turn activity
+// changes, and not otherwise; acc-mcp compares it to tell a subscriber
+// the roster changed. It only reads.
+func (r *Room) RosterDigest(ctx context.Context) (string, error) {
+	var rows []string
+	err := r.Store.View(ctx, func(tx storage.ReadTx) error {
+		sessions, err := allSessions(tx, true)
+		if err != nil {
+			return err
+		}
+		now := r.now()
+		for i := range sessions {
+			s := &sessions[i]
+			p := Presence(s, now, r.Probe)
+			if p == PresenceOffline {
+				continue
+			}
+			branch, act := "", ""
+			if s.Branch != nil {
+				branch = *s.Branch
+			}
+			if a := ActivityOf(s); a != nil {
+				act = a.State + "@" + a.Since
+			}
+			rows = append(rows, fmt.Sprintf("%q %q %q %q %q %q", s.SessionID, s.ParticipantID, s.Harness, branch, p, act))
+		}
+		return nil
+	})
+	slices.Sort(rows)
+	return strings.Join(rows, "\n"), err
 }
