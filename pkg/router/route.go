@@ -80,6 +80,11 @@ type Session struct {
 	// Activity is the session's turn as its hooks last recorded it, nil
 	// when they never did.
 	Activity *protocol.Activity
+	// MidTurnPolicy and EndOfTurnPolicy are what the recipient recorded
+	// for this session's client installation (acc install --mid-turn,
+	// --end-of-turn; "" when not set): they narrow the recipient's
+	// room-wide MidTurn and EndOfTurn for this session (Narrower).
+	MidTurnPolicy, EndOfTurnPolicy string
 }
 
 // Working reports whether the session's agent is in a turn, as its hooks
@@ -103,10 +108,10 @@ type Recipient struct {
 	// Policy is the live-delivery policy recorded for the recipient's
 	// client installation ("" is off).
 	Policy string
-	// MidTurn and EndOfTurn are the effective turn-delivery policies for
-	// the recipient's client (off, actionable, all; end of turn is never
-	// all): the workspace's, narrowed by the client installation's
-	// (Narrower). "" is off.
+	// MidTurn and EndOfTurn are the room's turn-delivery policies
+	// (policy.midTurn: off, actionable, all; policy.endOfTurn: off,
+	// actionable); each session's installation may narrow them
+	// (Session.MidTurnPolicy). "" is off.
 	MidTurn, EndOfTurn string
 }
 
@@ -217,12 +222,16 @@ func (rt Router) route(ctx context.Context, m *protocol.Message, r Recipient) De
 	switch {
 	case len(r.Sessions) == 0:
 		d.ErrorCode = code(ErrRecipientUnavailable)
-	case slices.ContainsFunc(r.Sessions, func(s Session) bool { return s.Working() && s.MidTurn }) && Admits(r.MidTurn, m):
+	case slices.ContainsFunc(r.Sessions, func(s Session) bool {
+		return s.Working() && s.MidTurn && Admits(Narrower(r.MidTurn, s.MidTurnPolicy), m)
+	}) && r.MidTurn != "":
 		d.Transport = TransportMidTurn
 		if reason != noLive {
 			d.ErrorCode = code(reason)
 		}
-	case slices.ContainsFunc(r.Sessions, func(s Session) bool { return s.Working() && s.EndOfTurn }) && AdmitsEndOfTurn(r.EndOfTurn, m):
+	case slices.ContainsFunc(r.Sessions, func(s Session) bool {
+		return s.Working() && s.EndOfTurn && AdmitsEndOfTurn(Narrower(r.EndOfTurn, s.EndOfTurnPolicy), m)
+	}) && r.EndOfTurn != "":
 		d.Transport = TransportEndOfTurn
 		if reason != noLive {
 			d.ErrorCode = code(reason)
@@ -366,9 +375,9 @@ func code(c string) *string { return &c }
 // Deliver routes a committed send to its addressed recipients: it reads
 // each one's receipt and live sessions from room (core.DeliveryTargets), the recorded live
 // policy of each recipient's client through policy (adapter id → off,
-// actionable or all; nil means off everywhere), its turn-delivery
-// policies (the workspace's policy.midTurn and policy.endOfTurn, each
-// narrowed by rt.TurnPolicy), and applies Route. A
+// actionable or all; nil means off everywhere), the room's turn-delivery
+// policies (policy.midTurn, policy.endOfTurn) and what each session's
+// client installation narrows them to (rt.TurnPolicy), and applies Route. A
 // failure to read the targets leaves every recipient queued in its inbox
 // with transport_error: the message is recorded either way.
 func (rt Router) Deliver(ctx context.Context, room *core.Room, m *protocol.Message, policy func(adapter string) string) []Delivery {
@@ -390,7 +399,8 @@ func (rt Router) Deliver(ctx context.Context, room *core.Room, m *protocol.Messa
 	}
 	recipients := make([]Recipient, 0, len(targets))
 	for _, t := range targets {
-		rc := Recipient{ParticipantID: t.ParticipantID, Receipt: t.Receipt, NotPending: t.NotPending}
+		rc := Recipient{ParticipantID: t.ParticipantID, Receipt: t.Receipt, NotPending: t.NotPending,
+			MidTurn: room.WS.Policy.MidTurn, EndOfTurn: room.WS.Policy.EndOfTurn}
 		for i := range t.Sessions {
 			s := &t.Sessions[i]
 			caps := protocol.SessionCapabilities(s).Delivery
@@ -409,17 +419,12 @@ func (rt Router) Deliver(ctx context.Context, room *core.Room, m *protocol.Messa
 					rs.Live.PID = *s.PID
 				}
 			}
+			if rt.TurnPolicy != nil {
+				rs.MidTurnPolicy, rs.EndOfTurnPolicy = rt.TurnPolicy(s.Harness)
+			}
 			rc.Sessions = append(rc.Sessions, rs)
 			if policy != nil && rc.Policy == "" {
 				rc.Policy = policy(s.Harness)
-			}
-			if rc.MidTurn == "" {
-				mid, end := "", ""
-				if rt.TurnPolicy != nil {
-					mid, end = rt.TurnPolicy(s.Harness)
-				}
-				rc.MidTurn = Narrower(room.WS.Policy.MidTurn, mid)
-				rc.EndOfTurn = Narrower(room.WS.Policy.EndOfTurn, end)
 			}
 		}
 		recipients = append(recipients, rc)

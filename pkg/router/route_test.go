@@ -283,6 +283,10 @@ func TestRouteTurnRows(t *testing.T) {
 		{"busy, neither proven: next turn", question, []Session{unproven}, PolicyAll, PolicyActionable, nil, TransportNextTurn, ""},
 		{"idle: next turn", question, []Session{idleBoth}, PolicyAll, PolicyActionable, nil, TransportNextTurn, ""},
 		{"activity unknown: next turn", question, []Session{unknown}, PolicyAll, PolicyActionable, nil, TransportNextTurn, ""},
+		{"busy, the installation turns mid-turn off", question, []Session{withPolicy(both, PolicyOff, "")}, PolicyAll, PolicyActionable, nil, TransportEndOfTurn, ""},
+		{"busy, the installation narrows all to actionable", note, []Session{withPolicy(both, PolicyActionable, "")}, PolicyAll, PolicyActionable, nil, TransportNextTurn, ""},
+		{"busy, the installation cannot widen the room's", question, []Session{withPolicy(both, PolicyAll, PolicyActionable)}, PolicyOff, PolicyOff, nil, TransportNextTurn, ""},
+		{"busy, each session's own installation counts", question, []Session{manual, withPolicy(endOnly, "", PolicyOff), both}, PolicyActionable, PolicyActionable, nil, TransportMidTurn, ""},
 		{"manual only: inbox", question, []Session{manual}, PolicyAll, PolicyActionable, nil, TransportDurable, ErrUnsupportedClientVersion},
 		{"live push off, busy: mid-turn keeps why", question, []Session{bound}, PolicyActionable, PolicyActionable, &fakeTransport{accept: true}, TransportMidTurn, ErrDeliveryDisabled},
 		{"live push failed, busy: mid-turn keeps why", question, []Session{bound}, PolicyActionable, PolicyActionable, &fakeTransport{err: errors.New("x")}, TransportMidTurn, ErrTransportError},
@@ -322,4 +326,9 @@ func TestNarrower(t *testing.T) {
 			t.Errorf("Narrower(%q, %q) = %q, want %q", c[0], c[1], got, c[2])
 		}
 	}
+}
+
+func withPolicy(s Session, mid, end string) Session {
+	s.MidTurnPolicy, s.EndOfTurnPolicy = mid, end
+	return s
 }
