@@ -4,11 +4,13 @@ import (
 	"embed"
 	"io/fs"
 	"slices"
+	"strings"
 	"testing"
 	"testing/fstest"
 
 	"github.com/acc-go/acc/pkg/adapters/adapter"
 	"github.com/acc-go/acc/pkg/adapters/adapter/adaptertest"
+	"github.com/acc-go/acc/pkg/adapters/adapter/hookio"
 )
 
 //go:embed testdata
@@ -85,3 +87,16 @@ func TestTools(t *testing.T) {
 }
 
 func FuzzNormalize(f *testing.F) { adaptertest.Fuzz(f, New(), documented(f)) }
+
+// TestHold: Stop is held with the {"decision":"block"} answer and reads
+// stopHookActive.
+func TestHold(t *testing.T) {
+	adaptertest.HoldsOn(t, New(), "Stop", documented(t), func(r string) adapter.Output {
+		return adapter.Output{Stdout: []byte(`{"decision":"block","reason":` + quote(r) + "}\n")}
+	})
+}
+
+// quote is r as one JSON string, without HTML escaping (hookio.JSONLine).
+func quote(r string) string {
+	return strings.TrimSuffix(string(hookio.JSONLine(r)), "\n")
+}
