@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/acc-go/acc/pkg/protocol"
 	"github.com/acc-go/acc/pkg/storage"
@@ -207,21 +208,40 @@ type TurnOptions struct {
 
 // queuedForTurn lists the queued messages addressed to me that policy
 // admits, from others, answers to my own questions first, then oldest
-// first, at most projectionScanLimit of the newest; more reports a cut.
+// first, among the projectionScanLimit newest of each admitted kind. Under
+// actionable each kind is read by the receipts' kind column, so queued
+// notes are never decoded: a post-tool hook with only notes waiting costs
+// five index lookups.
 func queuedForTurn(tx storage.ReadTx, me *HookSession, policy string) ([]protocol.Message, error) {
 	var pending []protocol.Message
-	err := tx.ScanInbox(storage.InboxQuery{Recipient: me.ParticipantID, ListableOnly: true, QueuedOnly: true}, func(row storage.InboxRow) bool {
-		m := row.Message
-		if row.Receipt.State != protocol.ReceiptQueued || m.FromSessionID == me.Caller.SessionID || !turnAdmits(policy, &m) {
-			return true
-		}
-		pending = append(pending, m)
-		return len(pending) < projectionScanLimit
-	})
-	if err != nil || len(pending) == 0 {
-		return pending, err
+	kinds := []string{""}
+	if policy != TurnDeliveryAll {
+		kinds = actionableKinds
 	}
-	slices.Reverse(pending)
+	for _, kind := range kinds {
+		n := 0
+		err := tx.ScanInbox(storage.InboxQuery{Recipient: me.ParticipantID, ListableOnly: true, QueuedOnly: true, Kind: kind}, func(row storage.InboxRow) bool {
+			m := row.Message
+			if row.Receipt.State != protocol.ReceiptQueued || m.FromSessionID == me.Caller.SessionID || !turnAdmits(policy, &m) {
+				return true
+			}
+			pending = append(pending, m)
+			n++
+			return n < projectionScanLimit
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	if len(pending) == 0 {
+		return pending, nil
+	}
+	slices.SortFunc(pending, func(a, b protocol.Message) int {
+		if c := strings.Compare(a.SentAt, b.SentAt); c != 0 {
+			return c
+		}
+		return strings.Compare(a.MessageID, b.MessageID)
+	})
 	mine := make(map[string]bool, len(pending))
 	for i := range pending {
 		m := &pending[i]
