@@ -364,3 +364,25 @@ func TestEndOfTurnHold(t *testing.T) {
 		t.Fatalf("held twice for one message: %s", reason)
 	}
 }
+
+// TestMidTurnSummary: a body over the mid-turn budget (a third of
+// policy.contextBudgetBytes, here 8000/3) is named in one line with its exact read command;
+// it stays queued, is not named again by later post-tool hooks, and the
+// next turn's context carries it whole.
+func TestMidTurnSummary(t *testing.T) {
+	tr := newTurnRoom(t, true, map[string]any{"contextBudgetBytes": 8000})
+	big := tr.send("request", "a long one", strings.Repeat("long body text ", 200))
+	ctxt := tr.c.injected(t, tr.postTool(), "PostToolUse")
+	if strings.Contains(ctxt, "\n") || !strings.Contains(ctxt, "`acc inbox --message "+big+"`") || !strings.Contains(ctxt, "a long one") || len(ctxt) > 8000/3 {
+		t.Fatalf("want one summary line naming the read command:\n%s", ctxt)
+	}
+	if st, tp := tr.receipt(big); st != protocol.ReceiptQueued || len(tp) != 0 {
+		t.Fatalf("a summary offered the message: %s %v", st, tp)
+	}
+	if r := tr.postTool(); r.stdout != "{}\n" {
+		t.Fatalf("summarised twice:\n%s", r)
+	}
+	if next := tr.c.injected(t, tr.prompt(), "UserPromptSubmit"); !strings.Contains(next, "messageId: "+big) {
+		t.Fatalf("the next turn must carry it:\n%s", next)
+	}
+}

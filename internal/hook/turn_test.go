@@ -92,3 +92,58 @@ func TestBeforeTurnRecordsWorking(t *testing.T) {
 		t.Fatalf("after the stop: %+v", a)
 	}
 }
+
+// TestKimiHoldIsOnStderr: a client whose hold is exit 2 with the reason
+// on stderr (Kimi) has the hold recorded only once stderr took it; a
+// stderr that refuses the bytes leaves the message queued and the session
+// idle.
+func TestKimiHoldIsOnStderr(t *testing.T) {
+	w := provenWorld(t)
+	if _, err := evidence.Write(w.env[core.EnvDataHome], "kimi", evidence.Record{Evidence: adapter.Evidence{Version: "9.8.7", Test: "stand-in",
+		Recorded: "2026-12-02T00:00:00Z", Proven: adapter.Capabilities{Attach: true, NextTurn: true, EndOfTurn: true}},
+		Why: map[string]string{}}); err != nil {
+		t.Fatal(err)
+	}
+	if res := w.hook("kimi", "SessionStart", "k1"); res.code != 0 {
+		t.Fatalf("SessionStart: %+v", res)
+	}
+	if res := w.hook("kimi", "UserPromptSubmit", "k1"); res.code != 0 {
+		t.Fatalf("UserPromptSubmit: %+v", res)
+	}
+	r := w.room()
+	ctx := context.Background()
+	alice, err := r.Attach(ctx, core.AttachInput{ParticipantID: "alice", Harness: "cli"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := r.Send(ctx, core.SendInput{Caller: core.Caller{SessionID: alice.SessionID, Generation: alice.Generation}, To: []string{"bob"},
+		Kind: protocol.KindQuestion, Subject: "q", Body: "?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := q.Message.MessageID
+	state := func() (string, protocol.Activity) {
+		t.Helper()
+		st, err := r.ReceiptState(ctx, id, "bob")
+		hs, err2 := r.HookSession(ctx, "kimi", "k1", 0)
+		if err != nil || err2 != nil || hs == nil {
+			t.Fatal(err, err2)
+		}
+		return st, hs.Activity
+	}
+	// stderr refuses the bytes: nothing recorded but the stop.
+	fw := &failingWriter{}
+	code := w.r.Run([]string{"kimi", "Stop"}, strings.NewReader(string(w.payload("kimi", "Stop", "k1"))), &strings.Builder{}, fw)
+	if st, a := state(); code != 2 || fw.tried == 0 || st != protocol.ReceiptQueued || a.State != protocol.ActivityIdle {
+		t.Fatalf("exit %d, %d writes; receipt %s, activity %+v: want exit 2, queued, idle", code, fw.tried, st, a)
+	}
+	// The next stop (no turn in between: a prompt would carry the message
+	// itself) holds, and is recorded once stderr took it.
+	res := w.hook("kimi", "Stop", "k1")
+	if res.code != 2 || res.stdout != "" || !strings.Contains(res.stderr, "messageId: "+id) {
+		t.Fatalf("hold: %+v", res)
+	}
+	if st, a := state(); st != protocol.ReceiptOffered || a.State != protocol.ActivityIdle {
+		t.Fatalf("after the hold: receipt %s, activity %+v (a hold leaves the activity as it was)", st, a)
+	}
+}

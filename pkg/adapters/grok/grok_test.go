@@ -94,6 +94,12 @@ func TestHold(t *testing.T) {
 	adaptertest.HoldsOn(t, New(), "Stop", documented(t), func(r string) adapter.Output {
 		return adapter.Output{Stdout: []byte(`{"decision":"block","reason":` + quote(r) + "}\n")}
 	})
+	// The client does not take context from its post-tool hook (docs/hooks.md,
+	// "Turn delivery"): acc never injects there.
+	post := &adapter.Event{Adapter: ID, Name: "PostToolUse", Kind: adapter.AfterTool}
+	if got := New().Inject(post, "x"); got.ExitCode != 0 || len(got.Stdout)+len(got.Stderr) != 0 {
+		t.Errorf("Inject on PostToolUse = %+v, want Allow", got)
+	}
 }
 
 // quote is r as one JSON string, without HTML escaping (hookio.JSONLine).
