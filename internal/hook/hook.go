@@ -18,19 +18,24 @@
 //   - It fails open: on any error, deadline or panic the client's action
 //     proceeds, stdout stays empty, exit 0, and one line on stderr says so
 //     (naming only a reason code, never payload text).
-//   - Context printed before a turn is marked offered only after the write to
-//     stdout succeeded.
+//   - Context printed before a turn, a message delivered after a tool call and
+//     a hold at the end of a turn are recorded (offered, summarised, held)
+//     only after the client took the output, under the participant's offer
+//     lock (core.Room.OfferLockPath), so a message is offered once.
 //
 // # Handlers
 //
 // Session start attaches (or resumes) the acc session bound to the client's
 // own session id and prints the owner line and the projection; before a
-// turn it heartbeats and projects; before a tool it reads the write targets
+// turn it records the session working and projects; before a tool it reads the write targets
 // (file tools, the shell with mvdan.cc/sh, patches) and denies a write into
 // another session's guarded claim, each target judged in the room that
 // holds it, even from a directory in no room (docs/hooks.md, "Targets in
-// other rooms"); after a tool it heartbeats when due; at
-// session end it closes the session and removes the binding.
+// other rooms"); after a tool it heartbeats when due and, where the
+// client's mid-turn delivery is proven, delivers one waiting message
+// (docs/delivery.md, "Mid-turn"); at a turn's end it records the session
+// idle or keeps a stopping agent working once (docs/delivery.md, "End of
+// turn"); at session end it closes the session and removes the binding.
 package hook
 
 import (
