@@ -89,7 +89,9 @@ type Event struct {
 	// carries one. Like Shell it stays in memory: the hook compares it with
 	// the live frames of pending messages and never stores or echoes it.
 	Prompt string `json:"-"`
-	// EndReason is why a session ended, where reported.
+	// EndReason is why a session ended, or why a turn ended (Grok's Stop
+	// says end_turn for a turn and other reasons as the session closes),
+	// where reported.
 	EndReason string `json:"endReason,omitempty"`
 	// StopHookActive is true on a turn-end event the client raised while
 	// the agent was already working on because a stop hook held it (the

@@ -124,10 +124,12 @@ func (client) Allow(*adapter.Event) adapter.Output { return hookio.Allow() }
 // Grok's hook dispatcher reads a Stop answer's block decision and feeds
 // the reason back to the model for another round (its public source,
 // xai-org/grok-build, crates xai-grok-hooks; docs/hooks.md, "Turn
-// delivery"). StopFailure, StopCancelled and every other event render
+// delivery"). Only a Stop whose reason is end_turn is held: Grok also
+// fires Stop as the session closes, with another reason, and discards the
+// answer then. StopFailure, StopCancelled and every other event render
 // Allow.
 func (c client) Hold(ev *adapter.Event, reason string) adapter.Output {
-	if ev == nil || ev.Name != "Stop" {
+	if ev == nil || ev.Name != "Stop" || ev.EndReason != "end_turn" {
 		return c.Allow(ev)
 	}
 	return hookio.DecisionBlock(reason)

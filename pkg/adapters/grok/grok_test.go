@@ -94,6 +94,11 @@ func TestHold(t *testing.T) {
 	adaptertest.HoldsOn(t, New(), "Stop", documented(t), func(r string) adapter.Output {
 		return adapter.Output{Stdout: []byte(`{"decision":"block","reason":` + quote(r) + "}\n")}
 	})
+	// The Stop Grok fires as its session closes is never held.
+	closing := &adapter.Event{Adapter: ID, Name: "Stop", Kind: adapter.TurnEnd, EndReason: "shutdown"}
+	if got := New().Hold(closing, "x"); got.ExitCode != 0 || len(got.Stdout)+len(got.Stderr) != 0 {
+		t.Errorf("Hold on a closing Stop = %+v, want Allow", got)
+	}
 	// The client does not take context from its post-tool hook (docs/hooks.md,
 	// "Turn delivery"): acc never injects there.
 	post := &adapter.Event{Adapter: ID, Name: "PostToolUse", Kind: adapter.AfterTool}

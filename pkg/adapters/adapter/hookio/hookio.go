@@ -237,6 +237,7 @@ func (s *Spec) Normalize(event string, payload []byte) (*adapter.Event, error) {
 		ev.EndReason = short(obj, s.EndReasonKeys)
 	case adapter.TurnEnd:
 		ev.StopHookActive = obj.Bool(s.StopActiveKeys...)
+		ev.EndReason = short(obj, s.EndReasonKeys)
 	case adapter.BeforeTurn:
 		if prompt, _, err := obj.Str(s.PromptKeys...); len(s.PromptKeys) > 0 && err == nil && utf8.ValidString(prompt) {
 			ev.Prompt = prompt
