@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -196,34 +197,50 @@ func TestMidTurnDelivery(t *testing.T) {
 }
 
 // TestMidTurnConcurrentHooksDeliverOnce: eight post-tool hooks of one
-// session at once print a pending question exactly once between them.
+// session at once print a pending question exactly once between them; so
+// do four post-tool and four before-turn hooks at once (the turn's
+// projection carries every queued message).
 func TestMidTurnConcurrentHooksDeliverOnce(t *testing.T) {
-	tr := newTurnRoom(t, true, nil)
-	q := tr.send("question", "race", "who gets it?")
-	const n = 8
-	runs := make([]hookRun, n)
-	var wg sync.WaitGroup
-	for i := range runs {
-		wg.Add(1)
-		go func() { defer wg.Done(); runs[i] = tr.postTool() }()
-	}
-	wg.Wait()
-	printed := 0
-	for _, r := range runs {
-		if r.code != 0 {
-			t.Fatalf("hook failed:\n%s", r)
-		}
-		if strings.Contains(r.stdout, q) {
-			printed++
-		} else if r.stdout != "{}\n" {
-			t.Fatalf("neither the delivery nor {}:\n%s", r)
-		}
-	}
-	if printed != 1 {
-		t.Fatalf("the question was printed by %d of %d hooks, want 1", printed, n)
-	}
-	if st, tp := tr.receipt(q); st != protocol.ReceiptOffered || len(tp) != 1 {
-		t.Fatalf("receipt %s, offers %v", st, tp)
+	for _, prompts := range []int{0, 4} {
+		t.Run(fmt.Sprintf("prompts=%d", prompts), func(t *testing.T) {
+			tr := newTurnRoom(t, true, nil)
+			q := tr.send("question", "race", "who gets it?")
+			const n = 8
+			runs := make([]hookRun, n)
+			var wg sync.WaitGroup
+			for i := range runs {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					if i < prompts {
+						runs[i] = tr.prompt()
+					} else {
+						runs[i] = tr.postTool()
+					}
+				}()
+			}
+			wg.Wait()
+			printed := 0
+			for i, r := range runs {
+				if r.code != 0 {
+					t.Fatalf("hook failed:\n%s", r)
+				}
+				switch {
+				case strings.Contains(r.stdout, "messageId: "+q):
+					// (A later turn names it again only in its reminder
+					// that a reply is owed.)
+					printed++
+				case i >= prompts && r.stdout != "{}\n":
+					t.Fatalf("neither the delivery nor {}:\n%s", r)
+				}
+			}
+			if printed != 1 {
+				t.Fatalf("the question was printed by %d of %d hooks, want 1", printed, n)
+			}
+			if st, tp := tr.receipt(q); st != protocol.ReceiptOffered || len(tp) != 1 {
+				t.Fatalf("receipt %s, offers %v", st, tp)
+			}
+		})
 	}
 }
 
