@@ -403,3 +403,35 @@ func TestMidTurnSummary(t *testing.T) {
 		t.Fatalf("the next turn must carry it:\n%s", next)
 	}
 }
+
+// TestInstallNarrowsMidTurn: what `acc install --mid-turn` records for the
+// client is read by the real acc-hook (cmd/acc-hook passes
+// install.TurnPolicy): the room says actionable, the installation off, so
+// nothing is delivered and the question stays queued; set back to
+// actionable, the next post-tool hook delivers it.
+func TestInstallNarrowsMidTurn(t *testing.T) {
+	tr := newTurnRoom(t, true, nil)
+	bin := fakeClientBin(t, "claude", "9.8.7 (Claude Code)")
+	install := func(policy string) {
+		t.Helper()
+		ctx, cancel := withTimeout()
+		defer cancel()
+		cmd := tr.sb.command(ctx, tr.repo, "install", "--adapter", "claude", "--mid-turn", policy)
+		cmd.Env = append(cmd.Env, "PATH="+bin+":"+os.Getenv("PATH"))
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("acc install --mid-turn %s: %v\n%s", policy, err, out)
+		}
+	}
+	install("off")
+	q := tr.send("question", "q", "b")
+	if r := tr.postTool(); r.stdout != "{}\n" {
+		t.Fatalf("the installation's --mid-turn off was not honoured:\n%s", r)
+	}
+	if st, _ := tr.receipt(q); st != protocol.ReceiptQueued {
+		t.Fatalf("receipt %s", st)
+	}
+	install("actionable")
+	if r := tr.postTool(); !strings.Contains(r.stdout, q) {
+		t.Fatalf("--mid-turn actionable must deliver the question:\n%s", r)
+	}
+}

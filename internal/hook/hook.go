@@ -96,12 +96,17 @@ type Runner struct {
 	// for adapterID (midTurn: off, actionable or all; endOfTurn: off or
 	// actionable; "" = no opinion). The effective policy is the narrower of
 	// it and the workspace's (core.NarrowerTurnPolicy; docs/delivery.md,
-	// "Mid-turn"). nil: the workspace's policy alone.
-	TurnPolicy func(adapterID string) (midTurn, endOfTurn string)
+	// "Mid-turn"), read from the installation record of dataHome (the
+	// room's data home). nil: the workspace's policy alone.
+	TurnPolicy func(dataHome, adapterID string) (midTurn, endOfTurn string)
 }
 
-// Main runs acc-hook with the registered adapters and returns its exit code.
-func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+// Main runs acc-hook with the registered adapters and returns its exit
+// code. turnPolicy is Runner.TurnPolicy: how each client installation
+// narrows the room's turn-delivery policy (internal/install.TurnPolicy,
+// passed in by cmd/acc-hook because the installer itself uses this
+// package).
+func Main(args []string, stdin io.Reader, stdout, stderr io.Writer, turnPolicy func(dataHome, adapterID string) (string, string)) int {
 	// A client that stopped reading must not kill the hook with SIGPIPE:
 	// ignored, a write to the dead pipe fails (EPIPE), nothing is marked
 	// offered and the hook still exits as the client expects.
@@ -112,7 +117,8 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		stdout = unreadOutput{}
 	}
 	r := &Runner{Adapters: Registry(), Getenv: os.Getenv, ClientVersion: func(ctx context.Context, a adapter.Adapter) string { return probeVersion(ctx, a, os.Getenv) },
-		ClientPID: func(a adapter.Adapter) int { return core.ClientPID(a.ClientCommand()) }, Deadline: Deadline}
+		ClientPID: func(a adapter.Adapter) int { return core.ClientPID(a.ClientCommand()) }, Deadline: Deadline,
+		TurnPolicy: turnPolicy}
 	return r.Run(args, stdin, stdout, stderr)
 }
 

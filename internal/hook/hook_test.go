@@ -335,7 +335,7 @@ func TestMainWithNullStdoutOffersNothing(t *testing.T) {
 	}
 	defer null.Close()
 	var errb bytes.Buffer
-	code := Main([]string{"claude", "UserPromptSubmit"}, bytes.NewReader(w.payload("claude", "UserPromptSubmit", "s1")), null, &errb)
+	code := Main([]string{"claude", "UserPromptSubmit"}, bytes.NewReader(w.payload("claude", "UserPromptSubmit", "s1")), null, &errb, nil)
 	if code != 0 {
 		t.Fatalf("exit %d, stderr %q", code, errb.String())
 	}
@@ -344,7 +344,7 @@ func TestMainWithNullStdoutOffersNothing(t *testing.T) {
 		t.Fatalf("context written to /dev/null was marked %s, want queued", st)
 	}
 	var out bytes.Buffer
-	if code := Main([]string{"claude", "UserPromptSubmit"}, bytes.NewReader(w.payload("claude", "UserPromptSubmit", "s1")), &out, &errb); code != 0 || !strings.Contains(out.String(), q) {
+	if code := Main([]string{"claude", "UserPromptSubmit"}, bytes.NewReader(w.payload("claude", "UserPromptSubmit", "s1")), &out, &errb, nil); code != 0 || !strings.Contains(out.String(), q) {
 		t.Fatalf("Main with a real stdout: exit %d, stdout %q", code, out.String())
 	}
 	if st := w.receiptState(me, q); st != protocol.ReceiptOffered {

@@ -44,7 +44,7 @@ func offerLock(ctx context.Context, room *core.Room, participant string, wait ti
 func (r *Runner) turnPolicies(adapterID string, room *core.Room) (midTurn, endOfTurn string) {
 	midTurn, endOfTurn = room.WS.Policy.MidTurn, room.WS.Policy.EndOfTurn
 	if r.TurnPolicy != nil {
-		m, e := r.TurnPolicy(adapterID)
+		m, e := r.TurnPolicy(room.DataHome, adapterID)
 		midTurn, endOfTurn = core.NarrowerTurnPolicy(midTurn, m), core.NarrowerTurnPolicy(endOfTurn, e)
 	}
 	return midTurn, endOfTurn

@@ -46,7 +46,7 @@ func TestTurnPolicyNarrowsTheWorkspace(t *testing.T) {
 		t.Fatal(err)
 	}
 	var asked []string
-	w.r.TurnPolicy = func(id string) (string, string) {
+	w.r.TurnPolicy = func(_, id string) (string, string) {
 		asked = append(asked, id)
 		return core.TurnDeliveryOff, core.TurnDeliveryOff
 	}
@@ -59,7 +59,7 @@ func TestTurnPolicyNarrowsTheWorkspace(t *testing.T) {
 	if len(asked) != 2 || asked[0] != "claude" {
 		t.Fatalf("TurnPolicy asked for %v", asked)
 	}
-	w.r.TurnPolicy = func(string) (string, string) { return "", "" }
+	w.r.TurnPolicy = func(string, string) (string, string) { return "", "" }
 	if res := w.hook("claude", "PostToolUse", "c1"); !strings.Contains(res.stdout, q.Message.MessageID) {
 		t.Fatalf("no opinion leaves the workspace's actionable: %+v", res)
 	}

@@ -63,11 +63,11 @@ func NarrowerTurnPolicy(a, b string) string {
 // everything but a note.
 var actionableKinds = []string{protocol.KindQuestion, protocol.KindRequest, protocol.KindAnswer, protocol.KindDecision, protocol.KindHandoff}
 
-// turnAdmits reports whether a turn-delivery policy lets m reach a busy
+// TurnAdmits reports whether a turn-delivery policy lets m reach a busy
 // agent: only messages addressed to participants (never room messages);
 // under actionable every kind but a note, under all every kind, under off
 // none.
-func turnAdmits(policy string, m *protocol.Message) bool {
+func TurnAdmits(policy string, m *protocol.Message) bool {
 	if m.IsRoom() {
 		return false
 	}
@@ -222,7 +222,7 @@ func queuedForTurn(tx storage.ReadTx, me *HookSession, policy string) ([]protoco
 		n := 0
 		err := tx.ScanInbox(storage.InboxQuery{Recipient: me.ParticipantID, ListableOnly: true, QueuedOnly: true, Kind: kind}, func(row storage.InboxRow) bool {
 			m := row.Message
-			if row.Receipt.State != protocol.ReceiptQueued || m.FromSessionID == me.Caller.SessionID || !turnAdmits(policy, &m) {
+			if row.Receipt.State != protocol.ReceiptQueued || m.FromSessionID == me.Caller.SessionID || !TurnAdmits(policy, &m) {
 				return true
 			}
 			pending = append(pending, m)

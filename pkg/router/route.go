@@ -327,24 +327,14 @@ func liveTransport(r Recipient) string {
 var safeCodes = []string{ErrAmbiguousSessions, ErrDeliveryDisabled, ErrRecipientBusy, ErrRecipientUnavailable,
 	ErrTransportError, ErrTransportRejected, ErrUnsupportedClientVersion}
 
-// Admits reports whether a recipient's live-delivery policy lets m be
-// pushed (reference/adapters.md §3.6): off never; actionable for
-// questions, requests, answers, decisions and addressed handoffs; all for
-// every addressed message.
-func Admits(policy string, m *protocol.Message) bool {
-	switch policy {
-	case PolicyAll:
-		return true
-	case PolicyActionable:
-		switch m.Kind {
-		case protocol.KindQuestion, protocol.KindRequest, protocol.KindAnswer, protocol.KindDecision:
-			return true
-		case protocol.KindHandoff:
-			return !m.IsRoom()
-		}
-	}
-	return false
-}
+// Admits reports whether a delivery policy lets an addressed message m
+// reach a recipient outside its inbox and next turn (reference/adapters.md
+// §3.6, docs/delivery.md): off never; actionable for questions, requests,
+// answers, decisions and handoffs; all for every kind. A room message is
+// never admitted: it reaches each recipient on its next turn. It is
+// core.TurnAdmits, the rule the post-tool and stop hooks apply, so the
+// router promises only what the hooks do.
+func Admits(policy string, m *protocol.Message) bool { return core.TurnAdmits(policy, m) }
 
 // AdmitsEndOfTurn reports whether an end-of-turn policy lets m hold a
 // stopping agent: only actionable, and only for the kinds Admits takes
@@ -354,21 +344,10 @@ func AdmitsEndOfTurn(policy string, m *protocol.Message) bool {
 }
 
 // Narrower returns the narrower of two turn-delivery policies (off <
-// actionable < all), "" meaning not set: the other one decides. The
-// workspace's policy narrowed by a client installation's is the one that
-// applies to that client (docs/delivery.md, "Mid-turn").
-func Narrower(a, b string) string {
-	rank := map[string]int{PolicyOff: 0, PolicyActionable: 1, PolicyAll: 2}
-	switch {
-	case a == "":
-		return b
-	case b == "":
-		return a
-	case rank[b] < rank[a]:
-		return b
-	}
-	return a
-}
+// actionable < all), "" meaning not set: the other one decides, and an
+// unknown value counts as off. It is core.NarrowerTurnPolicy, the rule
+// the hooks apply (docs/delivery.md, "Mid-turn").
+func Narrower(a, b string) string { return core.NarrowerTurnPolicy(a, b) }
 
 func code(c string) *string { return &c }
 

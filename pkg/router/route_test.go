@@ -315,10 +315,11 @@ func TestRouteTurnRows(t *testing.T) {
 }
 
 // TestNarrower: the narrower of a workspace's and an installation's
-// turn policy applies; an unset one leaves the other.
+// turn policy applies; an unset one leaves the other; neither set, or
+// an unknown value, is off.
 func TestNarrower(t *testing.T) {
 	for _, c := range [][3]string{
-		{PolicyAll, "", PolicyAll}, {"", PolicyOff, PolicyOff}, {"", "", ""},
+		{PolicyAll, "", PolicyAll}, {"", PolicyOff, PolicyOff}, {"", "", PolicyOff}, {"bogus", PolicyAll, PolicyOff},
 		{PolicyAll, PolicyActionable, PolicyActionable}, {PolicyActionable, PolicyAll, PolicyActionable},
 		{PolicyActionable, PolicyOff, PolicyOff}, {PolicyOff, PolicyAll, PolicyOff},
 	} {
