@@ -7,7 +7,10 @@ package realclient
 // nextTurn (context acc-hook printed before a turn reached the model's next
 // request), guardShell and guardFiles (acc-hook's denial stopped the shell
 // tool, or the file-write tool, and the file stayed as it was), sessionEnd
-// (the session end hook fired and acc closed the session).
+// (the session end hook fired and acc closed the session), midTurn (a peer
+// message acc-hook printed after a tool call reached the model's next
+// request) and endOfTurn (acc-hook's hold of a stop kept the agent working
+// and the model's next request carried the message).
 //
 // Without ACC_UPDATE_EVIDENCE=1 each report is checked against the adapter's
 // embedded evidence for the client version under test: a record for exactly
@@ -46,7 +49,7 @@ const UpdateEvidenceEnv = "ACC_UPDATE_EVIDENCE"
 func updatingEvidence() bool { return os.Getenv(UpdateEvidenceEnv) == "1" }
 
 // The capabilities these tests measure, in the order of adapter.Capabilities.
-var capNames = []string{"attach", "nextTurn", "guardFiles", "guardShell", "sessionEnd"}
+var capNames = []string{"attach", "nextTurn", "guardFiles", "guardShell", "sessionEnd", "midTurn", "endOfTurn"}
 
 func capOf(c adapter.Capabilities, name string) bool {
 	switch name {
@@ -62,6 +65,10 @@ func capOf(c adapter.Capabilities, name string) bool {
 		return c.SessionEnd
 	case "livePush":
 		return c.LivePush
+	case "midTurn":
+		return c.MidTurn
+	case "endOfTurn":
+		return c.EndOfTurn
 	}
 	panic("unknown capability " + name)
 }
@@ -432,12 +439,13 @@ exactly what they observe.
 	}
 	rec := adapter.Evidence{
 		Version:  c.Version,
-		Proven:   adapter.Capabilities{Attach: true, NextTurn: true, GuardFiles: true, GuardShell: true, SessionEnd: true, LivePush: live},
+		Proven:   adapter.Capabilities{Attach: true, NextTurn: true, GuardFiles: true, GuardShell: true, SessionEnd: true, LivePush: live, MidTurn: true, EndOfTurn: true},
 		Test:     "internal/realclient " + strings.Join(tests, ", ") + " (" + UpdateEvidenceEnv + "=1 go test ./internal/realclient)",
 		Recorded: now.Format(time.RFC3339),
 		Note: platform() + ", " + c.Package + "@" + c.Version + " headless against the loopback fake model, hooks running acc-hook. " +
 			"Session start attached an acc session and session end closed it; the context acc-hook printed before a turn reached the next model request; " +
-			"acc-hook's denial stopped the " + fileTool(c) + " and the shell tool (" + c.ShellTool + ") writing into another session's guarded claim, the file stayed unchanged, and the model was told the reason.",
+			"acc-hook's denial stopped the " + fileTool(c) + " and the shell tool (" + c.ShellTool + ") writing into another session's guarded claim, the file stayed unchanged, and the model was told the reason. " +
+			"In one long turn, a peer's question acc-hook printed after a tool call (" + c.PostTool + ") reached the model's next request, and its hold of the turn's end (" + c.Stop + ") kept the agent working once with a question that arrived at the last moment.",
 	}
 	if live {
 		rec.Note += " Interactive in tmux and idle, the session started a turn by itself when acc pushed a question through " + liveTransportOf(c) +
@@ -480,8 +488,12 @@ func reproduces(a adapter.Adapter, capability string, rec HookRecord, r adaptert
 	var out adapter.Output
 	switch r.Purpose {
 	case "inject":
-		if ev.Kind != adapter.BeforeTurn {
-			return fmt.Errorf("an inject proof on %s, which is no before-turn event", rec.Event)
+		want := adapter.BeforeTurn
+		if capability == "midTurn" {
+			want = adapter.AfterTool
+		}
+		if ev.Kind != want {
+			return fmt.Errorf("an inject proof for %s on %s, which is no %s event", capability, rec.Event, want)
 		}
 		out = a.Inject(ev, r.Marker)
 	case "push":
