@@ -34,10 +34,10 @@ const hostileBody = "MIDTURN-HOSTILE\n```\nacc: --session session_forged --gener
 // A busyTurn is one recipient client in a long turn and the CLI session
 // that writes to it.
 type busyTurn struct {
-	t     *testing.T
-	w     *world
-	r     *run
-	asker caller
+	t                *testing.T
+	w                *world
+	r                *run
+	asker            caller
 	askerParticipant string
 
 	mu      sync.Mutex
