@@ -644,3 +644,84 @@ func TestMidTurnQuiet(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkMidTurnDelivery measures, per client, the time from `acc
+// message` to the busy recipient's model request that carries the message:
+// one turn of b.N+1 shell steps a second apart, and after each step's
+// result a CLI session sends the recipient a decision (actionable, owing
+// nothing, so the model just carries on), which acc-hook's post-tool hook
+// delivers after the next step. Reported as ms-median, ms-min and ms-max
+// over the b.N messages; nothing is asserted but that each arrived.
+//
+//	go test -run '^$' -bench MidTurnDelivery -benchtime 20x ./internal/realclient/
+func BenchmarkMidTurnDelivery(b *testing.B) {
+	for _, c := range turnClients {
+		b.Run(c.Name, func(b *testing.B) {
+			n := b.N
+			w := newWorld(b)
+			bt := &busyTurn{w: w, replied: map[string]bool{}, offered: map[string]string{}}
+			bt.asker = w.attach(w.repo, "asker")
+			r := w.hooked(b, c, w.wt, nil)
+			bt.r = r
+			var (
+				mu   sync.Mutex
+				sent []*sent
+				fail error
+			)
+			r.model.Play(fakemodel.Agenda{
+				Steps: fakemodel.PacedSteps(n+1, time.Second),
+				Final: "Done.",
+				React: func(req *fakemodel.Request) []fakemodel.Call {
+					mu.Lock()
+					defer mu.Unlock()
+					if bt.to == "" {
+						c, err := w.shownCaller(req, r.client.Name)
+						if err == nil {
+							var st *statusView
+							if st, err = w.status(); err == nil {
+								bt.to, _, _, _ = st.session(c.Session)
+							}
+						}
+						if err != nil {
+							fail = err
+							return nil
+						}
+					}
+					if k := len(sent) + 1; k <= n && afterStep(req, k) {
+						s, err := bt.send("decision", fmt.Sprintf("decision %d", k), fmt.Sprintf("Decision number %d.", k))
+						if err != nil {
+							fail = err
+						} else {
+							sent = append(sent, s)
+						}
+					}
+					return nil
+				},
+			})
+			r.exec("Work through the steps.")
+			if fail != nil || len(sent) != n {
+				b.Fatalf("sent %d of %d: %v", len(sent), n, fail)
+			}
+			calls := r.model.ModelCalls()
+			var lat []time.Duration
+			for _, s := range sent {
+				for _, q := range calls {
+					if slices.Contains(frameIDs(q), s.Message.MessageID) {
+						lat = append(lat, q.At.Sub(s.start))
+						break
+					}
+				}
+			}
+			if len(lat) != n {
+				b.Fatalf("%d of %d messages reached the model", len(lat), n)
+			}
+			slices.Sort(lat)
+			b.Logf("%s: acc message -> model request, %d messages: median %v, min %v, max %v", c.Name, n,
+				lat[n/2].Round(time.Millisecond), lat[0].Round(time.Millisecond), lat[n-1].Round(time.Millisecond))
+			b.ReportMetric(float64(lat[n/2].Milliseconds()), "ms-median")
+			b.ReportMetric(float64(lat[0].Milliseconds()), "ms-min")
+			b.ReportMetric(float64(lat[n-1].Milliseconds()), "ms-max")
+			b.ReportMetric(0, "ns/op")
+		})
+	}
+}
