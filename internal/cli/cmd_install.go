@@ -105,9 +105,17 @@ func (a *app) installCommand() *cli.Command {
 			"policy admits starts a model turn at once, at your expense in tokens. actionable admits questions, requests,\n" +
 			"answers, decisions and addressed handoffs; all admits notes too; off (the default) leaves every message for\n" +
 			"the next turn and the inbox. It is recorded for you on this machine only; doctor says what is in effect.\n\n" +
-			"  acc install --dry-run\n  acc install --adapter claude --adapter codex\n  acc install --adapter claude --delivery actionable",
+			"While your agent works through a long turn, a peer's message can reach it after its next tool call\n" +
+			"(--mid-turn) or hold it once when it is about to stop owing a reply (--end-of-turn), where the client's\n" +
+			"version has that proven. The room's acc.workspace.json (policy.midTurn, policy.endOfTurn) decides, on\n" +
+			"for actionable messages by default; these flags narrow it for one client on this machine (off turns it\n" +
+			"off; without the flag the recorded value stays; none recorded: the room decides).\n\n" +
+			"  acc install --dry-run\n  acc install --adapter claude --adapter codex\n  acc install --adapter claude --delivery actionable\n" +
+			"  acc install --adapter codex --mid-turn off   # never interrupt Codex's turns; next turn only",
 		Flags: append(installFlags,
-			&cli.StringFlag{Name: "delivery", Usage: "the live-push `POLICY` for these clients: off, actionable or all (without the flag the recorded policy stays; off at first); a pushed message starts a model turn in your session, spending your tokens"}),
+			&cli.StringFlag{Name: "delivery", Usage: "the live-push `POLICY` for these clients: off, actionable or all (without the flag the recorded policy stays; off at first); a pushed message starts a model turn in your session, spending your tokens"},
+			&cli.StringFlag{Name: "mid-turn", Usage: "which messages reach a busy session after a tool call, for these clients: `POLICY` off, actionable or all (narrows the room's policy.midTurn; without the flag the recorded value stays)"},
+			&cli.StringFlag{Name: "end-of-turn", Usage: "whether an agent about to stop that owes a reply is held once, for these clients: `POLICY` off or actionable (narrows the room's policy.endOfTurn)"}),
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			env, err := a.installEnv(cmd)
 			if err != nil {
@@ -116,7 +124,8 @@ func (a *app) installCommand() *cli.Command {
 			if env.ProbeTimeout, err = probe.Timeout(a.env.Getenv, probe.DefaultTimeout); err != nil {
 				return err
 			}
-			rep, err := env.Install(ctx, install.Options{Adapters: cmd.StringSlice("adapter"), DryRun: cmd.Bool("dry-run"), Delivery: cmd.String("delivery")})
+			rep, err := env.Install(ctx, install.Options{Adapters: cmd.StringSlice("adapter"), DryRun: cmd.Bool("dry-run"), Delivery: cmd.String("delivery"),
+				MidTurn: cmd.String("mid-turn"), EndOfTurn: cmd.String("end-of-turn")})
 			if err != nil {
 				return err
 			}
@@ -219,6 +228,10 @@ func printInstall(w io.Writer, rep *install.Report, done string, canPush livePus
 		}
 		if c.DeliveryPolicy != "" {
 			fmt.Fprintf(w, "  live push: %s\n", livePushWords(c.Adapter, c.Version, c.DeliveryPolicy, c.EffectiveDelivery, c.DeliveryReason, canPush, home))
+		}
+		if td := c.TurnDelivery; td != nil {
+			fmt.Fprintf(w, "  mid-turn: %s\n", td.MidTurnWords)
+			fmt.Fprintf(w, "  end of turn: %s\n", td.EndOfTurnWords)
 		}
 		// The hooks load when a session starts: only changed files need a
 		// restart (the delivery policy is read at every send).
@@ -327,6 +340,9 @@ func printClients(w io.Writer, clients []install.ClientStatus, canPush livePushO
 			live += livePushWords(c.Adapter, c.Version, c.DeliveryPolicy, c.EffectiveDelivery, c.DeliveryReason, nil, home)
 		}
 		fmt.Fprintf(w, "  client %s: %s; %s%s; %s; %s\n", c.Adapter, state, inst, files, c.Proof, live)
+		// Delivery inside a busy turn: proven or not for this version,
+		// and the fallback when not.
+		fmt.Fprintf(w, "    %s mid-turn: %s; end of turn: %s\n", c.Adapter, c.TurnDelivery.MidTurnWords, c.TurnDelivery.EndOfTurnWords)
 	}
 }
 

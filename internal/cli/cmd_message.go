@@ -40,7 +40,7 @@ type sendOutput struct {
 // result. The send is committed: routing runs within its own bound
 // (afterCommit), whatever is left of the command's deadline.
 func newSendOutput(ctx context.Context, r *core.Room, res *core.SendResult) *sendOutput {
-	d := livepush.Deliver(afterCommit(ctx), r, &res.Message, install.Policies(r.DataHome))
+	d := livepush.Deliver(afterCommit(ctx), r, &res.Message, install.Policies(r.DataHome), install.TurnPolicies(r.DataHome))
 	return &sendOutput{Message: res.Message, Delivery: d, Created: res.Created, Receipt: res.Receipt, Session: res.Session, recipients: res.Recipients}
 }
 
@@ -422,6 +422,10 @@ func deliveryText(d router.Delivery, self, many bool) string {
 		return "already " + d.Outcome
 	case d.Transport == router.TransportNextTurn:
 		return "queued; " + nextTurnText(d.Sessions, liveNote(code))
+	case d.Transport == router.TransportMidTurn:
+		return "queued; " + busyText(d.Sessions, func(s router.Session) bool { return s.MidTurn }, "after its next tool call (mid-turn)", liveNote(code))
+	case d.Transport == router.TransportEndOfTurn:
+		return "queued; " + busyText(d.Sessions, func(s router.Session) bool { return s.EndOfTurn }, "when it is about to stop (end of turn)", liveNote(code))
 	case code == "":
 		// Queued in the inbox with no reason is only ever a repeated send
 		// of a decision replaced since (pkg/router's first row).
@@ -455,6 +459,24 @@ func deliveryText(d router.Delivery, self, many bool) string {
 		return "queued; an MCP session reads it with acc_inbox" + note
 	}
 	return "queued; next-turn delivery is not proven for their " + clientName(d.Sessions[0]) + ", so it waits in their inbox" + note
+}
+
+// busyText names the recipient's busy session whose hook brings the
+// message (the first one working with the capability proven: via), says
+// when, then note; other sessions beside it may take the message first
+// (a hook shows only a message still queued: docs/delivery.md).
+func busyText(sessions []router.Session, via func(router.Session) bool, when, note string) string {
+	text := ""
+	for _, s := range sessions {
+		if s.Working() && via(s) {
+			text = "their busy " + clientName(s) + " shows it " + when + note
+			break
+		}
+	}
+	if len(sessions) > 1 {
+		text += ", unless another of their sessions takes it first"
+	}
+	return text
 }
 
 // nextTurnText names the sessions whose hook shows the message at their

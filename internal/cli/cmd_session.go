@@ -212,7 +212,10 @@ func (a *app) statusCommand() *cli.Command {
 			"Offline sessions are hidden unless --all. The first line's protection is none (no live claim),\n" +
 			"guarded (a write into a peer's claim is denied) or advisory (peers are trusted to respect claims);\n" +
 			"docs/concepts.md explains it. A claim whose holder's process is gone past the orphan grace shows as\n" +
-			"orphaned: it blocks nothing and counts for neither the claims nor the protection.",
+			"orphaned: it blocks nothing and counts for neither the claims nor the protection.\n" +
+			"A hooked session shows whether its agent is in a turn (working since …) or between turns (idle\n" +
+			"since …), as its turn hooks last recorded; --json gives it as activity {state, since}, absent when\n" +
+			"nothing was recorded. acc wait --idle or --finished waits for a peer to be free or gone.",
 		Flags: append(ownerFlags(),
 			&cli.BoolFlag{Name: "all", Usage: "include offline and closed sessions"},
 			&cli.StringFlag{Name: "participant", Usage: "show only the sessions of the participant `ID`"},
@@ -243,6 +246,7 @@ func (a *app) statusCommand() *cli.Command {
 }
 
 func printStatus(w io.Writer, st *core.Status) {
+	now := time.Now()
 	live := fmt.Sprintf("%d live", st.Counts.Live)
 	if st.Counts.Stale > 0 {
 		live += fmt.Sprintf(" (%d stale)", st.Counts.Stale)
@@ -266,6 +270,9 @@ func printStatus(w io.Writer, st *core.Status) {
 		// Enforcement says whether the session's own writes can be stopped
 		// (guarded) or only reported (advisory: manual, MCP and ACP sessions).
 		line := fmt.Sprintf("  %s (%s, %s) %s", p.ParticipantID, p.Harness, p.Enforcement, presence)
+		if a := core.ActivityWords(p.Activity, now); a != "" {
+			line += ", " + a
+		}
 		if p.Reachable {
 			line += ", reachable live (" + p.LivePolicy + ")"
 		}

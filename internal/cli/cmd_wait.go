@@ -20,7 +20,7 @@ func (a *app) waitCommand() *cli.Command {
 	return &cli.Command{
 		Name:     "wait",
 		Category: "coordination",
-		Usage:    "block until your inbox holds something, a message is answered or acknowledged, or a resource is free",
+		Usage:    "block until your inbox holds something, a message is answered or acknowledged, a resource is free, or a peer is idle or finished",
 		Description: "wait returns as soon as its condition holds, at once when it already does (so it never misses what\n" +
 			"arrived just before it), and prints what it found; it changes nothing and moves no receipt. By default\n" +
 			"it waits until this session's inbox holds a pending message. --answer ID waits for an answer to that\n" +
@@ -29,12 +29,23 @@ func (a *app) waitCommand() *cli.Command {
 			"(--session, or ACC_SESSION), whose own claims are then set aside. It watches the store (no polling\n" +
 			"loop of yours); --timeout takes seconds (30) or a duration (10m, 500ms), default 10m, and running\n" +
 			"out exits 3.\n\n" +
+			"--idle PARTICIPANT waits until that participant has an open session and none of its sessions is in a\n" +
+			"turn: its agent stopped working and waits for a prompt. A session that is offline, or whose hooks\n" +
+			"never recorded a turn (acc attach, acc-mcp), does not count as working; the output names each session\n" +
+			"with its activity and since when. --finished PARTICIPANT waits until none of its sessions is open:\n" +
+			"each finished (acc finish), detached, or ended by its client. A session whose process is gone but that\n" +
+			"nobody closed (offline) is still open, so it is not finished. Neither needs a session of yours, and\n" +
+			"you may watch your own participant.\n\n" +
 			"  acc message --to bob --type question --subject … --body … --json   # note the message id\n" +
-			"  acc wait --answer message_… --timeout 10m",
+			"  acc wait --answer message_… --timeout 10m\n" +
+			"  acc wait --idle reviewer --timeout 30m     # tell me when the reviewer is done with its turn\n" +
+			"  acc wait --finished reviewer --timeout 2h  # tell me when the reviewer has left",
 		Flags: append(ownerFlags(),
 			&cli.StringFlag{Name: "answer", Usage: "wait for an answer to this message `ID`"},
 			&cli.StringFlag{Name: "ack", Usage: "wait until every recipient acknowledged this message `ID`"},
 			&cli.StringFlag{Name: "released", Usage: "wait until no live claim overlaps this `RESOURCE` (a named session's own aside)"},
+			&cli.StringFlag{Name: "idle", Usage: "wait until this `PARTICIPANT` has an open session and none in a turn"},
+			&cli.StringFlag{Name: "finished", Usage: "wait until this `PARTICIPANT` has no open session (an offline one is still open)"},
 			&cli.StringFlag{Name: "timeout", Value: "10m", DefaultText: "10m", Usage: "give up after this `DURATION` (exit 3): seconds (30) or a duration (10m, 500ms)"},
 		),
 		Action: func(ctx context.Context, cmd *cli.Command) error {
@@ -44,17 +55,18 @@ func (a *app) waitCommand() *cli.Command {
 			}
 			q := core.WaitQuery{For: core.WaitInbox}
 			n := 0
-			for _, f := range []struct{ flag, kind string }{{"answer", core.WaitAnswer}, {"ack", core.WaitAck}, {"released", core.WaitRelease}} {
+			for _, f := range []struct{ flag, kind string }{{"answer", core.WaitAnswer}, {"ack", core.WaitAck}, {"released", core.WaitRelease}, {"idle", core.WaitIdle}, {"finished", core.WaitFinished}} {
 				if cmd.IsSet(f.flag) {
 					n++
 					q.For = f.kind
 				}
 			}
 			if n > 1 {
-				return protocol.Errorf(protocol.ReasonUsage, "acc wait takes one of --answer, --ack and --released; see `acc wait --help`")
+				return protocol.Errorf(protocol.ReasonUsage, "acc wait takes one of --answer, --ack, --released, --idle and --finished; see `acc wait --help`")
 			}
 			q.MessageID = cmd.String("answer") + cmd.String("ack")
 			q.Resource = cmd.String("released")
+			q.Participant = cmd.String("idle") + cmd.String("finished")
 			dir, err := a.cwd(cmd)
 			if err != nil {
 				return err
@@ -172,6 +184,10 @@ func waitingFor(q core.WaitQuery) string {
 			return q.Resource + " is still claimed (no session was named, so every session's claims count; --session sets your own aside)"
 		}
 		return q.Resource + " is still claimed by another session"
+	case core.WaitIdle:
+		return q.Participant + " is still working (or has no open session)"
+	case core.WaitFinished:
+		return q.Participant + " still has an open session"
 	}
 	return "your inbox holds nothing pending"
 }
@@ -193,5 +209,23 @@ func printWait(w io.Writer, res *core.WaitResult, q core.WaitQuery) {
 		} else {
 			fmt.Fprintf(w, "%s is free: no live claim of a session other than %s overlaps it\n", res.Resource, q.Caller.SessionID)
 		}
+	case core.WaitIdle:
+		fmt.Fprintf(w, "%s is idle: none of its sessions is in a turn\n", res.Participant)
+		printPeerSessions(w, res.Sessions)
+	case core.WaitFinished:
+		fmt.Fprintf(w, "%s has finished: none of its sessions is open\n", res.Participant)
+	}
+}
+
+// printPeerSessions names each open session of a watched participant
+// with its activity, and says so when its hooks never recorded one.
+func printPeerSessions(w io.Writer, sessions []core.PeerSession) {
+	now := time.Now()
+	for _, s := range sessions {
+		a := core.ActivityWords(s.Activity, now)
+		if a == "" {
+			a = "activity unknown (its hooks never recorded a turn)"
+		}
+		fmt.Fprintf(w, "  %s (%s, %s) %s\n", s.SessionID, s.Harness, s.Presence, a)
 	}
 }

@@ -21,6 +21,9 @@ func TestDeliveryLines(t *testing.T) {
 	gemini := router.Session{Harness: "gemini", ClientVersion: "0.1.0"}
 	geminiUnknown := router.Session{Harness: "gemini"}
 	codex := router.Session{Harness: "codex", ClientVersion: "0.64.0", NextTurn: true}
+	working := &protocol.Activity{State: protocol.ActivityWorking, Since: "2026-12-02T09:00:00.000Z"}
+	busy := router.Session{Harness: "claude", ClientVersion: "2.1.332", NextTurn: true, MidTurn: true, EndOfTurn: true, Activity: working}
+	busyEnd := router.Session{Harness: "codex", ClientVersion: "0.64.0", NextTurn: true, EndOfTurn: true, Activity: working}
 	queued := func(p, transport string, c *string, s ...router.Session) router.Delivery {
 		return router.Delivery{RecipientParticipantID: p, Outcome: router.OutcomeQueued, Transport: transport, ErrorCode: c, Sessions: s}
 	}
@@ -43,6 +46,14 @@ func TestDeliveryLines(t *testing.T) {
 			[]string{"bob: queued; their sessions read it with acc inbox or acc_inbox"}},
 		{"nobody attached", []router.Delivery{queued("erin", durable, code(router.ErrRecipientUnavailable))},
 			[]string{"erin: queued; no live session, so it waits in their inbox"}},
+		{"mid-turn", []router.Delivery{queued("bob", router.TransportMidTurn, nil, busy)},
+			[]string{"bob: queued; their busy Claude Code 2.1.332 shows it after its next tool call (mid-turn)"}},
+		{"mid-turn, live push off", []router.Delivery{queued("bob", router.TransportMidTurn, code(router.ErrDeliveryDisabled), busy)},
+			[]string{"bob: queued; their busy Claude Code 2.1.332 shows it after its next tool call (mid-turn) (their live-push policy does not cover it)"}},
+		{"mid-turn, beside a CLI session", []router.Delivery{queued("bob", router.TransportMidTurn, nil, cli, busy)},
+			[]string{"bob: queued; their busy Claude Code 2.1.332 shows it after its next tool call (mid-turn), unless another of their sessions takes it first"}},
+		{"end of turn", []router.Delivery{queued("bob", router.TransportEndOfTurn, nil, busyEnd)},
+			[]string{"bob: queued; their busy Codex 0.64.0 shows it when it is about to stop (end of turn)"}},
 		{"next turn", []router.Delivery{queued("claude", next, nil, claude)},
 			[]string{"claude: queued; their Claude Code 2.1.332 shows it at its next turn"}},
 		// The session with next turn is named, wherever it is in the list;

@@ -163,6 +163,8 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 	"nostorefile": cmdNoStoreFile,
 	"lockstore":   cmdLockStore,
 	"unlockstore": cmdUnlockStore,
+	"activity":    cmdActivity,
+	"declare":     cmdDeclare,
 }
 
 func noNeg(ts *testscript.TestScript, neg bool, name string) {
@@ -940,4 +942,79 @@ func releaseLock(st *scriptState) error {
 	st.lockDB.Close()
 	st.lockConn, st.lockDB = nil, nil
 	return err
+}
+
+// declare SESSION VERSION CAPABILITY... records on SESSION, as a client's
+// hook does at attach, its client version and the delivery capabilities
+// proven for it (nextTurn, midTurn, endOfTurn, livePush).
+func cmdDeclare(ts *testscript.TestScript, neg bool, args []string) {
+	noNeg(ts, neg, "declare")
+	if len(args) < 2 {
+		ts.Fatalf("usage: declare SESSION VERSION CAPABILITY...")
+	}
+	var caps protocol.DeclaredCapabilities
+	for _, c := range args[2:] {
+		switch c {
+		case "nextTurn":
+			caps.Delivery.NextTurn = true
+		case "midTurn":
+			caps.Delivery.MidTurn = true
+		case "endOfTurn":
+			caps.Delivery.EndOfTurn = true
+		case "livePush":
+			caps.Delivery.LivePush = true
+		default:
+			ts.Fatalf("declare: unknown capability %q", c)
+		}
+	}
+	b, err := json.Marshal(caps)
+	ts.Check(err)
+	var v map[string]any
+	ts.Check(json.Unmarshal(b, &v))
+	updateSession(ts, args[0], func(s *protocol.Session) {
+		s.Extensions[protocol.ExtClientVersion] = args[1]
+		s.Extensions[protocol.ExtCapabilities] = v
+	})
+}
+
+// updateSession changes the stored record of session id in place.
+func updateSession(ts *testscript.TestScript, id string, change func(s *protocol.Session)) {
+	st := openStore(ts, storePath(ts, nil))
+	defer st.Close()
+	ts.Check(st.Update(context.Background(), func(tx storage.Tx) error {
+		for _, a := range []storage.Area{storage.Durable, storage.Ephemeral} {
+			s, err := tx.Session(a, id)
+			if err != nil {
+				return err
+			}
+			if s == nil {
+				continue
+			}
+			if s.Extensions == nil {
+				s.Extensions = protocol.Extensions{}
+			}
+			change(s)
+			return tx.PutSession(a, s)
+		}
+		return fmt.Errorf("no session %s", id)
+	}))
+}
+
+// activity SESSION STATE [AGO] records, as a client's turn hooks do
+// (core.Room.SetActivity), that SESSION is working or idle, since AGO (a
+// duration, default 0) before now.
+func cmdActivity(ts *testscript.TestScript, neg bool, args []string) {
+	noNeg(ts, neg, "activity")
+	if len(args) < 2 || len(args) > 3 {
+		ts.Fatalf("usage: activity SESSION STATE [AGO]")
+	}
+	var ago time.Duration
+	if len(args) == 3 {
+		var err error
+		ago, err = time.ParseDuration(args[2])
+		ts.Check(err)
+	}
+	updateSession(ts, args[0], func(s *protocol.Session) {
+		s.Extensions[protocol.ExtActivity] = map[string]any{"state": args[1], "since": protocol.FormatTime(time.Now().Add(-ago))}
+	})
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/acc-go/acc/internal/evidence"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -405,6 +406,16 @@ func (e *Env) plan(a adapter.Installer, det Detection, ie adapter.InstallEnv, ol
 	effective, reason := LiveDelivery(a, det.Version, e.DataHome, policy)
 	p.install.EffectiveDelivery, p.install.DeliveryReason = effective, reason
 	p.report.EffectiveDelivery, p.report.DeliveryReason = effective, reason
+	p.install.MidTurnPolicy, p.install.EndOfTurnPolicy = o.MidTurn, o.EndOfTurn
+	if old != nil && o.MidTurn == "" {
+		p.install.MidTurnPolicy = old.MidTurnPolicy
+	}
+	if old != nil && o.EndOfTurn == "" {
+		p.install.EndOfTurnPolicy = old.EndOfTurnPolicy
+	}
+	caps, _, _ := evidence.For(a, det.Version, e.DataHome)
+	td := turnDelivery(a, det.Version, caps, p.install.MidTurnPolicy, p.install.EndOfTurnPolicy)
+	p.report.TurnDelivery = &td
 	if old != nil && old.Home != "" && old.Home != e.Home {
 		return nil, protocol.Errorf(protocol.ReasonInstallConflict,
 			"acc is installed for %s under the home %s (this data home keeps one installation per client); unwire it first: acc uninstall --adapter %s --home %s",

@@ -186,6 +186,9 @@ type Options struct {
 	// Delivery is the requested live-delivery policy ("" keeps the
 	// recorded one, else off).
 	Delivery string
+	// MidTurn and EndOfTurn are the requested turn-delivery policies ("" keeps
+	// the recorded one, else the room's decides; turn.go).
+	MidTurn, EndOfTurn string
 }
 
 // Change is one thing install or uninstall did (or, dry, would do) to a path.
@@ -210,6 +213,9 @@ type ClientReport struct {
 	DeliveryPolicy    string   `json:"deliveryPolicy,omitempty"`
 	EffectiveDelivery string   `json:"effectiveDelivery,omitempty"`
 	DeliveryReason    string   `json:"deliveryReason,omitempty"`
+	// TurnDelivery is the client's delivery inside a busy turn: what is
+	// recorded and proven, in words (turn.go).
+	TurnDelivery *TurnDelivery `json:"turnDelivery,omitempty"`
 }
 
 // Report is the result of install or uninstall.
@@ -233,6 +239,9 @@ func (e *Env) checkOptions(o Options) error {
 	}
 	if o.Delivery != "" && !slices.Contains(DeliveryPolicies, o.Delivery) {
 		return protocol.Errorf(protocol.ReasonInvalidFlagValue, "--delivery %q is not one of off, actionable, all", o.Delivery)
+	}
+	if err := checkTurnOptions(o); err != nil {
+		return err
 	}
 	if st, err := os.Stat(e.Home); err != nil || !st.IsDir() {
 		return protocol.Errorf(protocol.ReasonHomeNotDirectory, "home %s is not an existing directory; pass --home DIR naming one", e.Home).With("home", e.Home)

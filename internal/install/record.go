@@ -57,10 +57,15 @@ type Install struct {
 	ConfigDir     string `json:"configDir"`
 	// DeliveryPolicy is the live-delivery policy the person asked for
 	// (off, actionable, all); EffectiveDelivery what acc can honour now.
-	DeliveryPolicy    string             `json:"deliveryPolicy"`
-	EffectiveDelivery string             `json:"effectiveDelivery"`
-	DeliveryReason    string             `json:"deliveryReason,omitempty"`
-	Artifacts         []RecordedArtifact `json:"artifacts"`
+	DeliveryPolicy    string `json:"deliveryPolicy"`
+	EffectiveDelivery string `json:"effectiveDelivery"`
+	DeliveryReason    string `json:"deliveryReason,omitempty"`
+	// MidTurnPolicy and EndOfTurnPolicy are the turn-delivery policies the
+	// person set for this client (acc install --mid-turn, --end-of-turn);
+	// "" when not set, so the room's policy decides (TurnPolicy).
+	MidTurnPolicy   string             `json:"midTurnPolicy,omitempty"`
+	EndOfTurnPolicy string             `json:"endOfTurnPolicy,omitempty"`
+	Artifacts       []RecordedArtifact `json:"artifacts"`
 	// CreatedDirectories are directories the install made, removed on
 	// uninstall when empty.
 	CreatedDirectories []string `json:"createdDirectories"`

@@ -45,12 +45,16 @@ type ClientStatus struct {
 	// program that need not be on PATH).
 	CertifiedHere []string `json:"certifiedHere,omitempty"`
 	// Proof says it in words: "proven at X, running Y".
-	Proof             string   `json:"proof"`
-	Guarded           bool     `json:"guarded"`
-	DeliveryPolicy    string   `json:"deliveryPolicy"`
-	EffectiveDelivery string   `json:"effectiveDelivery"`
-	DeliveryReason    string   `json:"deliveryReason,omitempty"`
-	Remediation       []string `json:"remediation"`
+	Proof             string `json:"proof"`
+	Guarded           bool   `json:"guarded"`
+	DeliveryPolicy    string `json:"deliveryPolicy"`
+	EffectiveDelivery string `json:"effectiveDelivery"`
+	DeliveryReason    string `json:"deliveryReason,omitempty"`
+	// TurnDelivery is the client's delivery inside a busy turn (turn.go):
+	// what is proven for the version found and what the installation
+	// records.
+	TurnDelivery TurnDelivery `json:"turnDelivery"`
+	Remediation  []string     `json:"remediation"`
 }
 
 // Clients reports every client, sorted by id: detection, the installed
@@ -71,6 +75,7 @@ func (e *Env) Clients(ctx context.Context) ([]ClientStatus, error) {
 		st := ClientStatus{Detection: dets[id], Files: []FileStatus{}, Remediation: []string{}, DeliveryPolicy: "off", EffectiveDelivery: "off"}
 		caps, ev, local := evidence.For(a, st.Version, e.DataHome)
 		st.Capabilities, st.Guarded = caps, caps.Guarded()
+		st.TurnDelivery = turnDelivery(a, st.Version, caps, "", "")
 		if _, err := evidence.Read(e.DataHome, id, st.Version); err != nil {
 			// Counted as none (the built-in evidence applies); say so.
 			st.Remediation = append(st.Remediation, err.Error())
@@ -111,6 +116,7 @@ func (e *Env) Clients(ctx context.Context) ([]ClientStatus, error) {
 			// What acc can honour is judged now, for the version running now.
 			st.DeliveryPolicy = in.DeliveryPolicy
 			st.EffectiveDelivery, st.DeliveryReason = liveDelivery(a, st.Version, caps.LivePush, in.DeliveryPolicy)
+			st.TurnDelivery = turnDelivery(a, st.Version, caps, in.MidTurnPolicy, in.EndOfTurnPolicy)
 			changed := false
 			for _, ra := range in.Artifacts {
 				fs := checkArtifact(ra, e.shimPath())

@@ -66,9 +66,12 @@ func Endpoint(id string, getenv func(string) string, clientSessionID string, pid
 // platform's live transports, one offer per message and recipient at a
 // time: an offer is made holding <workspace runtime dir>/live.<recipient>.lock
 // (gofrs/flock) and only while the receipt is still queued, so a retry of
-// a send racing the first cannot push it twice.
-func Deliver(ctx context.Context, room *core.Room, m *protocol.Message, policy func(adapter string) string) []router.Delivery {
+// a send racing the first cannot push it twice. turn gives the turn-delivery
+// policies recorded per client installation (router.Router.TurnPolicy; nil
+// leaves the room's alone).
+func Deliver(ctx context.Context, room *core.Room, m *protocol.Message, policy func(adapter string) string, turn func(adapter string) (midTurn, endOfTurn string)) []router.Delivery {
 	rt := Router()
+	rt.TurnPolicy = turn
 	rt.Reserve = func(ctx context.Context, m *protocol.Message, participantID string) (func(), string, error) {
 		fl := flock.New(room.OfferLockPath(participantID))
 		ok, err := fl.TryLockContext(ctx, 10*time.Millisecond)

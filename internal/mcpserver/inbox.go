@@ -19,8 +19,11 @@ const inboxURI = "acc://inbox"
 // messages can be addressed to it while it waits; that is the only write,
 // and it happens before the watch starts.
 func (s *server) subscribe(ctx context.Context, req *mcp.SubscribeRequest) error {
+	if req.Params.URI == rosterURI {
+		return s.subscribeRoster()
+	}
 	if req.Params.URI != inboxURI {
-		return &jsonrpc.Error{Code: codeInvalidArgs, Message: "only acc://inbox can be subscribed to"}
+		return &jsonrpc.Error{Code: codeInvalidArgs, Message: "only acc://inbox and acc://roster can be subscribed to"}
 	}
 	if err := s.resolve(ctx); err != nil {
 		return err
@@ -43,6 +46,10 @@ func (s *server) unsubscribe(ctx context.Context, req *mcp.UnsubscribeRequest) e
 	if req.Params.URI == inboxURI && s.stopWatch != nil {
 		s.stopWatch()
 		s.stopWatch = nil
+	}
+	if req.Params.URI == rosterURI && s.stopRoster != nil {
+		s.stopRoster()
+		s.stopRoster = nil
 	}
 	return nil
 }

@@ -31,7 +31,7 @@ func (s *server) resources() []resource {
 				return peerSnapshot(res.Data())
 			})},
 		{&mcp.Resource{URI: "acc://roster", Name: "Participant roster", MIMEType: "application/json",
-			Description: "The live sessions of the room, as acc_sync reports them ([] in an empty room)."},
+			Description: "The live sessions of the room, as acc_sync reports them ([] in an empty room), each with its turn activity (working or idle, since when) when its hooks record one. Subscribe to hear when a session joins, leaves, or starts or ends a turn."},
 			s.readPublic(func(ctx context.Context, r *core.Room) (any, error) {
 				res, err := r.Sync(ctx, core.SyncQuery{Scope: core.SyncScopeDelta})
 				if err != nil {

@@ -143,6 +143,9 @@ type server struct {
 	// (nil when there is none).
 	subMu     sync.Mutex
 	stopWatch context.CancelFunc
+	// stopRoster ends the watch that serves the acc://roster subscription
+	// (nil when there is none; roster.go).
+	stopRoster context.CancelFunc
 	// life ends with the connection.
 	life context.Context
 }
@@ -156,9 +159,11 @@ func (s *server) logf(format string, a ...any) {
 func (s *server) newMCPServer() *mcp.Server {
 	srv := mcp.NewServer(&mcp.Implementation{Name: serverName, Version: Version}, &mcp.ServerOptions{
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}, Resources: &mcp.ResourceCapabilities{}},
-		// acc://inbox can be subscribed to (2025 revisions): the server
-		// then sends notifications/resources/updated when something
-		// arrives for its participant (inbox.go).
+		// acc://inbox and acc://roster can be subscribed to (2025
+		// revisions): the server then sends notifications/resources/updated
+		// when something arrives for its participant (inbox.go), or a
+		// session joins or leaves the roster or its presence or turn
+		// activity changes (roster.go).
 		SubscribeHandler:          s.subscribe,
 		UnsubscribeHandler:        s.unsubscribe,
 		SupportedProtocolVersions: supportedVersions,

@@ -335,8 +335,8 @@ func TestInboxSubscription(t *testing.T) {
 	c, p := spawnBinary(t, r, "research")
 	t.Cleanup(func() { p.in.Close(); p.cmd.Wait() })
 	c.initialize("2025-11-25")
-	if e, _ := c.request("resources/subscribe", map[string]any{"uri": "acc://roster"})["error"].(map[string]any); e == nil {
-		t.Error("subscribing to acc://roster was accepted")
+	if e, _ := c.request("resources/subscribe", map[string]any{"uri": "acc://snapshot"})["error"].(map[string]any); e == nil {
+		t.Error("subscribing to acc://snapshot was accepted")
 	}
 	result(t, c.request("resources/subscribe", map[string]any{"uri": "acc://inbox"}))
 	alice := r.acc("attach", "--participant", "alice")

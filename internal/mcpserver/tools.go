@@ -86,7 +86,7 @@ type sent struct {
 // failing on the call's (docs/delivery.md "When acc cannot tell whether a
 // write landed").
 func sentOf(ctx context.Context, r *core.Room, res *core.SendResult) *sent {
-	d := livepush.Deliver(context.WithoutCancel(ctx), r, &res.Message, install.Policies(r.DataHome))
+	d := livepush.Deliver(context.WithoutCancel(ctx), r, &res.Message, install.Policies(r.DataHome), install.TurnPolicies(r.DataHome))
 	return &sent{Message: res.Message, Receipt: res.Receipt, Delivery: d}
 }
 

@@ -403,7 +403,13 @@ func (m Model) roomLines() []string {
 		if p.Intent != nil {
 			intent = "  doing: " + screenSafe(*p.Intent)
 		}
-		sessions.rows = append(sessions.rows, fmt.Sprintf("  %-16s %-8s %-7s %-12s%s", p.ParticipantID, p.Harness, p.Presence, screenSafe(deref(p.Branch, "-")), intent))
+		// The turn: working or idle and for how long ("-" when its hooks
+		// never said), so a glance tells who is busy.
+		turn := "-"
+		if a := core.ActivityWords(p.Activity, now); a != "" {
+			turn = strings.TrimSuffix(strings.Replace(a, " since ", " ", 1), " ago")
+		}
+		sessions.rows = append(sessions.rows, fmt.Sprintf("  %-16s %-8s %-7s %-12s %-12s%s", p.ParticipantID, p.Harness, p.Presence, turn, screenSafe(deref(p.Branch, "-")), intent))
 	}
 	claims := section{title: "CLAIMS", empty: "none", focus: -1}
 	for _, c := range st.Claims {

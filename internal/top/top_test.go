@@ -342,3 +342,20 @@ func TestThreadViewShowsTabs(t *testing.T) {
 		}
 	}
 }
+
+// TestSessionsShowTheirTurn: a session whose hooks recorded a turn shows
+// working or idle and for how long; one without shows "-".
+func TestSessionsShowTheirTurn(t *testing.T) {
+	snap := room(3)
+	snap.Status.Participants[0].Activity = &protocol.Activity{State: protocol.ActivityWorking, Since: protocol.FormatTime(t0.Add(-3 * time.Minute))}
+	snap.Status.Participants[1].Activity = &protocol.Activity{State: protocol.ActivityIdle, Since: protocol.FormatTime(t0.Add(-12 * time.Second))}
+	src := &fakeSource{snap: snap}
+	m := model(src, 200, 40)
+	m, _ = update(t, m, snapMsg(src.snap))
+	v := m.Render()
+	for _, want := range []string{"p00              cli      online  working 3m", "p01              cli      online  idle 12s", "p02              cli      online  -"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("no %q in:\n%s", want, v)
+		}
+	}
+}

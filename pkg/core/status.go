@@ -29,6 +29,11 @@ type SessionRow struct {
 	// LivePolicy is the owner's live-push policy for the session's client
 	// when Reachable ("" otherwise).
 	LivePolicy string `json:"livePolicy,omitempty"`
+	// Activity is whether the session's agent is in a turn (working) or
+	// between turns (idle), and since when, as its turn hooks last
+	// recorded; absent when they never did (docs/delivery.md, "Knowing
+	// when a peer is free").
+	Activity *protocol.Activity `json:"activity,omitempty"`
 }
 
 // DeliveryBindingRow is one session's live-push binding as status shows
@@ -202,7 +207,8 @@ func (r *Room) Status(ctx context.Context, q StatusQuery) (*Status, error) {
 			}
 			row := SessionRow{SessionID: s.SessionID, ParticipantID: s.ParticipantID, Harness: s.Harness,
 				ParentSessionID: s.ParentSessionID, CheckoutRoot: s.CheckoutRoot, Branch: s.Branch,
-				Enforcement: s.Enforcement, Lifecycle: s.Lifecycle, State: s.State, Presence: p, HeartbeatAt: s.HeartbeatAt}
+				Enforcement: s.Enforcement, Lifecycle: s.Lifecycle, State: s.State, Presence: p, HeartbeatAt: s.HeartbeatAt,
+				Activity: ActivityOf(s)}
 			intent := intents[s.SessionID]
 			if intent != nil && intent.State != "done" {
 				row.Intent = &intent.Summary

@@ -58,6 +58,10 @@ type RosterRow struct {
 	Harness         string  `json:"harness"`
 	Branch          *string `json:"branch"`
 	Presence        string  `json:"presence"`
+	// Activity is the session's turn (working or idle, since when) as its
+	// hooks last recorded it; absent when they never did (docs/delivery.md,
+	// "Knowing when a peer is free").
+	Activity *protocol.Activity `json:"activity,omitempty"`
 }
 
 // SessionRecord is a session record without its generation (the secret
@@ -294,7 +298,7 @@ func (r *Room) syncDelta(ctx context.Context, q SyncQuery) (*SyncResult, error) 
 				continue
 			}
 			out.Roster = append(out.Roster, RosterRow{SessionID: s.SessionID, ParticipantID: s.ParticipantID,
-				ParentSessionID: s.ParentSessionID, Harness: s.Harness, Branch: s.Branch, Presence: p})
+				ParentSessionID: s.ParentSessionID, Harness: s.Harness, Branch: s.Branch, Presence: p, Activity: ActivityOf(s)})
 			if me == nil || s.SessionID != me.SessionID {
 				others++
 			}

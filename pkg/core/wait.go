@@ -14,10 +14,15 @@ const (
 	WaitAnswer  = "answer"   // an answer in reply to a given message
 	WaitAck     = "ack"      // every recipient of a given message acknowledged it
 	WaitRelease = "released" // no live claim overlaps a resource (the caller's own aside, when there is a caller)
+	// WaitIdle: a participant has an open session and none of its
+	// reachable ones is in a turn (activity_read.go).
+	WaitIdle = "idle"
+	// WaitFinished: none of a participant's sessions is open any more.
+	WaitFinished = "finished"
 )
 
 // WaitKinds lists them.
-var WaitKinds = []string{WaitInbox, WaitAnswer, WaitAck, WaitRelease}
+var WaitKinds = []string{WaitInbox, WaitAnswer, WaitAck, WaitRelease, WaitIdle, WaitFinished}
 
 // WaitQuery is one condition.
 type WaitQuery struct {
@@ -31,6 +36,8 @@ type WaitQuery struct {
 	// Resource is the resource to see released, spelled as for acc claim,
 	// relative to Cwd.
 	Resource, Cwd string
+	// Participant is the participant watched (idle, finished).
+	Participant string
 }
 
 // WaitResult is one evaluation of a condition.
@@ -49,6 +56,10 @@ type WaitResult struct {
 	// live claims still overlapping it (release).
 	Resource string           `json:"resource,omitempty"`
 	Claims   []protocol.Claim `json:"claims"`
+	// Participant and Sessions: the participant watched and its open
+	// sessions as the look saw them (idle, finished; activity_read.go).
+	Participant string        `json:"participant,omitempty"`
+	Sessions    []PeerSession `json:"sessions,omitempty"`
 }
 
 // CheckWait refuses a malformed condition before any wait (exit 2 usage;
@@ -63,6 +74,10 @@ func (r *Room) CheckWait(q WaitQuery) error {
 	case WaitRelease:
 		_, err := r.WS.CanonicalResource(q.Resource, q.Cwd)
 		return err
+	case WaitIdle, WaitFinished:
+		if q.Participant == "" {
+			return protocol.Errorf(protocol.ReasonMissingFlag, "wait for %s needs the participant it watches", q.For)
+		}
 	}
 	return nil
 }
@@ -99,6 +114,8 @@ func (r *Room) CheckCondition(ctx context.Context, q WaitQuery) (*WaitResult, er
 		switch q.For {
 		case WaitInbox:
 			return nil // read below, through Inbox
+		case WaitIdle, WaitFinished:
+			return r.peerCondition(tx, q, res)
 		case WaitAnswer:
 			orig, err := tx.Message(q.MessageID)
 			if err != nil {
@@ -188,5 +205,6 @@ func (r *Room) CheckCondition(ctx context.Context, q WaitQuery) (*WaitResult, er
 	case WaitRelease:
 		res.Satisfied = len(res.Claims) == 0
 	}
+	// idle and finished decided in peerCondition
 	return res, nil
 }

@@ -16,6 +16,17 @@ import (
 // client has taken the hook's output).
 const TransportNextTurn = "next-turn"
 
+// TransportMidTurn is the path of a message that a busy recipient's
+// post-tool hook puts before its model after the session's next tool
+// call, and TransportEndOfTurn the path of one that its stop hook shows
+// when the agent is about to stop (docs/delivery.md, "Mid-turn" and "End
+// of turn"). Like next-turn, the receipt stays queued until the client
+// has taken the hook's output.
+const (
+	TransportMidTurn   = "mid-turn"
+	TransportEndOfTurn = "end-of-turn"
+)
+
 // ErrRoomMessage: a room message is never pushed live; it reaches each
 // recipient on its next turn or in its inbox.
 const ErrRoomMessage = "room_message"
@@ -62,6 +73,24 @@ type Session struct {
 	Manual bool
 	// Live is the session's live-push binding, nil when none.
 	Live *Binding
+	// MidTurn and EndOfTurn: the session's client has delivery after a
+	// tool call, and holding a stopping agent, proven for its version
+	// (recorded at attach).
+	MidTurn, EndOfTurn bool
+	// Activity is the session's turn as its hooks last recorded it, nil
+	// when they never did.
+	Activity *protocol.Activity
+	// MidTurnPolicy and EndOfTurnPolicy are what the recipient recorded
+	// for this session's client installation (acc install --mid-turn,
+	// --end-of-turn; "" when not set): they narrow the recipient's
+	// room-wide MidTurn and EndOfTurn for this session (Narrower).
+	MidTurnPolicy, EndOfTurnPolicy string
+}
+
+// Working reports whether the session's agent is in a turn, as its hooks
+// last recorded.
+func (s Session) Working() bool {
+	return s.Activity != nil && s.Activity.State == protocol.ActivityWorking
 }
 
 // Recipient is what the router knows of one addressed participant after
@@ -79,6 +108,11 @@ type Recipient struct {
 	// Policy is the live-delivery policy recorded for the recipient's
 	// client installation ("" is off).
 	Policy string
+	// MidTurn and EndOfTurn are the room's turn-delivery policies
+	// (policy.midTurn: off, actionable, all; policy.endOfTurn: off,
+	// actionable); each session's installation may narrow them
+	// (Session.MidTurnPolicy). "" is off.
+	MidTurn, EndOfTurn string
 }
 
 // Transport is a certified live-delivery transport.
@@ -108,6 +142,10 @@ type Router struct {
 	// offered; any other state is reported as it is. An error is
 	// transport_error.
 	Reserve func(ctx context.Context, m *protocol.Message, participantID string) (release func(), state string, err error)
+	// TurnPolicy gives the mid-turn and end-of-turn policies recorded for
+	// a client installation (adapter id → off, actionable, all; "" when
+	// not set, so the workspace's decides); nil means none recorded.
+	TurnPolicy func(adapter string) (midTurn, endOfTurn string)
 }
 
 // Route returns one Delivery per recipient, in order. The table, first
@@ -123,11 +161,22 @@ type Router struct {
 //     delivery_disabled, transport_rejected, transport_error, …) and the
 //     next rows decide the path;
 //  3. no live session: queued, inbox, recipient_unavailable;
-//  4. a live session whose client has next-turn projection proven:
+//  4. a live session that is working (in a turn), whose client has
+//     mid-turn delivery proven, with a mid-turn policy that admits the
+//     kind: queued, mid-turn (its post-tool hook shows it after the next
+//     tool call);
+//  5. a live session that is working, whose client has end-of-turn
+//     delivery proven, with an end-of-turn policy that admits the kind
+//     (never a note): queued, end-of-turn (its stop hook shows it when
+//     the agent is about to stop);
+//  6. a live session whose client has next-turn projection proven:
 //     queued, next-turn (the receipt becomes offered only when the client
 //     has taken the hook's output);
-//  5. otherwise: queued, inbox, unsupported_client_version (the client's
+//  7. otherwise: queued, inbox, unsupported_client_version (the client's
 //     next-turn delivery is not proven for its version).
+//
+// In rows 4 to 6 the reason live push was not used, if it was tried, is
+// kept as the errorCode.
 //
 // A receipt is never reported offered without a transport's acceptance.
 //
@@ -173,6 +222,20 @@ func (rt Router) route(ctx context.Context, m *protocol.Message, r Recipient) De
 	switch {
 	case len(r.Sessions) == 0:
 		d.ErrorCode = code(ErrRecipientUnavailable)
+	case slices.ContainsFunc(r.Sessions, func(s Session) bool {
+		return s.Working() && s.MidTurn && Admits(Narrower(r.MidTurn, s.MidTurnPolicy), m)
+	}) && r.MidTurn != "":
+		d.Transport = TransportMidTurn
+		if reason != noLive {
+			d.ErrorCode = code(reason)
+		}
+	case slices.ContainsFunc(r.Sessions, func(s Session) bool {
+		return s.Working() && s.EndOfTurn && AdmitsEndOfTurn(Narrower(r.EndOfTurn, s.EndOfTurnPolicy), m)
+	}) && r.EndOfTurn != "":
+		d.Transport = TransportEndOfTurn
+		if reason != noLive {
+			d.ErrorCode = code(reason)
+		}
 	case slices.ContainsFunc(r.Sessions, func(s Session) bool { return s.NextTurn }):
 		d.Transport = TransportNextTurn
 		if reason != noLive {
@@ -283,12 +346,38 @@ func Admits(policy string, m *protocol.Message) bool {
 	return false
 }
 
+// AdmitsEndOfTurn reports whether an end-of-turn policy lets m hold a
+// stopping agent: only actionable, and only for the kinds Admits takes
+// as actionable — never a note, whatever the policy says.
+func AdmitsEndOfTurn(policy string, m *protocol.Message) bool {
+	return policy == PolicyActionable && Admits(PolicyActionable, m)
+}
+
+// Narrower returns the narrower of two turn-delivery policies (off <
+// actionable < all), "" meaning not set: the other one decides. The
+// workspace's policy narrowed by a client installation's is the one that
+// applies to that client (docs/delivery.md, "Mid-turn").
+func Narrower(a, b string) string {
+	rank := map[string]int{PolicyOff: 0, PolicyActionable: 1, PolicyAll: 2}
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
+	case rank[b] < rank[a]:
+		return b
+	}
+	return a
+}
+
 func code(c string) *string { return &c }
 
 // Deliver routes a committed send to its addressed recipients: it reads
 // each one's receipt and live sessions from room (core.DeliveryTargets), the recorded live
 // policy of each recipient's client through policy (adapter id → off,
-// actionable or all; nil means off everywhere), and applies Route. A
+// actionable or all; nil means off everywhere), the room's turn-delivery
+// policies (policy.midTurn, policy.endOfTurn) and what each session's
+// client installation narrows them to (rt.TurnPolicy), and applies Route. A
 // failure to read the targets leaves every recipient queued in its inbox
 // with transport_error: the message is recorded either way.
 func (rt Router) Deliver(ctx context.Context, room *core.Room, m *protocol.Message, policy func(adapter string) string) []Delivery {
@@ -310,7 +399,8 @@ func (rt Router) Deliver(ctx context.Context, room *core.Room, m *protocol.Messa
 	}
 	recipients := make([]Recipient, 0, len(targets))
 	for _, t := range targets {
-		rc := Recipient{ParticipantID: t.ParticipantID, Receipt: t.Receipt, NotPending: t.NotPending}
+		rc := Recipient{ParticipantID: t.ParticipantID, Receipt: t.Receipt, NotPending: t.NotPending,
+			MidTurn: room.WS.Policy.MidTurn, EndOfTurn: room.WS.Policy.EndOfTurn}
 		for i := range t.Sessions {
 			s := &t.Sessions[i]
 			caps := protocol.SessionCapabilities(s).Delivery
@@ -318,12 +408,19 @@ func (rt Router) Deliver(ctx context.Context, room *core.Room, m *protocol.Messa
 			// capabilities; `acc attach` declares none.
 			_, declared := s.Extensions[protocol.ExtCapabilities]
 			rs := Session{SessionID: s.SessionID, Harness: s.Harness, Manual: !declared,
-				ClientVersion: protocol.SessionClientVersion(s), NextTurn: caps.NextTurn, LivePush: caps.LivePush}
+				ClientVersion: protocol.SessionClientVersion(s), NextTurn: caps.NextTurn, LivePush: caps.LivePush,
+				MidTurn: caps.MidTurn, EndOfTurn: caps.EndOfTurn}
+			if a, ok := protocol.SessionActivity(s); ok {
+				rs.Activity = &a
+			}
 			if l, ok := t.Live[s.SessionID]; ok {
 				rs.Live = &Binding{Transport: l.Transport, Endpoint: l.Endpoint, Stale: l.Stale}
 				if s.PID != nil {
 					rs.Live.PID = *s.PID
 				}
+			}
+			if rt.TurnPolicy != nil {
+				rs.MidTurnPolicy, rs.EndOfTurnPolicy = rt.TurnPolicy(s.Harness)
 			}
 			rc.Sessions = append(rc.Sessions, rs)
 			if policy != nil && rc.Policy == "" {

@@ -240,3 +240,95 @@ func TestRouteReserve(t *testing.T) {
 		}
 	}
 }
+
+// TestRouteTurnRows: a busy recipient (a session in a turn) is reached
+// after its next tool call where mid-turn delivery is proven and its
+// policy admits the kind, else when it is about to stop where end-of-turn
+// is proven and admits it (never a note), else at its next turn; an idle
+// one always at its next turn. None of these rows reports the receipt
+// offered.
+func TestRouteTurnRows(t *testing.T) {
+	question := &protocol.Message{MessageID: "message_q", Kind: protocol.KindQuestion, ToParticipantIDs: []string{"bob"}}
+	note := &protocol.Message{MessageID: "message_n", Kind: protocol.KindNote, ToParticipantIDs: []string{"bob"}}
+	working := &protocol.Activity{State: protocol.ActivityWorking, Since: "2026-12-02T09:00:00.000Z"}
+	idle := &protocol.Activity{State: protocol.ActivityIdle, Since: "2026-12-02T09:00:00.000Z"}
+	both := Session{SessionID: "s1", Harness: "claude", NextTurn: true, MidTurn: true, EndOfTurn: true, Activity: working}
+	endOnly := Session{SessionID: "s2", Harness: "claude", NextTurn: true, EndOfTurn: true, Activity: working}
+	idleBoth := both
+	idleBoth.Activity = idle
+	unknown := both
+	unknown.Activity = nil
+	unproven := Session{SessionID: "s3", Harness: "claude", NextTurn: true, Activity: working}
+	manual := Session{SessionID: "s4", Harness: "cli"}
+	bound := both
+	bound.LivePush, bound.Live = true, &Binding{Transport: "fake-push", Endpoint: "e"}
+	rows := []struct {
+		name     string
+		m        *protocol.Message
+		sessions []Session
+		mid, end string
+		live     *fakeTransport
+		via      string
+		code     string
+	}{
+		{"busy, mid-turn proven and admitted", question, []Session{both}, PolicyActionable, PolicyActionable, nil, TransportMidTurn, ""},
+		{"busy, one of two sessions", question, []Session{manual, both}, PolicyActionable, PolicyActionable, nil, TransportMidTurn, ""},
+		{"busy, a note under actionable: next turn", note, []Session{both}, PolicyActionable, PolicyActionable, nil, TransportNextTurn, ""},
+		{"busy, a note under all: mid-turn", note, []Session{both}, PolicyAll, PolicyActionable, nil, TransportMidTurn, ""},
+		{"busy, mid-turn off: end of turn", question, []Session{both}, PolicyOff, PolicyActionable, nil, TransportEndOfTurn, ""},
+		{"busy, only end of turn proven", question, []Session{endOnly}, PolicyAll, PolicyActionable, nil, TransportEndOfTurn, ""},
+		{"busy, end of turn never takes a note", note, []Session{endOnly}, PolicyAll, PolicyActionable, nil, TransportNextTurn, ""},
+		{"busy, both off: next turn", question, []Session{both}, PolicyOff, PolicyOff, nil, TransportNextTurn, ""},
+		{"busy, policies unset: next turn", question, []Session{both}, "", "", nil, TransportNextTurn, ""},
+		{"busy, neither proven: next turn", question, []Session{unproven}, PolicyAll, PolicyActionable, nil, TransportNextTurn, ""},
+		{"idle: next turn", question, []Session{idleBoth}, PolicyAll, PolicyActionable, nil, TransportNextTurn, ""},
+		{"activity unknown: next turn", question, []Session{unknown}, PolicyAll, PolicyActionable, nil, TransportNextTurn, ""},
+		{"busy, the installation turns mid-turn off", question, []Session{withPolicy(both, PolicyOff, "")}, PolicyAll, PolicyActionable, nil, TransportEndOfTurn, ""},
+		{"busy, the installation narrows all to actionable", note, []Session{withPolicy(both, PolicyActionable, "")}, PolicyAll, PolicyActionable, nil, TransportNextTurn, ""},
+		{"busy, the installation cannot widen the room's", question, []Session{withPolicy(both, PolicyAll, PolicyActionable)}, PolicyOff, PolicyOff, nil, TransportNextTurn, ""},
+		{"busy, each session's own installation counts", question, []Session{manual, withPolicy(endOnly, "", PolicyOff), both}, PolicyActionable, PolicyActionable, nil, TransportMidTurn, ""},
+		{"manual only: inbox", question, []Session{manual}, PolicyAll, PolicyActionable, nil, TransportDurable, ErrUnsupportedClientVersion},
+		{"live push off, busy: mid-turn keeps why", question, []Session{bound}, PolicyActionable, PolicyActionable, &fakeTransport{accept: true}, TransportMidTurn, ErrDeliveryDisabled},
+		{"live push failed, busy: mid-turn keeps why", question, []Session{bound}, PolicyActionable, PolicyActionable, &fakeTransport{err: errors.New("x")}, TransportMidTurn, ErrTransportError},
+	}
+	for _, row := range rows {
+		t.Run(row.name, func(t *testing.T) {
+			rt := Router{Transports: map[string]Transport{}}
+			r := Recipient{ParticipantID: "bob", Receipt: "queued", Sessions: row.sessions, MidTurn: row.mid, EndOfTurn: row.end}
+			if row.live != nil {
+				rt.Transports["fake-push"] = row.live
+				r.Policy = PolicyActionable
+				if row.code == ErrDeliveryDisabled {
+					r.Policy = PolicyOff
+				}
+			}
+			d := rt.Route(context.Background(), row.m, []Recipient{r})[0]
+			got := ""
+			if d.ErrorCode != nil {
+				got = *d.ErrorCode
+			}
+			if d.Outcome != OutcomeQueued || d.Transport != row.via || got != row.code {
+				t.Errorf("got %s via %s (%q), want queued via %s (%q)", d.Outcome, d.Transport, got, row.via, row.code)
+			}
+		})
+	}
+}
+
+// TestNarrower: the narrower of a workspace's and an installation's
+// turn policy applies; an unset one leaves the other.
+func TestNarrower(t *testing.T) {
+	for _, c := range [][3]string{
+		{PolicyAll, "", PolicyAll}, {"", PolicyOff, PolicyOff}, {"", "", ""},
+		{PolicyAll, PolicyActionable, PolicyActionable}, {PolicyActionable, PolicyAll, PolicyActionable},
+		{PolicyActionable, PolicyOff, PolicyOff}, {PolicyOff, PolicyAll, PolicyOff},
+	} {
+		if got := Narrower(c[0], c[1]); got != c[2] {
+			t.Errorf("Narrower(%q, %q) = %q, want %q", c[0], c[1], got, c[2])
+		}
+	}
+}
+
+func withPolicy(s Session, mid, end string) Session {
+	s.MidTurnPolicy, s.EndOfTurnPolicy = mid, end
+	return s
+}

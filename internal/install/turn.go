@@ -1,0 +1,104 @@
+package install
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/acc-go/acc/pkg/adapters/adapter"
+	"github.com/acc-go/acc/pkg/protocol"
+	"github.com/acc-go/acc/pkg/router"
+)
+
+// Turn-delivery policies an installation may record (acc install
+// --mid-turn, --end-of-turn): "" means not set, so the room's
+// policy.midTurn and policy.endOfTurn decide alone (docs/delivery.md,
+// "Mid-turn" and "End of turn").
+var (
+	MidTurnPolicies   = []string{"off", "actionable", "all"}
+	EndOfTurnPolicies = []string{"off", "actionable"}
+)
+
+// TurnDelivery is what an installation records and acc can honour of
+// delivery inside a busy session's turn, for one client at the version
+// found.
+type TurnDelivery struct {
+	// MidTurn and EndOfTurn are the recorded policies ("" when not set:
+	// the room's policy decides).
+	MidTurn   string `json:"midTurn,omitempty"`
+	EndOfTurn string `json:"endOfTurn,omitempty"`
+	// MidTurnProven and EndOfTurnProven: the capability is proven for the
+	// client's version (built-in evidence or acc certify's record).
+	MidTurnProven   bool `json:"midTurnProven"`
+	EndOfTurnProven bool `json:"endOfTurnProven"`
+	// MidTurnWords and EndOfTurnWords say what applies, in words, with the
+	// fallback where the capability is not proven.
+	MidTurnWords   string `json:"midTurnWords"`
+	EndOfTurnWords string `json:"endOfTurnWords"`
+}
+
+// turnDelivery judges the recorded policies mid and end of client a at
+// version against what is proven for it (caps).
+func turnDelivery(a adapter.Adapter, version string, caps adapter.Capabilities, mid, end string) TurnDelivery {
+	td := TurnDelivery{MidTurn: mid, EndOfTurn: end, MidTurnProven: caps.MidTurn && version != "", EndOfTurnProven: caps.EndOfTurn && version != ""}
+	td.MidTurnWords = turnWords(a, version, td.MidTurnProven, mid, "policy.midTurn", "after each tool call",
+		"messages wait for the next turn")
+	td.EndOfTurnWords = turnWords(a, version, td.EndOfTurnProven, end, "policy.endOfTurn", "holding a stopping agent that owes a reply",
+		"a stopping agent is not held; messages wait for the next turn")
+	return td
+}
+
+func turnWords(a adapter.Adapter, version string, proven bool, policy, key, what, fallback string) string {
+	switch {
+	case version == "":
+		return fmt.Sprintf("off: the version of %s is unreadable, so delivery %s is not assumed; %s", a.DisplayName(), what, fallback)
+	case !proven:
+		return fmt.Sprintf("off: not proven for %s %s; %s", a.DisplayName(), version, fallback)
+	case policy == "off":
+		return "off for this client (acc install set it); " + fallback
+	case policy == "":
+		return "as the room's " + key + " says (actionable unless the room changes it)"
+	}
+	return policy + ", or narrower where the room's " + key + " is"
+}
+
+// checkTurnOptions refuses a turn-delivery policy that is not one
+// (exit 2 invalid_flag_value).
+func checkTurnOptions(o Options) error {
+	if o.MidTurn != "" && !slices.Contains(MidTurnPolicies, o.MidTurn) {
+		return protocol.Errorf(protocol.ReasonInvalidFlagValue, "--mid-turn %q is not one of off, actionable, all", o.MidTurn)
+	}
+	if o.EndOfTurn != "" && !slices.Contains(EndOfTurnPolicies, o.EndOfTurn) {
+		return protocol.Errorf(protocol.ReasonInvalidFlagValue, "--end-of-turn %q is not one of off, actionable (a note never holds a stopping agent)", o.EndOfTurn)
+	}
+	return nil
+}
+
+// TurnPolicy returns the mid-turn and end-of-turn policies recorded for
+// the installation of adapterID in dataHome's record ("" for each that
+// is not set, and for a client acc did not install or a record that
+// cannot be read): the room's policy.midTurn and policy.endOfTurn,
+// narrowed by these (router.Narrower), are what a client's hooks and the
+// router apply (docs/delivery.md, "Mid-turn"). It is the seam the
+// post-tool and stop hooks read.
+func TurnPolicy(dataHome, adapterID string) (midTurn, endOfTurn string) {
+	return TurnPolicies(dataHome)(adapterID)
+}
+
+// TurnPolicies is TurnPolicy for many lookups with one read of the
+// record (router.Router.TurnPolicy).
+func TurnPolicies(dataHome string) func(adapter string) (midTurn, endOfTurn string) {
+	rec, err := loadRecord(dataHome)
+	return func(adapter string) (string, string) {
+		if err != nil {
+			return "", ""
+		}
+		if in := rec.find(adapter); in != nil {
+			return in.MidTurnPolicy, in.EndOfTurnPolicy
+		}
+		return "", ""
+	}
+}
+
+// EffectiveTurnPolicy is the policy that applies to a client: the room's
+// narrowed by the installation's (router.Narrower).
+func EffectiveTurnPolicy(room, installed string) string { return router.Narrower(room, installed) }

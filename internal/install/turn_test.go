@@ -1,0 +1,68 @@
+package install
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/acc-go/acc/internal/hook"
+	"github.com/acc-go/acc/pkg/adapters/adapter"
+)
+
+// TestTurnWords: what install and doctor say of delivery inside a turn,
+// for each combination of version, proof and recorded policy.
+func TestTurnWords(t *testing.T) {
+	claude := hook.Registry()["claude"]
+	proven := adapter.Capabilities{MidTurn: true, EndOfTurn: true}
+	for _, c := range []struct {
+		version  string
+		caps     adapter.Capabilities
+		mid, end string
+		wantMid  string
+		wantEnd  string
+	}{
+		{"", proven, "all", "", "off: the version of Claude Code is unreadable, so delivery after each tool call is not assumed; messages wait for the next turn",
+			"off: the version of Claude Code is unreadable, so delivery holding a stopping agent that owes a reply is not assumed; a stopping agent is not held; messages wait for the next turn"},
+		{"2.1.197", adapter.Capabilities{}, "all", "actionable", "off: not proven for Claude Code 2.1.197; messages wait for the next turn",
+			"off: not proven for Claude Code 2.1.197; a stopping agent is not held; messages wait for the next turn"},
+		{"2.1.400", proven, "", "", "as the room's policy.midTurn says (actionable unless the room changes it)",
+			"as the room's policy.endOfTurn says (actionable unless the room changes it)"},
+		{"2.1.400", proven, "off", "actionable", "off for this client (acc install set it); messages wait for the next turn",
+			"actionable, or narrower where the room's policy.endOfTurn is"},
+	} {
+		td := turnDelivery(claude, c.version, c.caps, c.mid, c.end)
+		if td.MidTurnWords != c.wantMid || td.EndOfTurnWords != c.wantEnd {
+			t.Errorf("%s %+v %q/%q:\n got %q\n     %q\nwant %q\n     %q", c.version, c.caps, c.mid, c.end, td.MidTurnWords, td.EndOfTurnWords, c.wantMid, c.wantEnd)
+		}
+	}
+}
+
+// TestTurnPolicy: the hook's seam reads what the record holds for a
+// client, "" for what is not set, for a client not installed, and for a
+// record that cannot be read.
+func TestTurnPolicy(t *testing.T) {
+	home := t.TempDir()
+	if m, e := TurnPolicy(home, "claude"); m != "" || e != "" {
+		t.Errorf("no record: %q %q", m, e)
+	}
+	rec := &Record{SchemaVersion: RecordSchemaVersion}
+	rec.put(Install{AdapterID: "claude", MidTurnPolicy: "all"})
+	rec.put(Install{AdapterID: "codex", EndOfTurnPolicy: "off"})
+	if err := rec.save(home); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range [][3]string{{"claude", "all", ""}, {"codex", "", "off"}, {"gemini", "", ""}} {
+		if m, e := TurnPolicy(home, c[0]); m != c[1] || e != c[2] {
+			t.Errorf("%s: %q %q, want %q %q", c[0], m, e, c[1], c[2])
+		}
+	}
+	if err := os.WriteFile(filepath.Join(home, "acc", "installs.json"), []byte("{"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if m, e := TurnPolicy(home, "claude"); m != "" || e != "" {
+		t.Errorf("unreadable record: %q %q", m, e)
+	}
+	if got := EffectiveTurnPolicy("actionable", "all"); got != "actionable" {
+		t.Errorf("effective %q", got)
+	}
+}
