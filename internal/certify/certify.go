@@ -16,8 +16,9 @@
 //     (sessionEnd);
 //   - run 2: the other session has sent the client's participant a
 //     question; the model's first request must show it inside the
-//     untrusted peer frame, with its receipt offered (nextTurn). The turn
-//     goes on with shell steps: a question sent between two of them must
+//     untrusted peer frame, with its receipt offered (nextTurn). The model
+//     answers it (acc reply) and goes on with a shell step; a question sent
+//     between the two calls must
 //     come with the post-tool hook into the model request after the next
 //     tool result, framed, offered (midTurn); one sent while the model
 //     writes its final answer must make the stop hook keep the agent
@@ -697,6 +698,18 @@ func play(ctx context.Context, o Options, c realclient.Client, bin string, w *wo
 		}
 		return res.Message.MessageID
 	}
+	// replyTo is the model answering a question the way an agent does,
+	// with `acc reply` as the session its request names, so that at the
+	// turn's end only the last question is owed. Without an owner line it
+	// runs a harmless step instead.
+	replyTo := func(req *fakemodel.Request, id string) fakemodel.Call {
+		owner := ownerPattern.FindStringSubmatch(string(req.Body))
+		if owner == nil || id == "" {
+			return fakemodel.Shell("echo certify step")
+		}
+		return fakemodel.Shell(fmt.Sprintf("%s reply --session %s --generation %s --message %s --body 'certify answer'",
+			shellQuote(o.Acc), owner[1], owner[2], id))
+	}
 	var midID, endID string
 	model.Append(
 		step(func(req *fakemodel.Request) fakemodel.Reply {
@@ -722,12 +735,12 @@ func play(ctx context.Context, o Options, c realclient.Client, bin string, w *wo
 			default:
 				st.set("nextTurn", true, "a question sent after the session started came with acc-hook's "+c.BeforeTurn+" hook into the model's next request, framed as untrusted peer content, and its receipt was offered")
 			}
-			return fakemodel.Run(fakemodel.Shell("echo certify step 1"))
+			return fakemodel.Run(replyTo(req, id))
 		}),
 		// Between two tool calls: a question for the post-tool hook.
 		step(func(req *fakemodel.Request) fakemodel.Reply {
 			midID = ask("midTurn", "CERTIFY_MIDTURN_MARK")
-			return fakemodel.Run(fakemodel.Shell("echo certify step 2"))
+			return fakemodel.Run(fakemodel.Shell("echo certify step 1"))
 		}),
 		step(func(req *fakemodel.Request) fakemodel.Reply {
 			if midID != "" {
@@ -743,6 +756,9 @@ func play(ctx context.Context, o Options, c realclient.Client, bin string, w *wo
 					st.set("midTurn", true, "a question sent between two tool calls came with acc-hook's "+c.PostTool+" hook into the model's request after the next tool result, framed, and its receipt was offered")
 				}
 			}
+			return fakemodel.Run(replyTo(req, midID))
+		}),
+		step(func(req *fakemodel.Request) fakemodel.Reply {
 			// While the model writes its final answer: a question for
 			// the stop hook.
 			id := ask("endOfTurn", "CERTIFY_ENDOFTURN_MARK")
