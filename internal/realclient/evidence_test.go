@@ -700,18 +700,18 @@ func mergeTurnEvidence(o *clientObservations, now time.Time) (string, error) {
 		}
 		obs.Responses = append(obs.Responses, resp)
 	}
-	if !strings.Contains(obs.Note, strings.Join(tests, ", ")) {
-		obs.Note = strings.TrimSuffix(obs.Note, ".") + "; midTurn and endOfTurn by " + strings.Join(tests, ", ") + " (" + UpdateTurnEvidenceEnv + "=1, " + now.Format("2006-01-02") + ")."
+	if i := strings.Index(obs.Note, "; midTurn and endOfTurn by "); i >= 0 {
+		obs.Note = obs.Note[:i] + "."
 	}
+	obs.Note = strings.TrimSuffix(obs.Note, ".") + "; midTurn and endOfTurn by " + strings.Join(tests, ", ") + " (" + UpdateTurnEvidenceEnv + "=1, " + now.Format("2006-01-02") + ")."
 	if err := writePretty(filepath.Join(dir, "observations.json"), obs); err != nil {
 		return "", err
 	}
 	rec.Proven.MidTurn, rec.Proven.EndOfTurn = true, true
-	for _, tn := range tests {
-		if !strings.Contains(rec.Test, tn) {
-			rec.Test = strings.Replace(rec.Test, " (", ", "+tn+" (", 1)
-		}
+	if i := strings.Index(rec.Test, "; midTurn and endOfTurn: "); i >= 0 {
+		rec.Test = rec.Test[:i]
 	}
+	rec.Test += "; midTurn and endOfTurn: internal/realclient " + strings.Join(tests, ", ") + " (" + UpdateTurnEvidenceEnv + "=1 go test -run TestMidTurn ./internal/realclient)"
 	turnNote := " " + turnEvidenceNote(c)
 	if !strings.Contains(rec.Note, turnNote) {
 		rec.Note += turnNote
