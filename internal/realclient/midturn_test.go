@@ -268,23 +268,32 @@ func (w *world) startWait(args ...string) *waiter {
 //     then; the model answers it with `acc reply` and carries on, and the
 //     asker's `acc wait --answer`, a separate process, returns during the
 //     turn;
+//
 //   - after step 5 a decision (actionable, owes nothing): framed in the
 //     request after step 6;
+//
 //   - after step 7 a hostile question: it reaches the model only inside the
 //     frame, escaped, and no control character does; a body with ESC is
 //     refused when sent;
+//
 //   - after the last step's result, while the model writes its final
 //     answer, a question: the stop hook keeps the agent working once, the
 //     request after the stop carries its frame, the model answers; every
 //     message is carried by exactly one hook answer (never offered twice);
+//
 //   - after that answer, another question: the second stop (the client says
 //     stop_hook_active) is not held, and the question stays queued;
+//
 //   - the next prompt (the session resumed): its projection shows the
 //     queued question but none of the messages offered mid-turn; a note
 //     sent during its last step does not hold its stop.
 //
+//   - the asker's `acc wait --idle` and `acc wait --finished`, processes
+//     started after step 1, return after the stop that was let go (not the
+//     held one) and after the client exited; a 1s wait exits 3.
+//
 // It logs the time from each `acc message` to the model request that
-// carried it.
+// carried it, and how soon each wait returned.
 func TestMidTurn(t *testing.T) {
 	for _, c := range turnClients {
 		t.Run(c.Name, func(t *testing.T) { midTurn(t, c) })
@@ -306,9 +315,10 @@ func midTurn(t *testing.T, c Client) {
 	}
 
 	var (
-		q1, d1, h1, q2, q3 *sent
-		wait1              *waiter
-		finalAsked         time.Time
+		q1, d1, h1, q2, q3    *sent
+		wait1                 *waiter
+		idle, finished, short *waiter
+		finalAsked, waitsAt   time.Time
 	)
 	const steps = 10
 	play := b.r.model.Play(fakemodel.Agenda{
@@ -324,6 +334,14 @@ func midTurn(t *testing.T, c Client) {
 			}
 			var err error
 			switch {
+			case idle == nil && afterStep(req, 1):
+				b.mu.Lock()
+				to := b.to
+				b.mu.Unlock()
+				waitsAt = time.Now()
+				idle = w.startWait("--idle", to, "--timeout", "3m")
+				finished = w.startWait("--finished", to, "--timeout", "3m")
+				short = w.startWait("--idle", to, "--timeout", "1s")
 			case q1 == nil && afterStep(req, 2):
 				if q1, err = b.send("question", "dev port", "Which port does the dev server use? MIDTURN_Q1"); err == nil {
 					wait1 = w.startWait(append([]string{"--answer", q1.Message.MessageID, "--timeout", "3m"}, b.asker.args()...)...)
@@ -443,6 +461,43 @@ func midTurn(t *testing.T, c Client) {
 	wantReceipt(t, w, q3.Message.MessageID, b.to, "queued")
 	wantReceipt(t, w, d1.Message.MessageID, b.to, "offered")
 	observeTurnDelivery(t, w, b.r, recs, calls, q1.Message.MessageID, q2.Message.MessageID)
+
+	// The asker's waits for the busy peer, processes of their own started
+	// after step 1: --idle returns once the turn really ended (after the
+	// stop that was let go, not the held one), --finished once the client
+	// exited; a 1s --idle ran out (exit 3) while the turn went on. The
+	// bound is generous; the log has the latency.
+	const bound = 10 * time.Second
+	if idle == nil {
+		t.Fatal("the waits were never started")
+	}
+	for _, wt := range []*waiter{idle, finished, short} {
+		<-wt.done
+	}
+	if short.code != 3 {
+		t.Errorf("acc wait --idle with 1s while the turn went on: exit %d, want 3\n%s", short.code, short.out.String())
+	}
+	ends := recordsOf(recs, c.SessionEnd)
+	if len(ends) != 1 {
+		t.Fatalf("%s fired %d times, want 1", c.SessionEnd, len(ends))
+	}
+	for _, x := range []struct {
+		name  string
+		wt    *waiter
+		after HookRecord
+	}{{"--idle", idle, stops[len(stops)-1]}, {"--finished", finished, ends[0]}} {
+		switch {
+		case x.wt.code != 0:
+			t.Errorf("acc wait %s: exit %d\n%s", x.name, x.wt.code, x.wt.out.String())
+		case x.wt.end.Before(x.after.Time):
+			t.Errorf("acc wait %s returned %v before the last %s fired", x.name, x.after.Time.Sub(x.wt.end), x.after.Event)
+		case x.wt.end.Sub(x.after.Time) > bound:
+			t.Errorf("acc wait %s returned %v after %s fired; want within %v", x.name, x.wt.end.Sub(x.after.Time), x.after.Event, bound)
+		default:
+			t.Logf("acc wait %s returned %v after the last %s fired (started %v before it)", x.name,
+				x.wt.end.Sub(x.after.Time).Round(time.Millisecond), x.after.Event, x.after.Time.Sub(waitsAt).Round(time.Millisecond))
+		}
+	}
 
 	// The next prompt.
 	first := len(recs)
