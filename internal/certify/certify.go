@@ -689,8 +689,12 @@ func play(ctx context.Context, o Options, c realclient.Client, bin string, w *wo
 	ask := func(capability, mark string) string {
 		res, err := room.Send(ctx, core.SendInput{Caller: peerCaller, To: []string{participantOf(c.Name)}, Kind: protocol.KindQuestion,
 			Subject: "certify " + capability, Body: "Which branch? " + mark})
-		if err != nil {
-			st.set(capability, false, "the other session could not send its question: "+protocol.AsError(err).Message)
+		if e := protocol.AsError(err); e != nil && e.Reason == protocol.ReasonUnknownRecipient {
+			// The client's session never joined the room: its failure.
+			st.set(capability, false, "the client's session is not in the room, so no question could reach it")
+			return ""
+		} else if err != nil {
+			st.set(capability, false, "the other session could not send its question: "+e.Message)
 			st.mu.Lock()
 			st.envFault = true
 			st.mu.Unlock()
