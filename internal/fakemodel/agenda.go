@@ -27,6 +27,12 @@ type Agenda struct {
 	// whose stop hook kept it working) and React has nothing to do; Final
 	// when empty.
 	After string
+	// OpenEnd makes the agenda answer every model call that finds the
+	// script used up (as Play.Again would), so a test need not know in
+	// advance how often a client is kept working after Final. Such calls
+	// are not reported by Server.Verify. Playing another agenda ends this
+	// open end.
+	OpenEnd bool
 }
 
 // A Play is an Agenda being played by a server.
@@ -48,6 +54,12 @@ func (s *Server) Play(a Agenda) *Play {
 	for range len(a.Steps) + 1 {
 		s.Append(p.reply())
 	}
+	s.mu.Lock()
+	s.fallback = nil
+	if a.OpenEnd {
+		s.fallback = p.reply
+	}
+	s.mu.Unlock()
 	return p
 }
 

@@ -642,3 +642,33 @@ func TestAgenda(t *testing.T) {
 		t.Errorf("PacedSteps(1, 0) = %q", got)
 	}
 }
+
+// TestAgendaOpenEnd: an open-ended agenda answers calls past its script
+// with After, reacting first when React has something, and Verify reports
+// nothing for them.
+func TestAgendaOpenEnd(t *testing.T) {
+	s := start(t, Config{})
+	s.Play(Agenda{Steps: PacedSteps(1, 0), Final: "done", After: "still done", OpenEnd: true,
+		React: func(req *Request) []Call {
+			if req.Contains("HELD") && !req.Contains("reacted") {
+				return []Call{Shell("echo reacted")}
+			}
+			return nil
+		}})
+	url := s.URL() + "/v1/messages"
+	ask := func(text string) string {
+		_, _, body := post(t, url, map[string]any{"tools": anthropicTools, "messages": []any{
+			map[string]any{"role": "user", "content": text}}})
+		return string(body)
+	}
+	for i, want := range []struct{ prompt, answer string }{
+		{"go", "echo step 1"}, {"result", "done"}, {"HELD", "echo reacted"}, {"HELD reacted", "still done"}, {"again", "still done"},
+	} {
+		if got := ask(want.prompt); !strings.Contains(got, want.answer) {
+			t.Errorf("call %d (%q): answer lacks %q:\n%s", i+1, want.prompt, want.answer, got)
+		}
+	}
+	if err := s.Verify(); err != nil {
+		t.Errorf("Verify: %v", err)
+	}
+}

@@ -281,11 +281,14 @@ func (w *world) startWait(args ...string) *waiter {
 //     request after the stop carries its frame, the model answers; every
 //     message is carried by exactly one hook answer (never offered twice);
 //
-//   - after that answer, another question: the second stop (the client says
-//     stop_hook_active) is not held, and the question stays queued;
+//   - after that answer, another question: a second stop the client marks
+//     stop_hook_active is not held, and the question stays queued (Gemini
+//     CLI does not mark it after a tool call; there the stop may be held
+//     once more, for that question, within policy.endOfTurnMaxHolds);
 //
 //   - the next prompt (the session resumed): its projection shows the
-//     queued question but none of the messages offered mid-turn; a note
+//     queued question (if still queued) but none of the messages offered
+//     mid-turn; a note
 //     sent during its last step does not hold its stop.
 //
 //   - the asker's `acc wait --idle` and `acc wait --finished`, processes
@@ -321,10 +324,11 @@ func midTurn(t *testing.T, c Client) {
 		finalAsked, waitsAt   time.Time
 	)
 	const steps = 10
-	play := b.r.model.Play(fakemodel.Agenda{
-		Steps: fakemodel.PacedSteps(steps, time.Second),
-		Final: "Ten steps done.",
-		After: "Answered the last question; stopping now.",
+	b.r.model.Play(fakemodel.Agenda{
+		Steps:   fakemodel.PacedSteps(steps, time.Second),
+		OpenEnd: true, // however often the stop hook keeps it working
+		Final:   "Ten steps done.",
+		After:   "Answered the last question; stopping now.",
 		React: func(req *fakemodel.Request) []fakemodel.Call {
 			if !b.learn(req) {
 				return nil
@@ -363,7 +367,6 @@ func midTurn(t *testing.T, c Client) {
 			return nil
 		},
 	})
-	play.Again() // the request after the held stop (its reaction adds the next)
 	_, recs := b.r.exec("Work through the ten steps.")
 	calls := b.r.model.ModelCalls()
 	if err := b.r.model.Verify(); err != nil {
@@ -433,16 +436,48 @@ func midTurn(t *testing.T, c Client) {
 		}
 	}
 
-	// The end of the turn: held once, for q2; not held again for q3.
+	// The end of the turn: the first stop is held, for q2. A later stop
+	// the client marks stop_hook_active is never held. Gemini CLI marks it
+	// only when the model stopped again right away (TestStopHold), so there
+	// a later stop may be held once more, for q3, within the room's bound
+	// (policy.endOfTurnMaxHolds, 2 by default); each message is held at
+	// most once, and the last stop is let go.
 	stops := recordsOf(recs, c.Stop)
-	if len(stops) != 2 {
-		t.Fatalf("%s fired %d times, want 2", c.Stop, len(stops))
+	if len(stops) < 2 {
+		t.Fatalf("%s fired %d times, want at least 2", c.Stop, len(stops))
 	}
 	if !strings.Contains(denyReason(stops[0]), q2.Message.MessageID) {
 		t.Errorf("the first %s was not held with q2's frame: %q", c.Stop, stops[0].Stdout)
 	}
-	if active, _ := stops[1].Payload()["stop_hook_active"].(bool); !active || strings.Contains(stops[1].Stdout, "block") || stops[1].Exit != 0 {
-		t.Errorf("the second %s (stop_hook_active %v) answered %q exit %d; want it let go", c.Stop, active, stops[1].Stdout, stops[1].Exit)
+	holds := 0
+	for i, st := range stops {
+		reason := denyReason(st)
+		active, _ := st.Payload()["stop_hook_active"].(bool)
+		if reason != "" {
+			holds++
+		}
+		switch {
+		case reason != "" && active:
+			t.Errorf("%s #%d was held although the client said stop_hook_active", c.Stop, i+1)
+		case reason == "" && (strings.Contains(st.Stdout, "block") || st.Exit != 0):
+			t.Errorf("%s #%d answered %q exit %d", c.Stop, i+1, st.Stdout, st.Exit)
+		case i == len(stops)-1 && reason != "":
+			t.Errorf("the last %s was held", c.Stop)
+		}
+		t.Logf("%s #%d: stop_hook_active %v, held %v", c.Stop, i+1, active, reason != "")
+	}
+	if holds > core.DefaultEndOfTurnMaxHolds {
+		t.Errorf("the turn was held %d times, more than policy.endOfTurnMaxHolds (%d)", holds, core.DefaultEndOfTurnMaxHolds)
+	}
+	q3Held := hookAnswersWith(recs, "messageId: "+q3.Message.MessageID)
+	if q3Held > 1 {
+		t.Errorf("q3 was given %d times", q3Held)
+	}
+	if active, _ := stops[1].Payload()["stop_hook_active"].(bool); active && q3Held != 0 {
+		t.Errorf("q3 was delivered although the second stop said stop_hook_active")
+	}
+	if q3Held == 1 {
+		t.Logf("%s: the second stop said stop_hook_active false, so it was held again, for q3 (%d holds in the turn)", c.Name, holds)
 	}
 	held := firstWith(q2.Message.MessageID)
 	if held == nil || held.At.Before(stops[0].Time) {
@@ -458,7 +493,8 @@ func midTurn(t *testing.T, c Client) {
 		t.Logf("held stop: q2 sent -> model request %d in %v, at %s", held.Seq, held.At.Sub(q2.start).Round(time.Millisecond), where(held, "messageId: "+q2.Message.MessageID))
 	}
 	wantReceipt(t, w, q2.Message.MessageID, b.to, "acknowledged")
-	wantReceipt(t, w, q3.Message.MessageID, b.to, "queued")
+	q3After := map[bool]string{true: "acknowledged", false: "queued"}[q3Held == 1]
+	wantReceipt(t, w, q3.Message.MessageID, b.to, q3After)
 	wantReceipt(t, w, d1.Message.MessageID, b.to, "offered")
 	observeTurnDelivery(t, w, b.r, recs, calls, q1.Message.MessageID, q2.Message.MessageID)
 
@@ -525,8 +561,11 @@ func midTurn(t *testing.T, c Client) {
 	for _, rec := range recordsOf(second, c.BeforeTurn) {
 		projected += hookContext(rec)
 	}
-	if !strings.Contains(projected, q3.Message.MessageID) {
+	if q3After == "queued" && !strings.Contains(projected, q3.Message.MessageID) {
 		t.Errorf("the next turn's projection does not show the queued q3: %q", projected)
+	}
+	if q3After != "queued" && strings.Contains(projected, q3.Message.MessageID) {
+		t.Errorf("the next turn's projection repeats q3, answered at the end of the last turn")
 	}
 	for _, m := range []*sent{q1, d1, h1, q2} {
 		if strings.Contains(projected, m.Message.MessageID) {
