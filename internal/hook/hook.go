@@ -18,19 +18,24 @@
 //   - It fails open: on any error, deadline or panic the client's action
 //     proceeds, stdout stays empty, exit 0, and one line on stderr says so
 //     (naming only a reason code, never payload text).
-//   - Context printed before a turn is marked offered only after the write to
-//     stdout succeeded.
+//   - Context printed before a turn, a message delivered after a tool call and
+//     a hold at the end of a turn are recorded (offered, summarised, held)
+//     only after the client took the output, under the participant's offer
+//     lock (core.Room.OfferLockPath), so a message is offered once.
 //
 // # Handlers
 //
 // Session start attaches (or resumes) the acc session bound to the client's
 // own session id and prints the owner line and the projection; before a
-// turn it heartbeats and projects; before a tool it reads the write targets
+// turn it records the session working and projects; before a tool it reads the write targets
 // (file tools, the shell with mvdan.cc/sh, patches) and denies a write into
 // another session's guarded claim, each target judged in the room that
 // holds it, even from a directory in no room (docs/hooks.md, "Targets in
-// other rooms"); after a tool it heartbeats when due; at
-// session end it closes the session and removes the binding.
+// other rooms"); after a tool it heartbeats when due and, where the
+// client's mid-turn delivery is proven, delivers one waiting message
+// (docs/delivery.md, "Mid-turn"); at a turn's end it records the session
+// idle or keeps a stopping agent working once (docs/delivery.md, "End of
+// turn"); at session end it closes the session and removes the binding.
 package hook
 
 import (
@@ -87,6 +92,12 @@ type Runner struct {
 	// ClientPID returns the client's pid (0 when unknown).
 	ClientPID func(a adapter.Adapter) int
 	Deadline  time.Duration
+	// TurnPolicy returns a client installation's own turn-delivery policy
+	// for adapterID (midTurn: off, actionable or all; endOfTurn: off or
+	// actionable; "" = no opinion). The effective policy is the narrower of
+	// it and the workspace's (core.NarrowerTurnPolicy; docs/delivery.md,
+	// "Mid-turn"). nil: the workspace's policy alone.
+	TurnPolicy func(adapterID string) (midTurn, endOfTurn string)
 }
 
 // Main runs acc-hook with the registered adapters and returns its exit code.
@@ -109,8 +120,16 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 type result struct {
 	out      adapter.Output
 	afterOut func(ctx context.Context) error
-	notes    []string
-	close    func()
+	// unwritten runs instead of afterOut when the client did not take the
+	// answer.
+	unwritten func(ctx context.Context)
+	// answerOnStderr: the answer itself is out.Stderr (an exit-2 hold),
+	// written before afterOut runs.
+	answerOnStderr bool
+	notes          []string
+	// release runs after afterOut (the offer lock), before close.
+	release func()
+	close   func()
 }
 
 // Run handles one hook call and returns the exit code the client expects.
@@ -180,10 +199,26 @@ func (r *Runner) Run(args []string, stdin io.Reader, stdout, stderr io.Writer) (
 	if res.close != nil {
 		defer res.close()
 	}
+	if res.release != nil {
+		defer res.release()
+	}
+	taken := true
 	if len(res.out.Stdout) > 0 {
 		if _, err := stdout.Write(res.out.Stdout); err != nil {
-			fmt.Fprintln(stderr, "acc: the client did not take the context; nothing was marked offered")
-			res.afterOut = nil
+			taken = false
+		}
+	}
+	if res.answerOnStderr && taken {
+		if _, err := stderr.Write(res.out.Stderr); err != nil {
+			taken = false
+		}
+		res.out.Stderr = nil
+	}
+	if !taken {
+		fmt.Fprintln(stderr, "acc: the client did not take the context; nothing was marked offered")
+		res.afterOut = nil
+		if res.unwritten != nil {
+			res.unwritten(ctx)
 		}
 	}
 	if res.afterOut != nil {
@@ -348,7 +383,11 @@ func (r *Runner) dispatch(ctx context.Context, a adapter.Adapter, ev *adapter.Ev
 		return r.turn(ctx, a, ev, room)
 	case adapter.BeforeTool:
 		return r.guard(ctx, a, ev, room, "")
-	case adapter.AfterTool, adapter.Heartbeat:
+	case adapter.AfterTool:
+		return r.afterTool(ctx, a, ev, room)
+	case adapter.TurnEnd:
+		return r.turnEnd(ctx, a, ev, room)
+	case adapter.Heartbeat:
 		if c, err := room.HookCaller(ctx, a.ID(), ev.SessionID); err == nil && c != nil {
 			limit := int64(toolHeartbeatMs)
 			if ev.Kind == adapter.Heartbeat {
@@ -370,9 +409,14 @@ func (r *Runner) dispatch(ctx context.Context, a adapter.Adapter, ev *adapter.Ev
 // turn attaches or resumes, heartbeats, and projects context.
 func (r *Runner) turn(ctx context.Context, a adapter.Adapter, ev *adapter.Event, room *core.Room) (*result, error) {
 	version := ""
-	c, err := room.HookCaller(ctx, a.ID(), ev.SessionID)
+	hs, err := room.HookSession(ctx, a.ID(), ev.SessionID, 0)
 	if err != nil {
 		return nil, err
+	}
+	var c *core.Caller
+	participant := ""
+	if hs != nil {
+		c, participant = &hs.Caller, hs.ParticipantID
 	}
 	// The client's pid is found at most once (a walk up the process
 	// tree): for attaching, and for checking its live channel.
@@ -405,16 +449,31 @@ func (r *Runner) turn(ctx context.Context, a adapter.Adapter, ev *adapter.Event,
 		if err != nil {
 			return nil, err
 		}
-		c = &res.Caller
-	} else if _, err := room.Heartbeat(ctx, *c); err != nil {
+		c, participant = &res.Caller, res.ParticipantID
+		if ev.Kind == adapter.BeforeTurn {
+			if _, err := room.SetActivity(ctx, *c, protocol.ActivityWorking); err != nil {
+				return nil, err
+			}
+		}
+	} else if _, err := room.SetActivity(ctx, *c, protocol.ActivityWorking); err != nil {
+		// A turn starts: the session is working (docs/delivery.md,
+		// "Knowing when a peer is free"); this is its heartbeat too.
 		return nil, err
 	}
 	r.recordLive(ctx, a, ev, room, *c, clientPID)
+	// The offer lock is held from reading the receipts to recording the
+	// offer, so a live push racing this turn's start cannot offer the same
+	// message again. Not obtained within turnLockWait, the projection goes
+	// ahead as it did before the lock existed.
+	release, _ := offerLock(ctx, room, participant, turnLockWait)
 	p, err := room.Project(ctx, *c, core.ProjectionOptions{Prompt: ev.Prompt})
 	if err != nil {
+		if release != nil {
+			release()
+		}
 		return nil, err
 	}
-	res := &result{out: a.Inject(ev, p.Text)}
+	res := &result{out: a.Inject(ev, p.Text), release: release}
 	if len(p.InPrompt) > 0 {
 		// A live push started this turn: the client has put the whole frame
 		// before its model, so the message is offered (the sender records

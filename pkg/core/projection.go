@@ -370,27 +370,32 @@ func (r *Room) MarkOffered(ctx context.Context, c Caller, ids []string, transpor
 		if err != nil {
 			return err
 		}
-		at := protocol.FormatTime(r.now())
-		for _, id := range ids {
-			rc, err := tx.Receipt(id, me.ParticipantID)
-			if err != nil {
-				return err
-			}
-			if rc == nil || rc.State != protocol.ReceiptQueued {
-				continue
-			}
-			next := *rc
-			next.State, next.UpdatedAt = protocol.ReceiptOffered, at
-			if err := tx.PutReceipt(&next); err != nil {
-				return err
-			}
-			if err := tx.AppendEvent(newEvent(at, me.SessionID, protocol.EventMessageOfferSucceeded, map[string]any{
-				"messageId": id, "recipientParticipantId": me.ParticipantID, "targetSessionId": me.SessionID,
-				"transport": transport, "adapterId": adapterID, "clientVersion": clientVersion,
-			})); err != nil {
-				return err
-			}
-		}
-		return nil
+		return r.markOffered(tx, me, ids, protocol.FormatTime(r.now()), transport, adapterID, clientVersion)
 	})
+}
+
+// markOffered is MarkOffered inside a write transaction, for session me at
+// time at.
+func (r *Room) markOffered(tx storage.Tx, me *protocol.Session, ids []string, at, transport, adapterID, clientVersion string) error {
+	for _, id := range ids {
+		rc, err := tx.Receipt(id, me.ParticipantID)
+		if err != nil {
+			return err
+		}
+		if rc == nil || rc.State != protocol.ReceiptQueued {
+			continue
+		}
+		next := *rc
+		next.State, next.UpdatedAt = protocol.ReceiptOffered, at
+		if err := tx.PutReceipt(&next); err != nil {
+			return err
+		}
+		if err := tx.AppendEvent(newEvent(at, me.SessionID, protocol.EventMessageOfferSucceeded, map[string]any{
+			"messageId": id, "recipientParticipantId": me.ParticipantID, "targetSessionId": me.SessionID,
+			"transport": transport, "adapterId": adapterID, "clientVersion": clientVersion,
+		})); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -89,8 +89,15 @@ type Event struct {
 	// carries one. Like Shell it stays in memory: the hook compares it with
 	// the live frames of pending messages and never stores or echoes it.
 	Prompt string `json:"-"`
-	// EndReason is why a session ended, where reported.
+	// EndReason is why a session ended, or why a turn ended (Grok's Stop
+	// says end_turn for a turn and other reasons as the session closes),
+	// where reported.
 	EndReason string `json:"endReason,omitempty"`
+	// StopHookActive is true on a turn-end event the client raised while
+	// the agent was already working on because a stop hook held it (the
+	// payload's stop_hook_active); acc never holds such a stop again
+	// (docs/delivery.md, "End of turn").
+	StopHookActive bool `json:"stopHookActive,omitempty"`
 }
 
 // Output is what acc-hook prints and how it exits for one event.
@@ -169,6 +176,11 @@ type Adapter interface {
 	Deny(ev *Event, reason string) Output
 	// Allow renders "proceed, nothing to add".
 	Allow(ev *Event) Output
+	// Hold renders "do not stop yet" on the client's stop event, with the
+	// reason the model reads before it goes on (a default reason when
+	// empty; docs/hooks.md, "Turn delivery"). Any other event, and a
+	// client whose stop event cannot be held, renders as Allow.
+	Hold(ev *Event, reason string) Output
 	// Evidence lists the recorded proofs, lowest version first.
 	Evidence() []Evidence
 }

@@ -46,8 +46,10 @@ var spec = &hookio.Spec{
 	SourceKeys:    []string{"source"},
 	EndReasonKeys: []string{"reason"},
 	PromptKeys:    []string{"prompt"},
-	ToolKeys:      []string{"tool_name"},
-	InputKeys:     []string{"tool_input"},
+	// Stop carries stop_hook_active (fixtures/captured/claude/Stop.json).
+	StopActiveKeys: []string{"stop_hook_active"},
+	ToolKeys:       []string{"tool_name"},
+	InputKeys:      []string{"tool_input"},
 	// §5.1: the edit tools name their file in file_path, NotebookEdit in
 	// notebook_path; Read and the other tools write nothing.
 	FileTools: map[string][]string{
@@ -113,6 +115,18 @@ func (c client) Deny(ev *adapter.Event, reason string) adapter.Output {
 		return c.Allow(ev)
 	}
 	return hookio.PermissionDeny(reason)
+}
+
+// Hold prints {"decision":"block","reason":<reason>} on Stop and exits 0:
+// Claude Code documents that such a Stop answer keeps Claude working with
+// the reason as what to do next, and marks the following Stop of the turn
+// with stop_hook_active (docs/hooks.md, "Turn delivery"). Every other
+// event renders Allow.
+func (c client) Hold(ev *adapter.Event, reason string) adapter.Output {
+	if ev == nil || ev.Name != "Stop" {
+		return c.Allow(ev)
+	}
+	return hookio.DecisionBlock(reason)
 }
 
 // Allow prints an empty JSON object: Claude Code reads a hook's stdout as

@@ -3,10 +3,12 @@ package claude
 import (
 	"io/fs"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/acc-go/acc/pkg/adapters/adapter"
 	"github.com/acc-go/acc/pkg/adapters/adapter/adaptertest"
+	"github.com/acc-go/acc/pkg/adapters/adapter/hookio"
 )
 
 func sub(t testing.TB, fsys fs.FS, dir string) fs.FS {
@@ -113,4 +115,21 @@ func TestAnswers(t *testing.T) {
 
 func FuzzNormalize(f *testing.F) {
 	adaptertest.Fuzz(f, New(), sub(f, files, "evidence/2.1.197/payloads"))
+}
+
+// TestHold: Stop is held with the {"decision":"block"} answer and reads
+// stop_hook_active; no other event is held.
+func TestHold(t *testing.T) {
+	adaptertest.HoldsOn(t, New(), "Stop", sub(t, files, "evidence/2.1.332/payloads"), func(r string) adapter.Output {
+		return adapter.Output{Stdout: []byte(`{"decision":"block","reason":` + quote(r) + "}\n")}
+	})
+	ev := &adapter.Event{Adapter: ID, Name: "PostToolUse", Kind: adapter.AfterTool}
+	if got := New().Hold(ev, "x"); string(got.Stdout) != "{}\n" {
+		t.Errorf("Hold on PostToolUse = %q, want Allow", got.Stdout)
+	}
+}
+
+// quote is r as one JSON string, without HTML escaping (hookio.JSONLine).
+func quote(r string) string {
+	return strings.TrimSuffix(string(hookio.JSONLine(r)), "\n")
 }

@@ -43,9 +43,11 @@ var spec = &hookio.Spec{
 	ModelKeys:     []string{"model"},
 	SourceKeys:    []string{"source"},
 	EndReasonKeys: []string{"reason"},
-	PromptKeys:    []string{"prompt"},
-	ToolKeys:      []string{"tool_name", "toolName", "tool"},
-	InputKeys:     []string{"tool_input"},
+	// Stop carries stop_hook_active (fixtures/captured/codex/Stop.json).
+	StopActiveKeys: []string{"stop_hook_active"},
+	PromptKeys:     []string{"prompt"},
+	ToolKeys:       []string{"tool_name", "toolName", "tool"},
+	InputKeys:      []string{"tool_input"},
 	// §2.2, §5.1: file edits arrive as apply_patch with the patch body in
 	// command (patch or input tolerated); shell commands as Bash (older
 	// builds: shell) with command or input. exec_command is the name the
@@ -118,6 +120,17 @@ func (client) Deny(ev *adapter.Event, reason string) adapter.Output {
 
 // Allow prints nothing and exits 0 (reference/adapters.md §2.1).
 func (client) Allow(*adapter.Event) adapter.Output { return hookio.Allow() }
+
+// Hold prints {"decision":"block","reason":<reason>} on Stop and exits 0:
+// Codex's Stop output schema takes decision "block" with a required
+// reason, and runs the model again with that reason as its prompt
+// (docs/hooks.md, "Turn delivery"). Every other event renders Allow.
+func (c client) Hold(ev *adapter.Event, reason string) adapter.Output {
+	if ev == nil || ev.Name != "Stop" {
+		return c.Allow(ev)
+	}
+	return hookio.DecisionBlock(reason)
+}
 
 // Evidence returns the embedded records, lowest version first; none if
 // they fail to load (the module's tests make sure they do).

@@ -3,10 +3,12 @@ package codex
 import (
 	"io/fs"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/acc-go/acc/pkg/adapters/adapter"
 	"github.com/acc-go/acc/pkg/adapters/adapter/adaptertest"
+	"github.com/acc-go/acc/pkg/adapters/adapter/hookio"
 )
 
 func sub(t testing.TB, fsys fs.FS, dir string) fs.FS {
@@ -114,4 +116,17 @@ func TestAnswers(t *testing.T) {
 
 func FuzzNormalize(f *testing.F) {
 	adaptertest.Fuzz(f, New(), sub(f, testdataFS, "testdata/captured-0.171.0/payloads"))
+}
+
+// TestHold: Stop is held with the {"decision":"block"} answer and reads
+// stop_hook_active.
+func TestHold(t *testing.T) {
+	adaptertest.HoldsOn(t, New(), "Stop", sub(t, testdataFS, "testdata/captured-0.171.0/payloads"), func(r string) adapter.Output {
+		return adapter.Output{Stdout: []byte(`{"decision":"block","reason":` + quote(r) + "}\n")}
+	})
+}
+
+// quote is r as one JSON string, without HTML escaping (hookio.JSONLine).
+func quote(r string) string {
+	return strings.TrimSuffix(string(hookio.JSONLine(r)), "\n")
 }

@@ -42,8 +42,10 @@ var spec = &hookio.Spec{
 	CwdKeys:       []string{"cwd"},
 	SourceKeys:    []string{"source"},
 	EndReasonKeys: []string{"reason"},
-	ToolKeys:      []string{"tool_name"},
-	InputKeys:     []string{"tool_input"},
+	// AfterAgent carries stop_hook_active (fixtures/captured/gemini).
+	StopActiveKeys: []string{"stop_hook_active"},
+	ToolKeys:       []string{"tool_name"},
+	InputKeys:      []string{"tool_input"},
 	// §2.4, §5.1: write_file and replace name their file in file_path; the
 	// shell tool is run_shell_command.
 	FileTools: map[string][]string{
@@ -113,6 +115,17 @@ func (client) Deny(ev *adapter.Event, reason string) adapter.Output {
 
 // Allow prints nothing and exits 0.
 func (client) Allow(*adapter.Event) adapter.Output { return hookio.Allow() }
+
+// Hold prints {"decision":"block","reason":<reason>} on AfterAgent and
+// exits 0: Gemini CLI documents that a blocking AfterAgent answer rejects
+// the agent's reply and has it try again with the reason as feedback
+// (docs/hooks.md, "Turn delivery"). Every other event renders Allow.
+func (c client) Hold(ev *adapter.Event, reason string) adapter.Output {
+	if ev == nil || ev.Name != "AfterAgent" {
+		return c.Allow(ev)
+	}
+	return hookio.DecisionBlock(reason)
+}
 
 // Evidence returns the embedded records, lowest version first; none if
 // they fail to load (the module's tests make sure they do).

@@ -3,10 +3,12 @@ package gemini
 import (
 	"io/fs"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/acc-go/acc/pkg/adapters/adapter"
 	"github.com/acc-go/acc/pkg/adapters/adapter/adaptertest"
+	"github.com/acc-go/acc/pkg/adapters/adapter/hookio"
 )
 
 func sub(t testing.TB, fsys fs.FS, dir string) fs.FS {
@@ -109,4 +111,17 @@ func TestMCPContext(t *testing.T) {
 			t.Errorf("%s: write %v targets %q, want write %v", c.name, ev.Write, ev.Targets, c.write)
 		}
 	}
+}
+
+// TestHold: AfterAgent is held with the {"decision":"block"} answer and
+// reads stop_hook_active.
+func TestHold(t *testing.T) {
+	adaptertest.HoldsOn(t, New(), "AfterAgent", sub(t, testdataFS, "testdata/captured-0.61.0/payloads"), func(r string) adapter.Output {
+		return adapter.Output{Stdout: []byte(`{"decision":"block","reason":` + quote(r) + "}\n")}
+	})
+}
+
+// quote is r as one JSON string, without HTML escaping (hookio.JSONLine).
+func quote(r string) string {
+	return strings.TrimSuffix(string(hookio.JSONLine(r)), "\n")
 }

@@ -52,8 +52,10 @@ var spec = &hookio.Spec{
 	ModelKeys:     []string{"model"},
 	SourceKeys:    []string{"source"},
 	EndReasonKeys: []string{"reason"},
-	ToolKeys:      []string{"toolName", "tool_name"},
-	InputKeys:     []string{"toolInput", "tool_input"},
+	// Stop carries stopHookActive (its public source, the Stop event).
+	StopActiveKeys: []string{"stopHookActive", "stop_hook_active"},
+	ToolKeys:       []string{"toolName", "tool_name"},
+	InputKeys:      []string{"toolInput", "tool_input"},
 	// §2.6, §5.1: write and search_replace name their file in file_path;
 	// the shell tool is run_terminal_command.
 	FileTools: map[string][]string{
@@ -117,6 +119,21 @@ func (client) Deny(ev *adapter.Event, reason string) adapter.Output {
 
 // Allow prints nothing and exits 0.
 func (client) Allow(*adapter.Event) adapter.Output { return hookio.Allow() }
+
+// Hold prints {"decision":"block","reason":<reason>} on Stop and exits 0:
+// Grok's hook dispatcher reads a Stop answer's block decision and feeds
+// the reason back to the model for another round (its public source,
+// xai-org/grok-build, crates xai-grok-hooks; docs/hooks.md, "Turn
+// delivery"). Only a Stop whose reason is end_turn is held: Grok also
+// fires Stop as the session closes, with another reason, and discards the
+// answer then. StopFailure, StopCancelled and every other event render
+// Allow.
+func (c client) Hold(ev *adapter.Event, reason string) adapter.Output {
+	if ev == nil || ev.Name != "Stop" || ev.EndReason != "end_turn" {
+		return c.Allow(ev)
+	}
+	return hookio.DecisionBlock(reason)
+}
 
 // Evidence: none. The Grok payloads acc has were built from documentation,
 // not captured (fixtures/upstream/README.md), so Grok claims nothing until

@@ -4,11 +4,13 @@ import (
 	"embed"
 	"io/fs"
 	"slices"
+	"strings"
 	"testing"
 	"testing/fstest"
 
 	"github.com/acc-go/acc/pkg/adapters/adapter"
 	"github.com/acc-go/acc/pkg/adapters/adapter/adaptertest"
+	"github.com/acc-go/acc/pkg/adapters/adapter/hookio"
 )
 
 //go:embed testdata
@@ -85,3 +87,27 @@ func TestTools(t *testing.T) {
 }
 
 func FuzzNormalize(f *testing.F) { adaptertest.Fuzz(f, New(), documented(f)) }
+
+// TestHold: Stop is held with the {"decision":"block"} answer and reads
+// stopHookActive.
+func TestHold(t *testing.T) {
+	adaptertest.HoldsOn(t, New(), "Stop", documented(t), func(r string) adapter.Output {
+		return adapter.Output{Stdout: []byte(`{"decision":"block","reason":` + quote(r) + "}\n")}
+	})
+	// The Stop Grok fires as its session closes is never held.
+	closing := &adapter.Event{Adapter: ID, Name: "Stop", Kind: adapter.TurnEnd, EndReason: "shutdown"}
+	if got := New().Hold(closing, "x"); got.ExitCode != 0 || len(got.Stdout)+len(got.Stderr) != 0 {
+		t.Errorf("Hold on a closing Stop = %+v, want Allow", got)
+	}
+	// The client does not take context from its post-tool hook (docs/hooks.md,
+	// "Turn delivery"): acc never injects there.
+	post := &adapter.Event{Adapter: ID, Name: "PostToolUse", Kind: adapter.AfterTool}
+	if got := New().Inject(post, "x"); got.ExitCode != 0 || len(got.Stdout)+len(got.Stderr) != 0 {
+		t.Errorf("Inject on PostToolUse = %+v, want Allow", got)
+	}
+}
+
+// quote is r as one JSON string, without HTML escaping (hookio.JSONLine).
+func quote(r string) string {
+	return strings.TrimSuffix(string(hookio.JSONLine(r)), "\n")
+}

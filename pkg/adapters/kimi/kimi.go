@@ -3,6 +3,7 @@ package kimi
 import (
 	"embed"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/acc-go/acc/pkg/adapters/adapter"
@@ -53,8 +54,10 @@ var spec = &hookio.Spec{
 	ModelKeys:     []string{"model"},
 	SourceKeys:    []string{"source"},
 	EndReasonKeys: []string{"reason"},
-	ToolKeys:      []string{"tool_name"},
-	InputKeys:     []string{"tool_input"},
+	// Stop carries stop_hook_active (reference/adapters.md §2.5).
+	StopActiveKeys: []string{"stop_hook_active"},
+	ToolKeys:       []string{"tool_name"},
+	InputKeys:      []string{"tool_input"},
 	// §2.5, §5.1: Write and Edit name their file in path (not file_path);
 	// the shell tool is Bash.
 	FileTools: map[string][]string{
@@ -124,6 +127,20 @@ func (client) Deny(ev *adapter.Event, reason string) adapter.Output {
 
 // Allow prints nothing and exits 0.
 func (client) Allow(*adapter.Event) adapter.Output { return hookio.Allow() }
+
+// Hold exits 2 with the reason on stderr on Stop: Kimi Code documents exit
+// code 2 as the one blocking answer of every hook, its stderr the reason
+// (docs/hooks.md, "Turn delivery"; not captured holding a stop). Every
+// other event, StopFailure included, renders Allow.
+func (c client) Hold(ev *adapter.Event, reason string) adapter.Output {
+	if ev == nil || ev.Name != "Stop" {
+		return c.Allow(ev)
+	}
+	if strings.TrimSpace(reason) == "" {
+		reason = hookio.DefaultHoldReason
+	}
+	return hookio.ExitTwoDeny(reason)
+}
 
 // Evidence returns the embedded records, lowest version first; none if
 // they fail to load (the module's tests make sure they do).

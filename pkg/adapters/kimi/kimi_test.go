@@ -3,10 +3,12 @@ package kimi
 import (
 	"io/fs"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/acc-go/acc/pkg/adapters/adapter"
 	"github.com/acc-go/acc/pkg/adapters/adapter/adaptertest"
+	"github.com/acc-go/acc/pkg/adapters/adapter/hookio"
 )
 
 func payloads(t testing.TB) fs.FS {
@@ -74,3 +76,26 @@ func TestAnswers(t *testing.T) {
 }
 
 func FuzzNormalize(f *testing.F) { adaptertest.Fuzz(f, New(), payloads(f)) }
+
+// TestHold: Stop is held by exit 2 with the reason on stderr, and reads
+// stop_hook_active; StopFailure is not held.
+func TestHold(t *testing.T) {
+	adaptertest.HoldsOn(t, New(), "Stop", payloads(t), func(r string) adapter.Output {
+		return adapter.Output{Stderr: []byte(r + "\n"), ExitCode: 2}
+	})
+	ev := &adapter.Event{Adapter: ID, Name: "StopFailure", Kind: adapter.TurnEnd}
+	if got := New().Hold(ev, "x"); got.ExitCode != 0 || len(got.Stdout)+len(got.Stderr) != 0 {
+		t.Errorf("Hold on StopFailure = %+v, want Allow", got)
+	}
+	// The client does not take context from its post-tool hook (docs/hooks.md,
+	// "Turn delivery"): acc never injects there.
+	post := &adapter.Event{Adapter: ID, Name: "PostToolUse", Kind: adapter.AfterTool}
+	if got := New().Inject(post, "x"); got.ExitCode != 0 || len(got.Stdout)+len(got.Stderr) != 0 {
+		t.Errorf("Inject on PostToolUse = %+v, want Allow", got)
+	}
+}
+
+// quote is r as one JSON string, without HTML escaping (hookio.JSONLine).
+func quote(r string) string {
+	return strings.TrimSuffix(string(hookio.JSONLine(r)), "\n")
+}

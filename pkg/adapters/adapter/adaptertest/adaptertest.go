@@ -194,7 +194,16 @@ func fixture(t *testing.T, a adapter.Adapter, f Fixture) {
 		t.Errorf("cwd %q, want the payload's %q", ev.Cwd, want)
 	}
 	noLeak(t, ev, obj)
+	if want := ev.Kind == adapter.TurnEnd && payloadStopActive(obj); ev.StopHookActive != want {
+		t.Errorf("StopHookActive %v, want %v (the payload's, on a turn-end event only)", ev.StopHookActive, want)
+	}
 	responses(t, a, ev)
+}
+
+// payloadStopActive reads a fixture's own stop-hook flag, independently
+// of the adapter under test.
+func payloadStopActive(obj hookio.Object) bool {
+	return obj.Bool("stop_hook_active", "stopHookActive")
 }
 
 // CheckEvent checks what holds for every normalised event.
@@ -349,6 +358,7 @@ func responses(t *testing.T, a adapter.Adapter, ev *adapter.Event) {
 	if len(inj.Stdout) > 0 && !reflect.DeepEqual(inj, allow) && !carries(inj.Stdout, sampleContext) {
 		t.Errorf("Inject output does not carry the context verbatim: %q", inj.Stdout)
 	}
+	hold(t, a, ev, allow)
 	deny := a.Deny(ev, sampleReason)
 	checkOutput(t, "Deny", deny)
 	if ev.Kind != adapter.BeforeTool {
@@ -362,6 +372,30 @@ func responses(t *testing.T, a adapter.Adapter, ev *adapter.Event) {
 	}
 	if def := a.Deny(ev, " "); !NamesReason(def, hookio.DefaultReason) {
 		t.Errorf("Deny with a blank reason must give the default one: %+v", def)
+	}
+}
+
+// sampleHold is a hold reason with a peer frame inside: fences, quotes and
+// a newline must reach the client unchanged.
+const sampleHold = "acc: a question waits for your answer\n```acc-peer-message\nuntrusted peer message\nbody:\n\"why\" & café\n```\nAnswer with: acc reply m_1 --session S --generation G --body '…'"
+
+// hold: only a turn-end event can be held; any other renders Allow. A
+// turn-end event the client cannot hold renders Allow too; one it can
+// carries the reason whole (a default one when blank), exit 0 or 2.
+func hold(t *testing.T, a adapter.Adapter, ev *adapter.Event, allow adapter.Output) {
+	h := a.Hold(ev, sampleHold)
+	checkOutput(t, "Hold", h)
+	if ev.Kind != adapter.TurnEnd || reflect.DeepEqual(h, allow) {
+		if !reflect.DeepEqual(h, allow) {
+			t.Errorf("Hold on %s (%s) must render Allow: %+v", ev.Name, ev.Kind, h)
+		}
+		return
+	}
+	if !NamesReason(h, sampleHold) {
+		t.Errorf("Hold does not carry the reason whole: %+v", h)
+	}
+	if def := a.Hold(ev, " "); !NamesReason(def, hookio.DefaultHoldReason) {
+		t.Errorf("Hold with a blank reason must give the default one: %+v", def)
 	}
 }
 
@@ -660,4 +694,47 @@ func firstKey(obj hookio.Object, keys ...string) string {
 		}
 	}
 	return ""
+}
+
+// HoldsOn checks that a holds a stop on event: a fixture of event under
+// fixtures normalises with StopHookActive false and its Hold carries the
+// reason; the same payload with the stop flag set to true (under the key
+// the fixture uses) normalises with StopHookActive true. want is the
+// exact output expected for sampleHold's reason.
+func HoldsOn(t *testing.T, a adapter.Adapter, event string, fixtures fs.FS, want func(reason string) adapter.Output) {
+	t.Helper()
+	var f *Fixture
+	for _, x := range Fixtures(t, fixtures) {
+		if x.Event == event {
+			f = &x
+			break
+		}
+	}
+	if f == nil {
+		t.Fatalf("no %s fixture", event)
+	}
+	ev, err := a.Normalize(event, f.Payload)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ev.StopHookActive {
+		t.Errorf("%s fixture reads as stop_hook_active", f.File)
+	}
+	if got := a.Hold(ev, sampleHold); !reflect.DeepEqual(got, want(sampleHold)) {
+		t.Errorf("Hold on %s = %+v (stdout %q), want %+v", event, got, got.Stdout, want(sampleHold))
+	}
+	obj, _ := hookio.Parse(f.Payload)
+	key := "stop_hook_active"
+	if _, ok := obj["stopHookActive"]; ok {
+		key = "stopHookActive"
+	}
+	obj[key] = true
+	b, _ := json.Marshal(obj)
+	ev, err = a.Normalize(event, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ev.StopHookActive {
+		t.Errorf("%s with %s true reads as not active", event, key)
+	}
 }

@@ -80,6 +80,18 @@ func (o Object) Str(keys ...string) (value string, present bool, err error) {
 	return "", false, nil
 }
 
+// Bool reports whether the first of keys present in o holds true; a
+// missing key or a value of another type reads as false.
+func (o Object) Bool(keys ...string) bool {
+	for _, k := range keys {
+		if v, ok := o[k]; ok {
+			b, _ := v.(bool)
+			return b
+		}
+	}
+	return false
+}
+
 // Obj returns the object under the first of keys present in o, or nil.
 func (o Object) Obj(keys ...string) Object {
 	for _, k := range keys {
@@ -109,6 +121,9 @@ type Spec struct {
 	// PromptKeys name the turn's prompt on before-turn events; only clients
 	// with a live-push transport need it (Event.Prompt).
 	PromptKeys []string
+	// StopActiveKeys name the boolean on turn-end events that says a stop
+	// hook already kept this turn going (Event.StopHookActive).
+	StopActiveKeys []string
 
 	// FileTools maps a file-writing tool to the input keys holding the path
 	// it writes; PatchTools a patch tool to the keys holding the patch
@@ -219,6 +234,9 @@ func (s *Spec) Normalize(event string, payload []byte) (*adapter.Event, error) {
 	case adapter.SessionStart:
 		ev.Source = short(obj, s.SourceKeys)
 	case adapter.SessionEnd:
+		ev.EndReason = short(obj, s.EndReasonKeys)
+	case adapter.TurnEnd:
+		ev.StopHookActive = obj.Bool(s.StopActiveKeys...)
 		ev.EndReason = short(obj, s.EndReasonKeys)
 	case adapter.BeforeTurn:
 		if prompt, _, err := obj.Str(s.PromptKeys...); len(s.PromptKeys) > 0 && err == nil && utf8.ValidString(prompt) {
@@ -403,6 +421,23 @@ func DecisionDeny(reason string) adapter.Output {
 		Reason   string `json:"reason"`
 	}{"deny", Reason(reason)})}
 }
+
+// DecisionBlock is the {"decision":"block","reason":…} answer to a stop
+// event (Claude Code Stop, Codex Stop, Gemini CLI AfterAgent, Grok Stop):
+// the agent does not stop and its model reads the reason (docs/hooks.md,
+// "Turn delivery"); on stdout, exit 0. A blank reason gets DefaultHoldReason.
+func DecisionBlock(reason string) adapter.Output {
+	if strings.TrimSpace(reason) == "" {
+		reason = DefaultHoldReason
+	}
+	return adapter.Output{Stdout: JSONLine(struct {
+		Decision string `json:"decision"`
+		Reason   string `json:"reason"`
+	}{"block", reason})}
+}
+
+// DefaultHoldReason is the reason a hold gives when acc supplied none.
+const DefaultHoldReason = "acc: a peer message is waiting for you; read it with `acc inbox` before you finish"
 
 // ExitTwoDeny is the denial by exit code 2 with the reason on stderr and
 // nothing on stdout. Control characters other than newline and tab are
