@@ -92,7 +92,7 @@ func TestPostToolContext(t *testing.T) {
 				t.Fatal(err)
 			}
 			_, _ = r.exec("Run two steps.")
-			calls := r.wantModelCalls(4)
+			calls := r.wantModelCalls(3)
 			if calls[0].Contains(marker) {
 				t.Error("the first request carries the post-tool context")
 			}
