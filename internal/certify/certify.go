@@ -6,7 +6,7 @@
 // hooks installed there as acc install would, headless against the
 // loopback fake model (internal/fakemodel), so no network and no token.
 //
-// Two runs per client prove the five capabilities of SPEC decision 6:
+// Two runs per client prove the seven capabilities of SPEC decision 6:
 //
 //   - run 1: the session start attaches a session (attach); a session in
 //     the other worktree holds a guarded claim on src/a.go, and the model
@@ -16,7 +16,14 @@
 //     (sessionEnd);
 //   - run 2: the other session has sent the client's participant a
 //     question; the model's first request must show it inside the
-//     untrusted peer frame, with its receipt offered (nextTurn).
+//     untrusted peer frame, with its receipt offered (nextTurn). The model
+//     answers it (acc reply) and goes on with a shell step; a question sent
+//     between the two calls must
+//     come with the post-tool hook into the model request after the next
+//     tool result, framed, offered (midTurn); one sent while the model
+//     writes its final answer must make the stop hook keep the agent
+//     working, its frame in the request after the stop (endOfTurn)
+//     (docs/delivery.md, "Mid-turn" and "End of turn").
 //
 // What a run proved is written, for that exact client version, into the
 // user's data home (internal/evidence), which acc-hook and acc doctor read
@@ -58,7 +65,7 @@ import (
 const DefaultTimeout = 3 * time.Minute
 
 // Capabilities are the names certify proves, in table order.
-var Capabilities = []string{"attach", "nextTurn", "guardFiles", "guardShell", "sessionEnd"}
+var Capabilities = []string{"attach", "nextTurn", "guardFiles", "guardShell", "sessionEnd", "midTurn", "endOfTurn"}
 
 // Options configure a certification.
 type Options struct {
@@ -406,6 +413,10 @@ func certifyOne(ctx context.Context, o Options, id string) (res Result) {
 			rec.Proven.GuardShell = p.Proven
 		case "sessionEnd":
 			rec.Proven.SessionEnd = p.Proven
+		case "midTurn":
+			rec.Proven.MidTurn = p.Proven
+		case "endOfTurn":
+			rec.Proven.EndOfTurn = p.Proven
 		}
 	}
 	rec.Note = fmt.Sprintf("%s %s at %s, run headless by acc certify against the loopback fake model in a temporary HOME and repository", c.Package, res.Version, bin)
@@ -654,43 +665,137 @@ func play(ctx context.Context, o Options, c realclient.Client, bin string, w *wo
 		}
 		return string(m[1])
 	}
-	model.Append(step(func(req *fakemodel.Request) fakemodel.Reply {
-		id := idOf()
-		if id == "" {
-			st.set("nextTurn", false, "the question was not sent after the session started: acc-hook's "+c.SessionStart+" hook did not run in the second run")
-			return fakemodel.Say("Noted.")
-		}
-		framed := false
+	// framedIn reports whether req shows message id inside an untrusted
+	// peer frame.
+	framedIn := func(req *fakemodel.Request, id string) bool {
 		for _, s := range req.Strings() {
-			if i := strings.Index(s, core.PeerFence+"\n"+core.PeerLabel+"\n"); i >= 0 && strings.Contains(s[i:], "messageId: "+id) && strings.Contains(s[i:], "CERTIFY_QUESTION_MARK") {
-				framed = true
+			if i := strings.Index(s, core.PeerFence+"\n"+core.PeerLabel+"\n"); i >= 0 && strings.Contains(s[i:], "messageId: "+id+"\n") {
+				return true
 			}
 		}
-		state := ""
+		return false
+	}
+	receipt := func(id string) string {
 		if v, err := room.Sync(ctx, core.SyncQuery{Scope: core.SyncScopeHistory, MessageID: id}); err == nil && v.Message != nil {
 			for _, rc := range v.Message.Receipts {
 				if rc.RecipientParticipantID == participantOf(c.Name) {
-					state = rc.State
+					return rc.State
 				}
 			}
 		}
-		switch {
-		case hooks.count(c.BeforeTurn, id) == 0:
-			st.set("nextTurn", false, "acc-hook's "+c.BeforeTurn+" hook did not carry the question sent after the session started")
-		case !framed:
-			st.set("nextTurn", false, "the model's next request does not show the other session's question in an untrusted peer frame")
-		case state != protocol.ReceiptOffered:
-			st.set("nextTurn", false, "the question reached the model, but its receipt is "+state+", not offered")
-		default:
-			st.set("nextTurn", true, "a question sent after the session started came with acc-hook's "+c.BeforeTurn+" hook into the model's next request, framed as untrusted peer content, and its receipt was offered")
+		return ""
+	}
+	// ask has the other session send the client's participant a question.
+	ask := func(capability, mark string) string {
+		res, err := room.Send(ctx, core.SendInput{Caller: peerCaller, To: []string{participantOf(c.Name)}, Kind: protocol.KindQuestion,
+			Subject: "certify " + capability, Body: "Which branch? " + mark})
+		if e := protocol.AsError(err); e != nil && e.Reason == protocol.ReasonUnknownRecipient {
+			// The client's session never joined the room: its failure.
+			st.set(capability, false, "the client's session is not in the room, so no question could reach it")
+			return ""
+		} else if err != nil {
+			st.set(capability, false, "the other session could not send its question: "+e.Message)
+			st.mu.Lock()
+			st.envFault = true
+			st.mu.Unlock()
+			return ""
 		}
-		return fakemodel.Say("Noted.")
-	}))
-	o.say("  run 2: next turn")
+		return res.Message.MessageID
+	}
+	// replyTo is the model answering a question the way an agent does,
+	// with `acc reply` as the session its request names, so that at the
+	// turn's end only the last question is owed. Without an owner line it
+	// runs a harmless step instead.
+	replyTo := func(req *fakemodel.Request, id string) fakemodel.Call {
+		owner := ownerPattern.FindStringSubmatch(string(req.Body))
+		if owner == nil || id == "" {
+			return fakemodel.Shell("echo certify step")
+		}
+		return fakemodel.Shell(fmt.Sprintf("%s reply --session %s --generation %s --message %s --body 'certify answer'",
+			shellQuote(o.Acc), owner[1], owner[2], id))
+	}
+	var midID, endID string
+	model.Append(
+		step(func(req *fakemodel.Request) fakemodel.Reply {
+			id := idOf()
+			if id == "" {
+				st.set("nextTurn", false, "the question was not sent after the session started: acc-hook's "+c.SessionStart+" hook did not run in the second run")
+				return fakemodel.Run(fakemodel.Shell("echo certify step 1"))
+			}
+			framed := false
+			for _, s := range req.Strings() {
+				if i := strings.Index(s, core.PeerFence+"\n"+core.PeerLabel+"\n"); i >= 0 && strings.Contains(s[i:], "messageId: "+id) && strings.Contains(s[i:], "CERTIFY_QUESTION_MARK") {
+					framed = true
+				}
+			}
+			state := receipt(id)
+			switch {
+			case hooks.count(c.BeforeTurn, id) == 0:
+				st.set("nextTurn", false, "acc-hook's "+c.BeforeTurn+" hook did not carry the question sent after the session started")
+			case !framed:
+				st.set("nextTurn", false, "the model's next request does not show the other session's question in an untrusted peer frame")
+			case state != protocol.ReceiptOffered:
+				st.set("nextTurn", false, "the question reached the model, but its receipt is "+state+", not offered")
+			default:
+				st.set("nextTurn", true, "a question sent after the session started came with acc-hook's "+c.BeforeTurn+" hook into the model's next request, framed as untrusted peer content, and its receipt was offered")
+			}
+			return fakemodel.Run(replyTo(req, id))
+		}),
+		// Between two tool calls: a question for the post-tool hook.
+		step(func(req *fakemodel.Request) fakemodel.Reply {
+			midID = ask("midTurn", "CERTIFY_MIDTURN_MARK")
+			return fakemodel.Run(fakemodel.Shell("echo certify step 1"))
+		}),
+		step(func(req *fakemodel.Request) fakemodel.Reply {
+			if midID != "" {
+				state := receipt(midID)
+				switch {
+				case c.PostTool == "" || hooks.count(c.PostTool, midID) == 0:
+					st.set("midTurn", false, "acc-hook's post-tool hook did not carry the question sent between two tool calls")
+				case !framedIn(req, midID):
+					st.set("midTurn", false, "acc-hook's "+c.PostTool+" hook printed the question, but the model's request after the tool result does not show it framed: the client drops post-tool context")
+				case state != protocol.ReceiptOffered:
+					st.set("midTurn", false, "the question reached the model after the tool result, but its receipt is "+state+", not offered")
+				default:
+					st.set("midTurn", true, "a question sent between two tool calls came with acc-hook's "+c.PostTool+" hook into the model's request after the next tool result, framed, and its receipt was offered")
+				}
+			}
+			return fakemodel.Run(replyTo(req, midID))
+		}),
+		step(func(req *fakemodel.Request) fakemodel.Reply {
+			// While the model writes its final answer: a question for
+			// the stop hook.
+			id := ask("endOfTurn", "CERTIFY_ENDOFTURN_MARK")
+			st.mu.Lock()
+			endID = id
+			st.mu.Unlock()
+			return fakemodel.Say("Done.")
+		}),
+		step(func(req *fakemodel.Request) fakemodel.Reply {
+			switch {
+			case endID == "":
+			case c.Stop == "" || hooks.count(c.Stop, endID) == 0:
+				st.set("endOfTurn", false, "acc-hook's stop hook did not hold the turn for the question that arrived at its end")
+			case !framedIn(req, endID):
+				st.set("endOfTurn", false, "the client asked the model again after its stop, but the request does not show the question framed")
+			default:
+				st.set("endOfTurn", true, "a question that arrived as the turn ended made acc-hook's "+c.Stop+" hook keep the agent working, and the model's next request showed it framed")
+			}
+			return fakemodel.Say("Answered.")
+		}),
+	)
+	o.say("  run 2: next turn, mid-turn, end of turn")
 	res2, err := setup.Run(ctx, "acc certify: anything new?")
 	endOrphans()
 	if err != nil || res2.ExitCode != 0 {
 		o.say("  run 2 ended: %s", ended(res2, err))
+	}
+	st.mu.Lock()
+	_, judged := st.proofs["endOfTurn"]
+	endAsked := endID != ""
+	st.mu.Unlock()
+	if !judged && endAsked && ctx.Err() == nil {
+		st.set("endOfTurn", false, "the client stopped with a question unanswered: its stop hook did not keep it working (acc-hook's "+c.Stop+" hook held it "+fmt.Sprint(hooks.count(c.Stop, endID))+" times)")
 	}
 	return true
 }

@@ -259,8 +259,11 @@ func deliveryOutcomes(t *testing.T, front string) {
 	// A decision superseded before its send is repeated is no longer
 	// pending anywhere, so the repeat promises no next turn.
 	decide := sendSpec{to: []string{"hooked"}, kind: "decision", subject: "port", body: "8080", clientID: "client_d1"}
+	// The recipient is in a turn now (its prompt hook ran, no stop yet),
+	// and Claude Code 2.1.332 has mid-turn delivery proven: the decision
+	// goes after its next tool call.
 	d, d1 := send(decide)
-	wantDelivery(t, "a decision", d, "hooked", "queued", "next-turn", "")
+	wantDelivery(t, "a decision", d, "hooked", "queued", "mid-turn", "")
 	send(sendSpec{kind: "decision", supersedes: d1, subject: "port", body: "9090"})
 	d, again := send(decide)
 	if again != d1 {

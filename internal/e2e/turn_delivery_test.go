@@ -18,7 +18,8 @@ import (
 
 // turnRoom is a room with a hooked Claude Code session "bob" whose client
 // version has midTurn and endOfTurn proven by a local certification record
-// (proven false: a version with no record), and a CLI session "alice".
+// (proven false: a version with neither a record nor built-in evidence
+// proving them), and a CLI session "alice".
 type turnRoom struct {
 	sb         *sandbox
 	repo, wsID string
@@ -37,7 +38,10 @@ func newTurnRoom(t *testing.T, proven bool, policy map[string]any) *turnRoom {
 	}
 	version := "9.8.7"
 	if !proven {
-		version = "9.8.6"
+		// Between the built-in records of 2.1.197 and 2.1.332: it
+		// inherits 2.1.197's, which proves neither (a version after
+		// 2.1.332 would inherit its midTurn and endOfTurn).
+		version = "2.1.300"
 	}
 	if _, err := evidence.Write(sb.data, "claude", evidence.Record{Evidence: adapter.Evidence{Version: "9.8.7", Test: "e2e stand-in",
 		Recorded: "2026-12-02T00:00:00Z", Proven: adapter.Capabilities{Attach: true, NextTurn: true, SessionEnd: true, MidTurn: true, EndOfTurn: true}},

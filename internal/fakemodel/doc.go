@@ -29,6 +29,11 @@
 // A Reply may instead be built from the request it answers (Reply.Build), for
 // a model that has to quote something it was shown, such as a message id.
 //
+// An Agenda (Server.Play) is one long turn of many tool calls, PacedSteps
+// spaced in time, that a React function can interrupt when a request shows
+// something to act on, such as a peer's question arriving between two tool
+// calls; the interrupted step follows.
+//
 // A model call that offers no tools (a title or classification side call) is
 // answered with short text and does not consume the script; a JSON-mode
 // Gemini call gets a small JSON object.

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 func start(t *testing.T, cfg Config) *Server {
@@ -587,5 +588,87 @@ func TestCloseRacesServe(t *testing.T) {
 			})
 		}
 		wg.Wait()
+	}
+}
+
+// TestAgenda plays a turn of three steps against an Anthropic caller: React
+// interrupts once, when a request shows a marker, with a call of its own; the
+// displaced step follows, the turn ends with Final, the script is used up
+// exactly, and Again answers a further call with After.
+func TestAgenda(t *testing.T) {
+	s := start(t, Config{})
+	p := s.Play(Agenda{
+		Steps: PacedSteps(3, 1500*time.Millisecond),
+		Final: "all steps done",
+		After: "nothing more",
+		React: func(req *Request) []Call {
+			if req.Contains("PEER_ASKED") && !req.Contains("replied to the peer") {
+				return []Call{Shell("echo replied to the peer")}
+			}
+			return nil
+		},
+	})
+	url := s.URL() + "/v1/messages"
+	ask := func(text string) string {
+		_, _, body := post(t, url, map[string]any{"tools": anthropicTools, "messages": []any{
+			map[string]any{"role": "user", "content": text}}})
+		return string(body)
+	}
+	for i, want := range []struct{ prompt, answer string }{
+		{"go", `sleep 1.5; echo step 1`},
+		{"result 1 PEER_ASKED", `echo replied to the peer`},
+		{"replied to the peer PEER_ASKED", `sleep 1.5; echo step 2`},
+		{"result 2", `sleep 1.5; echo step 3`},
+		{"result 3", `all steps done`},
+	} {
+		if got := ask(want.prompt); !strings.Contains(got, want.answer) {
+			t.Errorf("call %d (%q): answer lacks %q:\n%s", i+1, want.prompt, want.answer, got)
+		}
+	}
+	if !p.Done() || p.Reactions() != 1 {
+		t.Errorf("Done %v, Reactions %d; want true, 1", p.Done(), p.Reactions())
+	}
+	if err := s.Verify(); err != nil {
+		t.Errorf("Verify after the turn: %v", err)
+	}
+	p.Again()
+	if got := ask("held"); !strings.Contains(got, "nothing more") {
+		t.Errorf("Again answered %s", got)
+	}
+	if err := s.Verify(); err != nil {
+		t.Errorf("Verify after Again: %v", err)
+	}
+	if got := PacedSteps(1, 0)[0].Command; got != "sleep 0; echo step 1" {
+		t.Errorf("PacedSteps(1, 0) = %q", got)
+	}
+}
+
+// TestAgendaOpenEnd: an open-ended agenda answers calls past its script
+// with After, reacting first when React has something, and Verify reports
+// nothing for them.
+func TestAgendaOpenEnd(t *testing.T) {
+	s := start(t, Config{})
+	s.Play(Agenda{Steps: PacedSteps(1, 0), Final: "done", After: "still done", OpenEnd: true,
+		React: func(req *Request) []Call {
+			if req.Contains("HELD") && !req.Contains("reacted") {
+				return []Call{Shell("echo reacted")}
+			}
+			return nil
+		}})
+	url := s.URL() + "/v1/messages"
+	ask := func(text string) string {
+		_, _, body := post(t, url, map[string]any{"tools": anthropicTools, "messages": []any{
+			map[string]any{"role": "user", "content": text}}})
+		return string(body)
+	}
+	for i, want := range []struct{ prompt, answer string }{
+		{"go", "echo step 1"}, {"result", "done"}, {"HELD", "echo reacted"}, {"HELD reacted", "still done"}, {"again", "still done"},
+	} {
+		if got := ask(want.prompt); !strings.Contains(got, want.answer) {
+			t.Errorf("call %d (%q): answer lacks %q:\n%s", i+1, want.prompt, want.answer, got)
+		}
+	}
+	if err := s.Verify(); err != nil {
+		t.Errorf("Verify: %v", err)
 	}
 }

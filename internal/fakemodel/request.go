@@ -39,7 +39,8 @@ type Request struct {
 	ModelCall bool
 	// Side is true for a model call answered without the script.
 	Side bool
-	// Reply is the index in the script of the reply served, or -1.
+	// Reply is the index in the script of the reply served, or -1 (none, or
+	// an open-ended Agenda's answer past the script).
 	Reply int
 	// Status is the HTTP status the server answered with.
 	Status int

@@ -64,6 +64,9 @@ type Server struct {
 	seq      int
 	reqs     []*Request // in Seq order, each added once answered
 	problems []string
+	// fallback, when set, makes the reply for a model call that finds
+	// the script used up (an open-ended Agenda).
+	fallback func() Reply
 }
 
 // ErrNotLoopback is returned by Start for an address that is not a loopback
@@ -364,6 +367,14 @@ func (s *Server) modelCall(w http.ResponseWriter, req *Request) {
 		return
 	}
 	reply, idx, ok := s.take()
+	if !ok {
+		s.mu.Lock()
+		fb := s.fallback
+		s.mu.Unlock()
+		if fb != nil {
+			reply, idx, ok = fb(), -1, true
+		}
+	}
 	if !ok {
 		s.problem("request %d (%s): the script has no reply left", req.Seq, req.API)
 		s.answer(w, req, Say("fakemodel: the script has no reply left"))

@@ -411,7 +411,7 @@ func (r *run) configure() {
 		r.t.Fatal(err)
 	}
 	if r.setup.Install != nil {
-		if _, err := r.setup.InstallAcc(context.Background()); err != nil {
+		if _, err := r.setup.InstallAcc(context.Background(), r.installArgs...); err != nil {
 			r.t.Fatal(err)
 		}
 	}

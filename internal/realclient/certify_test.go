@@ -84,7 +84,7 @@ func TestCertify(t *testing.T) {
 	}
 	for _, r := range envl.Data.Results {
 		builtIn, _ := adapter.CapabilitiesFor(hook.Registry()[r.Adapter], r.Version)
-		claims := map[string]bool{"attach": builtIn.Attach, "nextTurn": builtIn.NextTurn, "guardFiles": builtIn.GuardFiles, "guardShell": builtIn.GuardShell, "sessionEnd": builtIn.SessionEnd}
+		claims := map[string]bool{"attach": builtIn.Attach, "nextTurn": builtIn.NextTurn, "guardFiles": builtIn.GuardFiles, "guardShell": builtIn.GuardShell, "sessionEnd": builtIn.SessionEnd, "midTurn": builtIn.MidTurn, "endOfTurn": builtIn.EndOfTurn}
 		for _, p := range r.Proofs {
 			if claims[p.Capability] && !p.Proven {
 				t.Errorf("%s %s: the built-in evidence claims %s, acc certify did not prove it: %s", r.Adapter, r.Version, p.Capability, p.Why)

@@ -63,6 +63,10 @@ const (
 //     receipts are acknowledged, and each client's session end closed its
 //     acc session.
 //
+// B's owner switched mid-turn and end-of-turn delivery off for its client
+// (acc install --mid-turn off --end-of-turn off): a question that arrives
+// during B's turn still waits for the next one, as before issue 18.
+//
 // It runs as Claude Code asking Codex and as Gemini CLI asking Claude Code.
 // The runs also measure attach, next-turn injection and session end for
 // the capability evidence (evidence_test.go).
@@ -79,13 +83,18 @@ func conversation(t *testing.T, askerClient, answererClient Client) {
 	w := newWorld(t)
 	acc := ShellQuote(w.accPath())
 
-	// 1. B attaches and waits mid-turn.
+	// 1. B attaches and waits mid-turn. B's owner narrowed mid-turn and
+	// end-of-turn delivery to off for its client (acc install --mid-turn
+	// off --end-of-turn off), so the question that arrives during this
+	// turn waits for B's next one: the path this test is about
+	// (TestMidTurn has the others).
 	gateB := newGate()
 	var bSteps steps
 	b := w.hooked(t, answererClient, w.wt, fakemodel.Script{gateB.hold(bSteps.reply(
 		func(req, _ *fakemodel.Request) (fakemodel.Reply, error) {
 			return fakemodel.Say("Nothing for me yet."), nil
 		}))})
+	b.installArgs = []string{"--mid-turn", "off", "--end-of-turn", "off"}
 	bFirst := b.start("Start on the side branch.")
 	defer gateB.release()
 	gateB.waitAsked(t, bFirst)

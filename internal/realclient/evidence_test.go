@@ -7,7 +7,10 @@ package realclient
 // nextTurn (context acc-hook printed before a turn reached the model's next
 // request), guardShell and guardFiles (acc-hook's denial stopped the shell
 // tool, or the file-write tool, and the file stayed as it was), sessionEnd
-// (the session end hook fired and acc closed the session).
+// (the session end hook fired and acc closed the session), midTurn (a peer
+// message acc-hook printed after a tool call reached the model's next
+// request) and endOfTurn (acc-hook's hold of a stop kept the agent working
+// and the model's next request carried the message).
 //
 // Without ACC_UPDATE_EVIDENCE=1 each report is checked against the adapter's
 // embedded evidence for the client version under test: a record for exactly
@@ -45,8 +48,20 @@ const UpdateEvidenceEnv = "ACC_UPDATE_EVIDENCE"
 
 func updatingEvidence() bool { return os.Getenv(UpdateEvidenceEnv) == "1" }
 
+// UpdateTurnEvidenceEnv is the narrower switch for the turn-delivery
+// capabilities alone: `ACC_UPDATE_TURN_EVIDENCE=1 go test -run TestMidTurn
+// ./internal/realclient` adds midTurn and endOfTurn, with the answers that
+// proved them, to each measured client's existing record, leaving
+// everything else of it as it was.
+const UpdateTurnEvidenceEnv = "ACC_UPDATE_TURN_EVIDENCE"
+
+func updatingTurnEvidence() bool { return os.Getenv(UpdateTurnEvidenceEnv) == "1" }
+
+// turnCaps are the capabilities UpdateTurnEvidenceEnv records.
+var turnCaps = []string{"midTurn", "endOfTurn"}
+
 // The capabilities these tests measure, in the order of adapter.Capabilities.
-var capNames = []string{"attach", "nextTurn", "guardFiles", "guardShell", "sessionEnd"}
+var capNames = []string{"attach", "nextTurn", "guardFiles", "guardShell", "sessionEnd", "midTurn", "endOfTurn"}
 
 func capOf(c adapter.Capabilities, name string) bool {
 	switch name {
@@ -62,6 +77,10 @@ func capOf(c adapter.Capabilities, name string) bool {
 		return c.SessionEnd
 	case "livePush":
 		return c.LivePush
+	case "midTurn":
+		return c.MidTurn
+	case "endOfTurn":
+		return c.EndOfTurn
 	}
 	panic("unknown capability " + name)
 }
@@ -140,7 +159,7 @@ func observe(t testing.TB, w *world, c Client, p proof) {
 			p.OK = false
 		}
 	}
-	if !updatingEvidence() {
+	if !updatingEvidence() && !(updatingTurnEvidence() && slices.Contains(turnCaps, p.Cap)) {
 		checkCapability(t, c, p.Cap, p.OK)
 		return
 	}
@@ -292,6 +311,9 @@ func observeConversation(t *testing.T, w *world, r *run, all *statusView) {
 // finishEvidence is TestMain's last step: under the update switch, after a
 // passing run, it rewrites the evidence of every client that was measured.
 func finishEvidence(code int) int {
+	if updatingTurnEvidence() && !updatingEvidence() {
+		return finishTurnEvidence(code)
+	}
 	if !updatingEvidence() {
 		return code
 	}
@@ -432,12 +454,13 @@ exactly what they observe.
 	}
 	rec := adapter.Evidence{
 		Version:  c.Version,
-		Proven:   adapter.Capabilities{Attach: true, NextTurn: true, GuardFiles: true, GuardShell: true, SessionEnd: true, LivePush: live},
+		Proven:   adapter.Capabilities{Attach: true, NextTurn: true, GuardFiles: true, GuardShell: true, SessionEnd: true, LivePush: live, MidTurn: true, EndOfTurn: true},
 		Test:     "internal/realclient " + strings.Join(tests, ", ") + " (" + UpdateEvidenceEnv + "=1 go test ./internal/realclient)",
 		Recorded: now.Format(time.RFC3339),
 		Note: platform() + ", " + c.Package + "@" + c.Version + " headless against the loopback fake model, hooks running acc-hook. " +
 			"Session start attached an acc session and session end closed it; the context acc-hook printed before a turn reached the next model request; " +
-			"acc-hook's denial stopped the " + fileTool(c) + " and the shell tool (" + c.ShellTool + ") writing into another session's guarded claim, the file stayed unchanged, and the model was told the reason.",
+			"acc-hook's denial stopped the " + fileTool(c) + " and the shell tool (" + c.ShellTool + ") writing into another session's guarded claim, the file stayed unchanged, and the model was told the reason. " +
+			turnEvidenceNote(c),
 	}
 	if live {
 		rec.Note += " Interactive in tmux and idle, the session started a turn by itself when acc pushed a question through " + liveTransportOf(c) +
@@ -480,8 +503,12 @@ func reproduces(a adapter.Adapter, capability string, rec HookRecord, r adaptert
 	var out adapter.Output
 	switch r.Purpose {
 	case "inject":
-		if ev.Kind != adapter.BeforeTurn {
-			return fmt.Errorf("an inject proof on %s, which is no before-turn event", rec.Event)
+		want := adapter.BeforeTurn
+		if capability == "midTurn" {
+			want = adapter.AfterTool
+		}
+		if ev.Kind != want {
+			return fmt.Errorf("an inject proof for %s on %s, which is no %s event", capability, rec.Event, want)
 		}
 		out = a.Inject(ev, r.Marker)
 	case "push":
@@ -489,6 +516,11 @@ func reproduces(a adapter.Adapter, capability string, rec HookRecord, r adaptert
 			return fmt.Errorf("a push proof on %s whose prompt does not carry the frame", rec.Event)
 		}
 		return nil
+	case "hold":
+		if ev.Kind != adapter.TurnEnd {
+			return fmt.Errorf("a hold proof on %s, which is no turn-end event", rec.Event)
+		}
+		out = a.Hold(ev, r.Marker)
 	case "deny":
 		if ev.Kind != adapter.BeforeTool {
 			return fmt.Errorf("a deny proof on %s, which is no pre-tool event", rec.Event)
@@ -572,4 +604,116 @@ func writePretty(path string, v any) error {
 		return err
 	}
 	return os.WriteFile(path, b.Bytes(), 0o644)
+}
+
+// finishTurnEvidence is finishEvidence under UpdateTurnEvidenceEnv: after a
+// passing run, each client whose midTurn and endOfTurn were both proven
+// gets them added to its existing record (mergeTurnEvidence).
+func finishTurnEvidence(code int) int {
+	if code != 0 {
+		fmt.Fprintf(os.Stderr, "%s=1: tests failed, the evidence was not changed\n", UpdateTurnEvidenceEnv)
+		return code
+	}
+	names := make([]string, 0, len(observation))
+	for n := range observation {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	if len(names) == 0 {
+		fmt.Fprintf(os.Stderr, "%s=1: no client was measured (run TestMidTurn); the evidence was not changed\n", UpdateTurnEvidenceEnv)
+		return 1
+	}
+	for _, n := range names {
+		path, err := mergeTurnEvidence(observation[n], time.Now().UTC())
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "%s=1: %s: %v\n", UpdateTurnEvidenceEnv, n, err)
+			return 1
+		}
+		fmt.Fprintf(os.Stderr, "%s=1: added midTurn and endOfTurn to %s\n", UpdateTurnEvidenceEnv, path)
+	}
+	return code
+}
+
+// mergeTurnEvidence adds midTurn and endOfTurn to the client version's
+// existing record: the two capabilities set, the proving test named, the
+// answers and their payloads added to evidence/<version>/ (replacing
+// earlier answers for the same capabilities). A version with no record yet
+// needs the whole package run under UpdateEvidenceEnv.
+func mergeTurnEvidence(o *clientObservations, now time.Time) (string, error) {
+	c := o.client
+	a := hook.Registry()[c.Name]
+	for _, n := range turnCaps {
+		if p, ok := o.proofs[n]; !ok || !p.OK {
+			return "", fmt.Errorf("%s@%s: %s not proven in this run", c.Name, c.Version, n)
+		}
+	}
+	module := filepath.Join("..", "..", "pkg", "adapters", c.Name)
+	path := filepath.Join(module, "evidence", c.Version+".json")
+	dir := filepath.Join(module, "evidence", c.Version)
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return "", fmt.Errorf("no record to add to (run the whole package with %s=1): %w", UpdateEvidenceEnv, err)
+	}
+	var rec adapter.Evidence
+	if err := json.Unmarshal(raw, &rec); err != nil {
+		return "", err
+	}
+	var obs adaptertest.Observations
+	if b, err := os.ReadFile(filepath.Join(dir, "observations.json")); err != nil {
+		return "", err
+	} else if err := json.Unmarshal(b, &obs); err != nil {
+		return "", err
+	}
+	kept := obs.Responses[:0]
+	for _, r := range obs.Responses {
+		if !strings.HasSuffix(r.Payload, "-midTurn.json") && !strings.HasSuffix(r.Payload, "-endOfTurn.json") {
+			kept = append(kept, r)
+		}
+	}
+	obs.Responses = kept
+	var tests []string
+	for _, n := range turnCaps {
+		p := o.proofs[n]
+		if !slices.Contains(tests, p.Test) {
+			tests = append(tests, p.Test)
+		}
+		name := p.Record.Event + "-" + n + ".json"
+		var b bytes.Buffer
+		if err := json.Indent(&b, p.Record.Stdin, "", "  "); err != nil {
+			return "", fmt.Errorf("payload %s: %w", name, err)
+		}
+		b.WriteByte('\n')
+		if err := os.WriteFile(filepath.Join(dir, "payloads", name), b.Bytes(), 0o644); err != nil {
+			return "", err
+		}
+		resp := adaptertest.Response{Purpose: p.Purpose, Event: p.Record.Event, Payload: name,
+			Stdout: strings.TrimRight(p.Record.Stdout, "\n"), Stderr: strings.TrimRight(p.Record.Stderr, "\n"),
+			ExitCode: p.Record.Exit, Marker: p.Marker, Effect: p.Effect, Seen: p.Seen}
+		if err := reproduces(a, n, p.Record, resp); err != nil {
+			return "", fmt.Errorf("%s: %w", n, err)
+		}
+		obs.Responses = append(obs.Responses, resp)
+	}
+	if i := strings.Index(obs.Note, "; midTurn and endOfTurn by "); i >= 0 {
+		obs.Note = obs.Note[:i] + "."
+	}
+	obs.Note = strings.TrimSuffix(obs.Note, ".") + "; midTurn and endOfTurn by " + strings.Join(tests, ", ") + " (" + UpdateTurnEvidenceEnv + "=1, " + now.Format("2006-01-02") + ")."
+	if err := writePretty(filepath.Join(dir, "observations.json"), obs); err != nil {
+		return "", err
+	}
+	rec.Proven.MidTurn, rec.Proven.EndOfTurn = true, true
+	if i := strings.Index(rec.Test, "; midTurn and endOfTurn: "); i >= 0 {
+		rec.Test = rec.Test[:i]
+	}
+	rec.Test += "; midTurn and endOfTurn: internal/realclient " + strings.Join(tests, ", ") + " (" + UpdateTurnEvidenceEnv + "=1 go test -run TestMidTurn ./internal/realclient)"
+	turnNote := " " + turnEvidenceNote(c)
+	if !strings.Contains(rec.Note, turnNote) {
+		rec.Note += turnNote
+	}
+	return path, writePretty(path, rec)
+}
+
+// turnEvidenceNote is what a record's note says midTurn and endOfTurn rest on.
+func turnEvidenceNote(c Client) string {
+	return "In one long turn, a peer's question acc-hook printed after a tool call (" + c.PostTool + ") reached the model's next request, and its hold of the turn's end (" + c.Stop + ") kept the agent working once with a question that arrived at the last moment."
 }

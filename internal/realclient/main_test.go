@@ -85,6 +85,9 @@ type run struct {
 	repo   string
 	// proofs are capability proofs a test gathered from this run.
 	proofs []proof
+	// installArgs are added to `acc install` for a run whose hooks acc
+	// installs (e.g. --mid-turn off).
+	installArgs []string
 }
 
 // newRun prepares a run: a fresh HOME, a Git repository, a fake model playing

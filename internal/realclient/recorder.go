@@ -80,6 +80,20 @@ func SetHookResponse(dir, client, event string, resp HookResponse) error {
 	return os.WriteFile(filepath.Join(dir, "respond", client+"."+event+".json"), b, 0o644)
 }
 
+// SetHookResponseOnce makes the recorder answer client's next firing of event
+// with resp, and only that one; later firings get the standing answer
+// (SetHookResponse, the wrapped hook, or nothing).
+func SetHookResponseOnce(dir, client, event string, resp HookResponse) error {
+	b, err := json.Marshal(resp)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "respond"), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "respond", client+"."+event+".once.json"), b, 0o644)
+}
+
 // ReadHookLog returns the records the recorder logged into dir, in order.
 func ReadHookLog(dir string) ([]HookRecord, error) {
 	f, err := os.Open(filepath.Join(dir, "hooks.jsonl"))
@@ -105,7 +119,8 @@ func ReadHookLog(dir string) ([]HookRecord, error) {
 
 // RecorderMain is the hook recorder: args are <dir> <client> <event>
 // [-- <hook command>...]. It reads the payload, decides the answer —
-// <dir>/respond/<client>.<event>.json when present, else the wrapped hook's
+// <dir>/respond/<client>.<event>.once.json when present (used once, then
+// set aside), else <dir>/respond/<client>.<event>.json when present, else the wrapped hook's
 // stdout, stderr and exit code, else nothing and 0 — appends one HookRecord
 // line (payload, argv, working directory, the CLAUDE*/CODEX*/GEMINI*/ACC_*/XDG_*/HOME
 // environment with credentials redacted, and the answer) to
@@ -144,7 +159,11 @@ func RecorderMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 	}
 
 	var resp HookResponse
-	if b, err := os.ReadFile(filepath.Join(dir, "respond", client+"."+event+".json")); err == nil {
+	if b, ok := takeOnce(filepath.Join(dir, "respond", client+"."+event+".once.json")); ok {
+		if err := json.Unmarshal(b, &resp); err != nil {
+			resp = HookResponse{Stderr: "acc-hook-recorder: bad response file: " + err.Error() + "\n"}
+		}
+	} else if b, err := os.ReadFile(filepath.Join(dir, "respond", client+"."+event+".json")); err == nil {
 		if err := json.Unmarshal(b, &resp); err != nil {
 			resp = HookResponse{Stderr: "acc-hook-recorder: bad response file: " + err.Error() + "\n"}
 		}
@@ -167,6 +186,17 @@ func RecorderMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 	_, _ = io.WriteString(stdout, resp.Stdout)
 	_, _ = io.WriteString(stderr, resp.Stderr)
 	return resp.Exit
+}
+
+// takeOnce claims a one-shot response file: it renames it aside (so of two
+// hooks firing at once only one gets it) and returns its content.
+func takeOnce(path string) ([]byte, bool) {
+	taken := path + ".taken"
+	if os.Rename(path, taken) != nil {
+		return nil, false
+	}
+	b, err := os.ReadFile(taken)
+	return b, err == nil
 }
 
 // runWrapped runs the real hook on the payload and returns its answer; a hook

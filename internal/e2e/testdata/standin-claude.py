@@ -9,7 +9,11 @@ makes the denied writes when it exits; "noshell" obeys denials but answers
 a shell call with no result at all; "slow" hangs after its first model
 call; "fakedeny" runs no pre-tool hook and answers with a made-up denial;
 "restore" writes despite the deny and puts the old bytes back; "noprompt"
-never runs the before-turn hook."""
+never runs the before-turn hook; "nopost" never runs the post-tool hook;
+"nohold" runs the stop hook but stops even when it says to go on.
+Otherwise the post-tool hook's context goes to the model with the tool
+results, and a stop hook's "block" (once per turn) sends its reason to the
+model as the next user message instead of stopping."""
 import json, os, subprocess, sys, time, urllib.request, uuid
 
 MODE = os.environ.get("STANDIN_MODE", "")
@@ -26,6 +30,7 @@ except Exception:
 
 
 denials = []
+holds = []
 
 
 def fire(event, **payload):
@@ -38,9 +43,12 @@ def fire(event, **payload):
             p = subprocess.run(h["command"], shell=True, input=json.dumps(payload), capture_output=True, text=True)
             for line in p.stdout.splitlines():
                 try:
-                    out = json.loads(line).get("hookSpecificOutput", {})
-                except ValueError:
+                    top = json.loads(line)
+                    out = top.get("hookSpecificOutput", {})
+                except (ValueError, AttributeError):
                     continue
+                if top.get("decision") == "block":
+                    holds.append(top.get("reason", ""))
                 context += out.get("additionalContext", "") + "\n"
                 if out.get("permissionDecision") == "deny":
                     denials.append(out.get("permissionDecisionReason", "denied"))
@@ -52,7 +60,8 @@ if MODE != "noprompt":  # "noprompt": no before-turn hook
     context += fire("UserPromptSubmit", prompt=prompt)
 messages = [{"role": "user", "content": [{"type": "text", "text": prompt + "\n" + context}]}]
 tools = [{"name": n, "description": n, "input_schema": {"type": "object"}} for n in ("Write", "Read", "Bash")]
-for _ in range(10):
+held = False
+for _ in range(12):
     req = urllib.request.Request(os.environ["ANTHROPIC_BASE_URL"] + "/v1/messages", method="POST",
                                  data=json.dumps({"model": "claude-standin", "max_tokens": 1000, "messages": messages, "tools": tools}).encode(),
                                  headers={"content-type": "application/json", "x-api-key": os.environ.get("ANTHROPIC_API_KEY", "")})
@@ -62,6 +71,12 @@ for _ in range(10):
     messages.append({"role": "assistant", "content": content})
     uses = [c for c in content if c.get("type") == "tool_use"]
     if not uses:
+        before = len(holds)
+        fire("Stop", stop_hook_active=held)
+        if len(holds) > before and not held and MODE != "nohold":
+            held = True  # kept working once, with the reason to read
+            messages.append({"role": "user", "content": [{"type": "text", "text": holds[-1]}]})
+            continue
         break
     results = []
     late = []
@@ -74,7 +89,7 @@ for _ in range(10):
             continue
         fire("PreToolUse", tool_name=u["name"], tool_input=u["input"])
         denied = len(denials) > before
-        if denied and MODE in ("late", "noshell", "noprompt"):
+        if denied and MODE in ("late", "noshell", "noprompt", "nopost", "nohold"):
             if MODE == "noshell" and u["name"] == "Bash":
                 continue  # no result at all
             if MODE == "late":
@@ -97,6 +112,10 @@ for _ in range(10):
         except Exception as e:
             out = str(e)
         results.append({"type": "tool_result", "tool_use_id": u["id"], "content": out})
+        if MODE != "nopost":
+            extra = fire("PostToolUse", tool_name=u["name"], tool_input=u["input"], tool_response={"stdout": out}).strip()
+            if extra:
+                results.append({"type": "text", "text": extra})
     messages.append({"role": "user", "content": results})
     pending_late = globals().setdefault("pending_late", [])
     pending_late.extend(late)

@@ -54,9 +54,9 @@ func TestEvidence(t *testing.T) {
 		t.Errorf("a version between the captures inherits %+v, want %+v", between, caps)
 	}
 	// The real-client tests (internal/realclient) proved the Write tool's
-	// guard, live push through the inbox socket, and everything else
-	// again, on 2.1.332.
-	all := adapter.Capabilities{Attach: true, NextTurn: true, GuardFiles: true, GuardShell: true, SessionEnd: true, LivePush: true}
+	// guard, live push through the inbox socket, delivery after a tool call
+	// and at the end of a turn, and everything else again, on 2.1.332.
+	all := adapter.Capabilities{Attach: true, NextTurn: true, GuardFiles: true, GuardShell: true, SessionEnd: true, LivePush: true, MidTurn: true, EndOfTurn: true}
 	for _, v := range []string{"2.1.332", "2.2.0"} {
 		if got, ev := adapter.CapabilitiesFor(New(), v); got != all || !got.Guarded() || ev == nil || ev.Version != "2.1.332" {
 			t.Errorf("%s capabilities %+v (evidence %v), want %+v from 2.1.332", v, got, ev, all)

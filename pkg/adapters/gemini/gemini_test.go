@@ -35,7 +35,7 @@ func TestEvidence(t *testing.T) {
 	caps, _ := adapter.CapabilitiesFor(New(), "0.61.0")
 	// Proven by the real-client tests (internal/realclient), the file tool's
 	// guard included: sessions of this version count as guarded.
-	want := adapter.Capabilities{Attach: true, NextTurn: true, GuardFiles: true, GuardShell: true, SessionEnd: true}
+	want := adapter.Capabilities{Attach: true, NextTurn: true, GuardFiles: true, GuardShell: true, SessionEnd: true, MidTurn: true, EndOfTurn: true}
 	if caps != want || !caps.Guarded() {
 		t.Errorf("0.61.0 capabilities %+v, want %+v", caps, want)
 	}

@@ -33,8 +33,9 @@ type Observations struct {
 
 // Response is one hook answer tried against a real client and its effect.
 type Response struct {
-	// Purpose is "deny", "inject" or "push" (a live push: the payload is
-	// the before-turn event of the turn it started, its prompt carrying
+	// Purpose is "deny", "inject", "hold" (a stop hook's answer that kept
+	// the agent working) or "push" (a live push: the payload is the
+	// before-turn event of the turn it started, its prompt carrying
 	// Marker, acc's frame, whole).
 	Purpose string `json:"purpose"`
 	Event   string `json:"event"`
@@ -47,8 +48,9 @@ type Response struct {
 	Marker string `json:"marker"`
 	// Effect: "blocked" (the tool did not run), "delivered" (the text
 	// reached the model's next request), "verbatim" (it reached the model
-	// with its envelope, as text), "ignored" or "dropped". Only blocked and
-	// delivered support a capability.
+	// with its envelope, as text), "kept working" (a hold: the client asked
+	// the model again with the reason), "ignored" or "dropped". Only
+	// blocked, delivered and kept working support a capability.
 	Effect string `json:"effect"`
 	// Seen is what reached the model, where recorded.
 	Seen string `json:"seen,omitempty"`
@@ -58,8 +60,10 @@ type Response struct {
 // files): the records load and are what a returns, and every capability a
 // record claims rests on its observations — an event fired with a payload
 // that normalises (attach, sessionEnd); a context the client delivered on a
-// before-turn event (nextTurn); a denial that blocked the shell tool
-// (guardShell) or a file-writing tool (guardFiles) — and a's own Inject or
+// before-turn event (nextTurn) or a post-tool event (midTurn); a hold that
+// kept the agent working on a turn-end event (endOfTurn); a denial that
+// blocked the shell tool (guardShell) or a file-writing tool (guardFiles)
+// — and a's own Inject, Hold or
 // Deny renders exactly that proven answer. A module without evidence must
 // return none.
 func CheckEvidence(t *testing.T, a adapter.Adapter, module fs.FS) {
@@ -170,6 +174,12 @@ func checkRecord(t *testing.T, a adapter.Adapter, module fs.FS, rec adapter.Evid
 	}
 	if p.GuardFiles && !proven("deny", "blocked", func(ev *adapter.Event) bool { return ev.Write }, a.Deny) {
 		t.Error("claims guardFiles, but no file-tool denial the adapter renders was seen blocking")
+	}
+	if p.MidTurn && !proven("inject", "delivered", func(ev *adapter.Event) bool { return ev.Kind == adapter.AfterTool }, a.Inject) {
+		t.Error("claims midTurn, but no post-tool context the adapter renders was seen delivered")
+	}
+	if p.EndOfTurn && !proven("hold", "kept working", func(ev *adapter.Event) bool { return ev.Kind == adapter.TurnEnd }, a.Hold) {
+		t.Error("claims endOfTurn, but no held stop the adapter renders was seen keeping the agent working")
 	}
 	if p.LivePush && !pushed() {
 		t.Error("claims livePush, but no before-turn payload carrying a pushed frame was observed")
