@@ -95,6 +95,10 @@ func conversation(t *testing.T, askerClient, answererClient Client) {
 			return fakemodel.Say("Nothing for me yet."), nil
 		}))})
 	b.installArgs = []string{"--mid-turn", "off", "--end-of-turn", "off"}
+	// As on a person's machine, that installation's record is in the data
+	// home the room lives in: B's hooks and A's `acc message` (the router)
+	// both read the narrowing from there.
+	b.setup.Install.DataHome = w.dataHome
 	bFirst := b.start("Start on the side branch.")
 	defer gateB.release()
 	gateB.waitAsked(t, bFirst)
