@@ -32,8 +32,10 @@ func (a *app) certifyCommand() *cli.Command {
 			"Git repository with two worktrees, with acc's hooks installed there as acc install would, against a\n" +
 			"fake model on 127.0.0.1 — never your HOME, configuration or repositories; acc uses no network and no\n" +
 			"token — and proves each capability: the session attaches; a peer's question reaches the model's next\n" +
-			"request and is offered; a guarded claim stops the client's file tool and its shell; the session ends\n" +
-			"when the client exits. It prints a table (capability, proven or not, why) and records the result for\n" +
+			"request and is offered; a guarded claim stops the client's file tool and its shell; a question\n" +
+			"arriving between two tool calls reaches the model in the same turn (midTurn); one arriving as the turn\n" +
+			"ends keeps the agent working once to answer it (endOfTurn); the session ends when the client exits.\n" +
+			"It prints a table (capability, proven or not, why) and records the result for\n" +
 			"that exact client version in acc's data home, which acc-hook and acc doctor then use (\"proven here\").\n" +
 			"Progress goes to stderr, the table to stdout. Exit 4 when a capability is not proven or a client\n" +
 			"cannot run this way. Each client has --timeout for everything, its `--version` and both runs included\n" +
