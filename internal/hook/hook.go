@@ -466,6 +466,12 @@ func (r *Runner) turn(ctx context.Context, a adapter.Adapter, ev *adapter.Event,
 		// "Knowing when a peer is free"); this is its heartbeat too.
 		return nil, err
 	}
+	if ev.Kind == adapter.BeforeTurn && strings.Contains(ev.Prompt, core.HoldReasonLead) {
+		// A client carrying on after a hold with its reason as a new
+		// prompt (Gemini CLI): the stop that follows is not held again,
+		// whatever the client says of it (docs/delivery.md, "End of turn").
+		_, _ = room.RecordHoldContinuation(ctx, *c, ev.Prompt)
+	}
 	r.recordLive(ctx, a, ev, room, *c, clientPID)
 	// The offer lock is held from reading the receipts to recording the
 	// offer, so a live push racing this turn's start cannot offer the same

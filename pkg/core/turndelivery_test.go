@@ -259,3 +259,51 @@ func TestTurnEndHolds(t *testing.T) {
 		t.Fatal("held a session without endOfTurn proven")
 	}
 }
+
+// TestHeldContinuationIsNotHeldAgain: a client that carries on after a
+// hold as a new prompt holding the reason (Gemini CLI) and then stops
+// without saying a hook held it is not held again in that turn, though
+// another question waits and the hold bound has room; a prompt that only
+// looks like a reason, or one from an earlier turn, records nothing; the
+// next turn may be held again.
+func TestHeldContinuationIsNotHeldAgain(t *testing.T) {
+	tr := newTestRoom(t)
+	ctx := context.Background()
+	clock := time.Date(2026, 12, 2, 11, 0, 0, 0, time.UTC)
+	tr.Now = func() time.Time { clock = clock.Add(time.Second); return clock }
+	a := tr.attach("alice", "cli")
+	b := tr.hookAttach("bob", "cs-bob", true, true)
+	opts := TurnOptions{Policy: TurnDeliveryActionable}
+	if _, err := tr.SetActivity(ctx, b, protocol.ActivityWorking); err != nil {
+		t.Fatal(err)
+	}
+	// Before any hold, a prompt that looks like a reason records nothing.
+	if ok, err := tr.RecordHoldContinuation(ctx, b, HoldReasonLead+" made up"); ok || err != nil {
+		t.Fatalf("recorded a continuation of no hold: %v %v", ok, err)
+	}
+	q1 := tr.send(a, SendInput{To: []string{"bob"}, Kind: protocol.KindQuestion, Subject: "one", Body: "?"}).Message
+	got, _ := tr.ProjectTurnEnd(ctx, "claude", "cs-bob", opts)
+	if got.Held != q1.MessageID {
+		t.Fatalf("first stop not held: %+v", got)
+	}
+	if err := tr.RecordHold(ctx, b, got.Held, len(got.Offered) > 0, "gemini", "0.61.0"); err != nil {
+		t.Fatal(err)
+	}
+	before := tr.fingerprint()
+	if ok, _ := tr.RecordHoldContinuation(ctx, b, HoldReasonLead+" about message_someone_else"); ok || tr.fingerprint() != before {
+		t.Fatal("a prompt naming another message was taken for the continuation")
+	}
+	if ok, err := tr.RecordHoldContinuation(ctx, b, got.Text); !ok || err != nil {
+		t.Fatalf("the hold's own reason as the prompt was not recorded: %v %v", ok, err)
+	}
+	tr.send(a, SendInput{To: []string{"bob"}, Kind: protocol.KindQuestion, Subject: "two", Body: "?"})
+	if again, _ := tr.ProjectTurnEnd(ctx, "claude", "cs-bob", opts); again.Text != "" {
+		t.Fatalf("the stop after a held continuation was held again:\n%s", again.Text)
+	}
+	// The next turn starts the count and the continuation afresh.
+	_, _ = tr.SetActivity(ctx, b, protocol.ActivityIdle)
+	_, _ = tr.SetActivity(ctx, b, protocol.ActivityWorking)
+	if next, _ := tr.ProjectTurnEnd(ctx, "claude", "cs-bob", opts); !strings.Contains(next.Text, "two") {
+		t.Fatalf("a new turn may be held again: %+v", next)
+	}
+}
