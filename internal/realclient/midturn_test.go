@@ -436,12 +436,13 @@ func midTurn(t *testing.T, c Client) {
 		}
 	}
 
-	// The end of the turn: the first stop is held, for q2. A later stop
-	// the client marks stop_hook_active is never held. Gemini CLI marks it
-	// only when the model stopped again right away (TestStopHold), so there
-	// a later stop may be held once more, for q3, within the room's bound
-	// (policy.endOfTurnMaxHolds, 2 by default); each message is held at
-	// most once, and the last stop is let go.
+	// The end of the turn: the first stop is held, for q2, and no later
+	// stop of the turn is, though q3 waits and the room's bound
+	// (policy.endOfTurnMaxHolds, 2) has room: Claude Code and Codex mark
+	// the next stop stop_hook_active; Gemini CLI does not when the held
+	// continuation ran a tool (TestStopHold), but it fires its before-turn
+	// hook with the hold's reason as the prompt, which acc remembers
+	// (core.RecordHoldContinuation). q3 waits for the next turn.
 	stops := recordsOf(recs, c.Stop)
 	if len(stops) < 2 {
 		t.Fatalf("%s fired %d times, want at least 2", c.Stop, len(stops))
@@ -449,35 +450,20 @@ func midTurn(t *testing.T, c Client) {
 	if !strings.Contains(denyReason(stops[0]), q2.Message.MessageID) {
 		t.Errorf("the first %s was not held with q2's frame: %q", c.Stop, stops[0].Stdout)
 	}
-	holds := 0
 	for i, st := range stops {
 		reason := denyReason(st)
 		active, _ := st.Payload()["stop_hook_active"].(bool)
-		if reason != "" {
-			holds++
-		}
 		switch {
-		case reason != "" && active:
-			t.Errorf("%s #%d was held although the client said stop_hook_active", c.Stop, i+1)
+		case i > 0 && reason != "":
+			t.Errorf("%s #%d was held too (stop_hook_active %v): one hold per turn", c.Stop, i+1, active)
 		case reason == "" && (strings.Contains(st.Stdout, "block") || st.Exit != 0):
 			t.Errorf("%s #%d answered %q exit %d", c.Stop, i+1, st.Stdout, st.Exit)
-		case i == len(stops)-1 && reason != "":
-			t.Errorf("the last %s was held", c.Stop)
 		}
 		t.Logf("%s #%d: stop_hook_active %v, held %v", c.Stop, i+1, active, reason != "")
 	}
-	if holds > core.DefaultEndOfTurnMaxHolds {
-		t.Errorf("the turn was held %d times, more than policy.endOfTurnMaxHolds (%d)", holds, core.DefaultEndOfTurnMaxHolds)
-	}
 	q3Held := hookAnswersWith(recs, "messageId: "+q3.Message.MessageID)
-	if q3Held > 1 {
-		t.Errorf("q3 was given %d times", q3Held)
-	}
-	if active, _ := stops[1].Payload()["stop_hook_active"].(bool); active && q3Held != 0 {
-		t.Errorf("q3 was delivered although the second stop said stop_hook_active")
-	}
-	if q3Held == 1 {
-		t.Logf("%s: the second stop said stop_hook_active false, so it was held again, for q3 (%d holds in the turn)", c.Name, holds)
+	if q3Held != 0 {
+		t.Errorf("q3 was given %d times in the turn that was already held", q3Held)
 	}
 	held := firstWith(q2.Message.MessageID)
 	if held == nil || held.At.Before(stops[0].Time) {

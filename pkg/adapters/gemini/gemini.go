@@ -42,6 +42,10 @@ var spec = &hookio.Spec{
 	CwdKeys:       []string{"cwd"},
 	SourceKeys:    []string{"source"},
 	EndReasonKeys: []string{"reason"},
+	// BeforeAgent's prompt is the turn's text (with -p, SessionStart's
+	// context in front of it); after a held stop it is the hold's reason
+	// (docs/delivery.md, "End of turn").
+	PromptKeys: []string{"prompt"},
 	// AfterAgent carries stop_hook_active (fixtures/captured/gemini).
 	StopActiveKeys: []string{"stop_hook_active"},
 	ToolKeys:       []string{"tool_name"},
