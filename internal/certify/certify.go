@@ -363,6 +363,10 @@ func certifyOne(ctx context.Context, o Options, id string) (res Result) {
 	}
 	o.say("%s %s (%s): certifying in %s", id, res.Version, bin, w.base)
 	st := &state{proofs: map[string]Proof{}}
+	if err := trialRecord(o, id, res.Version, bin, w.data); err != nil {
+		st.set("attach", false, "cannot prepare the temporary data home: "+err.Error())
+		st.envFault = true
+	}
 	res.Ran = play(ctx, o, c, bin, w, st)
 	if ctx.Err() != nil {
 		res.Problem = stopped(fmt.Sprintf("the client did not finish within %v", o.Timeout))
@@ -426,6 +430,30 @@ func certifyOne(ctx context.Context, o Options, id string) (res Result) {
 		res.Evidence = path
 	}
 	return res
+}
+
+// trialRecord writes, in the temporary room's data home only, a record
+// for id at version that lets acc-hook attempt mid-turn delivery and the
+// end-of-turn hold there: the hooks deliver that way only for a version
+// with midTurn and endOfTurn proven (docs/delivery.md), and certify is
+// what proves them for a version the built-in evidence does not cover.
+// The other capabilities are the built-in evidence's for version, so the
+// run behaves as it would on this machine. Whether the client really
+// carried what the hooks printed is what play observes; the user's data
+// home gets only the record of what was observed.
+func trialRecord(o Options, id, version, bin, dataHome string) error {
+	rec := evidence.Record{Binary: bin, Why: map[string]string{}}
+	if o.Adapter != nil {
+		if a := o.Adapter(id); a != nil {
+			rec.Proven, _ = adapter.CapabilitiesFor(a, version)
+		}
+	}
+	rec.Version, rec.Recorded, rec.Test = version, time.Now().UTC().Format(time.RFC3339), "acc certify (trial, temporary data home)"
+	rec.Proven.MidTurn, rec.Proven.EndOfTurn = true, true
+	rec.Why["midTurn"] = "a trial: the hooks attempt it so that certify can observe it"
+	rec.Why["endOfTurn"] = rec.Why["midTurn"]
+	_, err := evidence.Write(dataHome, id, rec)
+	return err
 }
 
 // Peer names used in the temporary room.

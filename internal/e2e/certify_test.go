@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/acc-go/acc/pkg/adapters/adapter"
 )
 
 // certifyResult is one client's row of acc certify --json.
@@ -154,6 +156,40 @@ func TestCertifyStandIns(t *testing.T) {
 				t.Errorf("processes of the stand-in are still running: %s", out)
 			}
 		})
+	}
+}
+
+// TestCertifyProvesTurnDeliveryBeyondTheBuiltInEvidence: for a version
+// the built-in evidence does not prove midTurn and endOfTurn for (Claude
+// Code 2.1.197, before 2.1.332), acc-hook in certify's temporary room
+// still attempts both, so a client that carries them is proven and the
+// record in the user's data home says so — which is what then makes the
+// hooks deliver mid-turn for that version.
+func TestCertifyProvesTurnDeliveryBeyondTheBuiltInEvidence(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("needs python3 for the stand-in clients")
+	}
+	sb := newSandbox(t)
+	dir := t.TempDir()
+	abs, _ := filepath.Abs(filepath.Join("testdata", "standin-claude.py"))
+	client := filepath.Join(dir, "claude")
+	if err := os.WriteFile(client, []byte("#!/bin/sh\nSTANDIN_VERSION=2.1.197 exec python3 "+abs+" \"$@\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// The stand-in's other verdicts are not this test's subject (its
+	// exit code follows them); the turn-delivery ones and the record are.
+	res := sb.run(sb.home, "certify", "--json", "--adapter", "claude", "--client", client, "--timeout", finishBound)
+	t.Logf("acc certify exit %d", res.code)
+	var rec struct {
+		Version string               `json:"version"`
+		Proven  adapter.Capabilities `json:"proven"`
+	}
+	raw, err := os.ReadFile(filepath.Join(sb.data, "acc", "evidence", "claude", "2.1.197.json"))
+	if err != nil || json.Unmarshal(raw, &rec) != nil {
+		t.Fatalf("no record for 2.1.197: %v\n%s", err, raw)
+	}
+	if rec.Version != "2.1.197" || !rec.Proven.MidTurn || !rec.Proven.EndOfTurn {
+		t.Fatalf("record %+v\n%s", rec, res)
 	}
 }
 

@@ -11,6 +11,7 @@ call; "fakedeny" runs no pre-tool hook and answers with a made-up denial;
 "restore" writes despite the deny and puts the old bytes back; "noprompt"
 never runs the before-turn hook; "nopost" never runs the post-tool hook;
 "nohold" runs the stop hook but stops even when it says to go on.
+STANDIN_VERSION is the version it reports (9.9.9 when unset).
 Otherwise the post-tool hook's context goes to the model with the tool
 results, and a stop hook's "block" (once per turn) sends its reason to the
 model as the next user message instead of stopping."""
@@ -18,7 +19,7 @@ import json, os, subprocess, sys, time, urllib.request, uuid
 
 MODE = os.environ.get("STANDIN_MODE", "")
 if "--version" in sys.argv:
-    print("9.9.9 (Claude Code)")
+    print(os.environ.get("STANDIN_VERSION", "9.9.9") + " (Claude Code)")
     sys.exit(0)
 prompt = sys.argv[-1]
 cwd = os.getcwd()
