@@ -126,6 +126,23 @@ func remember(list []string, id string) []string {
 	return list
 }
 
+// holdsLeft reports whether the turn that began at activity.Since may
+// still be held: maxHolds (policy.endOfTurnMaxHolds) is above zero and
+// the turn has had fewer holds than that.
+func holdsLeft(m turnMemory, activity protocol.Activity, maxHolds int) bool {
+	return maxHolds > 0 && (m.HoldTurn != activity.Since || m.Holds < maxHolds)
+}
+
+// EndOfTurnHoldsLeft reports whether session s's stop hook may still hold
+// its current turn under policy.endOfTurnMaxHolds maxHolds: the rule
+// ProjectTurnEnd applies, for the router to promise end-of-turn delivery
+// only when the stop hook would give it (docs/delivery.md, "End of
+// turn").
+func EndOfTurnHoldsLeft(s *protocol.Session, maxHolds int) bool {
+	a, _ := protocol.SessionActivity(s)
+	return holdsLeft(memoryOf(s), a, maxHolds)
+}
+
 // HookSession is the open session bound to a client session, as the
 // post-tool and turn-end hooks need it.
 type HookSession struct {
@@ -405,7 +422,7 @@ func (r *Room) ProjectTurnEnd(ctx context.Context, adapterID, clientSessionID st
 		if o.StopHookActive || !hs.Capabilities.Delivery.EndOfTurn || NarrowerTurnPolicy(o.Policy, TurnDeliveryActionable) != TurnDeliveryActionable {
 			return nil
 		}
-		if maxHolds <= 0 || (hs.memory.HoldTurn == hs.Activity.Since && hs.memory.Holds >= maxHolds) {
+		if !holdsLeft(hs.memory, hs.Activity, maxHolds) {
 			return nil
 		}
 		budget := TurnBudget(r.WS.Policy.ContextBudgetBytes)

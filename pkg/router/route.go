@@ -85,6 +85,10 @@ type Session struct {
 	// --end-of-turn; "" when not set): they narrow the recipient's
 	// room-wide MidTurn and EndOfTurn for this session (Narrower).
 	MidTurnPolicy, EndOfTurnPolicy string
+	// HoldsSpent: the session's current turn may not be held again
+	// (policy.endOfTurnMaxHolds is 0, or the turn had that many holds;
+	// core.EndOfTurnHoldsLeft), so its stop hook shows nothing more.
+	HoldsSpent bool
 }
 
 // Working reports whether the session's agent is in a turn, as its hooks
@@ -167,7 +171,8 @@ type Router struct {
 //     tool call);
 //  5. a live session that is working, whose client has end-of-turn
 //     delivery proven, with an end-of-turn policy that admits the kind
-//     (never a note): queued, end-of-turn (its stop hook shows it when
+//     (never a note), and whose turn may still be held
+//     (policy.endOfTurnMaxHolds): queued, end-of-turn (its stop hook shows it when
 //     the agent is about to stop);
 //  6. a live session whose client has next-turn projection proven:
 //     queued, next-turn (the receipt becomes offered only when the client
@@ -230,7 +235,7 @@ func (rt Router) route(ctx context.Context, m *protocol.Message, r Recipient) De
 			d.ErrorCode = code(reason)
 		}
 	case slices.ContainsFunc(r.Sessions, func(s Session) bool {
-		return s.Working() && s.EndOfTurn && AdmitsEndOfTurn(Narrower(r.EndOfTurn, s.EndOfTurnPolicy), m)
+		return s.Working() && s.EndOfTurn && !s.HoldsSpent && AdmitsEndOfTurn(Narrower(r.EndOfTurn, s.EndOfTurnPolicy), m)
 	}) && r.EndOfTurn != "":
 		d.Transport = TransportEndOfTurn
 		if reason != noLive {
@@ -388,7 +393,7 @@ func (rt Router) Deliver(ctx context.Context, room *core.Room, m *protocol.Messa
 			_, declared := s.Extensions[protocol.ExtCapabilities]
 			rs := Session{SessionID: s.SessionID, Harness: s.Harness, Manual: !declared,
 				ClientVersion: protocol.SessionClientVersion(s), NextTurn: caps.NextTurn, LivePush: caps.LivePush,
-				MidTurn: caps.MidTurn, EndOfTurn: caps.EndOfTurn}
+				MidTurn: caps.MidTurn, EndOfTurn: caps.EndOfTurn, HoldsSpent: !core.EndOfTurnHoldsLeft(s, room.WS.Policy.EndOfTurnMaxHolds)}
 			if a, ok := protocol.SessionActivity(s); ok {
 				rs.Activity = &a
 			}
