@@ -68,6 +68,10 @@ import (
 // Deadline is the whole budget of one hook call.
 const Deadline = 5 * time.Second
 
+// recordGrace bounds recording what the client took (the offers, a hold)
+// after the write, however little of Deadline was left.
+const recordGrace = 2 * time.Second
+
 // MaxPayload bounds what is read from stdin, in bytes (reading and decoding
 // 16 MiB stays well inside Deadline): a longer payload is not decoded, only
 // its leading fields are read (Runner.oversize, docs/hooks.md).
@@ -228,7 +232,12 @@ func (r *Runner) Run(args []string, stdin io.Reader, stdout, stderr io.Writer) (
 		}
 	}
 	if res.afterOut != nil {
-		if err := res.afterOut(ctx); err != nil {
+		// The client has the bytes: record that even when the write took
+		// the rest of the budget (a client draining the pipe late), within
+		// recordGrace, or the next hook would print it a second time.
+		rctx, rcancel := context.WithTimeout(context.WithoutCancel(ctx), recordGrace)
+		defer rcancel()
+		if err := res.afterOut(rctx); err != nil {
 			fmt.Fprintln(stderr, "acc: context delivered, but recording the offer failed; the messages stay queued")
 		}
 	}
