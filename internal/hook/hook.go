@@ -478,10 +478,12 @@ func (r *Runner) turn(ctx context.Context, a adapter.Adapter, ev *adapter.Event,
 	r.recordLive(ctx, a, ev, room, *c, clientPID)
 	// The offer lock is held from reading the receipts to recording the
 	// offer, so a live push racing this turn's start cannot offer the same
-	// message again. Not obtained within turnLockWait, the projection goes
-	// ahead as it did before the lock existed.
-	release, _ := offerLock(ctx, room, participant, turnLockWait)
-	p, err := room.Project(ctx, *c, core.ProjectionOptions{Prompt: ev.Prompt})
+	// message again. Not obtained within turnLockWait (another hook of
+	// the participant may be printing a message this moment), the
+	// projection names the pending messages without printing any, so none
+	// is shown twice; they stay queued for the next hook.
+	release, locked := offerLock(ctx, room, participant, turnLockWait)
+	p, err := room.Project(ctx, *c, core.ProjectionOptions{Prompt: ev.Prompt, Withhold: !locked})
 	if err != nil {
 		if release != nil {
 			release()
