@@ -227,8 +227,9 @@ type TurnOptions struct {
 // admits, from others, answers to my own questions first, then oldest
 // first, among the projectionScanLimit newest of each admitted kind. Under
 // actionable each kind is read by the receipts' kind column, so queued
-// notes are never decoded: a post-tool hook with only notes waiting costs
-// five index lookups.
+// notes are never decoded, and every scan walks the queued receipts'
+// index only (docs/design.md, "Indexed reads"): a post-tool hook costs the
+// same however many offered messages its session never read.
 func queuedForTurn(tx storage.ReadTx, me *HookSession, policy string) ([]protocol.Message, error) {
 	var pending []protocol.Message
 	kinds := []string{""}
