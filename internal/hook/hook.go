@@ -226,6 +226,12 @@ func (r *Runner) Run(args []string, stdin io.Reader, stdout, stderr io.Writer) (
 	}
 	if !taken {
 		fmt.Fprintln(stderr, "acc: the client did not take the context; nothing was marked offered")
+		if res.answerOnStderr {
+			// An exit-2 hold whose reason did not get through would still
+			// keep the agent working, with no reason, while the session is
+			// recorded idle: answer "proceed" instead.
+			res.out = a.Allow(&adapter.Event{Adapter: a.ID(), Name: args[1], Kind: adapter.TurnEnd})
+		}
 		res.afterOut = nil
 		if res.unwritten != nil {
 			res.unwritten(ctx)
