@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -193,4 +194,79 @@ func TestHostileSubjectInTurnDelivery(t *testing.T) {
 		t.Fatalf("want the owed-reply hold:\n%s", reason)
 	}
 	outsideFrame(t, "owed-reply hold", reason)
+}
+
+// afterToolEvent is each client's post-tool event name.
+var afterToolEvent = map[string]string{"claude": "PostToolUse", "codex": "PostToolUse", "gemini": "AfterTool", "kimi": "PostToolUse", "grok": "PostToolUse"}
+
+// afterToolPayload is c's post-tool payload for sid in dir: its kept one
+// when there is, else its pre-tool payload renamed.
+func afterToolPayload(t *testing.T, c hookClient, sid, dir string) []byte {
+	m := c.fixtureFor(t, afterToolEvent[c.id])
+	if m == nil {
+		m = c.mustFixture(t, c.tool)
+		for _, k := range []string{"hook_event_name", "hookEventName"} {
+			if _, ok := m[k]; ok {
+				m[k] = afterToolEvent[c.id]
+			}
+		}
+	}
+	return encode(t, c.rewrite(m, sid, dir))
+}
+
+// TestAfterToolProceedsWhateverTheStore: with nothing to deliver, every
+// client's post-tool hook prints exactly its proceed answer and exits 0,
+// for a known session, an unknown one, a directory with no room, a store
+// another writer holds locked, and a store that is not a database.
+func TestAfterToolProceedsWhateverTheStore(t *testing.T) {
+	for _, c := range hookClients {
+		t.Run(c.id, func(t *testing.T) {
+			sb := newSandbox(t)
+			repo := sb.newRepo("repo")
+			sb.hookSession(c, "known", repo, "ACC_PARTICIPANT=me")
+			wsID := sb.roomStatus(repo).WorkspaceID
+			bare := sb.newRepo("bare")
+			check := func(label, sid, dir string) {
+				t.Helper()
+				r := sb.hook(hookOpts{}, afterToolPayload(t, c, sid, dir), c.id, afterToolEvent[c.id])
+				if r.code != 0 || r.stdout != c.allow {
+					t.Errorf("%s: want exit 0 and exactly %q:\n%s", label, c.allow, r)
+				}
+			}
+			check("known session", "known", repo)
+			check("unknown session", "stranger", repo)
+			check("no room", "known", bare)
+			release := holdWriteLock(t, sb.storePath(wsID))
+			check("store locked", "known", repo)
+			release()
+			if err := os.WriteFile(sb.storePath(wsID), []byte("not a database, not at all, just bytes"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			os.Remove(sb.storePath(wsID) + "-wal")
+			os.Remove(sb.storePath(wsID) + "-shm")
+			check("store damaged", "known", repo)
+		})
+	}
+}
+
+// TestHoldBoundedWithoutStopHookActive: a client that never says its stop
+// hook is active and runs its before-turn hook again between held stops
+// (Gemini CLI's retry) is still held at most policy.endOfTurnMaxHolds
+// times in the turn, whatever is still waiting or owed.
+func TestHoldBoundedWithoutStopHookActive(t *testing.T) {
+	tr := newTurnRoom(t, true, map[string]any{"midTurn": "off", "endOfTurnMaxHolds": 2})
+	tr.prompt()
+	for i := range 4 {
+		tr.send("question", fmt.Sprintf("q%d", i), "b")
+	}
+	holds := 0
+	for range 6 {
+		if hold(t, tr.stop(false)) != "" {
+			holds++
+		}
+		tr.prompt()
+	}
+	if holds != 2 {
+		t.Fatalf("held %d times in one turn, want policy.endOfTurnMaxHolds 2", holds)
+	}
 }
