@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -268,5 +270,75 @@ func TestHoldBoundedWithoutStopHookActive(t *testing.T) {
 	}
 	if holds != 2 {
 		t.Fatalf("held %d times in one turn, want policy.endOfTurnMaxHolds 2", holds)
+	}
+}
+
+// TestACPRelayTakesTheOfferLock: the acc acp relay's projection is one
+// of the paths that offer a message, so it takes the participant's offer
+// lock like the hooks: while another offerer holds it, a prompt's block
+// names the pending question without carrying it and the receipt stays
+// queued; once the lock is free the next prompt carries it and offers it.
+func TestACPRelayTakesTheOfferLock(t *testing.T) {
+	sb := newSandbox(t)
+	repo := sb.newRepo("repo")
+	peer := sb.attach(repo, "peer", "cli")
+	e := sb.startRelay(repo, []string{"--participant", "zed-agent"}, "FAKE_ACP_EXIT=0")
+	e.send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{},"clientInfo":{"name":"test-editor","version":"1"}}}`)
+	e.await(`"id":0,"jsonrpc":"2.0","result"`)
+	e.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":%q,"mcpServers":[]}}`, repo))
+	var created struct {
+		Result struct {
+			SessionID string `json:"sessionId"`
+		} `json:"result"`
+	}
+	json.Unmarshal(e.await(`"id":1,"jsonrpc":"2.0","result"`), &created)
+	prompt := func(id int) {
+		e.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"session/prompt","params":{"sessionId":%q,"prompt":[{"type":"text","text":"turn"}]}}`, id, created.Result.SessionID))
+		e.await(fmt.Sprintf(`"id":%d,"jsonrpc":"2.0","result"`, id))
+	}
+	prompt(2)
+	wsID := sb.roomStatus(repo).WorkspaceID
+	q := sb.sendAs(peer, "--to", "zed-agent", "--type", "question", "--subject", "which port", "--body", "MARK_5151")
+	lock := flock.New(filepath.Join(filepath.Dir(sb.storePath(wsID)), "live.zed-agent.lock"))
+	if ok, err := lock.TryLock(); !ok || err != nil {
+		t.Fatalf("take the offer lock: %v", err)
+	}
+	prompt(3)
+	store := sb.openStore(wsID)
+	defer store.Close()
+	if got := receiptState(t, store, q, "zed-agent"); got != "queued" {
+		t.Errorf("offered while another offerer held the lock: %s", got)
+	}
+	lock.Unlock()
+	prompt(4)
+	for range 500 {
+		if receiptState(t, store, q, "zed-agent") == "offered" {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if got := receiptState(t, store, q, "zed-agent"); got != "offered" {
+		t.Errorf("after the lock was free the receipt is %s, want offered", got)
+	}
+	if code := e.finish(10 * time.Second); code != 0 {
+		t.Errorf("acc acp exited %d; stderr: %s", code, e.stderr.String())
+	}
+	var blocks []string
+	for _, l := range rawLines(e.agentFile("in.bin")) {
+		if bytes.Contains(l, []byte(`"method":"session/prompt"`)) {
+			after := promptBlocks(t, l)
+			var b struct{ Text string }
+			json.Unmarshal(after[len(after)-1], &b)
+			blocks = append(blocks, b.Text)
+		}
+	}
+	if len(blocks) != 3 {
+		t.Fatalf("%d prompts reached the agent, want 3", len(blocks))
+	}
+	if strings.Contains(blocks[1], "MARK_5151") || !strings.Contains(blocks[1], "acc inbox --message "+q) {
+		t.Errorf("under the held lock the block must name the question, not carry it:\n%s", blocks[1])
+	}
+	if !strings.Contains(blocks[2], "MARK_5151") {
+		t.Errorf("the next prompt must carry it:\n%s", blocks[2])
 	}
 }
