@@ -342,3 +342,21 @@ func TestACPRelayTakesTheOfferLock(t *testing.T) {
 		t.Errorf("the next prompt must carry it:\n%s", blocks[2])
 	}
 }
+
+// TestClosedSessionIsNotWorking: a session that ends in the middle of a
+// turn (its client's session-end hook, no turn end before it) is closed,
+// and acc status --all must not show it still working.
+func TestClosedSessionIsNotWorking(t *testing.T) {
+	tr := newTurnRoom(t, true, nil)
+	tr.prompt()
+	end := tr.sb.hook(hookOpts{}, tr.payload("SessionEnd", nil), "claude", "SessionEnd")
+	if end.code != 0 {
+		t.Fatalf("SessionEnd:\n%s", end)
+	}
+	out := tr.sb.ok(tr.repo, "status", "--all")
+	for _, l := range strings.Split(out.stdout, "\n") {
+		if strings.Contains(l, tr.bob.SessionID) && strings.Contains(l, "working") {
+			t.Errorf("a closed session shown working: %q", l)
+		}
+	}
+}
