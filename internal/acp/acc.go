@@ -13,6 +13,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gofrs/flock"
+
 	acpfam "github.com/acc-go/acc/pkg/adapters/acp"
 	"github.com/acc-go/acc/pkg/adapters/adapter"
 	"github.com/acc-go/acc/pkg/core"
@@ -203,7 +205,7 @@ func (a *accSide) ensure(ctx context.Context, s *session) bool {
 			a.note("cannot open the room of "+s.cwd, err)
 			return
 		}
-		c, err := a.attach(ctx, room, s)
+		c, _, err := a.attach(ctx, room, s)
 		if err != nil {
 			a.note("cannot attach session "+s.id, err)
 			return
@@ -271,7 +273,7 @@ func (a *accSide) room(ctx context.Context, cwd string) (*core.Room, error) {
 // agent's own writes), managed (the relay sees it end), and it records
 // the agent and what is proven for it. The participant is --participant,
 // else ACC_PARTICIPANT, else derived from the ACP session id.
-func (a *accSide) attach(ctx context.Context, room *core.Room, s *session) (*core.Caller, error) {
+func (a *accSide) attach(ctx context.Context, room *core.Room, s *session) (*core.Caller, string, error) {
 	a.mu.Lock()
 	name, version, caps := a.agentName, a.agentVersion, a.caps
 	a.mu.Unlock()
@@ -288,9 +290,28 @@ func (a *accSide) attach(ctx context.Context, room *core.Room, s *session) (*cor
 	}
 	res, err := room.HookAttach(ctx, in)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
-	return &res.Caller, nil
+	return &res.Caller, res.ParticipantID, nil
+}
+
+// offerLockWait is how long a prompt's projection waits for the
+// participant's offer lock before it names pending messages without
+// carrying them.
+const offerLockWait = time.Second
+
+// offerLock takes participant's offer lock in room (core.Room.OfferLockPath)
+// within offerLockWait. unlock is safe to call more than once, and does
+// nothing when the lock was not obtained.
+func offerLock(ctx context.Context, room *core.Room, participant string) (unlock func(), locked bool) {
+	fl := flock.New(room.OfferLockPath(participant))
+	lctx, cancel := context.WithTimeout(ctx, offerLockWait)
+	defer cancel()
+	if got, err := fl.TryLockContext(lctx, 5*time.Millisecond); err != nil || !got {
+		return func() {}, false
+	}
+	var once sync.Once
+	return func() { once.Do(func() { _ = fl.Unlock() }) }, true
 }
 
 // AgentVersion is how a relayed session records its client: the agent's
@@ -378,7 +399,7 @@ func (a *accSide) project(id string, line []byte) (out []byte, after func(delive
 		}()
 		// Each prompt resumes the binding: heartbeat, and a new session
 		// when the old one was closed meanwhile.
-		c, err := a.attach(ctx, room, s)
+		c, participant, err := a.attach(ctx, room, s)
 		if err != nil {
 			a.note("cannot refresh session "+id, err)
 			return
@@ -387,7 +408,20 @@ func (a *accSide) project(id string, line []byte) (out []byte, after func(delive
 		s.caller = c
 		version := AgentVersion(a.agentName, a.agentVersion)
 		a.mu.Unlock()
-		p, err := room.Project(ctx, *c, core.ProjectionOptions{})
+		// The participant's offer lock, as the hooks take it
+		// (docs/delivery.md, "Mid-turn"): held from the read of the
+		// receipts until the offers are recorded (or for 3*accWait at
+		// most), so no other path offers the same message meanwhile. Not
+		// obtained within offerLockWait, the block names the pending
+		// messages without carrying them.
+		unlock, locked := offerLock(ctx, room, participant)
+		unlockLater := false
+		defer func() {
+			if !unlockLater {
+				unlock()
+			}
+		}()
+		p, err := room.Project(ctx, *c, core.ProjectionOptions{Withhold: !locked})
 		if err != nil {
 			a.note("cannot project for session "+id, err)
 			return
@@ -408,10 +442,15 @@ func (a *accSide) project(id string, line []byte) (out []byte, after func(delive
 		if len(p.Offered) == 0 {
 			return
 		}
-		keep = true
+		keep, unlockLater = true, true
 		caller, offered := *c, p.Offered
+		// Recorded or not, the lock goes after 3*accWait (well past the
+		// write and its record): a line that never reaches the writer must
+		// not keep every other path from offering.
+		timer := time.AfterFunc(3*accWait, unlock)
 		after = func(delivered bool) {
 			defer room.Close()
+			defer func() { timer.Stop(); unlock() }()
 			if !delivered {
 				return // the agent never got the line: nothing was offered
 			}

@@ -423,9 +423,9 @@ func deliveryText(d router.Delivery, self, many bool) string {
 	case d.Transport == router.TransportNextTurn:
 		return "queued; " + nextTurnText(d.Sessions, liveNote(code))
 	case d.Transport == router.TransportMidTurn:
-		return "queued; " + busyText(d.Sessions, func(s router.Session) bool { return s.MidTurn }, "after its next tool call (mid-turn)", liveNote(code))
+		return "queued; " + busyText(d.Sessions, "after its next tool call (mid-turn)", liveNote(code))
 	case d.Transport == router.TransportEndOfTurn:
-		return "queued; " + busyText(d.Sessions, func(s router.Session) bool { return s.EndOfTurn }, "when it is about to stop (end of turn)", liveNote(code))
+		return "queued; " + busyText(d.Sessions, "when it is about to stop (end of turn)", liveNote(code))
 	case code == "":
 		// Queued in the inbox with no reason is only ever a repeated send
 		// of a decision replaced since (pkg/router's first row).
@@ -462,13 +462,13 @@ func deliveryText(d router.Delivery, self, many bool) string {
 }
 
 // busyText names the recipient's busy session whose hook brings the
-// message (the first one working with the capability proven: via), says
+// message (the first one the route marked as carrying it: Carries), says
 // when, then note; other sessions beside it may take the message first
 // (a hook shows only a message still queued: docs/delivery.md).
-func busyText(sessions []router.Session, via func(router.Session) bool, when, note string) string {
+func busyText(sessions []router.Session, when, note string) string {
 	text := ""
 	for _, s := range sessions {
-		if s.Working() && via(s) {
+		if s.Carries {
 			text = "their busy " + clientName(s) + " shows it " + when + note
 			break
 		}

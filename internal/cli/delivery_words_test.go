@@ -22,8 +22,8 @@ func TestDeliveryLines(t *testing.T) {
 	geminiUnknown := router.Session{Harness: "gemini"}
 	codex := router.Session{Harness: "codex", ClientVersion: "0.64.0", NextTurn: true}
 	working := &protocol.Activity{State: protocol.ActivityWorking, Since: "2026-12-02T09:00:00.000Z"}
-	busy := router.Session{Harness: "claude", ClientVersion: "2.1.332", NextTurn: true, MidTurn: true, EndOfTurn: true, Activity: working}
-	busyEnd := router.Session{Harness: "codex", ClientVersion: "0.64.0", NextTurn: true, EndOfTurn: true, Activity: working}
+	busy := router.Session{Harness: "claude", ClientVersion: "2.1.332", NextTurn: true, MidTurn: true, EndOfTurn: true, Activity: working, Carries: true}
+	busyEnd := router.Session{Harness: "codex", ClientVersion: "0.64.0", NextTurn: true, EndOfTurn: true, Activity: working, Carries: true}
 	queued := func(p, transport string, c *string, s ...router.Session) router.Delivery {
 		return router.Delivery{RecipientParticipantID: p, Outcome: router.OutcomeQueued, Transport: transport, ErrorCode: c, Sessions: s}
 	}

@@ -23,10 +23,13 @@ import (
 // (post-tool-p50-ms, pre-tool-p50-ms). The post-tool hook runs after every
 // tool call of every agent, so it must cost no more than the pre-tool one
 // (docs/delivery.md, "Mid-turn"). notes=200 leaves 200 queued notes in
-// the inbox, which policy.midTurn actionable does not deliver.
+// the inbox, which policy.midTurn actionable does not deliver; offered=2000
+// leaves 2000 questions offered and never read with acc inbox (what a
+// hooked agent's inbox becomes over a long session).
 func BenchmarkPostToolHook(b *testing.B) {
-	for _, notes := range []int{0, 200} {
-		b.Run(fmt.Sprintf("notes=%d", notes), func(b *testing.B) {
+	for _, tc := range []struct{ notes, offered int }{{0, 0}, {200, 0}, {0, 2000}} {
+		notes, offered := tc.notes, tc.offered
+		b.Run(fmt.Sprintf("notes=%d/offered=%d", notes, offered), func(b *testing.B) {
 			sb := newSandbox(b)
 			repo := sb.newRepo("repo")
 			if _, err := evidence.Write(sb.data, "claude", evidence.Record{Evidence: adapter.Evidence{Version: "9.8.7", Test: "bench stand-in",
@@ -52,6 +55,24 @@ func BenchmarkPostToolHook(b *testing.B) {
 			for i := range notes {
 				if _, err := r.Send(context.Background(), core.SendInput{Caller: core.Caller{SessionID: peer.SessionID, Generation: peer.Generation},
 					To: []string{"bench"}, Kind: protocol.KindNote, Subject: fmt.Sprintf("n%d", i), Body: "a note"}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if offered > 0 {
+				me, err := r.HookCaller(context.Background(), "claude", "bench")
+				if err != nil || me == nil {
+					b.Fatal("the bench session is not bound", err)
+				}
+				ids := make([]string, 0, offered)
+				for i := range offered {
+					sent, err := r.Send(context.Background(), core.SendInput{Caller: core.Caller{SessionID: peer.SessionID, Generation: peer.Generation},
+						To: []string{"bench"}, Kind: protocol.KindQuestion, Subject: fmt.Sprintf("q%d", i), Body: "a question"})
+					if err != nil {
+						b.Fatal(err)
+					}
+					ids = append(ids, sent.Message.MessageID)
+				}
+				if err := r.MarkOffered(context.Background(), *me, ids, "next-turn", "claude", "9.8.7"); err != nil {
 					b.Fatal(err)
 				}
 			}

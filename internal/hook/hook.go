@@ -68,6 +68,10 @@ import (
 // Deadline is the whole budget of one hook call.
 const Deadline = 5 * time.Second
 
+// recordGrace bounds recording what the client took (the offers, a hold)
+// after the write, however little of Deadline was left.
+const recordGrace = 2 * time.Second
+
 // MaxPayload bounds what is read from stdin, in bytes (reading and decoding
 // 16 MiB stays well inside Deadline): a longer payload is not decoded, only
 // its leading fields are read (Runner.oversize, docs/hooks.md).
@@ -222,13 +226,24 @@ func (r *Runner) Run(args []string, stdin io.Reader, stdout, stderr io.Writer) (
 	}
 	if !taken {
 		fmt.Fprintln(stderr, "acc: the client did not take the context; nothing was marked offered")
+		if res.answerOnStderr {
+			// An exit-2 hold whose reason did not get through would still
+			// keep the agent working, with no reason, while the session is
+			// recorded idle: answer "proceed" instead.
+			res.out = a.Allow(&adapter.Event{Adapter: a.ID(), Name: args[1], Kind: adapter.TurnEnd})
+		}
 		res.afterOut = nil
 		if res.unwritten != nil {
 			res.unwritten(ctx)
 		}
 	}
 	if res.afterOut != nil {
-		if err := res.afterOut(ctx); err != nil {
+		// The client has the bytes: record that even when the write took
+		// the rest of the budget (a client draining the pipe late), within
+		// recordGrace, or the next hook would print it a second time.
+		rctx, rcancel := context.WithTimeout(context.WithoutCancel(ctx), recordGrace)
+		defer rcancel()
+		if err := res.afterOut(rctx); err != nil {
 			fmt.Fprintln(stderr, "acc: context delivered, but recording the offer failed; the messages stay queued")
 		}
 	}
@@ -475,10 +490,12 @@ func (r *Runner) turn(ctx context.Context, a adapter.Adapter, ev *adapter.Event,
 	r.recordLive(ctx, a, ev, room, *c, clientPID)
 	// The offer lock is held from reading the receipts to recording the
 	// offer, so a live push racing this turn's start cannot offer the same
-	// message again. Not obtained within turnLockWait, the projection goes
-	// ahead as it did before the lock existed.
-	release, _ := offerLock(ctx, room, participant, turnLockWait)
-	p, err := room.Project(ctx, *c, core.ProjectionOptions{Prompt: ev.Prompt})
+	// message again. Not obtained within turnLockWait (another hook of
+	// the participant may be printing a message this moment), the
+	// projection names the pending messages without printing any, so none
+	// is shown twice; they stay queued for the next hook.
+	release, locked := offerLock(ctx, room, participant, turnLockWait)
+	p, err := room.Project(ctx, *c, core.ProjectionOptions{Prompt: ev.Prompt, Withhold: !locked})
 	if err != nil {
 		if release != nil {
 			release()

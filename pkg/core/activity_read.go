@@ -32,10 +32,12 @@ func (s PeerSession) Working() bool {
 }
 
 // ActivityOf returns the session's recorded activity, nil when none
-// (protocol.SessionActivity).
+// (protocol.SessionActivity) or when the session is no longer open: a
+// closed session is in no turn, whatever its hooks last recorded (one
+// that ended mid-turn never recorded the turn's end).
 func ActivityOf(s *protocol.Session) *protocol.Activity {
 	a, ok := protocol.SessionActivity(s)
-	if !ok {
+	if !ok || s.State != protocol.SessionOpen {
 		return nil
 	}
 	return &a

@@ -62,6 +62,13 @@ type ProjectionOptions struct {
 	// ("" when none). A pending message whose live frame it contains whole
 	// is already before the model and is not projected again.
 	Prompt string
+	// Withhold: the caller could not take the participant's offer lock
+	// (OfferLockPath), so another hook may be printing a pending message
+	// right now. No message is printed whole, so none is offered; the
+	// recovery line names the first with its `acc inbox --message`
+	// command, and they stay queued for the next hook (docs/delivery.md,
+	// "Mid-turn").
+	Withhold bool
 }
 
 // Project builds the before-turn context of session c (reference/adapters.md
@@ -163,7 +170,7 @@ func (r *Room) Project(ctx context.Context, c Caller, o ProjectionOptions) (*Pro
 		}
 		for i := range pending {
 			block := PeerBlock(&pending[i])
-			if b.add(block) {
+			if !o.Withhold && b.add(block) {
 				p.Offered = append(p.Offered, pending[i].MessageID)
 			} else {
 				p.Omitted = append(p.Omitted, pending[i].MessageID)

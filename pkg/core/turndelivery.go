@@ -131,6 +131,23 @@ func remember(list []string, id string) []string {
 	return list
 }
 
+// holdsLeft reports whether the turn that began at activity.Since may
+// still be held: maxHolds (policy.endOfTurnMaxHolds) is above zero and
+// the turn has had fewer holds than that.
+func holdsLeft(m turnMemory, activity protocol.Activity, maxHolds int) bool {
+	return maxHolds > 0 && (m.HoldTurn != activity.Since || m.Holds < maxHolds)
+}
+
+// EndOfTurnHoldsLeft reports whether session s's stop hook may still hold
+// its current turn under policy.endOfTurnMaxHolds maxHolds: the rule
+// ProjectTurnEnd applies, for the router to promise end-of-turn delivery
+// only when the stop hook would give it (docs/delivery.md, "End of
+// turn").
+func EndOfTurnHoldsLeft(s *protocol.Session, maxHolds int) bool {
+	a, _ := protocol.SessionActivity(s)
+	return holdsLeft(memoryOf(s), a, maxHolds)
+}
+
 // HookSession is the open session bound to a client session, as the
 // post-tool and turn-end hooks need it.
 type HookSession struct {
@@ -215,8 +232,9 @@ type TurnOptions struct {
 // admits, from others, answers to my own questions first, then oldest
 // first, among the projectionScanLimit newest of each admitted kind. Under
 // actionable each kind is read by the receipts' kind column, so queued
-// notes are never decoded: a post-tool hook with only notes waiting costs
-// five index lookups.
+// notes are never decoded, and every scan walks the queued receipts'
+// index only (docs/design.md, "Indexed reads"): a post-tool hook costs the
+// same however many offered messages its session never read.
 func queuedForTurn(tx storage.ReadTx, me *HookSession, policy string) ([]protocol.Message, error) {
 	var pending []protocol.Message
 	kinds := []string{""}
@@ -413,7 +431,7 @@ func (r *Room) ProjectTurnEnd(ctx context.Context, adapterID, clientSessionID st
 		if o.StopHookActive || continued || !hs.Capabilities.Delivery.EndOfTurn || NarrowerTurnPolicy(o.Policy, TurnDeliveryActionable) != TurnDeliveryActionable {
 			return nil
 		}
-		if maxHolds <= 0 || (hs.memory.HoldTurn == hs.Activity.Since && hs.memory.Holds >= maxHolds) {
+		if !holdsLeft(hs.memory, hs.Activity, maxHolds) {
 			return nil
 		}
 		budget := TurnBudget(r.WS.Policy.ContextBudgetBytes)

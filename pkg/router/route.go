@@ -85,6 +85,14 @@ type Session struct {
 	// --end-of-turn; "" when not set): they narrow the recipient's
 	// room-wide MidTurn and EndOfTurn for this session (Narrower).
 	MidTurnPolicy, EndOfTurnPolicy string
+	// HoldsSpent: the session's current turn may not be held again
+	// (policy.endOfTurnMaxHolds is 0, or the turn had that many holds;
+	// core.EndOfTurnHoldsLeft), so its stop hook shows nothing more.
+	HoldsSpent bool
+	// Carries: in a Delivery routed mid-turn or end-of-turn, this session
+	// is one whose hook would show the message by that path (set by Route;
+	// what the sender's words name).
+	Carries bool
 }
 
 // Working reports whether the session's agent is in a turn, as its hooks
@@ -167,7 +175,8 @@ type Router struct {
 //     tool call);
 //  5. a live session that is working, whose client has end-of-turn
 //     delivery proven, with an end-of-turn policy that admits the kind
-//     (never a note): queued, end-of-turn (its stop hook shows it when
+//     (never a note), and whose turn may still be held
+//     (policy.endOfTurnMaxHolds): queued, end-of-turn (its stop hook shows it when
 //     the agent is about to stop);
 //  6. a live session whose client has next-turn projection proven:
 //     queued, next-turn (the receipt becomes offered only when the client
@@ -219,20 +228,22 @@ func (rt Router) route(ctx context.Context, m *protocol.Message, r Recipient) De
 		d.Outcome = strings.TrimPrefix(reason, movedPrefix)
 		return d
 	}
+	midTurn := func(s Session) bool {
+		return r.MidTurn != "" && s.Working() && s.MidTurn && Admits(Narrower(r.MidTurn, s.MidTurnPolicy), m)
+	}
+	endOfTurn := func(s Session) bool {
+		return r.EndOfTurn != "" && s.Working() && s.EndOfTurn && !s.HoldsSpent && AdmitsEndOfTurn(Narrower(r.EndOfTurn, s.EndOfTurnPolicy), m)
+	}
 	switch {
 	case len(r.Sessions) == 0:
 		d.ErrorCode = code(ErrRecipientUnavailable)
-	case slices.ContainsFunc(r.Sessions, func(s Session) bool {
-		return s.Working() && s.MidTurn && Admits(Narrower(r.MidTurn, s.MidTurnPolicy), m)
-	}) && r.MidTurn != "":
-		d.Transport = TransportMidTurn
+	case slices.ContainsFunc(r.Sessions, midTurn):
+		d.Transport, d.Sessions = TransportMidTurn, carriers(r.Sessions, midTurn)
 		if reason != noLive {
 			d.ErrorCode = code(reason)
 		}
-	case slices.ContainsFunc(r.Sessions, func(s Session) bool {
-		return s.Working() && s.EndOfTurn && AdmitsEndOfTurn(Narrower(r.EndOfTurn, s.EndOfTurnPolicy), m)
-	}) && r.EndOfTurn != "":
-		d.Transport = TransportEndOfTurn
+	case slices.ContainsFunc(r.Sessions, endOfTurn):
+		d.Transport, d.Sessions = TransportEndOfTurn, carriers(r.Sessions, endOfTurn)
 		if reason != noLive {
 			d.ErrorCode = code(reason)
 		}
@@ -248,6 +259,15 @@ func (rt Router) route(ctx context.Context, m *protocol.Message, r Recipient) De
 		}
 	}
 	return d
+}
+
+// carriers is a copy of sessions with Carries set on those by.
+func carriers(sessions []Session, by func(Session) bool) []Session {
+	out := slices.Clone(sessions)
+	for i := range out {
+		out[i].Carries = by(out[i])
+	}
+	return out
 }
 
 // movedPrefix marks live's answer that the receipt moved past queued
@@ -388,7 +408,7 @@ func (rt Router) Deliver(ctx context.Context, room *core.Room, m *protocol.Messa
 			_, declared := s.Extensions[protocol.ExtCapabilities]
 			rs := Session{SessionID: s.SessionID, Harness: s.Harness, Manual: !declared,
 				ClientVersion: protocol.SessionClientVersion(s), NextTurn: caps.NextTurn, LivePush: caps.LivePush,
-				MidTurn: caps.MidTurn, EndOfTurn: caps.EndOfTurn}
+				MidTurn: caps.MidTurn, EndOfTurn: caps.EndOfTurn, HoldsSpent: !core.EndOfTurnHoldsLeft(s, room.WS.Policy.EndOfTurnMaxHolds)}
 			if a, ok := protocol.SessionActivity(s); ok {
 				rs.Activity = &a
 			}

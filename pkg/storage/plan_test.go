@@ -22,6 +22,11 @@ func TestQueriesUseTheirIndexes(t *testing.T) {
 			WHERE r.recipient_participant_id = 'p' AND r.listable = 1 AND (r.sent_at, r.message_id) < ('t', 'm')
 			ORDER BY r.sent_at DESC, r.message_id DESC`, "receipts_inbox"},
 		{strings.ReplaceAll(queryOwed, "?", "'p'"), "receipts_owed"},
+		// The post-tool hook's scan (core's queuedForTurn) and the
+		// projection's walk only the queued receipts, however many offered
+		// ones a long session has piled up.
+		{strings.ReplaceAll(inboxQuery(InboxQuery{Recipient: "p", QueuedOnly: true, ListableOnly: true, Kind: "question"}), "?", "'p'"), "receipts_queued"},
+		{strings.ReplaceAll(inboxQuery(InboxQuery{Recipient: "p", QueuedOnly: true, ListableOnly: true}), "?", "'p'"), "receipts_queued"},
 		{strings.ReplaceAll(queryOutstanding, "?", "'p'"), "receipts_outstanding"},
 	} {
 		var plan []string
@@ -47,5 +52,39 @@ func TestQueriesUseTheirIndexes(t *testing.T) {
 		if !strings.Contains(strings.Join(plan, "\n"), c.index) {
 			t.Errorf("plan does not use %s:\n%s", c.index, strings.Join(plan, "\n"))
 		}
+	}
+}
+
+// TestEarlierStoreGetsTheQueuedIndex: a store created before
+// receipts_queued existed gets it when opened, and keeps it.
+func TestEarlierStoreGetsTheQueuedIndex(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "acc.db")
+	s, err := OpenSQLite(ctx, path, "workspace_old")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.db.ExecContext(ctx, "DROP INDEX receipts_queued"); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	has := func() bool {
+		t.Helper()
+		s, err := OpenSQLite(ctx, path, "workspace_old")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		var n int
+		if err := s.db.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_master WHERE name = 'receipts_queued'").Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n == 1
+	}
+	if !has() {
+		t.Fatal("opening an earlier store must add receipts_queued")
+	}
+	if !has() {
+		t.Fatal("the index went away")
 	}
 }

@@ -71,6 +71,7 @@ CREATE TABLE receipts (
 CREATE INDEX receipts_inbox ON receipts(recipient_participant_id, listable, sent_at DESC, message_id DESC);
 CREATE INDEX receipts_all ON receipts(recipient_participant_id, sent_at DESC, message_id DESC);
 CREATE INDEX receipts_outstanding ON receipts(message_id) WHERE state <> 'acknowledged' AND obligation <> 'none';
+CREATE INDEX receipts_queued ON receipts(recipient_participant_id, state, sent_at DESC, message_id DESC, kind) WHERE state = 'queued';
 CREATE INDEX receipts_owed ON receipts(recipient_participant_id, sent_at DESC, message_id DESC) WHERE state <> 'acknowledged' AND obligation <> 'none';
 
 -- decision_links holds one row per target of a decision change (from the

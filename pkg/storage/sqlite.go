@@ -150,7 +150,33 @@ func (s *SQLite) checkOrInit(ctx context.Context) error {
 			"the store at %s belongs to workspace %s, not %s; it was left untouched", s.path, id, s.workspaceID).
 			With("storeWorkspaceId", id)
 	}
+	s.addLaterIndexes(ctx, conn)
 	return nil
+}
+
+// laterIndexes are indexes of schema version 1 that stores created by
+// earlier builds lack; each name maps to its statement (schemaSQL has
+// the same). They change no record, so the schema version stays.
+var laterIndexes = map[string]string{
+	"receipts_queued": "CREATE INDEX IF NOT EXISTS receipts_queued ON receipts(recipient_participant_id, state, sent_at DESC, message_id DESC, kind) WHERE state = 'queued'",
+}
+
+// addLaterIndexes creates the laterIndexes a store lacks. Finding them
+// present costs one read; creating one is tried for at most a quarter of
+// a second, and a store too busy for that is read without it this time
+// (the queries are the same, only slower).
+func (s *SQLite) addLaterIndexes(ctx context.Context, conn *sql.Conn) {
+	for name, stmt := range laterIndexes {
+		var n int
+		if err := conn.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name = ?", name).Scan(&n); err != nil || n > 0 {
+			continue
+		}
+		ictx, cancel := context.WithTimeout(ctx, 250*time.Millisecond)
+		if _, err := conn.ExecContext(ictx, stmt); err == nil {
+			s.wrote.Store(true)
+		}
+		cancel()
+	}
 }
 
 // setWAL switches a new database to WAL mode. SQLite answers SQLITE_BUSY at
@@ -652,30 +678,44 @@ func (t *sqliteTx) ReceiptsByMessage(messageID string) ([]protocol.Receipt, erro
 }
 
 func (t *sqliteTx) ScanInbox(q InboxQuery, fn func(InboxRow) bool) error {
-	var where []string
 	args := []any{q.Recipient}
-	where = append(where, "r.recipient_participant_id = ?")
-	if q.QueuedOnly {
-		where = append(where, "r.state = 'queued'")
-	}
-	if q.ListableOnly {
-		where = append(where, "r.listable = 1")
-	}
 	if q.Kind != "" {
-		where = append(where, "r.kind = ?")
 		args = append(args, q.Kind)
 	}
 	if q.BeforeMessageID != "" {
-		where = append(where, "(r.sent_at, r.message_id) < (?, ?)")
 		args = append(args, q.BeforeSentAt, q.BeforeMessageID)
 	}
-	query := "SELECT m.record, r.record, r.message_id, r.recipient_participant_id FROM receipts r JOIN messages m ON m.message_id = r.message_id WHERE " +
-		strings.Join(where, " AND ") + " ORDER BY r.sent_at DESC, r.message_id DESC"
-	rows, err := t.q.QueryContext(t.ctx, query, args...)
+	rows, err := t.q.QueryContext(t.ctx, inboxQuery(q), args...)
 	if err != nil {
 		return mapErr(t.path, err, "scan the inbox")
 	}
 	return t.scanRows(rows, "scan the inbox", fn)
+}
+
+// inboxQuery is ScanInbox's statement for q; its arguments are the
+// recipient, then the kind when q.Kind is set, then the cursor when
+// q.BeforeMessageID is set.
+func inboxQuery(q InboxQuery) string {
+	var where []string
+	where = append(where, "r.recipient_participant_id = ?")
+	switch {
+	case q.QueuedOnly && q.ListableOnly:
+		// A queued receipt is listable exactly when it heads its decision
+		// group; said so, the partial index receipts_queued serves it.
+		where = append(where, "r.state = 'queued'", "r.decision_head = 1")
+	case q.QueuedOnly:
+		where = append(where, "r.state = 'queued'")
+	case q.ListableOnly:
+		where = append(where, "r.listable = 1")
+	}
+	if q.Kind != "" {
+		where = append(where, "r.kind = ?")
+	}
+	if q.BeforeMessageID != "" {
+		where = append(where, "(r.sent_at, r.message_id) < (?, ?)")
+	}
+	return "SELECT m.record, r.record, r.message_id, r.recipient_participant_id FROM receipts r JOIN messages m ON m.message_id = r.message_id WHERE " +
+		strings.Join(where, " AND ") + " ORDER BY r.sent_at DESC, r.message_id DESC"
 }
 
 // decodeRow decodes one row of a message joined with its receipt for
