@@ -50,6 +50,25 @@ func TestRouterEndOfTurnIsTrue(t *testing.T) {
 		}
 		wantDelivery(t, "holds spent", d, "bob", "queued", "next-turn", "")
 	})
+	// With the default bound (2) a turn already held once is not promised
+	// again: the proven clients mark the stop after a hold, which the hook
+	// lets through (core.EndOfTurnPromised).
+	t.Run("held once", func(t *testing.T) {
+		tr := newTurnRoom(t, true, map[string]any{"midTurn": "off"})
+		tr.prompt()
+		tr.send("question", "first", "b")
+		if reason := hold(t, tr.stop(false)); reason == "" {
+			t.Fatal("the first question must hold the stop")
+		}
+		d, q := tr.sb.deliver(tr.alice, "--to", "bob", "--type", "question", "--subject", "second", "--body", "b")
+		wantDelivery(t, "held once", d, "bob", "queued", "next-turn", "")
+		if reason := hold(t, tr.stop(true)); reason != "" {
+			t.Fatalf("the stop the client marks was held: %s", reason)
+		}
+		if !strings.Contains(tr.c.injected(t, tr.prompt(), "UserPromptSubmit"), q) {
+			t.Fatal("the next turn must carry it")
+		}
+	})
 }
 
 // fullPipe is a pipe whose buffer is already full: a writer blocks until

@@ -148,6 +148,19 @@ func EndOfTurnHoldsLeft(s *protocol.Session, maxHolds int) bool {
 	return holdsLeft(memoryOf(s), a, maxHolds)
 }
 
+// EndOfTurnPromised reports whether a send may promise end-of-turn
+// delivery to session s: its turn may still be held (EndOfTurnHoldsLeft)
+// and has not been held yet. After a turn's first hold, the clients whose
+// hold is proven say so of their next stop (stop_hook_active, or Gemini
+// CLI's continuation prompt, RecordHoldContinuation), and that stop is
+// let through; so a later message of that turn waits for the next one,
+// and the router says next-turn (docs/delivery.md, "End of turn").
+func EndOfTurnPromised(s *protocol.Session, maxHolds int) bool {
+	a, _ := protocol.SessionActivity(s)
+	m := memoryOf(s)
+	return holdsLeft(m, a, maxHolds) && !(m.HoldTurn == a.Since && m.Holds > 0)
+}
+
 // HookSession is the open session bound to a client session, as the
 // post-tool and turn-end hooks need it.
 type HookSession struct {

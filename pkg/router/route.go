@@ -85,9 +85,10 @@ type Session struct {
 	// --end-of-turn; "" when not set): they narrow the recipient's
 	// room-wide MidTurn and EndOfTurn for this session (Narrower).
 	MidTurnPolicy, EndOfTurnPolicy string
-	// HoldsSpent: the session's current turn may not be held again
-	// (policy.endOfTurnMaxHolds is 0, or the turn had that many holds;
-	// core.EndOfTurnHoldsLeft), so its stop hook shows nothing more.
+	// HoldsSpent: a send may not promise the session's stop hook holds
+	// for it (policy.endOfTurnMaxHolds is 0, or its current turn was held
+	// already: the proven clients mark the stop after a hold, which is let
+	// through; core.EndOfTurnPromised).
 	HoldsSpent bool
 	// Carries: in a Delivery routed mid-turn or end-of-turn, this session
 	// is one whose hook would show the message by that path (set by Route;
@@ -217,7 +218,20 @@ func (rt Router) route(ctx context.Context, m *protocol.Message, r Recipient) De
 	if r.NotPending {
 		return d
 	}
-	reason := rt.live(ctx, m, r)
+	midTurn := func(s Session) bool {
+		return r.MidTurn != "" && s.Working() && s.MidTurn && Admits(Narrower(r.MidTurn, s.MidTurnPolicy), m)
+	}
+	endOfTurn := func(s Session) bool {
+		return r.EndOfTurn != "" && s.Working() && s.EndOfTurn && !s.HoldsSpent && AdmitsEndOfTurn(Narrower(r.EndOfTurn, s.EndOfTurnPolicy), m)
+	}
+	// A busy session that takes the message after its next tool call is
+	// not pushed to: a client's own channel holds a push until the turn
+	// ends (Claude Code queues it), which is later, and the push would
+	// make the receipt offered so the post-tool hook would skip it.
+	reason := noLive
+	if !slices.ContainsFunc(r.Sessions, midTurn) {
+		reason = rt.live(ctx, m, r)
+	}
 	switch {
 	case reason == "":
 		d.Outcome, d.Transport = OutcomeOffered, liveTransport(r)
@@ -227,12 +241,6 @@ func (rt Router) route(ctx context.Context, m *protocol.Message, r Recipient) De
 		// recipient read it): its state, as in row 1.
 		d.Outcome = strings.TrimPrefix(reason, movedPrefix)
 		return d
-	}
-	midTurn := func(s Session) bool {
-		return r.MidTurn != "" && s.Working() && s.MidTurn && Admits(Narrower(r.MidTurn, s.MidTurnPolicy), m)
-	}
-	endOfTurn := func(s Session) bool {
-		return r.EndOfTurn != "" && s.Working() && s.EndOfTurn && !s.HoldsSpent && AdmitsEndOfTurn(Narrower(r.EndOfTurn, s.EndOfTurnPolicy), m)
 	}
 	switch {
 	case len(r.Sessions) == 0:
@@ -408,7 +416,7 @@ func (rt Router) Deliver(ctx context.Context, room *core.Room, m *protocol.Messa
 			_, declared := s.Extensions[protocol.ExtCapabilities]
 			rs := Session{SessionID: s.SessionID, Harness: s.Harness, Manual: !declared,
 				ClientVersion: protocol.SessionClientVersion(s), NextTurn: caps.NextTurn, LivePush: caps.LivePush,
-				MidTurn: caps.MidTurn, EndOfTurn: caps.EndOfTurn, HoldsSpent: !core.EndOfTurnHoldsLeft(s, room.WS.Policy.EndOfTurnMaxHolds)}
+				MidTurn: caps.MidTurn, EndOfTurn: caps.EndOfTurn, HoldsSpent: !core.EndOfTurnPromised(s, room.WS.Policy.EndOfTurnMaxHolds)}
 			if a, ok := protocol.SessionActivity(s); ok {
 				rs.Activity = &a
 			}

@@ -288,8 +288,10 @@ func TestRouteTurnRows(t *testing.T) {
 		{"busy, the installation cannot widen the room's", question, []Session{withPolicy(both, PolicyAll, PolicyActionable)}, PolicyOff, PolicyOff, nil, TransportNextTurn, ""},
 		{"busy, each session's own installation counts", question, []Session{manual, withPolicy(endOnly, "", PolicyOff), both}, PolicyActionable, PolicyActionable, nil, TransportMidTurn, ""},
 		{"manual only: inbox", question, []Session{manual}, PolicyAll, PolicyActionable, nil, TransportDurable, ErrUnsupportedClientVersion},
-		{"live push off, busy: mid-turn keeps why", question, []Session{bound}, PolicyActionable, PolicyActionable, &fakeTransport{accept: true}, TransportMidTurn, ErrDeliveryDisabled},
-		{"live push failed, busy: mid-turn keeps why", question, []Session{bound}, PolicyActionable, PolicyActionable, &fakeTransport{err: errors.New("x")}, TransportMidTurn, ErrTransportError},
+		{"live push bound, busy: mid-turn, never pushed", question, []Session{bound}, PolicyActionable, PolicyActionable, &fakeTransport{accept: true}, TransportMidTurn, ""},
+		{"live push failing, busy: mid-turn, never tried", question, []Session{bound}, PolicyActionable, PolicyActionable, &fakeTransport{err: errors.New("x")}, TransportMidTurn, ""},
+		{"live push off, busy, mid-turn off: end of turn keeps why", question, []Session{bound}, PolicyOff, PolicyActionable, &fakeTransport{accept: true}, TransportEndOfTurn, ErrDeliveryDisabled},
+		{"live push failed, busy, mid-turn off: end of turn keeps why", question, []Session{bound}, PolicyOff, PolicyActionable, &fakeTransport{err: errors.New("x")}, TransportEndOfTurn, ErrTransportError},
 	}
 	for _, row := range rows {
 		t.Run(row.name, func(t *testing.T) {
@@ -309,6 +311,11 @@ func TestRouteTurnRows(t *testing.T) {
 			}
 			if d.Outcome != OutcomeQueued || d.Transport != row.via || got != row.code {
 				t.Errorf("got %s via %s (%q), want queued via %s (%q)", d.Outcome, d.Transport, got, row.via, row.code)
+			}
+			// A session reached mid-turn is never pushed to: its client
+			// would hold the push until the turn ends.
+			if row.live != nil && row.via == TransportMidTurn && row.live.offers != 0 {
+				t.Errorf("a busy session reached mid-turn was pushed to (%d offers)", row.live.offers)
 			}
 		})
 	}
