@@ -74,7 +74,9 @@ func TestCertifyStandIns(t *testing.T) {
 		{name: "gives no result for the shell", mode: "noshell", proven: map[string]bool{"attach": true, "nextTurn": true, "guardFiles": true, "sessionEnd": true, "midTurn": true, "endOfTurn": true}, recorded: true},
 		{name: "makes up a denial", mode: "fakedeny", proven: map[string]bool{"attach": true, "nextTurn": true, "sessionEnd": true}, recorded: true},
 		{name: "writes and puts the bytes back", mode: "restore", proven: map[string]bool{"attach": true, "nextTurn": true, "guardShell": false, "sessionEnd": true, "midTurn": true, "endOfTurn": true}, recorded: true},
-		{name: "runs no before-turn hook", mode: "noprompt", proven: map[string]bool{"attach": true, "guardFiles": true, "guardShell": true, "sessionEnd": true, "midTurn": true, "endOfTurn": true}, recorded: true},
+		// Without a before-turn hook no turn is ever seen to start, and
+		// only a turn is held: endOfTurn cannot be given.
+		{name: "runs no before-turn hook", mode: "noprompt", proven: map[string]bool{"attach": true, "guardFiles": true, "guardShell": true, "sessionEnd": true, "midTurn": true}, recorded: true},
 		{name: "runs no post-tool hook", mode: "nopost", proven: map[string]bool{"attach": true, "nextTurn": true, "guardFiles": true, "guardShell": true, "sessionEnd": true, "endOfTurn": true}, recorded: true},
 		{name: "stops although held", mode: "nohold", proven: map[string]bool{"attach": true, "nextTurn": true, "guardFiles": true, "guardShell": true, "sessionEnd": true, "midTurn": true}, recorded: true},
 		{name: "hangs after asking the model", mode: "slow", proven: map[string]bool{"attach": true}, problem: "did not finish within 20s; nothing recorded"},

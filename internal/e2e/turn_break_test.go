@@ -271,25 +271,47 @@ func TestAfterToolProceedsWhateverTheStore(t *testing.T) {
 }
 
 // TestHoldBoundedWithoutStopHookActive: a client that never says its stop
-// hook is active and runs its before-turn hook again between held stops
-// (Gemini CLI's retry) is still held at most policy.endOfTurnMaxHolds
-// times in the turn, whatever is still waiting or owed.
+// hook is active is still bounded. One that carries on after a hold by
+// running its before-turn hook with the hold's reason as the prompt
+// (Gemini CLI's retry) is held once in the turn, whatever still waits;
+// one that fires nothing between its stops is held at most
+// policy.endOfTurnMaxHolds times.
 func TestHoldBoundedWithoutStopHookActive(t *testing.T) {
-	tr := newTurnRoom(t, true, map[string]any{"midTurn": "off", "endOfTurnMaxHolds": 2})
-	tr.prompt()
-	for i := range 4 {
-		tr.send("question", fmt.Sprintf("q%d", i), "b")
-	}
-	holds := 0
-	for range 6 {
-		if hold(t, tr.stop(false)) != "" {
-			holds++
-		}
+	t.Run("continuation prompt", func(t *testing.T) {
+		tr := newTurnRoom(t, true, map[string]any{"midTurn": "off", "endOfTurnMaxHolds": 2})
 		tr.prompt()
-	}
-	if holds != 2 {
-		t.Fatalf("held %d times in one turn, want policy.endOfTurnMaxHolds 2", holds)
-	}
+		for i := range 4 {
+			tr.send("question", fmt.Sprintf("q%d", i), "b")
+		}
+		holds := 0
+		for range 4 {
+			reason := hold(t, tr.stop(false))
+			if reason == "" {
+				continue
+			}
+			holds++
+			tr.sb.hook(hookOpts{}, tr.payload("UserPromptSubmit", map[string]any{"prompt": reason}), "claude", "UserPromptSubmit")
+		}
+		if holds != 1 {
+			t.Fatalf("held %d times in one turn carried on by its reason, want 1", holds)
+		}
+	})
+	t.Run("no signal", func(t *testing.T) {
+		tr := newTurnRoom(t, true, map[string]any{"midTurn": "off", "endOfTurnMaxHolds": 2})
+		tr.prompt()
+		for i := range 4 {
+			tr.send("question", fmt.Sprintf("q%d", i), "b")
+		}
+		holds := 0
+		for range 6 {
+			if hold(t, tr.stop(false)) != "" {
+				holds++
+			}
+		}
+		if holds != 2 {
+			t.Fatalf("held %d times in one turn, want policy.endOfTurnMaxHolds 2", holds)
+		}
+	})
 }
 
 // TestACPRelayTakesTheOfferLock: the acc acp relay's projection is one

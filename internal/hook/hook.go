@@ -476,16 +476,20 @@ func (r *Runner) turn(ctx context.Context, a adapter.Adapter, ev *adapter.Event,
 				return nil, err
 			}
 		}
-	} else if _, err := room.SetActivity(ctx, *c, protocol.ActivityWorking); err != nil {
-		// A turn starts: the session is working (docs/delivery.md,
+	} else if strings.Contains(ev.Prompt, core.HoldReasonLead) {
+		// A client carrying on after a hold with its reason as a new
+		// prompt (Gemini CLI): the same turn goes on, and the stop that
+		// follows is not held again, whatever the client says of it
+		// (docs/delivery.md, "End of turn").
+		if _, err := room.SetActivity(ctx, *c, protocol.ActivityWorking); err != nil {
+			return nil, err
+		}
+		_, _ = room.RecordHoldContinuation(ctx, *c, ev.Prompt)
+	} else if _, err := room.BeginTurn(ctx, *c); err != nil {
+		// A turn starts: the session is working since now, even after a
+		// turn that ended with no turn-end hook (docs/delivery.md,
 		// "Knowing when a peer is free"); this is its heartbeat too.
 		return nil, err
-	}
-	if ev.Kind == adapter.BeforeTurn && strings.Contains(ev.Prompt, core.HoldReasonLead) {
-		// A client carrying on after a hold with its reason as a new
-		// prompt (Gemini CLI): the stop that follows is not held again,
-		// whatever the client says of it (docs/delivery.md, "End of turn").
-		_, _ = room.RecordHoldContinuation(ctx, *c, ev.Prompt)
 	}
 	r.recordLive(ctx, a, ev, room, *c, clientPID)
 	// The offer lock is held from reading the receipts to recording the

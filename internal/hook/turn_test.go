@@ -138,13 +138,20 @@ func TestKimiHoldIsOnStderr(t *testing.T) {
 	if st, a := state(); code != 0 || fw.tried == 0 || st != protocol.ReceiptQueued || a.State != protocol.ActivityIdle {
 		t.Fatalf("exit %d, %d writes; receipt %s, activity %+v: want exit 0, queued, idle", code, fw.tried, st, a)
 	}
-	// The next stop (no turn in between: a prompt would carry the message
-	// itself) holds, and is recorded once stderr took it.
+	// A turn again (recorded directly: a prompt hook would carry the
+	// message itself), and its stop holds, recorded once stderr took it.
+	hs, err := r.HookSession(ctx, "kimi", "k1", 0)
+	if err != nil || hs == nil {
+		t.Fatal(err)
+	}
+	if _, err := r.SetActivity(ctx, hs.Caller, protocol.ActivityWorking); err != nil {
+		t.Fatal(err)
+	}
 	res := w.hook("kimi", "Stop", "k1")
 	if res.code != 2 || res.stdout != "" || !strings.Contains(res.stderr, "messageId: "+id) {
 		t.Fatalf("hold: %+v", res)
 	}
-	if st, a := state(); st != protocol.ReceiptOffered || a.State != protocol.ActivityIdle {
-		t.Fatalf("after the hold: receipt %s, activity %+v (a hold leaves the activity as it was)", st, a)
+	if st, a := state(); st != protocol.ReceiptOffered || a.State != protocol.ActivityWorking {
+		t.Fatalf("after the hold: receipt %s, activity %+v (a held session stays working)", st, a)
 	}
 }

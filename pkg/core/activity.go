@@ -17,6 +17,20 @@ import (
 // state other than those two; exit 5 when the session is closed, missing
 // or replaced (requireOwner).
 func (r *Room) SetActivity(ctx context.Context, c Caller, state string) (protocol.Activity, error) {
+	return r.setActivity(ctx, c, state, false)
+}
+
+// BeginTurn records that session c's agent starts a new turn: working,
+// since now, even when it was working already — a prompt after a turn
+// that ended without a turn-end hook (the person interrupted it) starts
+// afresh, so that turn's holds and start are not carried over
+// (docs/delivery.md, "Knowing when a peer is free"). It refreshes the
+// heartbeat too. Errors as SetActivity.
+func (r *Room) BeginTurn(ctx context.Context, c Caller) (protocol.Activity, error) {
+	return r.setActivity(ctx, c, protocol.ActivityWorking, true)
+}
+
+func (r *Room) setActivity(ctx context.Context, c Caller, state string, fresh bool) (protocol.Activity, error) {
 	if state != protocol.ActivityWorking && state != protocol.ActivityIdle {
 		return protocol.Activity{}, protocol.Errorf(protocol.ReasonInvalidInput, "activity %q is neither %s nor %s", state, protocol.ActivityWorking, protocol.ActivityIdle)
 	}
@@ -29,7 +43,7 @@ func (r *Room) SetActivity(ctx context.Context, c Caller, state string) (protoco
 		now := protocol.FormatTime(r.now())
 		s.HeartbeatAt = now
 		out = protocol.Activity{State: state, Since: now}
-		if prev, ok := protocol.SessionActivity(s); ok && prev.State == state {
+		if prev, ok := protocol.SessionActivity(s); ok && prev.State == state && !fresh {
 			out = prev
 		}
 		if s.Extensions == nil {

@@ -2,6 +2,8 @@ package core
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -58,5 +60,44 @@ func TestSetActivityKeepsTheTurnsStart(t *testing.T) {
 	}
 	if got, ok := read(); !ok || got.State != protocol.ActivityIdle || got.Since != protocol.FormatTime(clock) {
 		t.Fatalf("stored: %+v %v", got, ok)
+	}
+}
+
+// TestBeginTurnStartsAfresh: a prompt after a turn that never reported its
+// end (the person interrupted it) starts a new turn: Since moves, and the
+// new turn may be held again although the old one was held to its bound.
+func TestBeginTurnStartsAfresh(t *testing.T) {
+	tr := newTestRoom(t)
+	ctx := context.Background()
+	clock := time.Date(2026, 12, 2, 11, 0, 0, 0, time.UTC)
+	tr.Now = func() time.Time { clock = clock.Add(time.Second); return clock }
+	a := tr.attach("alice", "cli")
+	b := tr.hookAttach("bob", "cs-bob", true, true)
+	first, err := tr.BeginTurn(ctx, b)
+	if err != nil || first.State != protocol.ActivityWorking {
+		t.Fatalf("begin: %+v %v", first, err)
+	}
+	opts := TurnOptions{Policy: TurnDeliveryActionable}
+	for i := range DefaultEndOfTurnMaxHolds {
+		tr.send(a, SendInput{To: []string{"bob"}, Kind: protocol.KindQuestion, Subject: fmt.Sprint("q", i), Body: "?"})
+		got, _ := tr.ProjectTurnEnd(ctx, "claude", "cs-bob", opts)
+		if got.Held == "" {
+			t.Fatalf("hold %d not given", i)
+		}
+		if err := tr.RecordHold(ctx, b, got.Held, len(got.Offered) > 0, "claude", ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tr.send(a, SendInput{To: []string{"bob"}, Kind: protocol.KindQuestion, Subject: "late", Body: "?"})
+	if got, _ := tr.ProjectTurnEnd(ctx, "claude", "cs-bob", opts); got.Text != "" {
+		t.Fatal("held past the bound")
+	}
+	// Interrupted: no turn end; the next prompt begins a new turn.
+	again, err := tr.BeginTurn(ctx, b)
+	if err != nil || again.Since == first.Since {
+		t.Fatalf("a new prompt kept the old turn's start: %+v %v", again, err)
+	}
+	if got, _ := tr.ProjectTurnEnd(ctx, "claude", "cs-bob", opts); !strings.Contains(got.Text, "late") {
+		t.Fatalf("the new turn may be held: %+v", got)
 	}
 }

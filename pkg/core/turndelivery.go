@@ -419,7 +419,8 @@ const endOfTurnLead = HoldReasonLead + " a peer message for you is waiting (peer
 
 // ProjectTurnEnd decides whether a turn-end hook holds a stopping agent
 // (docs/delivery.md, "End of turn"), in one read transaction. It holds
-// when o.Policy is actionable, the session's declared capabilities have
+// when the session is in a turn (its activity is working), o.Policy is
+// actionable, the session's declared capabilities have
 // Delivery.EndOfTurn, o.StopHookActive is false and the client did not
 // start this turn's held continuation as a prompt of its own
 // (RecordHoldContinuation), this turn (the session's
@@ -444,7 +445,10 @@ func (r *Room) ProjectTurnEnd(ctx context.Context, adapterID, clientSessionID st
 		if o.StopHookActive || continued || !hs.Capabilities.Delivery.EndOfTurn || NarrowerTurnPolicy(o.Policy, TurnDeliveryActionable) != TurnDeliveryActionable {
 			return nil
 		}
-		if !holdsLeft(hs.memory, hs.Activity, maxHolds) {
+		if hs.Activity.State != protocol.ActivityWorking || !holdsLeft(hs.memory, hs.Activity, maxHolds) {
+			// Only a turn is held: a stop that comes when the session is
+			// not working (a second stop after one that was let through,
+			// with no prompt between) ends nothing.
 			return nil
 		}
 		budget := TurnBudget(r.WS.Policy.ContextBudgetBytes)
