@@ -6,7 +6,7 @@
 // hooks installed there as acc install would, headless against the
 // loopback fake model (internal/fakemodel), so no network and no token.
 //
-// Two runs per client prove the seven capabilities of SPEC decision 6:
+// Two runs per client prove the seven capabilities of docs/certify.md:
 //
 //   - run 1: the session start attaches a session (attach); a session in
 //     the other worktree holds a guarded claim on src/a.go, and the model

@@ -356,8 +356,8 @@ var safeCodes = []string{ErrAmbiguousSessions, ErrDeliveryDisabled, ErrRecipient
 	ErrTransportError, ErrTransportRejected, ErrUnsupportedClientVersion}
 
 // Admits reports whether a delivery policy lets an addressed message m
-// reach a recipient outside its inbox and next turn (reference/adapters.md
-// §3.6, docs/delivery.md): off never; actionable for questions, requests,
+// reach a recipient outside its inbox and next turn (docs/delivery.md,
+// "Live push: waking an idle session" and "Mid-turn"): off never; actionable for questions, requests,
 // answers, decisions and handoffs; all for every kind. A room message is
 // never admitted: it reaches each recipient on its next turn. It is
 // core.TurnAdmits, the rule the post-tool and stop hooks apply, so the

@@ -46,7 +46,7 @@ var spec = &hookio.Spec{
 	SourceKeys:    []string{"source"},
 	EndReasonKeys: []string{"reason"},
 	PromptKeys:    []string{"prompt"},
-	// Stop carries stop_hook_active (fixtures/captured/claude/Stop.json).
+	// Stop carries stop_hook_active (evidence/2.1.332/payloads/Stop-endOfTurn.json).
 	StopActiveKeys: []string{"stop_hook_active"},
 	ToolKeys:       []string{"tool_name"},
 	InputKeys:      []string{"tool_input"},

@@ -43,7 +43,7 @@ var spec = &hookio.Spec{
 	ModelKeys:     []string{"model"},
 	SourceKeys:    []string{"source"},
 	EndReasonKeys: []string{"reason"},
-	// Stop carries stop_hook_active (fixtures/captured/codex/Stop.json).
+	// Stop carries stop_hook_active (evidence/0.171.0/payloads/Stop-endOfTurn.json).
 	StopActiveKeys: []string{"stop_hook_active"},
 	PromptKeys:     []string{"prompt"},
 	ToolKeys:       []string{"tool_name", "toolName", "tool"},

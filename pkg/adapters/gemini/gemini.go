@@ -46,7 +46,7 @@ var spec = &hookio.Spec{
 	// context in front of it); after a held stop it is the hold's reason
 	// (docs/delivery.md, "End of turn").
 	PromptKeys: []string{"prompt"},
-	// AfterAgent carries stop_hook_active (fixtures/captured/gemini).
+	// AfterAgent carries stop_hook_active (evidence/0.61.0/payloads/AfterAgent-endOfTurn.json).
 	StopActiveKeys: []string{"stop_hook_active"},
 	ToolKeys:       []string{"tool_name"},
 	InputKeys:      []string{"tool_input"},

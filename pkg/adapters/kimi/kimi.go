@@ -54,7 +54,7 @@ var spec = &hookio.Spec{
 	ModelKeys:     []string{"model"},
 	SourceKeys:    []string{"source"},
 	EndReasonKeys: []string{"reason"},
-	// Stop carries stop_hook_active (reference/adapters.md §2.5).
+	// Stop carries stop_hook_active, as Claude Code's does (docs/hooks.md, "Turn delivery"; not proven on a real Kimi Code).
 	StopActiveKeys: []string{"stop_hook_active"},
 	ToolKeys:       []string{"tool_name"},
 	InputKeys:      []string{"tool_input"},
