@@ -101,3 +101,41 @@ func TestBeginTurnStartsAfresh(t *testing.T) {
 		t.Fatalf("the new turn may be held: %+v", got)
 	}
 }
+
+// TestStatusShowsNoTurnOfAnOfflineSession: a session whose process is gone
+// (a crash mid-turn records no turn end) is shown by status --all with no
+// activity; while its process lives it shows working.
+func TestStatusShowsNoTurnOfAnOfflineSession(t *testing.T) {
+	tr := newTestRoom(t)
+	ctx := context.Background()
+	tr.attach("alice", "cli")
+	res, err := tr.Attach(ctx, AttachInput{ParticipantID: "bob", PID: 4242})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := Caller{SessionID: res.SessionID, Generation: res.Generation}
+	if _, err := tr.BeginTurn(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	activity := func() *protocol.Activity {
+		t.Helper()
+		st, err := tr.Status(ctx, StatusQuery{All: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, row := range st.Participants {
+			if row.SessionID == b.SessionID {
+				return row.Activity
+			}
+		}
+		t.Fatal("bob's session is not listed")
+		return nil
+	}
+	if a := activity(); a == nil || a.State != protocol.ActivityWorking {
+		t.Fatalf("a live session in a turn: %+v", a)
+	}
+	tr.Probe = mapProbe{4242: {Exists: false}}
+	if a := activity(); a != nil {
+		t.Fatalf("an offline session shown in a turn: %+v", a)
+	}
+}

@@ -31,8 +31,8 @@ type SessionRow struct {
 	LivePolicy string `json:"livePolicy,omitempty"`
 	// Activity is whether the session's agent is in a turn (working) or
 	// between turns (idle), and since when, as its turn hooks last
-	// recorded; absent when they never did (docs/delivery.md, "Knowing
-	// when a peer is free").
+	// recorded; absent when they never did, and for a session that is
+	// offline (docs/delivery.md, "Knowing when a peer is free").
 	Activity *protocol.Activity `json:"activity,omitempty"`
 }
 
@@ -209,6 +209,11 @@ func (r *Room) Status(ctx context.Context, q StatusQuery) (*Status, error) {
 				ParentSessionID: s.ParentSessionID, CheckoutRoot: s.CheckoutRoot, Branch: s.Branch,
 				Enforcement: s.Enforcement, Lifecycle: s.Lifecycle, State: s.State, Presence: p, HeartbeatAt: s.HeartbeatAt,
 				Activity: ActivityOf(s)}
+			if p == PresenceOffline {
+				// Its process is gone: it is in no turn, whatever its hooks
+				// last recorded (a crash mid-turn records no turn end).
+				row.Activity = nil
+			}
 			intent := intents[s.SessionID]
 			if intent != nil && intent.State != "done" {
 				row.Intent = &intent.Summary
