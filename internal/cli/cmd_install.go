@@ -106,16 +106,17 @@ func (a *app) installCommand() *cli.Command {
 			"answers, decisions and addressed handoffs; all admits notes too; off (the default) leaves every message for\n" +
 			"the next turn and the inbox. It is recorded for you on this machine only; doctor says what is in effect.\n\n" +
 			"While your agent works through a long turn, a peer's message can reach it after its next tool call\n" +
-			"(--mid-turn) or hold it once when it is about to stop owing a reply (--end-of-turn), where the client's\n" +
-			"version has that proven. The room's acc.workspace.json (policy.midTurn, policy.endOfTurn) decides, on\n" +
-			"for actionable messages by default; these flags narrow it for one client on this machine (off turns it\n" +
-			"off; without the flag the recorded value stays; none recorded: the room decides).\n\n" +
+			"(--mid-turn), or hold it once when it is about to stop with a message to answer (--end-of-turn),\n" +
+			"where the client's version has that proven. The room's acc.workspace.json (policy.midTurn,\n" +
+			"policy.endOfTurn) decides, on for actionable messages by default; these flags narrow it for one client\n" +
+			"on this machine (off turns it off; without the flag the recorded value stays; none recorded: the room\n" +
+			"decides). acc-hook reads them at every call, so changing them needs no restart.\n\n" +
 			"  acc install --dry-run\n  acc install --adapter claude --adapter codex\n  acc install --adapter claude --delivery actionable\n" +
-			"  acc install --adapter codex --mid-turn off   # never interrupt Codex's turns; next turn only",
+			"  acc install --adapter codex --mid-turn off --end-of-turn off   # leave Codex's turns alone; next turn only",
 		Flags: append(installFlags,
 			&cli.StringFlag{Name: "delivery", Usage: "the live-push `POLICY` for these clients: off, actionable or all (without the flag the recorded policy stays; off at first); a pushed message starts a model turn in your session, spending your tokens"},
 			&cli.StringFlag{Name: "mid-turn", Usage: "which messages reach a busy session after a tool call, for these clients: `POLICY` off, actionable or all (narrows the room's policy.midTurn; without the flag the recorded value stays)"},
-			&cli.StringFlag{Name: "end-of-turn", Usage: "whether an agent about to stop that owes a reply is held once, for these clients: `POLICY` off or actionable (narrows the room's policy.endOfTurn)"}),
+			&cli.StringFlag{Name: "end-of-turn", Usage: "whether an agent about to stop with an unread message to it that is not a note, or a reply it owes, is held once, for these clients: `POLICY` off or actionable (narrows the room's policy.endOfTurn; without the flag the recorded value stays)"}),
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			env, err := a.installEnv(cmd)
 			if err != nil {

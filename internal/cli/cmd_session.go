@@ -215,7 +215,8 @@ func (a *app) statusCommand() *cli.Command {
 			"orphaned: it blocks nothing and counts for neither the claims nor the protection.\n" +
 			"A hooked session shows whether its agent is in a turn (working since …) or between turns (idle\n" +
 			"since …), as its turn hooks last recorded; --json gives it as activity {state, since}, absent when\n" +
-			"nothing was recorded. acc wait --idle or --finished waits for a peer to be free or gone.",
+			"nothing was recorded and for an offline or closed session (it is in no turn, whatever its hooks last\n" +
+			"recorded). acc wait --idle or --finished waits for a peer to be free or gone.",
 		Flags: append(ownerFlags(),
 			&cli.BoolFlag{Name: "all", Usage: "include offline and closed sessions"},
 			&cli.StringFlag{Name: "participant", Usage: "show only the sessions of the participant `ID`"},
