@@ -42,7 +42,7 @@ func turnDelivery(a adapter.Adapter, version string, caps adapter.Capabilities, 
 	td := TurnDelivery{MidTurn: mid, EndOfTurn: end, MidTurnProven: caps.MidTurn && version != "", EndOfTurnProven: caps.EndOfTurn && version != ""}
 	td.MidTurnWords = turnWords(a, version, td.MidTurnProven, mid, "policy.midTurn", "after each tool call",
 		"messages wait for the next turn")
-	td.EndOfTurnWords = turnWords(a, version, td.EndOfTurnProven, end, "policy.endOfTurn", "holding a stopping agent that owes a reply",
+	td.EndOfTurnWords = turnWords(a, version, td.EndOfTurnProven, end, "policy.endOfTurn", "holding a stopping agent with a message to answer",
 		"a stopping agent is not held; messages wait for the next turn")
 	return td
 }

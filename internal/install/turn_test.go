@@ -22,7 +22,7 @@ func TestTurnWords(t *testing.T) {
 		wantEnd  string
 	}{
 		{"", proven, "all", "", "off: the version of Claude Code is unreadable, so delivery after each tool call is not assumed; messages wait for the next turn",
-			"off: the version of Claude Code is unreadable, so delivery holding a stopping agent that owes a reply is not assumed; a stopping agent is not held; messages wait for the next turn"},
+			"off: the version of Claude Code is unreadable, so delivery holding a stopping agent with a message to answer is not assumed; a stopping agent is not held; messages wait for the next turn"},
 		{"2.1.197", adapter.Capabilities{}, "all", "actionable", "off: not proven for Claude Code 2.1.197; messages wait for the next turn",
 			"off: not proven for Claude Code 2.1.197; a stopping agent is not held; messages wait for the next turn"},
 		{"2.1.400", proven, "", "", "as the room's policy.midTurn says (actionable unless the room changes it)",

@@ -225,9 +225,10 @@ func (rt Router) route(ctx context.Context, m *protocol.Message, r Recipient) De
 		return r.EndOfTurn != "" && s.Working() && s.EndOfTurn && !s.HoldsSpent && AdmitsEndOfTurn(Narrower(r.EndOfTurn, s.EndOfTurnPolicy), m)
 	}
 	// A busy session that takes the message after its next tool call is
-	// not pushed to: a client's own channel holds a push until the turn
-	// ends (Claude Code queues it), which is later, and the push would
-	// make the receipt offered so the post-tool hook would skip it.
+	// not pushed to: the post-tool hook brings it within the turn, in
+	// acc's frame, while a push would mark it offered first, so that hook
+	// would skip it — and Codex's queue holds a push until the turn ends
+	// (docs/delivery.md, "Live push: waking an idle session").
 	reason := noLive
 	if !slices.ContainsFunc(r.Sessions, midTurn) {
 		reason = rt.live(ctx, m, r)
