@@ -77,8 +77,13 @@ func (r *Room) peerCondition(tx storage.ReadTx, q WaitQuery, res *WaitResult) er
 		if s.ParticipantID != q.Participant || s.State != protocol.SessionOpen {
 			continue
 		}
-		res.Sessions = append(res.Sessions, PeerSession{SessionID: s.SessionID, Harness: s.Harness,
-			Presence: Presence(s, now, r.Probe), Activity: ActivityOf(s)})
+		ps := PeerSession{SessionID: s.SessionID, Harness: s.Harness, Presence: Presence(s, now, r.Probe), Activity: ActivityOf(s)}
+		if ps.Presence == PresenceOffline {
+			// Its process is gone: in no turn, whatever its hooks last
+			// recorded (as acc status shows it).
+			ps.Activity = nil
+		}
+		res.Sessions = append(res.Sessions, ps)
 	}
 	switch q.For {
 	case WaitIdle:
