@@ -101,6 +101,14 @@ func (s *server) watchInbox(ctx context.Context) {
 	if err != nil {
 		s.logf("watch %s: %v", inboxURI, protocol.AsError(err).Message)
 	}
+	s.notifyOnChange(ctx, r, inboxURI, last, func(ctx context.Context) (string, error) { return s.inboxState(ctx, r) })
+}
+
+// notifyOnChange watches r's store until ctx ends and sends
+// notifications/resources/updated for uri each time state, read after a
+// change of the store, differs from the last value (starting from last).
+// A read that fails is logged and retried after a second.
+func (s *server) notifyOnChange(ctx context.Context, r *core.Room, uri, last string, state func(context.Context) (string, error)) {
 	w := watch.Store(ctx, core.StorePath(r.DataHome, r.WS.ID))
 	for {
 		select {
@@ -108,18 +116,18 @@ func (s *server) watchInbox(ctx context.Context) {
 			return
 		case <-w.C:
 		}
-		now, err := s.inboxState(ctx, r)
+		now, err := state(ctx)
 		if err != nil {
 			if ctx.Err() == nil {
-				s.logf("watch %s: %v", inboxURI, protocol.AsError(err).Message)
+				s.logf("watch %s: %v", uri, protocol.AsError(err).Message)
 				time.Sleep(time.Second)
 			}
 			continue
 		}
 		if now != last {
 			last = now
-			if err := s.srv.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: inboxURI}); err != nil && ctx.Err() == nil {
-				s.logf("notify %s: %v", inboxURI, err)
+			if err := s.srv.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: uri}); err != nil && ctx.Err() == nil {
+				s.logf("notify %s: %v", uri, err)
 			}
 		}
 	}

@@ -100,26 +100,5 @@ func (s *server) watchRoster(ctx context.Context) {
 			s.logf("notify %s: %v", rosterURI, err)
 		}
 	}
-	w := watch.Store(ctx, core.StorePath(r.DataHome, r.WS.ID))
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-w.C:
-		}
-		now, err := rosterState(ctx, r)
-		if err != nil {
-			if ctx.Err() == nil {
-				s.logf("watch %s: %v", rosterURI, protocol.AsError(err).Message)
-				time.Sleep(time.Second)
-			}
-			continue
-		}
-		if now != last {
-			last = now
-			if err := s.srv.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: rosterURI}); err != nil && ctx.Err() == nil {
-				s.logf("notify %s: %v", rosterURI, err)
-			}
-		}
-	}
+	s.notifyOnChange(ctx, r, rosterURI, last, func(ctx context.Context) (string, error) { return rosterState(ctx, r) })
 }
