@@ -35,8 +35,11 @@ var hookEvents = []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "Sto
 // managed block at the end of config.toml, with only the keys its strict
 // schema accepts (event, command, matcher, timeout in seconds; the
 // matcher a regular expression selecting the file tools, Bash and the MCP
-// tools that write files, adapter.GuardMatcher), and a
-// plugin carrying the skill, registered in plugins/installed.json.
+// tools that write files, adapter.GuardMatcher), and a plugin carrying
+// the skill, registered in plugins/installed.json. 2.1.0 loads that
+// plugin: the skill is listed to the model, and its sessionStart puts the
+// whole skill before the model at the session's first request (measured;
+// docs/adapters.md, "Kimi Code").
 func (c client) InstallPlan(env adapter.InstallEnv) adapter.InstallPlan {
 	dir := c.ConfigDir(env)
 	tools := []string{}
@@ -65,7 +68,11 @@ func (c client) InstallPlan(env adapter.InstallEnv) adapter.InstallPlan {
 		"skills":       "./skills/",
 		"sessionStart": map[string]any{"skill": "acc"},
 	}, "", "  ")
-	entry, _ := json.Marshal(map[string]any{"id": "agents-can-communicate", "root": plugin, "source": "local", "enabled": true})
+	// "local-path" is how Kimi Code 2.1.0 itself records a plugin installed
+	// from a directory (its source values are local-path, zip-url and
+	// github); it loads an entry naming another, but lists it as no source
+	// it knows.
+	entry, _ := json.Marshal(map[string]any{"id": "agents-can-communicate", "root": plugin, "source": "local-path", "enabled": true})
 	return adapter.InstallPlan{Artifacts: []adapter.Artifact{
 		{Kind: adapter.ArtifactTOMLBlock, Path: filepath.Join(dir, "config.toml"), Content: []byte(b.String())},
 		{Kind: adapter.ArtifactFile, Path: filepath.Join(plugin, ".kimi-plugin", "plugin.json"), Content: append(manifest, '\n')},

@@ -1,6 +1,7 @@
 package kimi
 
 import (
+	"encoding/json"
 	"io/fs"
 	"slices"
 	"strings"
@@ -168,8 +169,17 @@ func TestInstallPlan(t *testing.T) {
 	plan := New().(adapter.Installer).InstallPlan(env)
 	var block string
 	for _, art := range plan.Artifacts {
-		if art.Kind == adapter.ArtifactTOMLBlock {
+		switch art.Kind {
+		case adapter.ArtifactTOMLBlock:
 			block = string(art.Content)
+		case adapter.ArtifactJSONEntry:
+			// The plugin is registered as Kimi Code itself registers one
+			// installed from a directory.
+			var entry map[string]any
+			if err := json.Unmarshal(art.Value, &entry); err != nil || entry["source"] != "local-path" || entry["enabled"] != true ||
+				entry["root"] != "/home/u/.kimi-code/plugins/managed/agents-can-communicate" {
+				t.Errorf("installed.json entry %s (%v)", art.Value, err)
+			}
 		}
 	}
 	if block == "" {
