@@ -32,11 +32,20 @@ func TestHookLifecycleEveryClient(t *testing.T) {
 
 			// Session start attaches, as the default participant, and a lone
 			// session is told only its owner line.
+			// A client whose start output reaches no model (quietStart) is
+			// told nothing there, and its owner line on the first turn.
 			start := sb.hook(hookOpts{}, c.startPayload(t, sid, repo), c.id, c.start)
-			me := ownerLine(t, c.injected(t, start, c.start))
+			told, event := start, c.start
+			if c.quietStart {
+				if start.code != 0 || start.stdout != c.allow || start.stderr != "" {
+					t.Fatalf("%s session start should attach and print nothing:\n%s", c.id, start)
+				}
+				told, event = sb.hook(hookOpts{}, c.turnPayload(t, sid, repo), c.id, c.turn), c.turn
+			}
+			me := ownerLine(t, c.injected(t, told, event))
 			me.dir = repo
-			if ctxt := c.injected(t, start, c.start); ctxt != "acc: --session "+me.SessionID+" --generation "+me.Generation || start.stderr != "" {
-				t.Fatalf("a lone session's start should print only its owner line:\n%s", start)
+			if ctxt := c.injected(t, told, event); ctxt != "acc: --session "+me.SessionID+" --generation "+me.Generation || told.stderr != "" {
+				t.Fatalf("a lone session should be told only its owner line:\n%s", told)
 			}
 			st := sb.roomStatus(repo)
 			row := st.session(me.SessionID)
@@ -209,5 +218,41 @@ func TestHookEveryFixture(t *testing.T) {
 		if bytes.Contains(raw, []byte("redacted")) {
 			t.Errorf("the store file acc.db%s holds text from a redacted payload field", suffix)
 		}
+	}
+}
+
+// TestHookQuietStartLeavesMessagesQueued: for a client whose session-start
+// output reaches no model (Kimi Code), the built acc-hook's session start,
+// with a question waiting, prints exactly the client's "proceed" answer
+// and leaves the receipt queued; the next turn prints the question and
+// offers it.
+func TestHookQuietStartLeavesMessagesQueued(t *testing.T) {
+	for _, c := range hookClients {
+		if !c.quietStart {
+			continue
+		}
+		t.Run(c.id, func(t *testing.T) {
+			sb := newSandbox(t)
+			repo := sb.newRepo("repo")
+			sb.hookSession(c, "quiet", repo, "ACC_PARTICIPANT=me")
+			peer := sb.attach(repo, "peer", "cli")
+			q := sb.sendAs(peer, "--to", "me", "--type", "question", "--subject", "ownership", "--body", "is src/a.go yours?")
+			store := sb.openStore(sb.roomStatus(repo).WorkspaceID)
+
+			start := sb.hook(hookOpts{env: []string{"ACC_PARTICIPANT=me"}}, c.startPayload(t, "quiet", repo), c.id, c.start)
+			if start.code != 0 || start.stdout != c.allow || start.stderr != "" {
+				t.Fatalf("a session start with a question waiting should print only %q:\n%s", c.allow, start)
+			}
+			if s := receiptState(t, store, q, "me"); s != protocol.ReceiptQueued {
+				t.Fatalf("after the session start the receipt is %s, want queued", s)
+			}
+			ctxt, r := sb.turn(c, "quiet", repo)
+			if !strings.Contains(ctxt, "messageId: "+q) || !strings.Contains(ctxt, "is src/a.go yours?") {
+				t.Fatalf("the turn after the start does not show the question:\n%s", r)
+			}
+			if s := receiptState(t, store, q, "me"); s != protocol.ReceiptOffered {
+				t.Fatalf("after the turn the receipt is %s, want offered", s)
+			}
+		})
 	}
 }
