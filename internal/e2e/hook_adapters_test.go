@@ -32,12 +32,22 @@ func TestHookLifecycleEveryClient(t *testing.T) {
 
 			// Session start attaches, as the default participant, and a lone
 			// session is told only its owner line.
+			// A client that gives no model this output (Grok) is told
+			// nothing.
 			start := sb.hook(hookOpts{}, c.startPayload(t, sid, repo), c.id, c.start)
-			me := ownerLine(t, c.injected(t, start, c.start))
-			me.dir = repo
-			if ctxt := c.injected(t, start, c.start); ctxt != "acc: --session "+me.SessionID+" --generation "+me.Generation || start.stderr != "" {
-				t.Fatalf("a lone session's start should print only its owner line:\n%s", start)
+			var me session
+			if c.silentStart {
+				if start.code != 0 || start.stdout != c.allow || start.stderr != "" {
+					t.Fatalf("%s session start should attach and print nothing:\n%s", c.id, start)
+				}
+				me = sb.boundSession(c.id, sid, repo)
+			} else {
+				me = ownerLine(t, c.injected(t, start, c.start))
+				if ctxt := c.injected(t, start, c.start); ctxt != "acc: --session "+me.SessionID+" --generation "+me.Generation || start.stderr != "" {
+					t.Fatalf("a lone session's start should print only its owner line:\n%s", start)
+				}
 			}
+			me.dir = repo
 			st := sb.roomStatus(repo)
 			row := st.session(me.SessionID)
 			if row == nil || row.Harness != c.id || row.ParticipantID != defaultParticipant(c.id, sid) || row.State != protocol.SessionOpen {
@@ -48,6 +58,12 @@ func TestHookLifecycleEveryClient(t *testing.T) {
 			// And only that on every turn while alone.
 			for i := 0; i < 2; i++ {
 				ctxt, r := sb.turn(c, sid, repo)
+				if c.silentStart {
+					if ctxt != "" {
+						t.Fatalf("%s turn printed context no model reads:\n%s", c.id, r)
+					}
+					continue
+				}
 				if ctxt != "acc: --session "+me.SessionID+" --generation "+me.Generation {
 					t.Fatalf("a lone session's turn should print only its owner line, got %q\n%s", ctxt, r)
 				}
@@ -75,16 +91,26 @@ func TestHookLifecycleEveryClient(t *testing.T) {
 			q := sb.sendAs(peer, "--to", me.ParticipantID, "--type", "question", "--subject", "ownership", "--body", "is src/a.go yours?")
 
 			ctxt, r := sb.turn(c, sid, repo)
-			if ownerLine(t, ctxt) != (session{SessionID: me.SessionID, Generation: me.Generation}) {
-				t.Fatalf("the owner line names another session:\n%s", ctxt)
-			}
-			for _, want := range []string{"untrusted peer message", "messageId: " + q, "sender: peer (session " + peer.SessionID + ")", "is src/a.go yours?", "- peer peer (cli,"} {
-				if !strings.Contains(ctxt, want) {
-					t.Fatalf("the turn context lacks %q:\n%s", want, r)
+			if c.silentStart {
+				// Nothing printed, nothing offered: the question waits.
+				if ctxt != "" {
+					t.Fatalf("%s turn printed context no model reads:\n%s", c.id, r)
 				}
-			}
-			if s := receiptState(t, store, q, me.ParticipantID); s != protocol.ReceiptOffered {
-				t.Fatalf("after the turn the receipt is %s, want offered", s)
+				if s := receiptState(t, store, q, me.ParticipantID); s != protocol.ReceiptQueued {
+					t.Fatalf("after a %s turn the receipt is %s, want queued", c.id, s)
+				}
+			} else {
+				if ownerLine(t, ctxt) != (session{SessionID: me.SessionID, Generation: me.Generation}) {
+					t.Fatalf("the owner line names another session:\n%s", ctxt)
+				}
+				for _, want := range []string{"untrusted peer message", "messageId: " + q, "sender: peer (session " + peer.SessionID + ")", "is src/a.go yours?", "- peer peer (cli,"} {
+					if !strings.Contains(ctxt, want) {
+						t.Fatalf("the turn context lacks %q:\n%s", want, r)
+					}
+				}
+				if s := receiptState(t, store, q, me.ParticipantID); s != protocol.ReceiptOffered {
+					t.Fatalf("after the turn the receipt is %s, want offered", s)
+				}
 			}
 
 			// Writes into the peer's guarded claim are refused in the

@@ -50,8 +50,10 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -61,6 +63,8 @@ import (
 	"github.com/acc-go/acc/internal/livepush"
 	"github.com/acc-go/acc/internal/probe"
 	"github.com/acc-go/acc/pkg/adapters/adapter"
+	"github.com/acc-go/acc/pkg/adapters/claude"
+	"github.com/acc-go/acc/pkg/adapters/grok"
 	"github.com/acc-go/acc/pkg/core"
 	"github.com/acc-go/acc/pkg/protocol"
 )
@@ -162,6 +166,16 @@ func (r *Runner) Run(args []string, stdin io.Reader, stdout, stderr io.Writer) (
 		fmt.Fprintf(stderr, "acc: no adapter %q (known: claude, codex, gemini, kimi, grok); hook continued without context\n", sanitise(args[0]))
 		return 0
 	}
+	if a.ID() == claude.ID && grok.InHookRunner(r.Getenv) {
+		// Grok running acc's Claude Code hooks (docs/hooks.md, "Grok
+		// running Claude Code's hooks"): handled as Grok, or left to
+		// acc's own Grok hook when that runs this event too.
+		g := r.Adapters[grok.ID]
+		if g == nil || !slices.Contains(g.Events(), args[1]) || r.grokHookRuns(args[1]) {
+			return 0
+		}
+		a = g
+	}
 	// Whatever goes wrong below, the client gets the adapter's "proceed"
 	// answer and exit 0.
 	failOpen := func() {
@@ -254,6 +268,18 @@ func (r *Runner) Run(args []string, stdin io.Reader, stdout, stderr io.Writer) (
 		stderr.Write(res.out.Stderr)
 	}
 	return res.out.ExitCode
+}
+
+// grokHookRuns reports whether acc's Grok hook file (grok.HookFile, under
+// HOME and GROK_HOME as the hook sees them) registers event: Grok then runs
+// that entry before the Claude Code one, which has nothing left to do.
+func (r *Runner) grokHookRuns(event string) bool {
+	home := r.Getenv("HOME")
+	if home == "" {
+		return false
+	}
+	b, err := os.ReadFile(grok.HookFile(adapter.InstallEnv{Home: home, Getenv: r.Getenv}))
+	return err == nil && grok.HookFileRuns(b, event)
 }
 
 func (r *Runner) handle(ctx context.Context, a adapter.Adapter, event string, payload []byte) (*result, error) {
@@ -518,7 +544,10 @@ func (r *Runner) turn(ctx context.Context, a adapter.Adapter, ev *adapter.Event,
 	if p.HeaderDidNotFit {
 		res.notes = append(res.notes, "acc: policy.contextBudgetBytes is too small for even the session line; raise it in acc.workspace.json")
 	}
-	if len(p.Offered) > 0 {
+	if len(p.Offered) > 0 && !reflect.DeepEqual(res.out, a.Allow(ev)) {
+		// Offered only when printed: a client that gives this event's
+		// output to no model (Grok's SessionStart and UserPromptSubmit,
+		// docs/adapters.md) gets Allow, and the messages stay queued.
 		caller := *c
 		res.afterOut = func(ctx context.Context) error {
 			return room.MarkOffered(ctx, caller, p.Offered, "next-turn", a.ID(), version)

@@ -155,3 +155,24 @@ func (c client) Hold(ev *adapter.Event, reason string) adapter.Output {
 // captured, so Grok claims nothing until a real run proves something
 // (SPEC decision 12).
 func (client) Evidence() []adapter.Evidence { return nil }
+
+// HookRunnerVars are the variables Grok's hook runner sets on every hook
+// process and no hook configuration can override: the event's snake_case
+// name and the hook's name. Grok sets them nowhere else (its tool commands
+// and MCP servers get GROK_SESSION_ID only), so together they say a
+// process is one of Grok's hooks (docs/adapters.md, "Grok").
+var HookRunnerVars = []string{"GROK_HOOK_EVENT", "GROK_HOOK_NAME"}
+
+// InHookRunner reports whether getenv shows a process started by Grok's
+// hook runner: every HookRunnerVars variable set and not empty.
+func InHookRunner(getenv func(string) string) bool {
+	if getenv == nil {
+		return false
+	}
+	for _, v := range HookRunnerVars {
+		if getenv(v) == "" {
+			return false
+		}
+	}
+	return true
+}

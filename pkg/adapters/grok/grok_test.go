@@ -197,3 +197,26 @@ func TestHold(t *testing.T) {
 func quote(r string) string {
 	return strings.TrimSuffix(string(hookio.JSONLine(r)), "\n")
 }
+
+// TestInHookRunner: both runner variables are needed; GROK_SESSION_ID,
+// which Grok's shell commands get too, is not enough.
+func TestInHookRunner(t *testing.T) {
+	cases := []struct {
+		env  map[string]string
+		want bool
+	}{
+		{map[string]string{"GROK_HOOK_EVENT": "pre_tool_use", "GROK_HOOK_NAME": "global/settings", "GROK_SESSION_ID": "s"}, true},
+		{map[string]string{"GROK_SESSION_ID": "s", "CLAUDE_PROJECT_DIR": "/w"}, false},
+		{map[string]string{"GROK_HOOK_EVENT": "pre_tool_use"}, false},
+		{map[string]string{"GROK_HOOK_EVENT": "", "GROK_HOOK_NAME": "x"}, false},
+		{nil, false},
+	}
+	for _, c := range cases {
+		if got := InHookRunner(func(k string) string { return c.env[k] }); got != c.want {
+			t.Errorf("%v: %v, want %v", c.env, got, c.want)
+		}
+	}
+	if InHookRunner(nil) {
+		t.Error("nil getenv")
+	}
+}
