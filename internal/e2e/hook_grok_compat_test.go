@@ -61,6 +61,10 @@ func TestHookClaudeUnderGrokActsAsGrok(t *testing.T) {
 	sb, repo, _ := grokRoom(t)
 	g, claude := clientByID(t, "grok"), clientByID(t, "claude")
 	sid := "0198c2a4-grok-under-claude"
+	// A Claude Code whose guard is proven is on PATH: a call read as
+	// Claude Code's would attach a guarded session.
+	path := "PATH=" + fakeClientBin(t, "claude", "2.1.332 (Claude Code)") + ":" + os.Getenv("PATH")
+	grokEnv := func(event, sid, repo string) []string { return append(grokEnv(event, sid, repo), path) }
 
 	// A pre-tool call before any session start attaches nothing.
 	pre := sb.hook(hookOpts{env: grokEnv("pre_tool_use", sid, repo)}, g.shellPayload(t, sid, repo, "cat src/a.go"), "claude", "PreToolUse")
@@ -94,8 +98,8 @@ func TestHookClaudeUnderGrokActsAsGrok(t *testing.T) {
 		t.Fatalf("open sessions by harness: %v, want one grok beside the cli peer", h)
 	}
 	row := sb.roomStatus(repo).session(me.SessionID)
-	if row == nil || row.ParticipantID != defaultParticipant("grok", sid) {
-		t.Fatalf("the Grok session is %+v, want participant %s", row, defaultParticipant("grok", sid))
+	if row == nil || row.ParticipantID != defaultParticipant("grok", sid) || row.Enforcement != protocol.EnforcementAdvisory {
+		t.Fatalf("the Grok session is %+v, want participant %s, advisory", row, defaultParticipant("grok", sid))
 	}
 
 	// Writes into the peer's guarded claim are denied in the shape Grok
@@ -139,12 +143,18 @@ func TestHookClaudeUnderGrokActsAsGrok(t *testing.T) {
 	// A Claude Code started from Grok's shell inherits GROK_SESSION_ID but
 	// runs no Grok hook: still Claude Code.
 	cl := "claude-from-grok-shell"
-	r := sb.hook(hookOpts{env: []string{"GROK_SESSION_ID=" + sid}}, claude.startPayload(t, cl, repo), "claude", "SessionStart")
+	r := sb.hook(hookOpts{env: []string{"GROK_SESSION_ID=" + sid, path}}, claude.startPayload(t, cl, repo), "claude", "SessionStart")
 	if ctxt := claude.injected(t, r, "SessionStart"); !strings.HasPrefix(ctxt, "acc: --session ") {
 		t.Fatalf("Claude Code with GROK_SESSION_ID only: want its owner line:\n%s", r)
 	}
-	if s := sb.boundSession("claude", cl, repo); s.SessionID == "" {
+	cs := sb.boundSession("claude", cl, repo)
+	if cs.SessionID == "" {
 		t.Fatal("Claude Code with GROK_SESSION_ID only was not attached as Claude Code")
+	}
+	// The control for the advisory check above: the same PATH makes a
+	// real Claude Code session guarded.
+	if row := sb.roomStatus(repo).session(cs.SessionID); row == nil || row.Enforcement != protocol.EnforcementGuarded {
+		t.Fatalf("Claude Code 2.1.332 attached as %+v, want guarded", row)
 	}
 	if h := harnesses(sb, repo); h["grok"] != 1 || h["claude"] != 1 {
 		t.Fatalf("open sessions by harness: %v", h)

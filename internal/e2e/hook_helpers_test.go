@@ -432,6 +432,7 @@ type statusRow struct {
 	Harness       string `json:"harness"`
 	State         string `json:"state"`
 	Presence      string `json:"presence"`
+	Enforcement   string `json:"enforcement"`
 }
 
 type statusData struct {
