@@ -6,6 +6,10 @@
 //
 //   - The adapter normalises the payload; unknown events and payloads without
 //     a session id or cwd are refused (and the client proceeds).
+//   - `acc-hook claude <event>` started by Grok's hook runner (Grok runs
+//     Claude Code's hooks by default) is handled by the Grok adapter, or
+//     does nothing when acc's Grok hook file runs that event too
+//     (docs/hooks.md, "Grok running Claude Code's hooks").
 //   - Everything runs under one 5-second deadline.
 //   - Its work is bounded whatever the payload (docs/hooks.md, "Commands
 //     too large to read"): a payload over MaxPayload is read only for its
