@@ -20,7 +20,8 @@ import (
 func grokEnv(event, sid, repo string) []string {
 	return []string{
 		"GROK_HOOK_EVENT=" + event,
-		"GROK_HOOK_NAME=global/settings",
+		// A hook of ~/.claude/settings.json, named as Grok names it.
+		"GROK_HOOK_NAME=global/settings:" + event + "[0].hooks[0]",
 		"GROK_SESSION_ID=" + sid,
 		"GROK_WORKSPACE_ROOT=" + repo,
 		"CLAUDE_PROJECT_DIR=" + repo,

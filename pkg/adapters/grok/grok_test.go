@@ -205,7 +205,7 @@ func TestInHookRunner(t *testing.T) {
 		env  map[string]string
 		want bool
 	}{
-		{map[string]string{"GROK_HOOK_EVENT": "pre_tool_use", "GROK_HOOK_NAME": "global/settings", "GROK_SESSION_ID": "s"}, true},
+		{map[string]string{"GROK_HOOK_EVENT": "pre_tool_use", "GROK_HOOK_NAME": "global/settings:pre_tool_use[0].hooks[0]", "GROK_SESSION_ID": "s"}, true},
 		{map[string]string{"GROK_SESSION_ID": "s", "CLAUDE_PROJECT_DIR": "/w"}, false},
 		{map[string]string{"GROK_HOOK_EVENT": "pre_tool_use"}, false},
 		{map[string]string{"GROK_HOOK_EVENT": "", "GROK_HOOK_NAME": "x"}, false},
