@@ -32,21 +32,31 @@ func TestHookLifecycleEveryClient(t *testing.T) {
 
 			// Session start attaches, as the default participant, and a lone
 			// session is told only its owner line.
-			// A client whose start output reaches no model (quietStart) is
-			// told nothing there, and its owner line on the first turn.
+			// A client whose start output reaches no model is told nothing
+			// there: Kimi (quietStart) its owner line on the first turn,
+			// Grok (silentStart) nothing before a turn at all.
 			start := sb.hook(hookOpts{}, c.startPayload(t, sid, repo), c.id, c.start)
-			told, event := start, c.start
-			if c.quietStart {
+			var me session
+			switch {
+			case c.silentStart:
 				if start.code != 0 || start.stdout != c.allow || start.stderr != "" {
 					t.Fatalf("%s session start should attach and print nothing:\n%s", c.id, start)
 				}
-				told, event = sb.hook(hookOpts{}, c.turnPayload(t, sid, repo), c.id, c.turn), c.turn
+				me = sb.boundSession(c.id, sid, repo)
+			default:
+				told, event := start, c.start
+				if c.quietStart {
+					if start.code != 0 || start.stdout != c.allow || start.stderr != "" {
+						t.Fatalf("%s session start should attach and print nothing:\n%s", c.id, start)
+					}
+					told, event = sb.hook(hookOpts{}, c.turnPayload(t, sid, repo), c.id, c.turn), c.turn
+				}
+				me = ownerLine(t, c.injected(t, told, event))
+				if ctxt := c.injected(t, told, event); ctxt != "acc: --session "+me.SessionID+" --generation "+me.Generation || told.stderr != "" {
+					t.Fatalf("a lone session should be told only its owner line:\n%s", told)
+				}
 			}
-			me := ownerLine(t, c.injected(t, told, event))
 			me.dir = repo
-			if ctxt := c.injected(t, told, event); ctxt != "acc: --session "+me.SessionID+" --generation "+me.Generation || told.stderr != "" {
-				t.Fatalf("a lone session should be told only its owner line:\n%s", told)
-			}
 			st := sb.roomStatus(repo)
 			row := st.session(me.SessionID)
 			if row == nil || row.Harness != c.id || row.ParticipantID != defaultParticipant(c.id, sid) || row.State != protocol.SessionOpen {
@@ -57,6 +67,12 @@ func TestHookLifecycleEveryClient(t *testing.T) {
 			// And only that on every turn while alone.
 			for i := 0; i < 2; i++ {
 				ctxt, r := sb.turn(c, sid, repo)
+				if c.silentStart {
+					if ctxt != "" {
+						t.Fatalf("%s turn printed context no model reads:\n%s", c.id, r)
+					}
+					continue
+				}
 				if ctxt != "acc: --session "+me.SessionID+" --generation "+me.Generation {
 					t.Fatalf("a lone session's turn should print only its owner line, got %q\n%s", ctxt, r)
 				}
@@ -84,16 +100,26 @@ func TestHookLifecycleEveryClient(t *testing.T) {
 			q := sb.sendAs(peer, "--to", me.ParticipantID, "--type", "question", "--subject", "ownership", "--body", "is src/a.go yours?")
 
 			ctxt, r := sb.turn(c, sid, repo)
-			if ownerLine(t, ctxt) != (session{SessionID: me.SessionID, Generation: me.Generation}) {
-				t.Fatalf("the owner line names another session:\n%s", ctxt)
-			}
-			for _, want := range []string{"untrusted peer message", "messageId: " + q, "sender: peer (session " + peer.SessionID + ")", "is src/a.go yours?", "- peer peer (cli,"} {
-				if !strings.Contains(ctxt, want) {
-					t.Fatalf("the turn context lacks %q:\n%s", want, r)
+			if c.silentStart {
+				// Nothing printed, nothing offered: the question waits.
+				if ctxt != "" {
+					t.Fatalf("%s turn printed context no model reads:\n%s", c.id, r)
 				}
-			}
-			if s := receiptState(t, store, q, me.ParticipantID); s != protocol.ReceiptOffered {
-				t.Fatalf("after the turn the receipt is %s, want offered", s)
+				if s := receiptState(t, store, q, me.ParticipantID); s != protocol.ReceiptQueued {
+					t.Fatalf("after a %s turn the receipt is %s, want queued", c.id, s)
+				}
+			} else {
+				if ownerLine(t, ctxt) != (session{SessionID: me.SessionID, Generation: me.Generation}) {
+					t.Fatalf("the owner line names another session:\n%s", ctxt)
+				}
+				for _, want := range []string{"untrusted peer message", "messageId: " + q, "sender: peer (session " + peer.SessionID + ")", "is src/a.go yours?", "- peer peer (cli,"} {
+					if !strings.Contains(ctxt, want) {
+						t.Fatalf("the turn context lacks %q:\n%s", want, r)
+					}
+				}
+				if s := receiptState(t, store, q, me.ParticipantID); s != protocol.ReceiptOffered {
+					t.Fatalf("after the turn the receipt is %s, want offered", s)
+				}
 			}
 
 			// Writes into the peer's guarded claim are refused in the

@@ -94,6 +94,14 @@ func TestHookFailOpenOnRefusedInput(t *testing.T) {
 			if s := receiptState(t, store, fr.q, "me"); s != protocol.ReceiptQueued {
 				t.Fatalf("after refused hooks the receipt is %s, want queued", s)
 			}
+			if c.silentStart {
+				// The control for a client told nothing before a turn: the
+				// session is bound (the refused calls attached nothing).
+				if s := sb.boundSession(c.id, fr.sid, fr.repo); s.SessionID == "" {
+					t.Fatalf("%s: the session is not bound", c.id)
+				}
+				return
+			}
 			// The control: the same turn, well formed, offers it.
 			if ctxt, _ := sb.turn(c, fr.sid, fr.repo); !strings.Contains(ctxt, fr.q) {
 				t.Fatalf("a well-formed turn did not project the question:\n%s", ctxt)

@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acc-go/acc/pkg/core"
 	"github.com/acc-go/acc/pkg/protocol"
 	"github.com/acc-go/acc/pkg/storage"
 )
@@ -53,6 +54,10 @@ type hookClient struct {
 	deny string
 	// allow is the exact stdout of "proceed, nothing to add".
 	allow string
+	// silentStart: the client gives no model its session-start or
+	// before-turn output (Grok), so acc prints nothing there and a test
+	// finds the session acc attached in the store.
+	silentStart bool
 }
 
 var hookClients = []hookClient{
@@ -84,7 +89,7 @@ var hookClients = []hookClient{
 		id: "grok", start: "SessionStart", turn: "UserPromptSubmit", tool: "PreToolUse", end: "SessionEnd",
 		sessionKey: "sessionId", toolKey: "toolName", inputKey: "toolInput",
 		shellTool: "run_terminal_command", shellKey: "command", writeTool: "write", writeKey: "file_path",
-		deny: "decision",
+		deny: "decision", silentStart: true,
 	},
 }
 
@@ -431,6 +436,7 @@ type statusRow struct {
 	Harness       string `json:"harness"`
 	State         string `json:"state"`
 	Presence      string `json:"presence"`
+	Enforcement   string `json:"enforcement"`
 }
 
 type statusData struct {
@@ -553,6 +559,16 @@ func (sb *sandbox) sendAs(s session, args ...string) string {
 func (sb *sandbox) hookSession(c hookClient, sid, dir string, env ...string) session {
 	sb.t.Helper()
 	r := sb.hook(hookOpts{env: env}, c.startPayload(sb.t, sid, dir), c.id, c.start)
+	if c.silentStart {
+		if r.code != 0 || r.stdout != c.allow {
+			sb.t.Fatalf("%s session start: want exit 0 and nothing printed:\n%s", c.id, r)
+		}
+		s := sb.boundSession(c.id, sid, dir)
+		if s.SessionID == "" {
+			sb.t.Fatalf("%s session start attached no session:\n%s", c.id, r)
+		}
+		return s
+	}
 	ctxt := c.injected(sb.t, r, c.start)
 	if c.quietStart {
 		if ctxt != "" || r.stderr != "" {
@@ -567,6 +583,27 @@ func (sb *sandbox) hookSession(c hookClient, sid, dir string, env ...string) ses
 	s := ownerLine(sb.t, ctxt)
 	s.dir = dir
 	return s
+}
+
+// boundSession is the session acc-hook bound to client session sid of
+// client in the room of dir, read in-process; empty when there is none.
+func (sb *sandbox) boundSession(client, sid, dir string) session {
+	sb.t.Helper()
+	ctx, cancel := withTimeout()
+	defer cancel()
+	room, err := core.Open(ctx, core.OpenOptions{Cwd: dir, Getenv: sb.getenv, NoCreate: true})
+	if err != nil {
+		sb.t.Fatalf("open the room of %s: %v", dir, err)
+	}
+	defer room.Close()
+	c, err := room.HookCaller(ctx, client, sid)
+	if err != nil {
+		sb.t.Fatalf("read the binding of %s %s: %v", client, sid, err)
+	}
+	if c == nil {
+		return session{dir: dir}
+	}
+	return session{SessionID: c.SessionID, Generation: c.Generation, dir: dir}
 }
 
 // turn runs the client's before-turn hook for sid in dir and returns the

@@ -6,6 +6,10 @@
 //
 //   - The adapter normalises the payload; unknown events and payloads without
 //     a session id or cwd are refused (and the client proceeds).
+//   - `acc-hook claude <event>` started by Grok's hook runner (Grok runs
+//     Claude Code's hooks by default) is handled by the Grok adapter, or
+//     does nothing when acc's Grok hook file runs that event too
+//     (docs/hooks.md, "Grok running Claude Code's hooks").
 //   - Everything runs under one 5-second deadline.
 //   - Its work is bounded whatever the payload (docs/hooks.md, "Commands
 //     too large to read"): a payload over MaxPayload is read only for its
@@ -53,6 +57,7 @@ import (
 	"reflect"
 	"regexp"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -62,6 +67,8 @@ import (
 	"github.com/acc-go/acc/internal/livepush"
 	"github.com/acc-go/acc/internal/probe"
 	"github.com/acc-go/acc/pkg/adapters/adapter"
+	"github.com/acc-go/acc/pkg/adapters/claude"
+	"github.com/acc-go/acc/pkg/adapters/grok"
 	"github.com/acc-go/acc/pkg/core"
 	"github.com/acc-go/acc/pkg/protocol"
 )
@@ -163,6 +170,16 @@ func (r *Runner) Run(args []string, stdin io.Reader, stdout, stderr io.Writer) (
 		fmt.Fprintf(stderr, "acc: no adapter %q (known: claude, codex, gemini, kimi, grok); hook continued without context\n", sanitise(args[0]))
 		return 0
 	}
+	if a.ID() == claude.ID && grok.InHookRunner(r.Getenv) {
+		// Grok running acc's Claude Code hooks (docs/hooks.md, "Grok
+		// running Claude Code's hooks"): handled as Grok, or left to
+		// acc's own Grok hook when that runs this event too.
+		g := r.Adapters[grok.ID]
+		if g == nil || !slices.Contains(g.Events(), args[1]) || r.grokHookRuns(args[1]) {
+			return 0
+		}
+		a = g
+	}
 	// Whatever goes wrong below, the client gets the adapter's "proceed"
 	// answer and exit 0.
 	failOpen := func() {
@@ -255,6 +272,18 @@ func (r *Runner) Run(args []string, stdin io.Reader, stdout, stderr io.Writer) (
 		stderr.Write(res.out.Stderr)
 	}
 	return res.out.ExitCode
+}
+
+// grokHookRuns reports whether acc's Grok hook file (grok.HookFile, under
+// HOME and GROK_HOME as the hook sees them) registers event: Grok then runs
+// that entry before the Claude Code one, which has nothing left to do.
+func (r *Runner) grokHookRuns(event string) bool {
+	home := r.Getenv("HOME")
+	if home == "" {
+		return false
+	}
+	b, err := os.ReadFile(grok.HookFile(adapter.InstallEnv{Home: home, Getenv: r.Getenv}))
+	return err == nil && grok.HookFileRuns(b, event)
 }
 
 func (r *Runner) handle(ctx context.Context, a adapter.Adapter, event string, payload []byte) (*result, error) {
@@ -509,8 +538,8 @@ func (r *Runner) turn(ctx context.Context, a adapter.Adapter, ev *adapter.Event,
 	}
 	res := &result{out: a.Inject(ev, p.Text), release: release}
 	// An adapter that renders nothing here (Kimi Code's session start,
-	// whose output reaches no model) delivered nothing: its messages stay
-	// queued for the next turn.
+	// Grok's session start and prompt, whose output reaches no model)
+	// delivered nothing: its messages stay queued for the next turn.
 	shown := !reflect.DeepEqual(res.out, a.Allow(ev))
 	if len(p.InPrompt) > 0 {
 		// A live push started this turn: the client has put the whole frame

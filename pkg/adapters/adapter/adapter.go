@@ -168,10 +168,10 @@ type Adapter interface {
 	Normalize(event string, payload []byte) (*Event, error)
 	// Inject renders context for the model. An adapter injects on
 	// SessionStart and BeforeTurn unless its client is known to drop that
-	// output (Kimi Code's SessionStart, docs/adapters.md); an event on
-	// which the client is not known to accept context, and an empty
-	// context, render as Allow. The hook marks nothing offered when Inject
-	// renders as Allow.
+	// output (Kimi Code's SessionStart; Grok's SessionStart and
+	// UserPromptSubmit, docs/adapters.md); an event on which the client is
+	// not known to accept context, and an empty context, render as Allow.
+	// The hook marks nothing offered when Inject renders as Allow.
 	Inject(ev *Event, context string) Output
 	// Deny renders a refusal of a tool call, with the reason the model sees
 	// (a default reason when empty). Only a BeforeTool event can be denied;

@@ -160,12 +160,14 @@ func ToolMatcher(tools ...string) string {
 // and Kimi Code all test them so): exactly the tools named, and every MCP
 // tool of naming n whose own name is one [MCPWriteTools] lists, whatever
 // its server ("^(Bash|Write)$|^mcp__.+__(edit_file|write_file)$"; docs/hooks.md,
-// "MCP tools"). With the zero naming it selects the tools named only. The
+// "MCP tools"); a naming without a prefix (Grok's server__tool) selects
+// such a tool after any server name. With the zero naming it selects the
+// tools named only. The
 // matcher is anchored, so it selects no other tool whose name holds one
 // of these.
 func GuardMatcher(n MCPNaming, tools ...string) string {
 	m := "^(" + ToolMatcher(tools...) + ")$"
-	if n.Prefix == "" {
+	if n.Sep == "" {
 		return m
 	}
 	return m + "|^" + regexp.QuoteMeta(n.Prefix) + ".+" + regexp.QuoteMeta(n.Sep) + "(" + strings.Join(MCPWriteTools(), "|") + ")$"

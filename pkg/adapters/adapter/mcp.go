@@ -6,19 +6,24 @@ import (
 )
 
 // MCPNaming is how a client names an MCP server's tool in its hook
-// payloads: Prefix, the server name, Sep, the tool's own name
-// (docs/hooks.md, "MCP tools").
+// payloads: Prefix (possibly empty), the server name, Sep, the tool's own
+// name (docs/hooks.md, "MCP tools"). The zero value (no Sep) names no MCP
+// tool.
 type MCPNaming struct {
 	Prefix, Sep string
 }
 
-// The two forms the supported clients use (docs/hooks.md, "MCP tools").
+// The forms the supported clients use (docs/hooks.md, "MCP tools").
 var (
 	// MCPDoubleUnderscore is mcp__<server>__<tool>: Claude Code, Codex
 	// (since 0.124) and Kimi Code.
 	MCPDoubleUnderscore = MCPNaming{Prefix: "mcp__", Sep: "__"}
 	// MCPSingleUnderscore is mcp_<server>_<tool>: Gemini CLI (0.61).
 	MCPSingleUnderscore = MCPNaming{Prefix: "mcp_", Sep: "_"}
+	// MCPServerDoubleUnderscore is <server>__<tool>, with no prefix: Grok
+	// (its hook payload names the resolved server__tool, docs/adapters.md,
+	// "Grok").
+	MCPServerDoubleUnderscore = MCPNaming{Sep: "__"}
 )
 
 // Split reads a tool name of this form into the server's name and the
@@ -30,7 +35,7 @@ var (
 // Sep after the prefix, as the clients themselves read it. Both parts are
 // non-empty when ok.
 func (n MCPNaming) Split(name string) (server, tool string, ok bool) {
-	if n.Prefix == "" || n.Sep == "" {
+	if n.Sep == "" {
 		return "", "", false
 	}
 	rest, found := strings.CutPrefix(name, n.Prefix)

@@ -1,8 +1,9 @@
-// Package grok is acc's adapter for Grok: its hook event names, payload
-// normalisation, the answers its documentation describes, its file-writing
-// and shell tools. No real capture exists, so it claims no capability and
-// a Grok session counts as advisory (reference/adapters.md §2.6, SPEC
-// decision 12).
+// Package grok is acc's adapter for Grok (Grok Build): its hook event
+// names, payload normalisation, the answers its hook runner reads, its
+// file-writing and shell tools, and its install plan. All of it follows
+// Grok Build's public source at the commit docs/adapters.md ("Grok")
+// cites; no Grok binary has run here, so it claims no capability and a
+// Grok session counts as advisory (SPEC decision 12).
 package grok
 
 // ID is the client id used everywhere: the session's harness, acc-hook's

@@ -5,11 +5,12 @@ import (
 	"github.com/acc-go/acc/pkg/adapters/adapter/hookio"
 )
 
-// spec is Grok's documented hook surface (reference/adapters.md §2.6): the
-// hook file keys are Claude-style PascalCase names, which is what acc-hook
-// is given, while payloads carry camelCase keys and a snake_case
-// hookEventName. snake_case keys and PascalCase event values are accepted
-// too (Claude-compatible leakage, §2.6).
+// spec is Grok's hook surface as its source defines it (docs/adapters.md,
+// "Grok"): acc-hook is given the PascalCase names a hook file keys its
+// events by, while the payload on stdin is one camelCase envelope
+// (hookEventName in snake_case, sessionId, cwd, workspaceRoot, …) with the
+// event's own fields flattened into it. Grok never sends snake_case keys
+// to a command hook, so none are read.
 var spec = &hookio.Spec{
 	Adapter: ID,
 	Events: []hookio.EventKind{
@@ -18,63 +19,68 @@ var spec = &hookio.Spec{
 		{Name: "PreToolUse", Kind: adapter.BeforeTool},
 		{Name: "PostToolUse", Kind: adapter.AfterTool},
 		{Name: "PostToolUseFailure", Kind: adapter.AfterTool},
+		{Name: "PermissionDenied", Kind: adapter.Other},
 		{Name: "Stop", Kind: adapter.TurnEnd},
 		{Name: "StopFailure", Kind: adapter.TurnEnd},
 		{Name: "StopCancelled", Kind: adapter.TurnEnd},
+		{Name: "Notification", Kind: adapter.Other},
 		{Name: "SubagentStart", Kind: adapter.Other},
 		{Name: "SubagentStop", Kind: adapter.Other},
 		{Name: "PreCompact", Kind: adapter.Other},
 		{Name: "PostCompact", Kind: adapter.Other},
-		{Name: "Notification", Kind: adapter.Other},
-		{Name: "PermissionDenied", Kind: adapter.Other},
 		{Name: "SessionEnd", Kind: adapter.SessionEnd},
 	},
+	// The envelope's hookEventName is the event's snake_case display name
+	// (SubagentEnd is sent as subagent_stop).
 	PayloadEvents: map[string]string{
 		"session_start":         "SessionStart",
 		"user_prompt_submit":    "UserPromptSubmit",
 		"pre_tool_use":          "PreToolUse",
 		"post_tool_use":         "PostToolUse",
 		"post_tool_use_failure": "PostToolUseFailure",
+		"permission_denied":     "PermissionDenied",
 		"stop":                  "Stop",
 		"stop_failure":          "StopFailure",
 		"stop_cancelled":        "StopCancelled",
+		"notification":          "Notification",
 		"subagent_start":        "SubagentStart",
 		"subagent_stop":         "SubagentStop",
 		"pre_compact":           "PreCompact",
 		"post_compact":          "PostCompact",
-		"notification":          "Notification",
-		"permission_denied":     "PermissionDenied",
 		"session_end":           "SessionEnd",
 	},
-	EventKeys:     []string{"hookEventName", "hook_event_name"},
-	SessionKeys:   []string{"sessionId", "session_id"},
-	CwdKeys:       []string{"cwd"},
-	ModelKeys:     []string{"model"},
-	SourceKeys:    []string{"source"},
-	EndReasonKeys: []string{"reason"},
-	// Stop carries stopHookActive (its public source, the Stop event).
-	StopActiveKeys: []string{"stopHookActive", "stop_hook_active"},
-	ToolKeys:       []string{"toolName", "tool_name"},
-	InputKeys:      []string{"toolInput", "tool_input"},
-	// §2.6, §5.1: write and search_replace name their file in file_path;
-	// the shell tool is run_terminal_command.
+	EventKeys:   []string{"hookEventName"},
+	SessionKeys: []string{"sessionId"},
+	CwdKeys:     []string{"cwd"},
+	ModelKeys:   []string{"modelId"},
+	SourceKeys:  []string{"source"},
+	// SessionEnd and Stop both carry reason: why the session ended, and
+	// end_turn for a turn's end (another value on the Stop Grok fires as
+	// the session closes).
+	EndReasonKeys:  []string{"reason"},
+	StopActiveKeys: []string{"stopHookActive"},
+	ToolKeys:       []string{"toolName"},
+	InputKeys:      []string{"toolInput"},
+	// The file-writing tools of Grok's tool sets, each naming its file in
+	// file_path: search_replace (also creates a file), hashline_edit and
+	// write.
 	FileTools: map[string][]string{
-		"write":          {"file_path"},
 		"search_replace": {"file_path"},
+		"hashline_edit":  {"file_path"},
+		"write":          {"file_path"},
 	},
-	// How Grok names MCP tools in a hook payload is not established; the
-	// mcp__<server>__<tool> form of the Claude-style clients it follows is
-	// read (docs/hooks.md, "MCP tools").
-	MCP:        adapter.MCPDoubleUnderscore,
+	// The shell tool: Grok's bash tool under its model-facing name.
 	ShellTools: map[string][]string{"run_terminal_command": {"command"}},
+	// A call of an MCP server's tool names the resolved <server>__<tool>.
+	MCP: adapter.MCPServerDoubleUnderscore,
 }
 
-// contextEvents: Grok 1.0.13 discards UserPromptSubmit output, but its
-// PreToolUse context does reach the model after the tool call (1.0.24
-// observation, reference/adapters.md §2.6), which is how an owner header
-// gets through; the envelope is kept for all three so a client that
-// unwraps it gets clean text.
-var contextEvents = []string{"SessionStart", "UserPromptSubmit", "PreToolUse"}
+// contextEvents are the events whose hook output Grok gives the model:
+// only the stop gates read hookSpecificOutput.additionalContext, and it
+// keeps the agent working for another round (docs/adapters.md, "Grok").
+// SessionStart and UserPromptSubmit are observe-only (output ignored) and
+// a PreToolUse answer has no context field.
+var contextEvents = []string{"Stop", "SubagentStop"}
 
 type client struct{}
 
@@ -84,12 +90,16 @@ func New() adapter.Adapter { return client{} }
 func (client) ID() string          { return ID }
 func (client) DisplayName() string { return DisplayName }
 
-// ClientCommand: Grok 1.0.x is a native binary named grok
-// (reference/adapters.md §2.6).
+// ClientCommand: Grok installs its binary as $GROK_HOME/bin/grok and runs
+// hooks from that process (its agent runs in-process unless the opt-in
+// leader mode is on), so the hook's ancestor is named grok
+// (docs/adapters.md, "Grok").
 func (client) ClientCommand() string { return "grok" }
 
-// SessionEnvVars: none known; no capture recorded Grok's hook environment.
-func (client) SessionEnvVars() []string { return nil }
+// SessionEnvVars: Grok exports GROK_SESSION_ID, the session's own id, to
+// its tool commands and MCP servers as well as to hooks (docs/adapters.md,
+// "Grok").
+func (client) SessionEnvVars() []string { return []string{"GROK_SESSION_ID"} }
 
 func (client) Events() []string { return spec.EventNames() }
 
@@ -97,19 +107,26 @@ func (client) Normalize(event string, payload []byte) (*adapter.Event, error) {
 	return spec.Normalize(event, payload)
 }
 
-// Inject prints Claude's {"hookSpecificOutput":{"hookEventName":<event>,
-// "additionalContext":<text>}} and exits 0 (reference/adapters.md §2.1:
-// discarded by 1.0.13 on UserPromptSubmit; never proven to reach a model).
+// Inject renders context only where Grok reads it, on a stop gate, as
+// {"hookSpecificOutput":{"hookEventName":<event>,"additionalContext":<text>}}
+// on stdout, exit 0; Grok then keeps the agent working and feeds the text
+// to the model. A Stop Grok fires as its session closes (reason other than
+// end_turn) is read and discarded, so it gets Allow. Every other event
+// renders Allow: acc offers nothing there (docs/adapters.md, "Grok").
 func (client) Inject(ev *adapter.Event, context string) adapter.Output {
 	if ev == nil || context == "" || !hookio.Has(contextEvents, ev.Name) {
+		return hookio.Allow()
+	}
+	if ev.Name == "Stop" && ev.EndReason != "end_turn" {
 		return hookio.Allow()
 	}
 	return hookio.AdditionalContext(ev.Name, context)
 }
 
-// Deny prints {"decision":"deny","reason":<reason>} and exits 0, the shape
-// Grok's documentation gives (reference/adapters.md §2.1: documented only,
-// never captured denying). No capability rests on it.
+// Deny prints {"decision":"deny","reason":<reason>} and exits 0 on
+// PreToolUse, the answer Grok's tool gate reads as a denial whose reason
+// the model is shown (docs/adapters.md, "Grok"). Any other event renders
+// Allow. Not yet seen working on a real Grok: no capability rests on it.
 func (client) Deny(ev *adapter.Event, reason string) adapter.Output {
 	if ev == nil || ev.Kind != adapter.BeforeTool {
 		return hookio.Allow()
@@ -117,17 +134,16 @@ func (client) Deny(ev *adapter.Event, reason string) adapter.Output {
 	return hookio.DecisionDeny(reason)
 }
 
-// Allow prints nothing and exits 0.
+// Allow prints nothing and exits 0: Grok's gates read an empty answer as
+// proceed, and observe-only events ignore output.
 func (client) Allow(*adapter.Event) adapter.Output { return hookio.Allow() }
 
 // Hold prints {"decision":"block","reason":<reason>} on Stop and exits 0:
-// Grok's hook dispatcher reads a Stop answer's block decision and feeds
-// the reason back to the model for another round (its public source,
-// xai-org/grok-build, crates xai-grok-hooks; docs/hooks.md, "Turn
-// delivery"). Only a Stop whose reason is end_turn is held: Grok also
-// fires Stop as the session closes, with another reason, and discards the
-// answer then. StopFailure, StopCancelled and every other event render
-// Allow.
+// Grok's stop gate feeds the reason back to the model for another round
+// (docs/adapters.md, "Grok"; docs/hooks.md, "Turn delivery"). Only a Stop
+// whose reason is end_turn is held: Grok also fires Stop as the session
+// closes, with another reason, and discards the answer then. StopFailure,
+// StopCancelled and every other event render Allow.
 func (c client) Hold(ev *adapter.Event, reason string) adapter.Output {
 	if ev == nil || ev.Name != "Stop" || ev.EndReason != "end_turn" {
 		return c.Allow(ev)
@@ -135,7 +151,28 @@ func (c client) Hold(ev *adapter.Event, reason string) adapter.Output {
 	return hookio.DecisionBlock(reason)
 }
 
-// Evidence: none. The Grok payloads acc has were built from documentation,
-// not captured (fixtures/upstream/README.md), so Grok claims nothing until
-// a real capture proves something (SPEC decision 12).
+// Evidence: none. acc's Grok payloads are derived from its source, not
+// captured, so Grok claims nothing until a real run proves something
+// (SPEC decision 12).
 func (client) Evidence() []adapter.Evidence { return nil }
+
+// HookRunnerVars are the variables Grok's hook runner sets on every hook
+// process and no hook configuration can override: the event's snake_case
+// name and the hook's name. Grok sets them nowhere else (its tool commands
+// and MCP servers get GROK_SESSION_ID only), so together they say a
+// process is one of Grok's hooks (docs/adapters.md, "Grok").
+var HookRunnerVars = []string{"GROK_HOOK_EVENT", "GROK_HOOK_NAME"}
+
+// InHookRunner reports whether getenv shows a process started by Grok's
+// hook runner: every HookRunnerVars variable set and not empty.
+func InHookRunner(getenv func(string) string) bool {
+	if getenv == nil {
+		return false
+	}
+	for _, v := range HookRunnerVars {
+		if getenv(v) == "" {
+			return false
+		}
+	}
+	return true
+}

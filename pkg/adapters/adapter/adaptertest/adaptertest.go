@@ -378,10 +378,12 @@ func responses(t *testing.T, a adapter.Adapter, ev *adapter.Event) {
 // NoContextAt names, per client, the session-start and before-turn events
 // whose output the client's source or captures show never reaches the
 // model: Inject renders Allow there and the suite does not ask for text.
-// Kimi Code 2.1.0 gives no model request what SessionStart prints
-// (docs/adapters.md, "Kimi Code").
+// Kimi Code 2.1.0 gives no model request what SessionStart prints; Grok
+// runs SessionStart and UserPromptSubmit as observe-only hooks
+// (docs/adapters.md, "Kimi Code" and "Grok").
 var NoContextAt = map[string][]string{
 	"kimi": {"SessionStart"},
+	"grok": {"SessionStart", "UserPromptSubmit"},
 }
 
 // sampleHold is a hold reason with a peer frame inside: fences, quotes and
@@ -584,7 +586,7 @@ var mcpToolNames = map[string]func(server, tool string) string{
 	"claude": doubleUnderscore,
 	"codex":  doubleUnderscore,
 	"kimi":   doubleUnderscore,
-	"grok":   doubleUnderscore,
+	"grok":   func(server, tool string) string { return server + "__" + tool },
 	"gemini": func(server, tool string) string { return "mcp_" + server + "_" + tool },
 }
 

@@ -335,7 +335,7 @@ func (s *Spec) tool(obj Object, ev *adapter.Event) {
 // mcpTool marks a call of an MCP server's file-writing tool as a write,
 // with the paths it names.
 func (s *Spec) mcpTool(obj Object, name string, input Object, ev *adapter.Event) {
-	if s.MCP.Prefix == "" || !strings.HasPrefix(name, s.MCP.Prefix) {
+	if s.MCP.Sep == "" || !strings.HasPrefix(name, s.MCP.Prefix) {
 		return
 	}
 	server, tool, ok := s.MCP.Split(name)
