@@ -526,8 +526,12 @@ func recordsOf(recs []HookRecord, event string) []HookRecord {
 	return out
 }
 
-// hookContext is the additionalContext a hook answered with, "" if none.
+// hookContext is the additionalContext a hook answered with, "" if none;
+// for a client that takes a hook's stdout as it is (Kimi Code), that text.
 func hookContext(rec HookRecord) string {
+	if rec.Client == "kimi" && rec.Exit == 0 {
+		return strings.TrimRight(rec.Stdout, "\n")
+	}
 	var out struct {
 		HookSpecificOutput struct {
 			AdditionalContext string `json:"additionalContext"`
