@@ -69,7 +69,7 @@ var Capabilities = []string{"attach", "nextTurn", "guardFiles", "guardShell", "s
 
 // Options configure a certification.
 type Options struct {
-	// Adapters are the clients to certify: claude, codex, gemini; none
+	// Adapters are the clients to certify: claude, codex, gemini, kimi; none
 	// means every one whose program is on PATH.
 	Adapters []string
 	// Client is the program to run instead of the one on PATH (one
@@ -131,10 +131,10 @@ func (r Result) AllProven() bool {
 }
 
 // clients are the adapters certify knows how to drive.
-var clients = map[string]realclient.Client{"claude": realclient.Claude, "codex": realclient.Codex, "gemini": realclient.Gemini}
+var clients = map[string]realclient.Client{"claude": realclient.Claude, "codex": realclient.Codex, "gemini": realclient.Gemini, "kimi": realclient.Kimi}
 
 // Supported lists them.
-func Supported() []string { return []string{"claude", "codex", "gemini"} }
+func Supported() []string { return []string{"claude", "codex", "gemini", "kimi"} }
 
 // Check refuses options certify cannot act on (exit 2): an unknown
 // adapter, or --client with other than exactly one adapter (a repeated
@@ -149,7 +149,7 @@ func Check(o Options) error {
 	o.Adapters = distinct
 	for _, id := range o.Adapters {
 		if _, ok := clients[id]; !ok {
-			return protocol.Errorf(protocol.ReasonInvalidFlagValue, "acc certify drives claude, codex and gemini headless; %q is not one of them", id)
+			return protocol.Errorf(protocol.ReasonInvalidFlagValue, "acc certify drives claude, codex, gemini and kimi headless; %q is not one of them", id)
 		}
 	}
 	if o.Client != "" && len(o.Adapters) != 1 {

@@ -57,7 +57,7 @@ func TestCertify(t *testing.T) {
 	os.WriteFile(filepath.Join(home, ".bashrc"), []byte("export EDITOR=vi\n"), 0o644)
 	os.MkdirAll(data, 0o755)
 	tmp := t.TempDir() // certify's own temporary directories go here
-	env := []string{"PATH=" + onPath + string(os.PathListSeparator) + os.Getenv("PATH"), "HOME=" + home, "ACC_DATA_HOME=" + data, "LANG=C.UTF-8", "TMPDIR=" + tmp}
+	env := []string{"PATH=" + Kimi.PathFor(onPath+string(os.PathListSeparator)+os.Getenv("PATH")), "HOME=" + home, "ACC_DATA_HOME=" + data, "LANG=C.UTF-8", "TMPDIR=" + tmp}
 	homeBefore, dataBefore := treeHash(t, home, nil), treeHash(t, data, nil)
 
 	cmd := exec.Command(filepath.Join(bin, "acc"), "certify", "--json")

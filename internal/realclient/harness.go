@@ -367,17 +367,7 @@ func (s Setup) Environ() []string {
 			"NO_BROWSER=true",
 		)
 	}
-	env = append(env, s.Env...)
-	if s.Client.Name == "kimi" {
-		// The last PATH wins; Kimi's gets the pinned Node first.
-		for i := len(env) - 1; i >= 0; i-- {
-			if p, ok := strings.CutPrefix(env[i], "PATH="); ok {
-				env[i] = "PATH=" + s.Client.PathFor(p)
-				break
-			}
-		}
-	}
-	return env
+	return append(env, s.Env...)
 }
 
 // Argv is the client's headless command line for one prompt.

@@ -117,10 +117,10 @@ func (c Client) checkVersion(ctx context.Context, exe string) error {
 	return nil
 }
 
-// PathFor is the PATH the client runs with, given path: for Kimi Code,
-// whose program is a Node script (#!/usr/bin/env node) that needs Node
-// 22.19 or later, the pinned Node's directory (NodeVersion) comes first;
-// the others run on path as it is.
+// PathFor is the PATH the tests run the client with, given path: for Kimi
+// Code, whose program is a Node script (#!/usr/bin/env node) that needs
+// Node 22.19 or later, the pinned Node's directory in the cache
+// (NodeVersion) comes first; the others run on path as it is.
 func (c Client) PathFor(path string) string {
 	if c.Name != "kimi" {
 		return path
