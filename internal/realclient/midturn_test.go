@@ -790,9 +790,10 @@ func toolPart(q *fakemodel.Request) string {
 // model request after the prompt (toolPart: the calls, their results and
 // anything a hook added to them) is the same in both runs once the per-run
 // values (perRun) are masked. The post-tool hook fired after each step and
-// printed the client's proceed answer.
+// printed the client's proceed answer (for Kimi Code, whose post-tool hook
+// is not awaited, it fired at least once and printed nothing).
 func TestMidTurnQuiet(t *testing.T) {
-	for _, c := range turnClients {
+	for _, c := range Pinned {
 		t.Run(c.Name, func(t *testing.T) {
 			w := newWorld(t)
 			w.attach(w.repo, "peer")
@@ -813,7 +814,9 @@ func TestMidTurnQuiet(t *testing.T) {
 				}
 				post := recordsOf(recs, c.PostTool)
 				if withPostTool {
-					if len(post) != 3 {
+					// A hook the client does not wait for may be cut off
+					// when the client exits (Kimi Code): at most 3 then.
+					if len(post) != 3 && !(c.PostToolUnawaited && len(post) < 3) || len(post) == 0 {
 						t.Fatalf("%s fired %d times, want 3", c.PostTool, len(post))
 					}
 					for _, rec := range post {
