@@ -29,7 +29,8 @@ var turnClients = []Client{Claude, Codex, Gemini}
 // its post-tool hook (Kimi Code): one turn of four shell steps a second
 // apart, with acc's hooks, and a question a CLI session sends after step 1.
 //
-//   - No model request before the turn's first stop carries it, and no
+//   - The send reports it queued, not for mid-turn delivery. No model
+//     request before the turn's first stop carries it, and no
 //     post-tool answer of acc-hook does: acc does not hand a message to a
 //     hook whose answer the client drops (midTurn is measured, not proven).
 //     The receipt is still queued when the model finishes its steps.
@@ -91,6 +92,14 @@ func TestMidTurnUnawaited(t *testing.T) {
 				t.Fatalf("the turn did not go as scripted: q1 sent %v, last step reached %v, %d model calls", q1 != nil, !lastStepAt.IsZero(), len(calls))
 			}
 			id := q1.Message.MessageID
+			// The router promises no live push and no mid-turn delivery to
+			// this client: the message waits (queued) for the stop or the
+			// next turn.
+			if len(q1.Delivery) != 1 || q1.Delivery[0].Outcome != "queued" || q1.Delivery[0].Transport == "mid-turn" || q1.Delivery[0].Transport == "" {
+				t.Errorf("the send to the busy %s session reported %+v; want one queued entry, not mid-turn", c.Name, q1.Delivery)
+			} else {
+				t.Logf("the send reported %s via %s", q1.Delivery[0].Outcome, q1.Delivery[0].Transport)
+			}
 			stops := recordsOf(recs, c.Stop)
 			if len(stops) != 1 {
 				t.Fatalf("%s fired %d times, want once (held, and not run again)", c.Stop, len(stops))
