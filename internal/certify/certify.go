@@ -586,13 +586,24 @@ func play(ctx context.Context, o Options, c realclient.Client, bin string, w *wo
 				live = live || p.Harness == c.Name && p.Presence != core.PresenceOffline
 			}
 		}
+		// The session line comes with the session start hook's answer, or,
+		// for a client that shows the model only the before-turn hook's
+		// (Kimi Code), with that one.
+		lineHook := c.SessionStart
+		if hooks.count(c.SessionStart, "acc: --session ") == 0 && hooks.count(c.BeforeTurn, "acc: --session ") > 0 {
+			lineHook = c.BeforeTurn
+		}
 		switch {
-		case hooks.count(c.SessionStart, "acc: --session ") == 0:
-			st.set("attach", false, "acc-hook's "+c.SessionStart+" hook did not run, or printed no session line")
+		case hooks.count(c.SessionStart, "") == 0:
+			st.set("attach", false, "acc-hook's "+c.SessionStart+" hook did not run")
+		case hooks.count(lineHook, "acc: --session ") == 0:
+			st.set("attach", false, "acc-hook's "+c.SessionStart+" and "+c.BeforeTurn+" hooks printed no session line")
 		case owner == nil:
 			st.set("attach", false, "the model's first request shows no acc session line: what the session start hook printed did not reach the model")
 		case !live:
 			st.set("attach", false, "the model saw a session line, but no session of "+c.Name+" is live in the room")
+		case lineHook != c.SessionStart:
+			st.set("attach", true, "acc-hook's "+c.SessionStart+" hook attached a live session, and the session line its "+lineHook+" hook printed reached the model")
 		default:
 			st.set("attach", true, "acc-hook's "+c.SessionStart+" hook attached a live session, and its session line reached the model")
 		}

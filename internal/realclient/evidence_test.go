@@ -253,18 +253,24 @@ func observeConversation(t *testing.T, w *world, r *run, all *statusView) {
 
 	// attach: session start fired, acc-hook answered with the owner line,
 	// and the room has sessions of this client.
+	// (A client that shows the model no session start answer, Kimi Code,
+	// gets the owner line with its first before-turn answer instead.)
 	starts := recordsOf(recs, c.SessionStart)
 	attached := false
 	for _, p := range all.Participants {
 		attached = attached || p.Harness == c.Name
 	}
-	if len(starts) == 0 {
+	lines := starts
+	if !contextShown(c, c.SessionStart) {
+		lines = recordsOf(recs, c.BeforeTurn)
+	}
+	if len(starts) == 0 || len(lines) == 0 {
 		t.Errorf("%s never fired", c.SessionStart)
 		observe(t, w, c, proof{Cap: "attach"})
 	} else {
-		ok := attached && strings.Contains(hookContext(starts[0]), "acc: --session ")
+		ok := attached && strings.Contains(hookContext(lines[0]), "acc: --session ")
 		if !ok {
-			t.Errorf("%s fired but acc did not attach the session (answer %q)", c.SessionStart, starts[0].Stdout)
+			t.Errorf("%s fired but acc did not attach the session (answer %q)", lines[0].Event, lines[0].Stdout)
 		}
 		observe(t, w, c, proof{Cap: "attach", OK: ok, Record: starts[0]})
 	}
