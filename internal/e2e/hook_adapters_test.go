@@ -32,11 +32,20 @@ func TestHookLifecycleEveryClient(t *testing.T) {
 
 			// Session start attaches, as the default participant, and a lone
 			// session is told only its owner line.
+			// A client whose start output reaches no model (quietStart) is
+			// told nothing there, and its owner line on the first turn.
 			start := sb.hook(hookOpts{}, c.startPayload(t, sid, repo), c.id, c.start)
-			me := ownerLine(t, c.injected(t, start, c.start))
+			told, event := start, c.start
+			if c.quietStart {
+				if start.code != 0 || start.stdout != c.allow || start.stderr != "" {
+					t.Fatalf("%s session start should attach and print nothing:\n%s", c.id, start)
+				}
+				told, event = sb.hook(hookOpts{}, c.turnPayload(t, sid, repo), c.id, c.turn), c.turn
+			}
+			me := ownerLine(t, c.injected(t, told, event))
 			me.dir = repo
-			if ctxt := c.injected(t, start, c.start); ctxt != "acc: --session "+me.SessionID+" --generation "+me.Generation || start.stderr != "" {
-				t.Fatalf("a lone session's start should print only its owner line:\n%s", start)
+			if ctxt := c.injected(t, told, event); ctxt != "acc: --session "+me.SessionID+" --generation "+me.Generation || told.stderr != "" {
+				t.Fatalf("a lone session should be told only its owner line:\n%s", told)
 			}
 			st := sb.roomStatus(repo)
 			row := st.session(me.SessionID)

@@ -43,6 +43,10 @@ type hookClient struct {
 	// textInject: context is printed as plain text (Kimi), not as the
 	// hookSpecificOutput envelope.
 	textInject bool
+	// quietStart: the session start attaches but prints nothing, its output
+	// reaching no model (Kimi Code 2.1.0); the owner line comes with the
+	// first turn.
+	quietStart bool
 	// deny is the shape of a refusal: "permission" (hookSpecificOutput
 	// permissionDecision), "decision" ({"decision":"deny"}), "exit2" (exit
 	// 2, reason on stderr, nothing on stdout).
@@ -74,7 +78,7 @@ var hookClients = []hookClient{
 		id: "kimi", start: "SessionStart", turn: "UserPromptSubmit", tool: "PreToolUse", end: "SessionEnd",
 		sessionKey: "session_id", toolKey: "tool_name", inputKey: "tool_input",
 		shellTool: "Bash", shellKey: "command", writeTool: "Write", writeKey: "path",
-		textInject: true, deny: "permission",
+		textInject: true, quietStart: true, deny: "permission",
 	},
 	{
 		id: "grok", start: "SessionStart", turn: "UserPromptSubmit", tool: "PreToolUse", end: "SessionEnd",
@@ -543,11 +547,20 @@ func (sb *sandbox) sendAs(s session, args ...string) string {
 }
 
 // hookSession attaches client session sid through acc-hook's session
-// start in dir and returns the session from the owner line it printed.
+// start in dir and returns the session from the owner line it printed;
+// for a client whose start prints nothing (quietStart), from the owner
+// line of the turn that follows.
 func (sb *sandbox) hookSession(c hookClient, sid, dir string, env ...string) session {
 	sb.t.Helper()
 	r := sb.hook(hookOpts{env: env}, c.startPayload(sb.t, sid, dir), c.id, c.start)
 	ctxt := c.injected(sb.t, r, c.start)
+	if c.quietStart {
+		if ctxt != "" || r.stderr != "" {
+			sb.t.Fatalf("%s session start should print nothing:\n%s", c.id, r)
+		}
+		r = sb.hook(hookOpts{env: env}, c.turnPayload(sb.t, sid, dir), c.id, c.turn)
+		ctxt = c.injected(sb.t, r, c.turn)
+	}
 	if ctxt == "" {
 		sb.t.Fatalf("%s session start printed no context:\n%s", c.id, r)
 	}

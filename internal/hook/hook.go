@@ -50,6 +50,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"runtime/debug"
 	"strings"
@@ -507,6 +508,10 @@ func (r *Runner) turn(ctx context.Context, a adapter.Adapter, ev *adapter.Event,
 		return nil, err
 	}
 	res := &result{out: a.Inject(ev, p.Text), release: release}
+	// An adapter that renders nothing here (Kimi Code's session start,
+	// whose output reaches no model) delivered nothing: its messages stay
+	// queued for the next turn.
+	shown := !reflect.DeepEqual(res.out, a.Allow(ev))
 	if len(p.InPrompt) > 0 {
 		// A live push started this turn: the client has put the whole frame
 		// before its model, so the message is offered (the sender records
@@ -518,7 +523,7 @@ func (r *Runner) turn(ctx context.Context, a adapter.Adapter, ev *adapter.Event,
 	if p.HeaderDidNotFit {
 		res.notes = append(res.notes, "acc: policy.contextBudgetBytes is too small for even the session line; raise it in acc.workspace.json")
 	}
-	if len(p.Offered) > 0 {
+	if len(p.Offered) > 0 && shown {
 		caller := *c
 		res.afterOut = func(ctx context.Context) error {
 			return room.MarkOffered(ctx, caller, p.Offered, "next-turn", a.ID(), version)

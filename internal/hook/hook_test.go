@@ -6,10 +6,12 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -433,5 +435,90 @@ func TestStdinNeverClosedCostsOnlyTheBudget(t *testing.T) {
 		}
 	case <-time.After(time.Minute):
 		t.Fatal("the hook still waits for its stdin a minute after its 200 ms deadline")
+	}
+}
+
+// TestKimiSessionStartOffersNothing: Kimi Code's session-start output
+// reaches no model (docs/adapters.md, "Kimi Code"), so a session start
+// that finds a queued message prints nothing and leaves it queued; the
+// next UserPromptSubmit, whose prompt is Kimi's array of content parts,
+// prints it as plain text and marks it offered. Claude Code, whose
+// session start does reach the model, offers it there.
+func TestKimiSessionStartOffersNothing(t *testing.T) {
+	w := newWorld(t)
+	me, q := w.pendingQuestion("kimi", "k1")
+	// A resumed session starts again with the question waiting.
+	start, err := json.Marshal(map[string]any{"hook_event_name": "SessionStart", "session_id": "k1", "cwd": w.repo,
+		"client_type": "kimi_code_cli", "source": "resume", "model": "m", "profile": "agent"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := w.run(&bytes.Buffer{}, []string{"kimi", "SessionStart"}, start)
+	if res.code != 0 || res.stdout != "" || res.stderr != "" {
+		t.Fatalf("a Kimi session start must print nothing: %+v", res)
+	}
+	if st := w.receiptState(me, q); st != protocol.ReceiptQueued {
+		t.Fatalf("after a Kimi session start the receipt is %s, want queued", st)
+	}
+	turn, err := json.Marshal(map[string]any{"hook_event_name": "UserPromptSubmit", "session_id": "k1", "cwd": w.repo,
+		"client_type": "kimi_code_cli", "prompt": []any{map[string]any{"type": "text", "text": "hi"}}, "is_steer": false})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res = w.run(&bytes.Buffer{}, []string{"kimi", "UserPromptSubmit"}, turn)
+	if res.code != 0 || res.stderr != "" || !strings.HasPrefix(res.stdout, "acc: --session ") || !strings.Contains(res.stdout, q) {
+		t.Fatalf("the Kimi turn must print the question as plain text: %+v", res)
+	}
+	if st := w.receiptState(me, q); st != protocol.ReceiptOffered {
+		t.Fatalf("after the Kimi turn the receipt is %s, want offered", st)
+	}
+
+	c := newWorld(t)
+	me, q = c.pendingQuestion("claude", "c1")
+	if res := c.hook("claude", "SessionStart", "c1"); res.code != 0 || !strings.Contains(res.stdout, q) {
+		t.Fatalf("Claude's session start must print the question: %+v", res)
+	}
+	if st := c.receiptState(me, q); st != protocol.ReceiptOffered {
+		t.Fatalf("after Claude's session start the receipt is %s, want offered", st)
+	}
+}
+
+// TestKimiClientFoundByItsProcessName: Kimi Code 2.1.0 runs as a process
+// named kimi-code and starts its hooks through /bin/sh -c
+// (docs/adapters.md, "Kimi Code"); the hook, a child of that shell, finds
+// the kimi-code process as the client. The stand-in is a shell started
+// under the name kimi-code; this test binary plays the hook.
+func TestKimiClientFoundByItsProcessName(t *testing.T) {
+	if os.Getenv("ACC_TEST_CLIENT_PID_HELPER") == "1" {
+		fmt.Println(core.ClientPID(Registry()["kimi"].ClientCommand()))
+		return
+	}
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh")
+	}
+	client := filepath.Join(t.TempDir(), "kimi-code")
+	if err := os.Symlink(sh, client); err != nil {
+		t.Fatal(err)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// "; exit $?" keeps the shell from replacing itself with the hook.
+	cmd := exec.Command(client, "-c", `/bin/sh -c '"$0" -test.run="^TestKimiClientFoundByItsProcessName$"; exit $?' "$0"; exit $?`, self)
+	cmd.Env = append(os.Environ(), "ACC_TEST_CLIENT_PID_HELPER=1")
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	clientPID := cmd.Process.Pid
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("the stand-in client failed: %v\n%s", err, out.String())
+	}
+	got, _, _ := strings.Cut(out.String(), "\n")
+	if got != strconv.Itoa(clientPID) {
+		t.Fatalf("the hook found client pid %q, want the kimi-code process %d:\n%s", got, clientPID, out.String())
 	}
 }

@@ -166,9 +166,12 @@ type Adapter interface {
 	// (error) an unknown event, a payload that is not a JSON object, or one
 	// without a session id or cwd.
 	Normalize(event string, payload []byte) (*Event, error)
-	// Inject renders context for the model. Every adapter can inject on
-	// SessionStart and BeforeTurn; an event on which the client is not
-	// known to accept context, and an empty context, render as Allow.
+	// Inject renders context for the model. An adapter injects on
+	// SessionStart and BeforeTurn unless its client is known to drop that
+	// output (Kimi Code's SessionStart, docs/adapters.md); an event on
+	// which the client is not known to accept context, and an empty
+	// context, render as Allow. The hook marks nothing offered when Inject
+	// renders as Allow.
 	Inject(ev *Event, context string) Output
 	// Deny renders a refusal of a tool call, with the reason the model sees
 	// (a default reason when empty). Only a BeforeTool event can be denied;

@@ -1,8 +1,10 @@
 // Package kimi is acc's adapter for Kimi Code: its hook event names,
-// payload normalisation, the answers it accepts (context, denial), its
-// file-writing and shell tools, and the capability evidence resting on the
-// upstream captures of Kimi Code 0.36.1, embedded from evidence/
-// (reference/adapters.md §2.5, SPEC decision 12).
+// payload normalisation, the answers it accepts (context on
+// UserPromptSubmit only, denial), its file-writing and shell tools, the
+// install plan, and the capability evidence embedded from evidence/
+// (docs/adapters.md, "Kimi Code"). The
+// behaviour follows Kimi Code 2.1.0 as run offline against a stand-in
+// model; the 0.36.1 evidence rests on upstream captures.
 package kimi
 
 // ID is the client id used everywhere: the session's harness, acc-hook's

@@ -20,10 +20,11 @@ var files embed.FS
 // for the decoding before.
 var loadEvidence = sync.OnceValues(func() ([]adapter.Evidence, error) { return adapter.LoadEvidence(files) })
 
-// spec is Kimi Code's hook surface: the twenty events its config schema
-// names (reference/adapters.md §2.5), payload keys as in
-// fixtures/upstream/kimi. Kimi is the only client with a timer event
-// (SessionHeartbeat, every 60 s).
+// spec is Kimi Code's hook surface: the twenty events its hook loader
+// accepts in config.toml (2.1.0 fires them as docs/adapters.md, "Kimi
+// Code", describes; 0.36.1 named the same), with the payload keys of both
+// versions. Kimi is the only client with a timer event (SessionHeartbeat,
+// every 60 s), which acc does not subscribe (install.go says why).
 var spec = &hookio.Spec{
 	Adapter: ID,
 	Events: []hookio.EventKind{
@@ -54,28 +55,36 @@ var spec = &hookio.Spec{
 	ModelKeys:     []string{"model"},
 	SourceKeys:    []string{"source"},
 	EndReasonKeys: []string{"reason"},
-	// Stop carries stop_hook_active, as Claude Code's does (docs/hooks.md, "Turn delivery"; not proven on a real Kimi Code).
+	// UserPromptSubmit's prompt is an array of content parts in 2.1.0
+	// (a string in TurnStarted); hookio reads either (docs/adapters.md,
+	// "Kimi Code").
+	PromptKeys: []string{"prompt"},
+	// Stop carries stop_hook_active, as Claude Code's does: false in every
+	// 2.1.0 run; never yet seen true after a held stop (docs/hooks.md, "Turn
+	// delivery").
 	StopActiveKeys: []string{"stop_hook_active"},
 	ToolKeys:       []string{"tool_name"},
 	InputKeys:      []string{"tool_input"},
-	// §2.5, §5.1: Write and Edit name their file in path (not file_path);
-	// the shell tool is Bash.
+	// Write and Edit name their file in path (not file_path); the shell
+	// tool is Bash (both versions, docs/adapters.md "Kimi Code").
 	FileTools: map[string][]string{
 		"Write": {"path"},
 		"Edit":  {"path"},
 	},
-	// Kimi Code names MCP tools mcp__<server>__<tool> (its MCP docs; the
-	// 2.1.0 capture lists mcp__* among a subagent's tools); no captured
-	// hook payload of an MCP call yet (docs/hooks.md, "MCP tools").
+	// Kimi Code names MCP tools mcp__<server>__<tool> (its MCP docs; 2.1.0
+	// lists mcp__* among a subagent's tools); no hook payload of an MCP
+	// call has been recorded yet (docs/hooks.md, "MCP tools").
 	MCP:        adapter.MCPDoubleUnderscore,
 	ShellTools: map[string][]string{"Bash": {"command"}},
 }
 
-// contextEvents are the events on which acc prints context. Plain text
-// from UserPromptSubmit was measured reaching the model (reference/
-// adapters.md §2.1); SessionStart output is handled by the same hook
-// runner in the client, but no capture shows it.
-var contextEvents = []string{"SessionStart", "UserPromptSubmit"}
+// contextEvents are the events on which acc prints context: only
+// UserPromptSubmit. Kimi Code 2.1.0 hands that hook's stdout to the model
+// (wrapped in <hook_result hook_event="UserPromptSubmit">, and shows it to
+// the user too); what a SessionStart hook prints reaches no model request,
+// so acc prints nothing there and the hook records nothing offered
+// (docs/adapters.md, "Kimi Code").
+var contextEvents = []string{"UserPromptSubmit"}
 
 type client struct{}
 
@@ -85,13 +94,14 @@ func New() adapter.Adapter { return client{} }
 func (client) ID() string          { return ID }
 func (client) DisplayName() string { return DisplayName }
 
-// ClientCommand: kimi. Kimi Code is a Python tool whose launcher is a
-// script named kimi run directly by its interpreter, so the process keeps
-// that name (unverified by a capture: reference §1.6 doubted it for an
-// npm install).
-func (client) ClientCommand() string { return "kimi" }
+// ClientCommand: kimi-code. Kimi Code 2.1.0 is a Node program started as
+// kimi that names its own process kimi-code, the name found among a
+// hook's ancestors (docs/adapters.md, "Kimi Code").
+func (client) ClientCommand() string { return "kimi-code" }
 
-// SessionEnvVars: none known; no capture recorded Kimi's hook environment.
+// SessionEnvVars: none. Kimi Code 2.1.0 gives its hooks no variable naming
+// the session; the id is in the payload only (docs/adapters.md, "Kimi
+// Code").
 func (client) SessionEnvVars() []string { return nil }
 
 func (client) Events() []string { return spec.EventNames() }
@@ -101,9 +111,10 @@ func (client) Normalize(event string, payload []byte) (*adapter.Event, error) {
 }
 
 // Inject prints the context as plain text, without a trailing newline,
-// and exits 0. Kimi wraps hook stdout in <hook_result hook_event="…"> for
+// and exits 0, on UserPromptSubmit only (contextEvents); every other event
+// renders Allow. Kimi wraps hook stdout in <hook_result hook_event="…"> for
 // the model; a hookSpecificOutput envelope would be shown verbatim, JSON
-// and all (reference/adapters.md §2.1 and §12 item 14).
+// and all (docs/adapters.md, "Kimi Code").
 func (client) Inject(ev *adapter.Event, context string) adapter.Output {
 	if ev == nil || context == "" || !hookio.Has(contextEvents, ev.Name) {
 		return hookio.Allow()
@@ -113,11 +124,10 @@ func (client) Inject(ev *adapter.Event, context string) adapter.Output {
 
 // Deny prints Claude's {"hookSpecificOutput":{"hookEventName":"PreToolUse",
 // "permissionDecision":"deny","permissionDecisionReason":<reason>}} and
-// exits 0: upstream measured it stopping Write and Bash, the reason
-// reaching the model as the failed call's error and PostToolUseFailure
-// firing (reference/adapters.md §2.1, §2.5; the PostToolUseFailure payloads
-// in evidence/0.36.1). {"decision":"block"}, {"permission":"deny"} and exit
-// 1 were measured ignored.
+// exits 0. In 2.1.0 it stops Bash and Write, the model reads the reason
+// as the failed call's error, and PostToolUseFailure fires (not awaited);
+// exit 2 with the reason on stderr does the same, and 0.36.1 measured the
+// JSON form too (docs/adapters.md, "Kimi Code").
 func (client) Deny(ev *adapter.Event, reason string) adapter.Output {
 	if ev == nil || ev.Kind != adapter.BeforeTool {
 		return hookio.Allow()
@@ -130,7 +140,7 @@ func (client) Allow(*adapter.Event) adapter.Output { return hookio.Allow() }
 
 // Hold exits 2 with the reason on stderr on Stop: Kimi Code documents exit
 // code 2 as the one blocking answer of every hook, its stderr the reason
-// (docs/hooks.md, "Turn delivery"; not captured holding a stop). Every
+// (docs/hooks.md, "Turn delivery"; not yet seen holding a stop). Every
 // other event, StopFailure included, renders Allow.
 func (c client) Hold(ev *adapter.Event, reason string) adapter.Output {
 	if ev == nil || ev.Name != "Stop" {

@@ -1,6 +1,7 @@
 package kimi
 
 import (
+	"encoding/json"
 	"io/fs"
 	"slices"
 	"strings"
@@ -20,7 +21,72 @@ func payloads(t testing.TB) fs.FS {
 	return s
 }
 
-func TestSuite(t *testing.T) { adaptertest.Run(t, New(), payloads(t)) }
+// payloads210 are the 2.1.0 payloads (testdata/README.md).
+func payloads210(t testing.TB) fs.FS {
+	t.Helper()
+	s, err := fs.Sub(testdataFS, "testdata/2.1.0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestSuite(t *testing.T) {
+	t.Run("0.36.1", func(t *testing.T) { adaptertest.Run(t, New(), payloads(t)) })
+	t.Run("2.1.0", func(t *testing.T) { adaptertest.Run(t, New(), payloads210(t)) })
+}
+
+// TestPayloads210 reads what acc takes from each 2.1.0 payload shape: the
+// prompt of UserPromptSubmit is an array of content parts, read as the
+// text of its text parts; TurnStarted's is a plain string; the session
+// start's source; the tool targets and command.
+func TestPayloads210(t *testing.T) {
+	a := New()
+	read := func(file string) *adapter.Event {
+		t.Helper()
+		b, err := fs.ReadFile(payloads210(t), file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ev, err := a.Normalize(adaptertest.EventOfFile(file), b)
+		if err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+		return ev
+	}
+	if ev := read("UserPromptSubmit.json"); ev.Kind != adapter.BeforeTurn || ev.Prompt != "redacted: the user's prompt" {
+		t.Errorf("UserPromptSubmit: kind %s prompt %q", ev.Kind, ev.Prompt)
+	}
+	if ev := read("UserPromptSubmit-two-parts.json"); ev.Prompt != "redacted: first part\nredacted: second part" {
+		t.Errorf("two text parts read as %q", ev.Prompt)
+	}
+	if ev := read("TurnStarted.json"); ev.Kind != adapter.Other {
+		t.Errorf("TurnStarted is %s, want other", ev.Kind)
+	}
+	if ev := read("SessionStart-resume.json"); ev.Kind != adapter.SessionStart || ev.Source != "resume" || ev.Model != "fake" {
+		t.Errorf("resumed SessionStart: %+v", ev)
+	}
+	if ev := read("PreToolUse-Write.json"); !ev.Write || !slices.Equal(ev.Targets, []string{"/workspace/project/w.txt"}) {
+		t.Errorf("Write: %+v", ev)
+	}
+	if ev := read("PreToolUse-Bash.json"); !ev.ShellTool || ev.Shell != "echo hi > out.txt" {
+		t.Errorf("Bash: %+v", ev)
+	}
+	if ev := read("SessionHeartbeat.json"); ev.Kind != adapter.Heartbeat {
+		t.Errorf("SessionHeartbeat is %s", ev.Kind)
+	}
+}
+
+// TestProcessAndEnvironment: 2.1.0's process is named kimi-code, and its
+// hooks get no variable naming the session.
+func TestProcessAndEnvironment(t *testing.T) {
+	if got := New().ClientCommand(); got != "kimi-code" {
+		t.Errorf("ClientCommand %q, want kimi-code", got)
+	}
+	if got := New().SessionEnvVars(); len(got) != 0 {
+		t.Errorf("SessionEnvVars %q, want none", got)
+	}
+}
 
 func TestEvidence(t *testing.T) {
 	if _, err := loadEvidence(); err != nil {
@@ -69,13 +135,78 @@ func TestAnswers(t *testing.T) {
 	if got := string(a.Inject(turn, "ctx\nline").Stdout); got != "ctx\nline" {
 		t.Errorf("inject must be the text itself, no newline added: %q", got)
 	}
-	beat := &adapter.Event{Adapter: ID, Name: "SessionHeartbeat", Kind: adapter.Heartbeat, SessionID: "s", Cwd: "/w"}
-	if out := a.Inject(beat, "ctx"); len(out.Stdout) != 0 {
-		t.Errorf("heartbeat context was never shown to reach the model: %q", out.Stdout)
+	// What a session start prints reaches no model request in 2.1.0.
+	for _, ev := range []*adapter.Event{
+		{Adapter: ID, Name: "SessionStart", Kind: adapter.SessionStart, SessionID: "s", Cwd: "/w"},
+		{Adapter: ID, Name: "SessionHeartbeat", Kind: adapter.Heartbeat, SessionID: "s", Cwd: "/w"},
+		{Adapter: ID, Name: "TurnStarted", Kind: adapter.Other, SessionID: "s", Cwd: "/w"},
+	} {
+		if out := a.Inject(ev, "ctx"); len(out.Stdout)+len(out.Stderr) != 0 || out.ExitCode != 0 {
+			t.Errorf("%s: context must render as Allow, got %+v", ev.Name, out)
+		}
 	}
 }
 
-func FuzzNormalize(f *testing.F) { adaptertest.Fuzz(f, New(), payloads(f)) }
+func FuzzNormalize(f *testing.F) {
+	adaptertest.Fuzz(f, New(), payloads(f))
+}
+
+// configEvents210 are the hook events of the stricter schema Kimi Code
+// 2.1.0 checks config.toml against when it rewrites the file itself
+// (kimi login, logout); its hook loader accepts four more
+// (UserPromptQueued, TurnStarted, SessionHeartbeat, TaskStarted).
+var configEvents210 = []string{"PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest", "PermissionResult",
+	"UserPromptSubmit", "Stop", "StopFailure", "Interrupt", "SessionStart", "SessionEnd", "SubagentStart", "SubagentStop",
+	"PreCompact", "PostCompact", "Notification"}
+
+// TestInstallPlan: acc's config.toml block subscribes SessionStart,
+// UserPromptSubmit, PreToolUse (with the guard matcher), Stop and
+// SessionEnd, each with only the keys the schema allows, every event one
+// of the stricter schema's; neither SessionHeartbeat nor the unawaited
+// PostToolUse.
+func TestInstallPlan(t *testing.T) {
+	env := adapter.InstallEnv{Home: "/home/u", Shim: "/data/acc/bin/acc-hook-shim", Skill: []byte("---\nname: acc\n---\n"), AccVersion: "1.2.3"}
+	plan := New().(adapter.Installer).InstallPlan(env)
+	var block string
+	for _, art := range plan.Artifacts {
+		switch art.Kind {
+		case adapter.ArtifactTOMLBlock:
+			block = string(art.Content)
+		case adapter.ArtifactJSONEntry:
+			// The plugin is registered as Kimi Code itself registers one
+			// installed from a directory.
+			var entry map[string]any
+			if err := json.Unmarshal(art.Value, &entry); err != nil || entry["source"] != "local-path" || entry["enabled"] != true ||
+				entry["root"] != "/home/u/.kimi-code/plugins/managed/agents-can-communicate" {
+				t.Errorf("installed.json entry %s (%v)", art.Value, err)
+			}
+		}
+	}
+	if block == "" {
+		t.Fatal("no config.toml block in the plan")
+	}
+	var events []string
+	for _, table := range strings.Split(block, "[[hooks]]\n")[1:] {
+		lines := strings.Split(strings.TrimSpace(table), "\n")
+		ev := strings.Trim(strings.TrimPrefix(lines[0], "event = "), `"`)
+		events = append(events, ev)
+		if !slices.Contains(configEvents210, ev) {
+			t.Errorf("event %q is not in 2.1.0's config schema", ev)
+		}
+		for _, l := range lines {
+			key, _, _ := strings.Cut(l, " = ")
+			if !slices.Contains([]string{"event", "command", "matcher", "timeout"}, key) {
+				t.Errorf("%s: key %q is not one the schema allows", ev, key)
+			}
+			if key == "matcher" && ev != "PreToolUse" {
+				t.Errorf("%s has a matcher", ev)
+			}
+		}
+	}
+	if want := []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "Stop", "SessionEnd"}; !slices.Equal(events, want) {
+		t.Errorf("subscribed %q, want %q", events, want)
+	}
+}
 
 // TestHold: Stop is held by exit 2 with the reason on stderr, and reads
 // stop_hook_active; StopFailure is not held.

@@ -349,7 +349,7 @@ func responses(t *testing.T, a adapter.Adapter, ev *adapter.Event) {
 		t.Errorf("Inject exit %d", inj.ExitCode)
 	}
 	if ev.Kind == adapter.SessionStart || ev.Kind == adapter.BeforeTurn {
-		if len(inj.Stdout) == 0 {
+		if len(inj.Stdout) == 0 && !slices.Contains(NoContextAt[a.ID()], ev.Name) {
 			t.Errorf("Inject on %s (%s) prints nothing", ev.Name, ev.Kind)
 		}
 	}
@@ -373,6 +373,15 @@ func responses(t *testing.T, a adapter.Adapter, ev *adapter.Event) {
 	if def := a.Deny(ev, " "); !NamesReason(def, hookio.DefaultReason) {
 		t.Errorf("Deny with a blank reason must give the default one: %+v", def)
 	}
+}
+
+// NoContextAt names, per client, the session-start and before-turn events
+// whose output the client's source or captures show never reaches the
+// model: Inject renders Allow there and the suite does not ask for text.
+// Kimi Code 2.1.0 gives no model request what SessionStart prints
+// (docs/adapters.md, "Kimi Code").
+var NoContextAt = map[string][]string{
+	"kimi": {"SessionStart"},
 }
 
 // sampleHold is a hold reason with a peer frame inside: fences, quotes and

@@ -92,6 +92,44 @@ func (o Object) Bool(keys ...string) bool {
 	return false
 }
 
+// Prompt returns the prompt under the first of keys present in o: a
+// string as it is, or an array of content parts ({"type":"text","text":…},
+// the shape Kimi Code 2.1.0 sends, docs/adapters.md "Kimi Code") as the text
+// of its text parts joined by newlines, other parts (images) skipped. ok
+// is false when no key is present, or the first present one holds anything
+// else, or an array with a malformed part: then there is no prompt to read.
+func (o Object) Prompt(keys ...string) (prompt string, ok bool) {
+	for _, k := range keys {
+		v, present := o[k]
+		if !present {
+			continue
+		}
+		switch v := v.(type) {
+		case string:
+			return v, true
+		case []any:
+			texts := make([]string, 0, len(v))
+			for _, part := range v {
+				m, isObj := part.(map[string]any)
+				if !isObj {
+					return "", false
+				}
+				if typ, _ := m["type"].(string); typ != "text" {
+					continue
+				}
+				text, isStr := m["text"].(string)
+				if !isStr {
+					return "", false
+				}
+				texts = append(texts, text)
+			}
+			return strings.Join(texts, "\n"), true
+		}
+		return "", false
+	}
+	return "", false
+}
+
 // Obj returns the object under the first of keys present in o, or nil.
 func (o Object) Obj(keys ...string) Object {
 	for _, k := range keys {
@@ -118,8 +156,9 @@ type Spec struct {
 	EventKeys, SessionKeys, CwdKeys      []string
 	ModelKeys, SourceKeys, EndReasonKeys []string
 	ToolKeys, InputKeys                  []string
-	// PromptKeys name the turn's prompt on before-turn events; only clients
-	// with a live-push transport need it (Event.Prompt).
+	// PromptKeys name the turn's prompt on before-turn events (Event.Prompt):
+	// a string, or an array of content parts whose text parts are joined
+	// (Prompt). The hook compares it with live frames and hold reasons.
 	PromptKeys []string
 	// StopActiveKeys name the boolean on turn-end events that says a stop
 	// hook already kept this turn going (Event.StopHookActive).
@@ -239,7 +278,7 @@ func (s *Spec) Normalize(event string, payload []byte) (*adapter.Event, error) {
 		ev.StopHookActive = obj.Bool(s.StopActiveKeys...)
 		ev.EndReason = short(obj, s.EndReasonKeys)
 	case adapter.BeforeTurn:
-		if prompt, _, err := obj.Str(s.PromptKeys...); len(s.PromptKeys) > 0 && err == nil && utf8.ValidString(prompt) {
+		if prompt, ok := obj.Prompt(s.PromptKeys...); ok && utf8.ValidString(prompt) {
 			ev.Prompt = prompt
 		}
 	}

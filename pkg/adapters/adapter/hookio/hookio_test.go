@@ -122,3 +122,31 @@ func TestParse(t *testing.T) {
 		t.Error("a number read as a string must be an error")
 	}
 }
+
+// TestPrompt: a before-turn prompt is read as a string, or as an array of
+// content parts whose text parts are joined (Kimi Code 2.1.0); anything
+// else gives no prompt, and the payload is still accepted.
+func TestPrompt(t *testing.T) {
+	spec := &Spec{Adapter: "test", Events: []EventKind{{"Turn", adapter.BeforeTurn}},
+		SessionKeys: []string{"sid"}, CwdKeys: []string{"cwd"}, PromptKeys: []string{"prompt"}}
+	cases := map[string]string{
+		`"plain words"`: "plain words",
+		`[{"type":"text","text":"please create out.txt"}]`:                                         "please create out.txt",
+		`[{"type":"text","text":"one"},{"type":"image","source":{}},{"type":"text","text":"two"}]`: "one\ntwo",
+		`[]`:                              "",
+		`[{"type":"text","text":7}]`:      "",
+		`["bare string part"]`:            "",
+		`{"type":"text","text":"object"}`: "",
+		`42`:                              "",
+		`null`:                            "",
+	}
+	for prompt, want := range cases {
+		ev, err := spec.Normalize("Turn", []byte(`{"sid":"s","cwd":"/w","prompt":`+prompt+`}`))
+		if err != nil {
+			t.Fatalf("prompt %s: refused: %v", prompt, err)
+		}
+		if ev.Prompt != want {
+			t.Errorf("prompt %s read as %q, want %q", prompt, ev.Prompt, want)
+		}
+	}
+}
