@@ -43,10 +43,26 @@ import (
 	"github.com/acc-go/acc/pkg/adapters/adapter/adaptertest"
 )
 
-// UpdateEvidenceEnv is the switch that makes the tests rewrite the evidence.
+// UpdateEvidenceEnv is the switch that makes the tests rewrite the evidence:
+// 1 for every client measured (and the ACP families), or a comma-separated
+// list of client names (ACC_UPDATE_EVIDENCE=kimi) for those clients' records
+// alone, from a run of just their tests (-run) — each must still have every
+// capability measured in it.
 const UpdateEvidenceEnv = "ACC_UPDATE_EVIDENCE"
 
-func updatingEvidence() bool { return os.Getenv(UpdateEvidenceEnv) == "1" }
+func updatingEvidence() bool {
+	v := os.Getenv(UpdateEvidenceEnv)
+	return v != "" && v != "0"
+}
+
+// evidenceClients is the list UpdateEvidenceEnv names, nil for every client
+// (1).
+func evidenceClients() []string {
+	if v := os.Getenv(UpdateEvidenceEnv); v != "1" {
+		return strings.Split(v, ",")
+	}
+	return nil
+}
 
 // UpdateTurnEvidenceEnv is the narrower switch for the turn-delivery
 // capabilities alone: `ACC_UPDATE_TURN_EVIDENCE=1 go test -run TestMidTurn
@@ -339,9 +355,15 @@ func finishEvidence(code int) int {
 	}
 	names := make([]string, 0, len(observation))
 	for n := range observation {
-		names = append(names, n)
+		if only := evidenceClients(); only == nil || slices.Contains(only, n) {
+			names = append(names, n)
+		}
 	}
 	sort.Strings(names)
+	if len(names) == 0 {
+		fmt.Fprintf(os.Stderr, "%s=%s: none of these clients was measured; the evidence was not rewritten\n", UpdateEvidenceEnv, os.Getenv(UpdateEvidenceEnv))
+		return 1
+	}
 	for _, n := range names {
 		path, err := writeEvidence(observation[n], time.Now().UTC())
 		if err != nil {
@@ -398,7 +420,7 @@ func writeEvidence(o *clientObservations, now time.Time) (string, error) {
 
 	obs := adaptertest.Observations{
 		Client: a.DisplayName(), Version: c.Version, Platform: platform(), ObservedAt: now.Format(time.RFC3339),
-		Source: "go test ./internal/realclient with " + UpdateEvidenceEnv + "=1: " + c.Package + "@" + c.Version +
+		Source: "go test ./internal/realclient with " + UpdateEvidenceEnv + "=" + os.Getenv(UpdateEvidenceEnv) + ": " + c.Package + "@" + c.Version +
 			" run headless against the loopback fake model (internal/fakemodel), its hooks running the freshly built acc-hook behind the test's recorder",
 		Responses: []adaptertest.Response{},
 	}
@@ -479,7 +501,7 @@ exactly what they observe.
 		Version: c.Version,
 		Proven: adapter.Capabilities{Attach: proven("attach"), NextTurn: proven("nextTurn"), GuardFiles: proven("guardFiles"),
 			GuardShell: proven("guardShell"), SessionEnd: proven("sessionEnd"), LivePush: live, MidTurn: proven("midTurn"), EndOfTurn: proven("endOfTurn")},
-		Test:     "internal/realclient " + strings.Join(tests, ", ") + " (" + UpdateEvidenceEnv + "=1 go test ./internal/realclient)",
+		Test:     "internal/realclient " + strings.Join(tests, ", ") + " (" + UpdateEvidenceEnv + "=" + os.Getenv(UpdateEvidenceEnv) + " go test ./internal/realclient)",
 		Recorded: now.Format(time.RFC3339),
 		Note: platform() + ", " + c.Package + "@" + c.Version + " headless against the loopback fake model, hooks running acc-hook. " +
 			ending + "; the context acc-hook printed before a turn reached the next model request; " +

@@ -16,7 +16,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acc-go/acc/internal/evidence"
 	"github.com/acc-go/acc/internal/fakemodel"
+	"github.com/acc-go/acc/internal/hook"
+	"github.com/acc-go/acc/pkg/adapters/adapter"
 	"github.com/acc-go/acc/pkg/core"
 )
 
@@ -50,6 +53,24 @@ func TestMidTurnUnawaited(t *testing.T) {
 			b.asker = w.attach(w.repo, "asker")
 			b.askerParticipant = "asker"
 			b.r = w.hooked(t, c, w.wt, nil)
+			if updatingEvidence() || updatingTurnEvidence() {
+				// Under an update switch this run is what proves the hold
+				// of the turn's end: acc-hook is told to attempt it, as acc
+				// certify's trial record does, and the run shows what
+				// reached the model. Mid-turn delivery is not attempted: acc
+				// install subscribes no post-tool hook for this client.
+				caps, ev := adapter.CapabilitiesFor(hook.Registry()[c.Name], c.Version)
+				e := adapter.Evidence{Version: c.Version, Recorded: time.Now().UTC().Format(time.RFC3339), Test: "TestMidTurnUnawaited (being measured)"}
+				if ev != nil {
+					e = *ev
+					e.Version = c.Version
+				}
+				caps.EndOfTurn = true
+				e.Proven = caps
+				if _, err := evidence.Write(w.dataHome, c.Name, evidence.Record{Evidence: e, Why: map[string]string{}}); err != nil {
+					t.Fatal(err)
+				}
+			}
 			var (
 				q1         *sent
 				lastStepAt time.Time
