@@ -370,7 +370,7 @@ func finishEvidence(code int) int {
 			fmt.Fprintf(os.Stderr, "%s=1: %s: %v\n", UpdateEvidenceEnv, n, err)
 			return 1
 		}
-		fmt.Fprintf(os.Stderr, "%s=1: wrote %s\n", UpdateEvidenceEnv, path)
+		fmt.Fprintf(os.Stderr, "%s=%s: wrote %s\n", UpdateEvidenceEnv, os.Getenv(UpdateEvidenceEnv), path)
 	}
 	return code
 }
