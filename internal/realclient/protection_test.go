@@ -66,7 +66,7 @@ func TestProtection(t *testing.T) {
 			t.Logf("%s: protection %s", when, st.Protection)
 		}
 	}
-	wantProtection("guarded", "two hooked sessions and a guarded claim")
+	wantProtection("guarded", "three hooked sessions and a guarded claim")
 	manual := w.attach(w.wt, "person")
 	wantProtection("advisory", "with a manual acc attach session")
 	w.mustAcc(w.wt, append([]string{"detach"}, manual.args()...)...)
