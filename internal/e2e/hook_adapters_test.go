@@ -220,3 +220,39 @@ func TestHookEveryFixture(t *testing.T) {
 		}
 	}
 }
+
+// TestHookQuietStartLeavesMessagesQueued: for a client whose session-start
+// output reaches no model (Kimi Code), the built acc-hook's session start,
+// with a question waiting, prints exactly the client's "proceed" answer
+// and leaves the receipt queued; the next turn prints the question and
+// offers it.
+func TestHookQuietStartLeavesMessagesQueued(t *testing.T) {
+	for _, c := range hookClients {
+		if !c.quietStart {
+			continue
+		}
+		t.Run(c.id, func(t *testing.T) {
+			sb := newSandbox(t)
+			repo := sb.newRepo("repo")
+			sb.hookSession(c, "quiet", repo, "ACC_PARTICIPANT=me")
+			peer := sb.attach(repo, "peer", "cli")
+			q := sb.sendAs(peer, "--to", "me", "--type", "question", "--subject", "ownership", "--body", "is src/a.go yours?")
+			store := sb.openStore(sb.roomStatus(repo).WorkspaceID)
+
+			start := sb.hook(hookOpts{env: []string{"ACC_PARTICIPANT=me"}}, c.startPayload(t, "quiet", repo), c.id, c.start)
+			if start.code != 0 || start.stdout != c.allow || start.stderr != "" {
+				t.Fatalf("a session start with a question waiting should print only %q:\n%s", c.allow, start)
+			}
+			if s := receiptState(t, store, q, "me"); s != protocol.ReceiptQueued {
+				t.Fatalf("after the session start the receipt is %s, want queued", s)
+			}
+			ctxt, r := sb.turn(c, "quiet", repo)
+			if !strings.Contains(ctxt, "messageId: "+q) || !strings.Contains(ctxt, "is src/a.go yours?") {
+				t.Fatalf("the turn after the start does not show the question:\n%s", r)
+			}
+			if s := receiptState(t, store, q, "me"); s != protocol.ReceiptOffered {
+				t.Fatalf("after the turn the receipt is %s, want offered", s)
+			}
+		})
+	}
+}

@@ -82,8 +82,10 @@ var spec = &hookio.Spec{
 // UserPromptSubmit. Kimi Code 2.1.0 hands that hook's stdout to the model
 // (wrapped in <hook_result hook_event="UserPromptSubmit">, and shows it to
 // the user too); what a SessionStart hook prints reaches no model request,
-// so acc prints nothing there and the hook records nothing offered
-// (docs/adapters.md, "Kimi Code").
+// so acc prints nothing there and the hook records nothing offered.
+// PostToolUse and PostToolUseFailure are started without being awaited,
+// so nothing printed there can reach the model and mid-turn delivery can
+// never be proven for Kimi Code (docs/adapters.md, "Kimi Code").
 var contextEvents = []string{"UserPromptSubmit"}
 
 type client struct{}
