@@ -16,6 +16,10 @@
 # program, that internal/mcpserver's real-client test drives acc-mcp with; its
 # pin must match sdkVersion there (a test checks).
 #
+# Kimi Code needs Node >= 22.19 (its program is a Node script run by the
+# first node on PATH): it is installed, and checked, with the pinned Node 22
+# below first on PATH, so Node is installed before it.
+#
 # And it installs Node 22 (npm's platform package of the node binary) and the
 # MCP Inspector, installed with that node first on PATH, whose CLI mode
 # internal/mcpserver's TestInspectorCLI runs against acc-mcp; the pins must
@@ -30,6 +34,7 @@ CLIENTS=(
 	"claude @anthropic-ai/claude-code 2.1.332"
 	"codex @openai/codex 0.171.0"
 	"gemini @google/gemini-cli 0.61.0"
+	"kimi @moonshot-ai/kimi-code 2.1.0"
 )
 
 # name:package:exact version of the MCP SDK.
@@ -66,7 +71,7 @@ executable() {
 			[ -x "$f" ] && { echo "$f"; return; }
 		done
 		;;
-	codex | gemini)
+	codex | gemini | kimi)
 		f="$dir/node_modules/.bin/$name"
 		[ -x "$f" ] && { echo "$f"; return; }
 		;;
@@ -92,7 +97,7 @@ install_one() (
 	trap 'rm -rf "$tmp" "$home"' EXIT
 	npm install --prefix "$tmp" --no-audit --no-fund --ignore-scripts --save-exact --loglevel=error "$pkg@$version" >&2
 	exe=$(executable "$name" "$tmp") || { echo "install-clients: $pkg@$version installed no runnable program" >&2; exit 1; }
-	out=$(cd "$home" && HOME=$home CODEX_HOME=$home/.codex "$exe" --version 2>&1) || {
+	out=$(cd "$home" && HOME=$home CODEX_HOME=$home/.codex KIMI_CODE_HOME=$home/.kimi-code KIMI_CODE_NO_AUTO_UPDATE=1 KIMI_DISABLE_TELEMETRY=1 "$exe" --version 2>&1) || {
 		echo "install-clients: $exe --version failed: $out" >&2
 		exit 1
 	}
@@ -110,13 +115,6 @@ install_one() (
 )
 
 want=("$@")
-for line in "${CLIENTS[@]}"; do
-	read -r name pkg version <<<"$line"
-	if [ ${#want[@]} -gt 0 ] && [[ " ${want[*]} " != *" $name "* ]]; then
-		continue
-	fi
-	install_one "$name" "$pkg" "$version"
-done
 
 # install_library installs an npm library (nothing to run): it is checked by
 # the version in its package.json instead.
@@ -144,20 +142,7 @@ install_library() (
 	echo "install-clients: $pkg@$version installed in $dir"
 )
 
-IFS=: read -r name pkg version <<<"$MCP_SDK"
-if [ ${#want[@]} -eq 0 ] || [[ " ${want[*]} " == *" $name "* ]]; then
-	install_library "$name" "$pkg" "$version"
-fi
-
-for line in "${ACP_AGENTS[@]}"; do
-	IFS=: read -r name pkg version <<<"$line"
-	if [ ${#want[@]} -eq 0 ] || [[ " ${want[*]} " == *" $name "* ]]; then
-		install_library "$name" "$pkg" "$version"
-	fi
-done
-
-# install_node installs the node binary's platform package; it is checked by
-# running node --version.
+# node_pkg names npm's platform package of the node binary.
 node_pkg() {
 	local os arch
 	case $(uname -s) in Linux) os=linux ;; Darwin) os=darwin ;; *) return 1 ;; esac
@@ -165,6 +150,8 @@ node_pkg() {
 	echo "node-$os-$arch"
 }
 
+# install_node installs the node binary's platform package; it is checked by
+# running node --version.
 install_node() (
 	name=$1 pkg=$2 version=$3
 	dir="$cache/$name@$version"
@@ -189,17 +176,45 @@ install_node() (
 
 IFS=: read -r node_name node_version <<<"$NODE"
 IFS=: read -r insp_name insp_pkg insp_version <<<"$INSPECTOR"
+node_bin=""
 want_node=0 want_insp=0
-if [ ${#want[@]} -eq 0 ] || [[ " ${want[*]} " == *" $node_name "* ]]; then want_node=1; fi
+if [ ${#want[@]} -eq 0 ] || [[ " ${want[*]} " == *" $node_name "* ]] || [[ " ${want[*]} " == *" kimi "* ]]; then want_node=1; fi
 if [ ${#want[@]} -eq 0 ] || [[ " ${want[*]} " == *" $insp_name "* ]]; then want_node=1 want_insp=1; fi
 if [ $want_node = 1 ]; then
 	pkg=$(node_pkg) || { echo "install-clients: no node platform package for $(uname -sm)" >&2; exit 1; }
 	install_node "$node_name" "$pkg" "$node_version"
+	node_bin="$cache/$node_name@$node_version/node_modules/$pkg/bin"
 fi
+
+for line in "${CLIENTS[@]}"; do
+	read -r name pkg version <<<"$line"
+	if [ ${#want[@]} -gt 0 ] && [[ " ${want[*]} " != *" $name "* ]]; then
+		continue
+	fi
+	if [ "$name" = kimi ]; then
+		# Kimi Code's --version check runs on the pinned Node.
+		PATH="$node_bin:$PATH" install_one "$name" "$pkg" "$version"
+	else
+		install_one "$name" "$pkg" "$version"
+	fi
+done
+
+IFS=: read -r name pkg version <<<"$MCP_SDK"
+if [ ${#want[@]} -eq 0 ] || [[ " ${want[*]} " == *" $name "* ]]; then
+	install_library "$name" "$pkg" "$version"
+fi
+
+for line in "${ACP_AGENTS[@]}"; do
+	IFS=: read -r name pkg version <<<"$line"
+	if [ ${#want[@]} -eq 0 ] || [[ " ${want[*]} " == *" $name "* ]]; then
+		install_library "$name" "$pkg" "$version"
+	fi
+done
+
 if [ $want_insp = 1 ]; then
 	# The Inspector needs Node 22: install it (its scripts run, as in
 	# TestInspectorCLI) with that node first on PATH; install_library checks
 	# it by its package.json.
-	PATH="$cache/$node_name@$node_version/node_modules/$pkg/bin:$PATH" \
+	PATH="$node_bin:$PATH" \
 		install_library "$insp_name" "$insp_pkg" "$insp_version" scripts
 fi

@@ -69,7 +69,7 @@ var Capabilities = []string{"attach", "nextTurn", "guardFiles", "guardShell", "s
 
 // Options configure a certification.
 type Options struct {
-	// Adapters are the clients to certify: claude, codex, gemini; none
+	// Adapters are the clients to certify: claude, codex, gemini, kimi; none
 	// means every one whose program is on PATH.
 	Adapters []string
 	// Client is the program to run instead of the one on PATH (one
@@ -131,10 +131,10 @@ func (r Result) AllProven() bool {
 }
 
 // clients are the adapters certify knows how to drive.
-var clients = map[string]realclient.Client{"claude": realclient.Claude, "codex": realclient.Codex, "gemini": realclient.Gemini}
+var clients = map[string]realclient.Client{"claude": realclient.Claude, "codex": realclient.Codex, "gemini": realclient.Gemini, "kimi": realclient.Kimi}
 
 // Supported lists them.
-func Supported() []string { return []string{"claude", "codex", "gemini"} }
+func Supported() []string { return []string{"claude", "codex", "gemini", "kimi"} }
 
 // Check refuses options certify cannot act on (exit 2): an unknown
 // adapter, or --client with other than exactly one adapter (a repeated
@@ -149,7 +149,7 @@ func Check(o Options) error {
 	o.Adapters = distinct
 	for _, id := range o.Adapters {
 		if _, ok := clients[id]; !ok {
-			return protocol.Errorf(protocol.ReasonInvalidFlagValue, "acc certify drives claude, codex and gemini headless; %q is not one of them", id)
+			return protocol.Errorf(protocol.ReasonInvalidFlagValue, "acc certify drives claude, codex, gemini and kimi headless; %q is not one of them", id)
 		}
 	}
 	if o.Client != "" && len(o.Adapters) != 1 {
@@ -586,13 +586,24 @@ func play(ctx context.Context, o Options, c realclient.Client, bin string, w *wo
 				live = live || p.Harness == c.Name && p.Presence != core.PresenceOffline
 			}
 		}
+		// The session line comes with the session start hook's answer, or,
+		// for a client that shows the model only the before-turn hook's
+		// (Kimi Code), with that one.
+		lineHook := c.SessionStart
+		if hooks.count(c.SessionStart, "acc: --session ") == 0 && hooks.count(c.BeforeTurn, "acc: --session ") > 0 {
+			lineHook = c.BeforeTurn
+		}
 		switch {
-		case hooks.count(c.SessionStart, "acc: --session ") == 0:
-			st.set("attach", false, "acc-hook's "+c.SessionStart+" hook did not run, or printed no session line")
+		case hooks.count(c.SessionStart, "") == 0:
+			st.set("attach", false, "acc-hook's "+c.SessionStart+" hook did not run")
+		case hooks.count(lineHook, "acc: --session ") == 0:
+			st.set("attach", false, "acc-hook's "+c.SessionStart+" and "+c.BeforeTurn+" hooks printed no session line")
 		case owner == nil:
 			st.set("attach", false, "the model's first request shows no acc session line: what the session start hook printed did not reach the model")
 		case !live:
 			st.set("attach", false, "the model saw a session line, but no session of "+c.Name+" is live in the room")
+		case lineHook != c.SessionStart:
+			st.set("attach", true, "acc-hook's "+c.SessionStart+" hook attached a live session, and the session line its "+lineHook+" hook printed reached the model")
 		default:
 			st.set("attach", true, "acc-hook's "+c.SessionStart+" hook attached a live session, and its session line reached the model")
 		}

@@ -27,7 +27,7 @@ func (a *app) certifyCommand() *cli.Command {
 	return &cli.Command{
 		Name:     "certify",
 		Category: "setup",
-		Usage:    "prove, on this machine, what acc can do with your installed Claude Code, Codex and Gemini CLI",
+		Usage:    "prove, on this machine, what acc can do with your installed Claude Code, Codex, Gemini CLI and Kimi Code",
 		Description: "certify runs each client you have (or each --adapter) headless in a temporary HOME and a temporary\n" +
 			"Git repository with two worktrees, with acc's hooks installed there as acc install would, against a\n" +
 			"fake model on 127.0.0.1 — never your HOME, configuration or repositories; acc uses no network and no\n" +
@@ -46,7 +46,7 @@ func (a *app) certifyCommand() *cli.Command {
 			"  acc certify\n" +
 			"  acc certify --adapter claude --client ~/bin/claude-nightly",
 		Flags: []cli.Flag{
-			&cli.StringSliceFlag{Name: "adapter", DefaultText: "those on PATH", Usage: "certify this client `ID`: claude, codex or gemini"},
+			&cli.StringSliceFlag{Name: "adapter", DefaultText: "those on PATH", Usage: "certify this client `ID`: claude, codex, gemini or kimi"},
 			&cli.StringFlag{Name: "client", Usage: "run this `PATH` as the client (with one --adapter)"},
 			&cli.DurationFlag{Name: "timeout", Value: certify.DefaultTimeout, DefaultText: core.ShortDuration(certify.DefaultTimeout), Usage: "give each client this `DURATION` in all, its --version and both runs (90s, 6m); more on a slow or busy machine"},
 		},
@@ -101,7 +101,7 @@ func (a *app) certifyCommand() *cli.Command {
 				failed = failed || !r.AllProven()
 			}
 			if len(results) == 0 {
-				return protocol.Errorf(protocol.ReasonNotCertified, "no claude, codex or gemini on PATH; name one with --adapter (and --client PATH)")
+				return protocol.Errorf(protocol.ReasonNotCertified, "no claude, codex, gemini or kimi on PATH; name one with --adapter (and --client PATH)")
 			}
 			if failed {
 				if !a.jsonMode {

@@ -13,7 +13,7 @@ func anthropicBlocks(req *Request, reply Reply) []map[string]any {
 		blocks = append(blocks, map[string]any{"type": "text", "text": reply.Text})
 	}
 	for i, c := range reply.Calls {
-		name, input := anthropicCall(c)
+		name, input := anthropicCall(req, c)
 		id := fmt.Sprintf("toolu_fake_%d_%d", req.Seq, i+1)
 		req.CallIDs = append(req.CallIDs, id)
 		blocks = append(blocks, map[string]any{
@@ -26,12 +26,19 @@ func anthropicBlocks(req *Request, reply Reply) []map[string]any {
 	return blocks
 }
 
-func anthropicCall(c Call) (string, map[string]any) {
+// anthropicCall spells a call in Messages API terms. The file-write tool is
+// Write with file_path (Claude Code), or with path where the Write tool the
+// request offers names that property instead (Kimi Code).
+func anthropicCall(req *Request, c Call) (string, map[string]any) {
 	switch c.Kind {
 	case CallShell:
 		return "Bash", map[string]any{"command": c.Command, "description": "Run a shell command"}
 	case CallWrite:
-		return "Write", map[string]any{"file_path": c.Path, "content": c.Content}
+		key := "file_path"
+		if schemaHas(req.tool("Write"), "path") && !schemaHas(req.tool("Write"), "file_path") {
+			key = "path"
+		}
+		return "Write", map[string]any{key: c.Path, "content": c.Content}
 	}
 	return c.Name, nonNil(c.Args)
 }
@@ -105,4 +112,13 @@ func writeAnthropic(w http.ResponseWriter, req *Request, reply Reply) {
 		"delta": map[string]any{"stop_reason": stop, "stop_sequence": nil},
 		"usage": map[string]any{"output_tokens": 10}})
 	e.event("message_stop", map[string]any{"type": "message_stop"})
+}
+
+// schemaHas reports whether an Anthropic tool definition's input schema
+// has the property prop.
+func schemaHas(tool map[string]any, prop string) bool {
+	schema, _ := tool["input_schema"].(map[string]any)
+	props, _ := schema["properties"].(map[string]any)
+	_, ok := props[prop]
+	return ok
 }

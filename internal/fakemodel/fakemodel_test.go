@@ -250,6 +250,31 @@ func TestAnthropicNonStreamingAndSideCalls(t *testing.T) {
 	}
 }
 
+// TestAnthropicWriteFollowsTheOfferedSchema: the Write call names the path
+// as the offered Write tool's schema does (file_path for Claude Code, path
+// for Kimi Code).
+func TestAnthropicWriteFollowsTheOfferedSchema(t *testing.T) {
+	for _, tc := range []struct {
+		props      map[string]any
+		key, other string
+	}{
+		{map[string]any{"file_path": map[string]any{}, "content": map[string]any{}}, "file_path", "path"},
+		{map[string]any{"path": map[string]any{}, "content": map[string]any{}, "mode": map[string]any{}}, "path", "file_path"},
+	} {
+		s := start(t, Config{Script: Script{Run(Write("/tmp/x", "hi"))}})
+		tools := []any{map[string]any{"name": "Write", "input_schema": map[string]any{"type": "object", "properties": tc.props}}}
+		_, _, body := post(t, s.URL()+"/v1/messages", map[string]any{"model": "m", "tools": tools, "messages": []any{}})
+		var msg map[string]any
+		if err := json.Unmarshal(body, &msg); err != nil {
+			t.Fatal(err)
+		}
+		in := obj(obj(msg["content"].([]any)[0])["input"])
+		if in[tc.key] != "/tmp/x" || in[tc.other] != nil || in["content"] != "hi" {
+			t.Errorf("offered %v: Write input %v, want the path under %q", tc.props, in, tc.key)
+		}
+	}
+}
+
 func TestResponsesStreaming(t *testing.T) {
 	s := start(t, Config{Script: Script{
 		{Text: "Running it.", Calls: []Call{Shell("echo hi > out.txt")}},

@@ -780,9 +780,16 @@ const (
 
 // probeVersion returns the client's version: the npm package's, when the
 // client on PATH is an npm package's bin (npmVersion), else the first dotted
-// version `<client> --version` prints, asked twice within ProbeBudget.
+// version `<client> --version` prints, asked twice within ProbeBudget. The
+// client is the program a person runs (adapter.Installer's Binary), which
+// is not always the name its process carries (ClientCommand: Kimi Code's
+// program kimi runs as a process titled kimi-code), else ClientCommand,
+// else the adapter id.
 func probeVersion(ctx context.Context, a adapter.Adapter, getenv func(string) string) string {
 	name := a.ClientCommand()
+	if in, ok := a.(adapter.Installer); ok && in.Binary() != "" {
+		name = in.Binary()
+	}
 	if name == "" {
 		name = a.ID()
 	}

@@ -75,6 +75,18 @@ func TestNPMVersion(t *testing.T) {
 	})
 }
 
+// TestProbeVersionAsksTheProgram: the version is asked of the program a
+// person runs (Binary), not of the name the client's process carries
+// (ClientCommand): Kimi Code's npm bin is kimi, its process kimi-code, and
+// nothing named kimi-code is on PATH.
+func TestProbeVersionAsksTheProgram(t *testing.T) {
+	a := Registry()["kimi"]
+	npmTree(t, `{"name":"@x/tool","version":"2.1.0","bin":{"kimi":"bin/tool.js"}}`, "kimi")
+	if v := probeVersion(context.Background(), a, func(string) string { return "" }); v != "2.1.0" {
+		t.Errorf("probeVersion(kimi) = %q, want 2.1.0 from the kimi program's package", v)
+	}
+}
+
 // fakeClaude puts a "claude" running script first on PATH (with /bin for
 // sleep and touch).
 func fakeClaude(t *testing.T, script string) {

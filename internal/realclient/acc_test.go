@@ -32,8 +32,8 @@ var (
 	buildErr  error
 )
 
-// accBinaries builds cmd/acc and cmd/acc-hook from this checkout (once) and
-// returns the directory holding them.
+// accBinaries builds cmd/acc, cmd/acc-hook and cmd/acc-mcp from this
+// checkout (once) and returns the directory holding them.
 func accBinaries(t testing.TB) string {
 	t.Helper()
 	buildOnce.Do(func() {
@@ -51,13 +51,13 @@ func accBinaries(t testing.TB) string {
 			buildErr = err
 			return
 		}
-		cmd := exec.Command(goBin, "build", "-o", binDir+string(filepath.Separator), "./cmd/acc", "./cmd/acc-hook")
+		cmd := exec.Command(goBin, "build", "-o", binDir+string(filepath.Separator), "./cmd/acc", "./cmd/acc-hook", "./cmd/acc-mcp")
 		cmd.Dir = root
 		if out, err := cmd.CombinedOutput(); err != nil {
-			buildErr = fmt.Errorf("go build ./cmd/acc ./cmd/acc-hook: %v\n%s", err, out)
+			buildErr = fmt.Errorf("go build ./cmd/acc ./cmd/acc-hook ./cmd/acc-mcp: %v\n%s", err, out)
 			return
 		}
-		t.Logf("built acc and acc-hook in %v", time.Since(start).Round(time.Millisecond))
+		t.Logf("built acc, acc-hook and acc-mcp in %v", time.Since(start).Round(time.Millisecond))
 	})
 	if buildErr != nil {
 		t.Fatal(buildErr)
@@ -396,7 +396,7 @@ func (w *world) hooked(t testing.TB, c Client, dir string, script fakemodel.Scri
 		Install: &Install{Acc: filepath.Join(w.bin, "acc"), DataHome: filepath.Join(r.logDir, "install-data"), HookBinary: wrapper},
 		Env: []string{
 			"ACC_DATA_HOME=" + w.dataHome,
-			"PATH=" + w.bin + string(os.PathListSeparator) + clientDir(exe) + string(os.PathListSeparator) + os.Getenv("PATH"),
+			"PATH=" + c.PathFor(w.bin+string(os.PathListSeparator)+clientDir(exe)+string(os.PathListSeparator)+os.Getenv("PATH")),
 		},
 	}
 	return r
@@ -526,8 +526,12 @@ func recordsOf(recs []HookRecord, event string) []HookRecord {
 	return out
 }
 
-// hookContext is the additionalContext a hook answered with, "" if none.
+// hookContext is the additionalContext a hook answered with, "" if none;
+// for a client that takes a hook's stdout as it is (Kimi Code), that text.
 func hookContext(rec HookRecord) string {
+	if rec.Client == "kimi" && rec.Exit == 0 {
+		return strings.TrimRight(rec.Stdout, "\n")
+	}
 	var out struct {
 		HookSpecificOutput struct {
 			AdditionalContext string `json:"additionalContext"`

@@ -37,7 +37,8 @@ func treeHash(t *testing.T, dir string, skip func(rel string) bool) string {
 }
 
 // TestCertify is issue 9's first must-show: `acc certify`, run by a user
-// whose PATH has the pinned Claude Code, Codex and Gemini CLI, proves
+// whose PATH has the pinned Claude Code, Codex, Gemini CLI and Kimi Code
+// (with the pinned Node, which Kimi needs), proves
 // every capability the built-in evidence claims for those versions; acc
 // doctor then reports them proven here; the user's HOME is byte-identical
 // afterwards and the data home gained only the evidence records; no
@@ -57,32 +58,83 @@ func TestCertify(t *testing.T) {
 	os.WriteFile(filepath.Join(home, ".bashrc"), []byte("export EDITOR=vi\n"), 0o644)
 	os.MkdirAll(data, 0o755)
 	tmp := t.TempDir() // certify's own temporary directories go here
-	env := []string{"PATH=" + onPath + string(os.PathListSeparator) + os.Getenv("PATH"), "HOME=" + home, "ACC_DATA_HOME=" + data, "LANG=C.UTF-8", "TMPDIR=" + tmp}
+	env := []string{"PATH=" + Kimi.PathFor(onPath+string(os.PathListSeparator)+os.Getenv("PATH")), "HOME=" + home, "ACC_DATA_HOME=" + data, "LANG=C.UTF-8", "TMPDIR=" + tmp}
+	// Before certify, acc doctor names the built-in evidence acc's own
+	// runs recorded for Kimi Code 2.1.0 (its version is read from its npm
+	// package, so no slow --version can hide it).
+	doc := exec.Command(filepath.Join(bin, "acc"), "doctor", "--json")
+	doc.Env, doc.Dir = env, home
+	docOut, _ := doc.Output()
+	var before struct {
+		Data struct {
+			Clients []struct {
+				Adapter, Proof string
+			} `json:"clients"`
+		} `json:"data"`
+	}
+	_ = json.Unmarshal(docOut, &before)
+	kimiBefore := ""
+	for _, c := range before.Data.Clients {
+		if c.Adapter == Kimi.Name {
+			kimiBefore = c.Proof
+		}
+	}
+	if want := "proven at " + KimiCodeVersion + ", running " + KimiCodeVersion; kimiBefore != want {
+		t.Errorf("before certify, acc doctor says of Kimi Code %q, want %q", kimiBefore, want)
+	}
 	homeBefore, dataBefore := treeHash(t, home, nil), treeHash(t, data, nil)
 
 	cmd := exec.Command(filepath.Join(bin, "acc"), "certify", "--json")
 	cmd.Env, cmd.Dir = env, home
 	out, err := cmd.Output()
-	var envl struct {
-		OK   bool `json:"ok"`
-		Data struct {
-			Results []struct {
-				Adapter, Version, Evidence string
-				Proofs                     []struct {
-					Capability string
-					Proven     bool
-					Why        string
-				}
-			} `json:"results"`
-		} `json:"data"`
+	type results struct {
+		Results []struct {
+			Adapter, Version, Evidence string
+			Proofs                     []struct {
+				Capability string
+				Proven     bool
+				Why        string
+			}
+		} `json:"results"`
 	}
-	if jerr := json.Unmarshal(out, &envl); jerr != nil || !envl.OK {
+	var envl struct {
+		OK    bool    `json:"ok"`
+		Data  results `json:"data"`
+		Error struct {
+			Code    int
+			Details struct {
+				ReasonCode string `json:"reasonCode"`
+				results
+			}
+		} `json:"error"`
+	}
+	if jerr := json.Unmarshal(out, &envl); jerr != nil {
 		t.Fatalf("acc certify: %v %s", err, out)
 	}
-	if len(envl.Data.Results) != len(Pinned) {
-		t.Fatalf("certified %d clients, want %d", len(envl.Data.Results), len(Pinned))
+	// Exit 0 exactly when every capability of every client was proven;
+	// otherwise exit 4, not_certified, with the same results (Kimi Code
+	// has no session end under -p and does not wait for its post-tool
+	// hook).
+	res := envl.Data.Results
+	if !envl.OK {
+		res = envl.Error.Details.Results
+		if envl.Error.Code != 4 || envl.Error.Details.ReasonCode != "not_certified" {
+			t.Fatalf("acc certify: %v %s", err, out)
+		}
 	}
-	for _, r := range envl.Data.Results {
+	if len(res) != len(Pinned) {
+		t.Fatalf("certified %d clients, want %d", len(res), len(Pinned))
+	}
+	all := true
+	for _, r := range res {
+		for _, p := range r.Proofs {
+			all = all && p.Proven
+		}
+	}
+	if all != envl.OK {
+		t.Errorf("acc certify: ok %v, but every capability proven: %v", envl.OK, all)
+	}
+	for _, r := range res {
 		builtIn, _ := adapter.CapabilitiesFor(hook.Registry()[r.Adapter], r.Version)
 		claims := map[string]bool{"attach": builtIn.Attach, "nextTurn": builtIn.NextTurn, "guardFiles": builtIn.GuardFiles, "guardShell": builtIn.GuardShell, "sessionEnd": builtIn.SessionEnd, "midTurn": builtIn.MidTurn, "endOfTurn": builtIn.EndOfTurn}
 		for _, p := range r.Proofs {
@@ -109,6 +161,7 @@ func TestCertify(t *testing.T) {
 	// acc doctor asks each client its version within 3 s; Gemini CLI can
 	// take longer on a loaded machine, so doctor gets three tries.
 	here := 0
+	var kimiProof string
 	for try := 0; try < 3 && here != len(Pinned); try++ {
 		doc := exec.Command(filepath.Join(bin, "acc"), "doctor", "--json")
 		doc.Env, doc.Dir = env, home
@@ -127,10 +180,20 @@ func TestCertify(t *testing.T) {
 			if strings.Contains(c.Proof, "proven here on") {
 				here++
 			}
+			if c.Adapter == Kimi.Name {
+				kimiProof = c.Proof
+			}
 		}
 	}
 	if here != len(Pinned) {
 		t.Errorf("acc doctor reports %d clients proven here, want %d:\n%s", here, len(Pinned), out)
+	}
+	// Kimi Code 2.1.0, named as proven by acc's own run on this machine,
+	// with what that run proved.
+	if want := "for " + KimiCodeVersion + " by acc certify: "; !strings.HasPrefix(kimiProof, "proven here on ") || !strings.Contains(kimiProof, want) {
+		t.Errorf("acc doctor says of Kimi Code %q; want \"proven here on <date> %s…\"", kimiProof, want)
+	} else {
+		t.Logf("acc doctor: kimi: %s", kimiProof)
 	}
 
 	if left, _ := os.ReadDir(tmp); len(left) != 0 {

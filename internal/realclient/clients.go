@@ -1,18 +1,22 @@
 package realclient
 
+import "slices"
+
 // The pinned client versions (SPEC decision 20: always exact). They are the
-// newest releases that install from npm and run headless here on Node 20;
+// newest releases that install from npm and run headless here (Kimi Code on
+// the pinned Node 22, NodeVersion; the others on Node 20);
 // scripts/install-clients.sh and docs/real-clients.md name the same ones, and
 // a test keeps the three in step.
 const (
 	ClaudeCodeVersion = "2.1.332"
 	CodexVersion      = "0.171.0"
 	GeminiCLIVersion  = "0.61.0"
+	KimiCodeVersion   = "2.1.0"
 )
 
 // A Client is one real AI coding client, as acc's real-client tests run it.
 type Client struct {
-	// Name is the acc adapter name: "claude", "codex" or "gemini".
+	// Name is the acc adapter name: "claude", "codex", "gemini" or "kimi".
 	Name string
 	// Package and Version are the npm package and its pinned exact version.
 	Package, Version string
@@ -21,6 +25,10 @@ type Client struct {
 	SessionStart, BeforeTurn, PreTool, PostTool, Stop, SessionEnd string
 	// ShellTool is the tool name the pre-tool hook sees for a shell command.
 	ShellTool string
+	// PostToolUnawaited is true for a client that starts its post-tool hook
+	// without waiting for it (Kimi Code): the hook may be cut off when the
+	// client exits, and its answer never reaches the model.
+	PostToolUnawaited bool
 }
 
 // Events lists the client's hook events acc handles, in firing order.
@@ -30,6 +38,16 @@ func (c Client) Events() []string {
 		if e != "" {
 			out = append(out, e)
 		}
+	}
+	return out
+}
+
+// AwaitedEvents is Events without a post-tool event the client does not
+// wait for (PostToolUnawaited), which may not fire at all.
+func (c Client) AwaitedEvents() []string {
+	out := c.Events()
+	if c.PostToolUnawaited {
+		out = slices.DeleteFunc(out, func(e string) bool { return e == c.PostTool })
 	}
 	return out
 }
@@ -51,7 +69,14 @@ var (
 		SessionStart: "SessionStart", BeforeTurn: "BeforeAgent", PreTool: "BeforeTool",
 		PostTool: "AfterTool", Stop: "AfterAgent", SessionEnd: "SessionEnd", ShellTool: "run_shell_command",
 	}
+	// Kimi fires no SessionEnd in headless (-p) runs, and does not wait
+	// for PostToolUse.
+	Kimi = Client{
+		Name: "kimi", Package: "@moonshot-ai/kimi-code", Version: KimiCodeVersion,
+		SessionStart: "SessionStart", BeforeTurn: "UserPromptSubmit", PreTool: "PreToolUse",
+		PostTool: "PostToolUse", Stop: "Stop", ShellTool: "Bash", PostToolUnawaited: true,
+	}
 )
 
 // Pinned is every client with hooks that acc proves itself on.
-var Pinned = []Client{Claude, Codex, Gemini}
+var Pinned = []Client{Claude, Codex, Gemini, Kimi}

@@ -67,11 +67,12 @@ const (
 // (acc install --mid-turn off --end-of-turn off): a question that arrives
 // during B's turn still waits for the next one, as before issue 18.
 //
-// It runs as Claude Code asking Codex and as Gemini CLI asking Claude Code.
+// It runs as Claude Code asking Codex, Gemini CLI asking Claude Code and
+// Kimi Code asking Claude Code.
 // The runs also measure attach, next-turn injection and session end for
 // the capability evidence (evidence_test.go).
 func TestConversation(t *testing.T) {
-	for _, pair := range []struct{ asker, answerer Client }{{Claude, Codex}, {Gemini, Claude}} {
+	for _, pair := range []struct{ asker, answerer Client }{{Claude, Codex}, {Gemini, Claude}, {Kimi, Claude}} {
 		t.Run(pair.asker.Name+"-asks-"+pair.answerer.Name, func(t *testing.T) {
 			t.Parallel()
 			conversation(t, pair.asker, pair.answerer)

@@ -43,10 +43,26 @@ import (
 	"github.com/acc-go/acc/pkg/adapters/adapter/adaptertest"
 )
 
-// UpdateEvidenceEnv is the switch that makes the tests rewrite the evidence.
+// UpdateEvidenceEnv is the switch that makes the tests rewrite the evidence:
+// 1 for every client measured (and the ACP families), or a comma-separated
+// list of client names (ACC_UPDATE_EVIDENCE=kimi) for those clients' records
+// alone, from a run of just their tests (-run) — each must still have every
+// capability measured in it.
 const UpdateEvidenceEnv = "ACC_UPDATE_EVIDENCE"
 
-func updatingEvidence() bool { return os.Getenv(UpdateEvidenceEnv) == "1" }
+func updatingEvidence() bool {
+	v := os.Getenv(UpdateEvidenceEnv)
+	return v != "" && v != "0"
+}
+
+// evidenceClients is the list UpdateEvidenceEnv names, nil for every client
+// (1).
+func evidenceClients() []string {
+	if v := os.Getenv(UpdateEvidenceEnv); v != "1" {
+		return strings.Split(v, ",")
+	}
+	return nil
+}
 
 // UpdateTurnEvidenceEnv is the narrower switch for the turn-delivery
 // capabilities alone: `ACC_UPDATE_TURN_EVIDENCE=1 go test -run TestMidTurn
@@ -191,7 +207,7 @@ func observeFired(w *world, r *run, recs []HookRecord) {
 		}
 		sid, _ := rec.Payload()["session_id"].(string)
 		for k, v := range rec.Env {
-			if ours[k] || !(strings.HasPrefix(k, "CLAUDE") || strings.HasPrefix(k, "CODEX") || strings.HasPrefix(k, "GEMINI")) {
+			if ours[k] || !(strings.HasPrefix(k, "CLAUDE") || strings.HasPrefix(k, "CODEX") || strings.HasPrefix(k, "GEMINI") || strings.HasPrefix(k, "KIMI")) {
 				continue
 			}
 			ev := o.env[k]
@@ -253,18 +269,24 @@ func observeConversation(t *testing.T, w *world, r *run, all *statusView) {
 
 	// attach: session start fired, acc-hook answered with the owner line,
 	// and the room has sessions of this client.
+	// (A client that shows the model no session start answer, Kimi Code,
+	// gets the owner line with its first before-turn answer instead.)
 	starts := recordsOf(recs, c.SessionStart)
 	attached := false
 	for _, p := range all.Participants {
 		attached = attached || p.Harness == c.Name
 	}
-	if len(starts) == 0 {
+	lines := starts
+	if !contextShown(c, c.SessionStart) {
+		lines = recordsOf(recs, c.BeforeTurn)
+	}
+	if len(starts) == 0 || len(lines) == 0 {
 		t.Errorf("%s never fired", c.SessionStart)
 		observe(t, w, c, proof{Cap: "attach"})
 	} else {
-		ok := attached && strings.Contains(hookContext(starts[0]), "acc: --session ")
+		ok := attached && strings.Contains(hookContext(lines[0]), "acc: --session ")
 		if !ok {
-			t.Errorf("%s fired but acc did not attach the session (answer %q)", c.SessionStart, starts[0].Stdout)
+			t.Errorf("%s fired but acc did not attach the session (answer %q)", lines[0].Event, lines[0].Stdout)
 		}
 		observe(t, w, c, proof{Cap: "attach", OK: ok, Record: starts[0]})
 	}
@@ -294,6 +316,12 @@ func observeConversation(t *testing.T, w *world, r *run, all *statusView) {
 	// sessionEnd: the event fired and acc closed every session of the client.
 	ends := recordsOf(recs, c.SessionEnd)
 	ended := proof{Cap: "sessionEnd"}
+	if c.SessionEnd == "" {
+		// The client has no session end under -p (Kimi Code): measured,
+		// not proven.
+		observe(t, w, c, ended)
+		return
+	}
 	if len(ends) > 0 {
 		ended.Record, ended.OK = ends[0], true
 		for _, p := range all.Participants {
@@ -327,16 +355,22 @@ func finishEvidence(code int) int {
 	}
 	names := make([]string, 0, len(observation))
 	for n := range observation {
-		names = append(names, n)
+		if only := evidenceClients(); only == nil || slices.Contains(only, n) {
+			names = append(names, n)
+		}
 	}
 	sort.Strings(names)
+	if len(names) == 0 {
+		fmt.Fprintf(os.Stderr, "%s=%s: none of these clients was measured; the evidence was not rewritten\n", UpdateEvidenceEnv, os.Getenv(UpdateEvidenceEnv))
+		return 1
+	}
 	for _, n := range names {
 		path, err := writeEvidence(observation[n], time.Now().UTC())
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "%s=1: %s: %v\n", UpdateEvidenceEnv, n, err)
 			return 1
 		}
-		fmt.Fprintf(os.Stderr, "%s=1: wrote %s\n", UpdateEvidenceEnv, path)
+		fmt.Fprintf(os.Stderr, "%s=%s: wrote %s\n", UpdateEvidenceEnv, os.Getenv(UpdateEvidenceEnv), path)
 	}
 	return code
 }
@@ -346,9 +380,12 @@ func finishEvidence(code int) int {
 func writeEvidence(o *clientObservations, now time.Time) (string, error) {
 	c := o.client
 	a := hook.Registry()[c.Name]
+	// Every capability must have been measured; one a passing run measured
+	// as not proven (a client without the event, e.g. Kimi Code's session
+	// end, or whose answer does not reach the model) is recorded false.
 	var missing []string
 	for _, n := range capNames {
-		if p, ok := o.proofs[n]; !ok || !p.OK {
+		if _, ok := o.proofs[n]; !ok {
 			missing = append(missing, n)
 		}
 	}
@@ -383,7 +420,7 @@ func writeEvidence(o *clientObservations, now time.Time) (string, error) {
 
 	obs := adaptertest.Observations{
 		Client: a.DisplayName(), Version: c.Version, Platform: platform(), ObservedAt: now.Format(time.RFC3339),
-		Source: "go test ./internal/realclient with " + UpdateEvidenceEnv + "=1: " + c.Package + "@" + c.Version +
+		Source: "go test ./internal/realclient with " + UpdateEvidenceEnv + "=" + os.Getenv(UpdateEvidenceEnv) + ": " + c.Package + "@" + c.Version +
 			" run headless against the loopback fake model (internal/fakemodel), its hooks running the freshly built acc-hook behind the test's recorder",
 		Responses: []adaptertest.Response{},
 	}
@@ -406,6 +443,9 @@ func writeEvidence(o *clientObservations, now time.Time) (string, error) {
 		p := o.proofs[n]
 		if !slices.Contains(tests, p.Test) {
 			tests = append(tests, p.Test)
+		}
+		if !p.OK {
+			continue
 		}
 		if p.Purpose == "" {
 			if _, ok := o.fired[p.Record.Event]; !ok {
@@ -452,15 +492,21 @@ exactly what they observe.
 	if err := os.WriteFile(filepath.Join(dir, "SOURCE.md"), []byte(source), 0o644); err != nil {
 		return "", err
 	}
+	proven := func(n string) bool { return o.proofs[n].OK }
+	ending := "Session start attached an acc session and session end closed it"
+	if !proven("sessionEnd") {
+		ending = "Session start attached an acc session; no session end fired in a headless run, so sessionEnd is not proven"
+	}
 	rec := adapter.Evidence{
-		Version:  c.Version,
-		Proven:   adapter.Capabilities{Attach: true, NextTurn: true, GuardFiles: true, GuardShell: true, SessionEnd: true, LivePush: live, MidTurn: true, EndOfTurn: true},
-		Test:     "internal/realclient " + strings.Join(tests, ", ") + " (" + UpdateEvidenceEnv + "=1 go test ./internal/realclient)",
+		Version: c.Version,
+		Proven: adapter.Capabilities{Attach: proven("attach"), NextTurn: proven("nextTurn"), GuardFiles: proven("guardFiles"),
+			GuardShell: proven("guardShell"), SessionEnd: proven("sessionEnd"), LivePush: live, MidTurn: proven("midTurn"), EndOfTurn: proven("endOfTurn")},
+		Test:     "internal/realclient " + strings.Join(tests, ", ") + " (" + UpdateEvidenceEnv + "=" + os.Getenv(UpdateEvidenceEnv) + " go test ./internal/realclient)",
 		Recorded: now.Format(time.RFC3339),
 		Note: platform() + ", " + c.Package + "@" + c.Version + " headless against the loopback fake model, hooks running acc-hook. " +
-			"Session start attached an acc session and session end closed it; the context acc-hook printed before a turn reached the next model request; " +
+			ending + "; the context acc-hook printed before a turn reached the next model request; " +
 			"acc-hook's denial stopped the " + fileTool(c) + " and the shell tool (" + c.ShellTool + ") writing into another session's guarded claim, the file stayed unchanged, and the model was told the reason. " +
-			turnEvidenceNote(c),
+			turnNote(c, proven("midTurn"), proven("endOfTurn")),
 	}
 	if live {
 		rec.Note += " Interactive in tmux and idle, the session started a turn by itself when acc pushed a question through " + liveTransportOf(c) +
@@ -479,6 +525,8 @@ func fileTool(c Client) string {
 		return "apply_patch edit (run through exec_command, seen by the hook as Bash)"
 	case "gemini":
 		return "write_file tool"
+	case "kimi":
+		return "Write tool"
 	}
 	return "file-write tool"
 }
@@ -580,7 +628,7 @@ func envReport(o *clientObservations, a adapter.Adapter) any {
 	return map[string]any{
 		"client":  a.DisplayName(),
 		"version": o.client.Version,
-		"recorded": "Variables whose names begin with CLAUDE, CODEX or GEMINI that reached the hooks although the test did not set them, " +
+		"recorded": "Variables whose names begin with CLAUDE, CODEX, GEMINI or KIMI that reached the hooks although the test did not set them, " +
 			"i.e. the client set them. Values are not kept; equalsPayloadSessionId says whether the value was the payload's session_id on every event.",
 		"setByClient":        vars,
 		"sessionIdVariables": nonNilStrings(sessionVars),
@@ -711,6 +759,27 @@ func mergeTurnEvidence(o *clientObservations, now time.Time) (string, error) {
 		rec.Note += turnNote
 	}
 	return path, writePretty(path, rec)
+}
+
+// turnNote is what a record's note says about midTurn and endOfTurn, as
+// measured: turnEvidenceNote when both were proven.
+func turnNote(c Client, midTurn, endOfTurn bool) string {
+	if midTurn && endOfTurn {
+		return turnEvidenceNote(c)
+	}
+	var b strings.Builder
+	if midTurn {
+		b.WriteString("In one long turn, a peer's question acc-hook printed after a tool call (" + c.PostTool + ") reached the model's next request. ")
+	} else {
+		b.WriteString("A peer's question acc-hook printed after a tool call (" + c.PostTool + ") reached no model request, so midTurn is not proven" +
+			map[bool]string{true: " (the client does not wait for that hook)"}[c.PostToolUnawaited] + ". ")
+	}
+	if endOfTurn {
+		b.WriteString("acc-hook's hold of the turn's end (" + c.Stop + ") kept the agent working once with a question that arrived at the last moment.")
+	} else {
+		b.WriteString("acc-hook's hold of the turn's end (" + c.Stop + ") did not keep the agent working, so endOfTurn is not proven.")
+	}
+	return b.String()
 }
 
 // turnEvidenceNote is what a record's note says midTurn and endOfTurn rest on.

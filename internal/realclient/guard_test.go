@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pelletier/go-toml/v2"
+
 	"github.com/acc-go/acc/internal/fakemodel"
 	"github.com/acc-go/acc/internal/hook"
 	"github.com/acc-go/acc/pkg/adapters/adapter"
@@ -269,6 +271,24 @@ func installedToolMatcher(t *testing.T, c Client) func(tool string) bool {
 		t.Fatalf("%s has no install plan", c.Name)
 	}
 	for _, art := range a.InstallPlan(adapter.InstallEnv{Home: "/home", Shim: "/shim"}).Artifacts {
+		if art.Kind == adapter.ArtifactTOMLBlock {
+			// Kimi Code: [[hooks]] tables in config.toml.
+			var block struct {
+				Hooks []struct{ Event, Matcher string }
+			}
+			if err := toml.Unmarshal(art.Content, &block); err != nil {
+				t.Fatalf("%s: the installed hook block does not parse: %v", c.Name, err)
+			}
+			for _, h := range block.Hooks {
+				if h.Event == c.PreTool {
+					re, err := regexp.Compile(h.Matcher)
+					if err != nil {
+						t.Fatalf("%s: the installed matcher %q is not a regular expression: %v", c.Name, h.Matcher, err)
+					}
+					return re.MatchString
+				}
+			}
+		}
 		if len(art.Pointer) == 2 && art.Pointer[1] == c.PreTool {
 			var group struct{ Matcher string }
 			if err := json.Unmarshal(art.Value, &group); err != nil {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -48,7 +49,7 @@ type Setup struct {
 	Args []string
 	// Resume continues the most recent session in Dir instead of starting
 	// one (claude --continue, codex exec resume --last, gemini --resume
-	// latest).
+	// latest, kimi -c).
 	Resume bool
 	// Install, when set, wires the hooks with `acc install` instead of
 	// writing them, into a HOME that first gets realistic configuration of
@@ -136,8 +137,49 @@ enabled = false
 			settings["hooks"] = s.hookTable(events, ".*", 30000)
 		}
 		return writeJSONFile(filepath.Join(s.Home, ".gemini", "settings.json"), settings)
+	case "kimi":
+		config := kimiProvider(s.ModelURL)
+		if s.Hook != nil {
+			config += s.kimiHooks(events, 30)
+		}
+		home := filepath.Join(s.Home, ".kimi-code")
+		if err := os.MkdirAll(home, 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(home, "config.toml"), []byte(config), 0o644)
 	}
 	return fmt.Errorf("unknown client %q", s.Client.Name)
+}
+
+// kimiProvider is the part of Kimi Code's config.toml that makes the fake
+// model its only model: an Anthropic-style provider at modelURL (Kimi
+// posts to <base_url>/v1/messages) and telemetry off. max_context_size is
+// required.
+func kimiProvider(modelURL string) string {
+	return fmt.Sprintf(`default_model = "fake"
+telemetry = false
+
+[providers.fake]
+type = "anthropic"
+base_url = %s
+api_key = %s
+
+[models.fake]
+provider = "fake"
+model = "fake"
+max_context_size = 200000
+`, strconv.Quote(modelURL), strconv.Quote(FakeAPIKey))
+}
+
+// kimiHooks is Kimi Code's hook list: one [[hooks]] table per event, with
+// no matcher (every tool), the timeout in seconds; its schema allows no
+// other keys.
+func (s Setup) kimiHooks(events []string, timeout int) string {
+	var b strings.Builder
+	for _, ev := range events {
+		fmt.Fprintf(&b, "\n[[hooks]]\nevent = %s\ncommand = %s\ntimeout = %d\n", strconv.Quote(ev), strconv.Quote(s.Hook(ev)), timeout)
+	}
+	return b.String()
 }
 
 // configureLivedIn writes the client's configuration as a person who uses
@@ -196,6 +238,12 @@ enabled = false`, s.ModelURL+"/v1"), // no final newline, as an editor may leave
     }
 }
 `,
+		}
+	case "kimi":
+		files = map[string]string{
+			".kimi-code/config.toml": "# Kimi Code, set up by hand\n" + kimiProvider(s.ModelURL) +
+				"\n# another tool's hook: a formatter after each edit\n[[hooks]]\nevent = \"PostToolUse\"\nmatcher = \"Edit\"\ncommand = \"true\"\ntimeout = 5\n",
+			".kimi-code/mcp.json": "{\n\t\"mcpServers\": {\n\t\t\"docs\": {\"command\": \"true\", \"args\": []}\n\t}\n}\n",
 		}
 	default:
 		return fmt.Errorf("unknown client %q", s.Client.Name)
@@ -299,6 +347,16 @@ func (s Setup) Environ() []string {
 			"CODEX_HOME="+filepath.Join(s.Home, ".codex"),
 			"ACC_FAKE_MODEL_KEY="+FakeAPIKey,
 		)
+	case "kimi":
+		// Without the two switches each run waits on DNS for an update
+		// check and telemetry (docs/real-clients.md); SHELL=/bin/sh keeps
+		// its login-shell probe of PATH short.
+		env = append(env,
+			"KIMI_CODE_HOME="+filepath.Join(s.Home, ".kimi-code"),
+			"KIMI_CODE_NO_AUTO_UPDATE=1",
+			"KIMI_DISABLE_TELEMETRY=1",
+			"SHELL=/bin/sh",
+		)
 	case "gemini":
 		env = append(env,
 			"GEMINI_API_KEY="+FakeAPIKey,
@@ -335,6 +393,13 @@ func (s Setup) Argv(prompt string) []string {
 		argv = []string{s.Exe, "-m", GeminiModel, "-y"}
 		if s.Resume {
 			argv = append(argv, "--resume", "latest")
+		}
+		tail = []string{"-p", prompt}
+	case "kimi":
+		// Under -p Kimi Code approves every tool call itself.
+		argv = []string{s.Exe}
+		if s.Resume {
+			argv = append(argv, "-c")
 		}
 		tail = []string{"-p", prompt}
 	}

@@ -53,8 +53,8 @@ func (c Client) Executable(dir string) (string, error) {
 		candidates = matches
 	case "codex":
 		candidates = []string{filepath.Join(nm, ".bin", "codex")}
-	case "gemini":
-		candidates = []string{filepath.Join(nm, ".bin", "gemini")}
+	case "gemini", "kimi":
+		candidates = []string{filepath.Join(nm, ".bin", c.Name)}
 	default:
 		return "", fmt.Errorf("unknown client %q", c.Name)
 	}
@@ -73,6 +73,12 @@ func (c Client) Executable(dir string) (string, error) {
 // program with --version, and is then renamed into place (NpmInstall, with
 // install scripts skipped, as scripts/install-clients.sh runs it).
 func (c Client) Install(ctx context.Context) (string, error) {
+	if c.Name == "kimi" {
+		// Kimi Code runs on the pinned Node, which its check needs too.
+		if _, err := Node22(ctx); err != nil {
+			return "", err
+		}
+	}
 	dir, err := NpmInstall(ctx, c.Name, c.Version, []string{"--ignore-scripts", c.Package + "@" + c.Version}, nil,
 		func(d string, fresh bool) error {
 			exe, err := c.Executable(d)
@@ -98,7 +104,8 @@ func (c Client) checkVersion(ctx context.Context, exe string) error {
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, exe, "--version")
-	cmd.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "CODEX_HOME=" + filepath.Join(home, ".codex")}
+	cmd.Env = []string{"HOME=" + home, "PATH=" + c.PathFor(os.Getenv("PATH")), "CODEX_HOME=" + filepath.Join(home, ".codex"),
+		"KIMI_CODE_HOME=" + filepath.Join(home, ".kimi-code"), "KIMI_CODE_NO_AUTO_UPDATE=1", "KIMI_DISABLE_TELEMETRY=1"}
 	cmd.Dir = home
 	out, err := cmd.CombinedOutput()
 	if err != nil {
@@ -108,6 +115,22 @@ func (c Client) checkVersion(ctx context.Context, exe string) error {
 		return fmt.Errorf("%s --version printed %q, not version %s", exe, strings.TrimSpace(string(out)), c.Version)
 	}
 	return nil
+}
+
+// PathFor is the PATH the tests run the client with, given path: for Kimi
+// Code, whose program is a Node script (#!/usr/bin/env node) that needs
+// Node 22.19 or later, the pinned Node's directory in the cache
+// (NodeVersion) comes first; the others run on path as it is.
+func (c Client) PathFor(path string) string {
+	if c.Name != "kimi" {
+		return path
+	}
+	root, err := CacheRoot()
+	if err != nil {
+		return path
+	}
+	pkg := "node-" + runtime.GOOS + "-" + map[string]string{"amd64": "x64", "arm64": "arm64"}[runtime.GOARCH]
+	return filepath.Join(root, "node@"+NodeVersion, "node_modules", pkg, "bin") + string(os.PathListSeparator) + path
 }
 
 // Latest is the client at the version npm's latest tag names now, for a run

@@ -19,7 +19,7 @@ import (
 // hooks and its session joins the room; `acc uninstall` then leaves every
 // file that was there before byte for byte as it was, and nothing of acc's.
 func TestInstallLivedIn(t *testing.T) {
-	for _, c := range []Client{Claude, Codex, Gemini} {
+	for _, c := range Pinned {
 		t.Run(c.Name, func(t *testing.T) {
 			t.Parallel()
 			w := newWorld(t)
@@ -80,13 +80,13 @@ func TestInstallLivedIn(t *testing.T) {
 			}
 			for path, b := range after {
 				switch filepath.Base(path) {
-				case "settings.json", "hooks.json", "config.toml":
+				case "settings.json", "hooks.json", "config.toml", "installed.json":
 					if strings.Contains(b, "acc-hook-shim") {
 						t.Errorf("%s still runs acc's hooks", path)
 					}
 				}
 			}
-			for _, gone := range []string{".claude/skills/acc", ".agents/skills/acc", ".gemini/extensions/agents-can-communicate"} {
+			for _, gone := range []string{".claude/skills/acc", ".agents/skills/acc", ".gemini/extensions/agents-can-communicate", ".kimi-code/plugins/managed/agents-can-communicate"} {
 				if _, err := os.Stat(filepath.Join(r.setup.Home, gone)); err == nil {
 					t.Errorf("acc's %s is still there", gone)
 				}

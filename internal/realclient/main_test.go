@@ -117,6 +117,7 @@ func newRun(t *testing.T, c Client, script fakemodel.Script) *run {
 	r.setup = Setup{
 		Client: c, Exe: exe, Home: filepath.Join(base, "home"), Dir: r.repo, ModelURL: model.URL(),
 		Hook: RecorderCommand(self, r.logDir, c.Name, nil),
+		Env:  []string{"PATH=" + c.PathFor(os.Getenv("PATH"))},
 	}
 	return r
 }

@@ -9,7 +9,7 @@ import (
 // TestProtection proves SPEC decision 6's last rule with real clients:
 // `acc status` reports protection guarded only while every live session's
 // client has its guard proven and every live claim is guarded. Claude Code
-// in worktree A and Codex in worktree B are held mid-turn (their sessions
+// in worktree A, Codex and Kimi Code in worktree B are held mid-turn (their sessions
 // live, attached as guarded by their evidence); with a guarded claim of
 // A's, protection is guarded. A manual `acc attach` session (no guard of
 // its own) makes it advisory; when that session detaches it is guarded
@@ -23,7 +23,7 @@ func TestProtection(t *testing.T) {
 	for _, side := range []struct {
 		c   Client
 		dir string
-	}{{Claude, w.repo}, {Codex, w.wt}} {
+	}{{Claude, w.repo}, {Codex, w.wt}, {Kimi, w.wt}} {
 		g := newGate()
 		r := w.hooked(t, side.c, side.dir, fakemodel.Script{g.hold(fakemodel.Say("Holding."))})
 		p := r.start("Wait here.")
@@ -66,7 +66,7 @@ func TestProtection(t *testing.T) {
 			t.Logf("%s: protection %s", when, st.Protection)
 		}
 	}
-	wantProtection("guarded", "two hooked sessions and a guarded claim")
+	wantProtection("guarded", "three hooked sessions and a guarded claim")
 	manual := w.attach(w.wt, "person")
 	wantProtection("advisory", "with a manual acc attach session")
 	w.mustAcc(w.wt, append([]string{"detach"}, manual.args()...)...)

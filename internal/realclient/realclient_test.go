@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -26,7 +27,10 @@ func TestRoundTrip(t *testing.T) {
 			r.setup.Env = append(r.setup.Env, "ACC_REALCLIENT_MARK=1", "XDG_DATA_HOME="+dataHome)
 			_, recs := r.exec("Please write hi into out.txt.")
 
-			r.wantEvents(recs, c.Events()...)
+			r.wantEvents(recs, c.AwaitedEvents()...)
+			if c.PostToolUnawaited {
+				t.Logf("%s (not awaited by %s) fired: %v", c.PostTool, c.Name, slices.Contains(Events(recs), c.PostTool))
+			}
 			for _, rec := range recs {
 				if rec.Env["ACC_REALCLIENT_MARK"] != "1" || rec.Env["XDG_DATA_HOME"] != dataHome || rec.Env["HOME"] != r.setup.Home {
 					t.Errorf("%s hook environment lacks the caller's: %v", rec.Event, rec.Env)
@@ -81,6 +85,9 @@ func TestDeny(t *testing.T) {
 				if want := deniedResult(c, form, reason); want != "" && res.Output != want {
 					t.Errorf("tool result %q, want %q", res.Output, want)
 				}
+				if c.Name == "kimi" && (!kimiDenied.MatchString(res.Output) || !strings.HasSuffix(res.Output, reason)) {
+					t.Errorf("tool result %q, want %q", res.Output, "Wall time: <s> seconds\n"+kimiDeniedMark+"\n"+reason)
+				}
 			})
 		}
 	}
@@ -99,8 +106,15 @@ func denyJSON(c Client, reason string) string {
 	return string(b)
 }
 
+// kimiDeniedMark is the line Kimi Code puts before a deny reason in the tool
+// result, for both deny forms, after a line with the call's wall time.
+const kimiDeniedMark = "<system>ERROR: Tool execution failed.</system>"
+
+var kimiDenied = regexp.MustCompile(`^Wall time: [0-9.]+ seconds\n` + regexp.QuoteMeta(kimiDeniedMark) + "\n")
+
 // deniedResult is the exact tool result each client gives the model for a
-// denied shell call, as observed; "" where it embeds the hook command.
+// denied shell call, as observed; "" where it embeds the hook command or,
+// for Kimi Code, a time (kimiDenied).
 func deniedResult(c Client, form, reason string) string {
 	switch c.Name {
 	case "claude":
@@ -132,22 +146,35 @@ func TestInject(t *testing.T) {
 	for _, c := range Pinned {
 		t.Run(c.Name, func(t *testing.T) {
 			r := newRun(t, c, fakemodel.Script{fakemodel.Say("I see one question from a peer.")})
-			r.respond(c.SessionStart, HookResponse{Stdout: contextJSON(c.SessionStart, sessionContext)})
-			r.respond(c.BeforeTurn, HookResponse{Stdout: contextJSON(c.BeforeTurn, peerContext)})
+			r.respond(c.SessionStart, HookResponse{Stdout: contextAnswer(c, c.SessionStart, sessionContext)})
+			r.respond(c.BeforeTurn, HookResponse{Stdout: contextAnswer(c, c.BeforeTurn, peerContext)})
 			_, recs := r.exec("Anything new from the other sessions?")
 
 			r.wantEvents(recs, c.SessionStart, c.BeforeTurn, c.Stop, c.SessionEnd)
 			calls := r.wantModelCalls(1)
-			for _, text := range []string{peerContext, sessionContext} {
-				want := shownAs(c, text)
-				if !calls[0].Contains(want) {
+			for _, in := range []struct{ event, text string }{{c.BeforeTurn, peerContext}, {c.SessionStart, sessionContext}} {
+				want := shownAs(c, in.text)
+				switch {
+				case !contextShown(c, in.event):
+					if calls[0].Contains(in.text) || calls[0].Contains("SESSION_START_MARKER_7731") {
+						t.Errorf("%s's context reached the model, which %s does not do: %s", in.event, c.Name, where(calls[0], in.text))
+					}
+				case !calls[0].Contains(want):
 					t.Errorf("the model request does not contain the injected text %q", want)
-				} else {
+				default:
 					t.Logf("injected text found in the model request: %s", where(calls[0], want))
 				}
 			}
 		})
 	}
+}
+
+// contextShown reports whether the client gives the model the context a
+// hook of event answers with: Kimi Code shows only UserPromptSubmit's
+// (as <hook_result hook_event="UserPromptSubmit">…</hook_result> text),
+// never SessionStart's.
+func contextShown(c Client, event string) bool {
+	return !(c.Name == "kimi" && event == c.SessionStart)
 }
 
 // shownAs is injected text as the client shows it to the model: Gemini CLI
@@ -157,6 +184,16 @@ func shownAs(c Client, text string) string {
 		return strings.NewReplacer("<", "&lt;", ">", "&gt;").Replace(text)
 	}
 	return text
+}
+
+// contextAnswer is how a hook of the client gives the model context: Kimi
+// Code passes a hook's stdout on as it is (a JSON answer would reach the
+// model as JSON text), the others read additionalContext (contextJSON).
+func contextAnswer(c Client, event, text string) string {
+	if c.Name == "kimi" {
+		return text
+	}
+	return contextJSON(event, text)
 }
 
 func contextJSON(event, text string) string {
@@ -251,7 +288,7 @@ func (r *run) wantModelCalls(n int) []*fakemodel.Request {
 	return calls
 }
 
-var clientAPI = map[string]fakemodel.API{"claude": fakemodel.Anthropic, "codex": fakemodel.Responses, "gemini": fakemodel.Gemini}
+var clientAPI = map[string]fakemodel.API{"claude": fakemodel.Anthropic, "codex": fakemodel.Responses, "gemini": fakemodel.Gemini, "kimi": fakemodel.Anthropic}
 
 // where describes the part of a model request that holds text, for the log.
 func where(q *fakemodel.Request, text string) string {
@@ -298,6 +335,7 @@ func containsIn(v any, text string) bool {
 // between).
 func (r *run) wantEvents(recs []HookRecord, want ...string) {
 	r.t.Helper()
+	want = slices.DeleteFunc(slices.Clone(want), func(e string) bool { return e == "" }) // events the client lacks
 	got := Events(recs)
 	i := 0
 	for _, e := range got {

@@ -26,7 +26,9 @@ func BenchmarkTurnTiming(b *testing.B) {
 			for b.Loop() {
 				for i, hooks := range []bool{false, true} {
 					r := w.hooked(b, c, w.repo, fakemodel.Turn(fakemodel.Shell("echo hi > out.txt"), "Wrote out.txt."))
-					r.setup.Hook = nil
+					// Hooks written by the harness, not acc install, so that
+					// the plain run has none at all.
+					r.setup.Install, r.setup.Hook = nil, nil
 					if hooks {
 						hook := filepath.Join(w.bin, "acc-hook")
 						r.setup.Hook = func(event string) string { return ShellQuote(hook) + " " + c.Name + " " + event }

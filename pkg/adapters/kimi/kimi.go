@@ -140,10 +140,11 @@ func (client) Deny(ev *adapter.Event, reason string) adapter.Output {
 // Allow prints nothing and exits 0.
 func (client) Allow(*adapter.Event) adapter.Output { return hookio.Allow() }
 
-// Hold exits 2 with the reason on stderr on Stop: Kimi Code documents exit
-// code 2 as the one blocking answer of every hook, its stderr the reason
-// (docs/hooks.md, "Turn delivery"; not yet seen holding a stop). Every
-// other event, StopFailure included, renders Allow.
+// Hold exits 2 with the reason on stderr on Stop: Kimi Code 2.1.0 then asks
+// the model again with the reason as a user message, and does not run the
+// stop hook again in that turn ({"decision":"block"} on stdout is ignored;
+// docs/hooks.md, "Turn delivery"; evidence/2.1.0). Every other event,
+// StopFailure included, renders Allow.
 func (c client) Hold(ev *adapter.Event, reason string) adapter.Output {
 	if ev == nil || ev.Name != "Stop" {
 		return c.Allow(ev)
