@@ -170,7 +170,10 @@ func (r *Runner) Run(args []string, stdin io.Reader, stdout, stderr io.Writer) (
 		fmt.Fprintf(stderr, "acc: no adapter %q (known: claude, codex, gemini, kimi, grok); hook continued without context\n", sanitise(args[0]))
 		return 0
 	}
-	if a.ID() == claude.ID && grok.InHookRunner(r.Getenv) {
+	ctx, cancel := context.WithTimeout(context.Background(), r.Deadline)
+	defer cancel()
+	payload, err := readPayload(ctx, stdin)
+	if err == nil && a.ID() == claude.ID && grok.FromHookRunner(r.Getenv, payload) {
 		// Grok running acc's Claude Code hooks (docs/hooks.md, "Grok
 		// running Claude Code's hooks"): handled as Grok, or left to
 		// acc's own Grok hook when that runs this event too.
@@ -196,9 +199,6 @@ func (r *Runner) Run(args []string, stdin io.Reader, stdout, stderr io.Writer) (
 			failOpen()
 		}
 	}()
-	ctx, cancel := context.WithTimeout(context.Background(), r.Deadline)
-	defer cancel()
-	payload, err := readPayload(ctx, stdin)
 	var res *result
 	switch {
 	case err != nil:
