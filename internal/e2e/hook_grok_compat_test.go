@@ -303,3 +303,28 @@ func TestHookClaudeUnderLeakedGrokEnv(t *testing.T) {
 		t.Fatalf("open sessions by harness: %v, want one claude", h)
 	}
 }
+
+// TestHookGrokTruncatedWriteInput: Grok replaces a tool input over 128 KiB
+// with a string (its serialized start plus " [truncated]") and sets
+// toolInputTruncated, yet runs the tool with the whole input. acc cannot
+// read which file such a write goes to, so in a room where a peer holds a
+// guarded claim it is denied as an unknown write, the reason saying so.
+func TestHookGrokTruncatedWriteInput(t *testing.T) {
+	sb, repo, _ := grokRoom(t)
+	g := clientByID(t, "grok")
+	sid := "0198c2a4-grok-truncated"
+	if r := sb.hook(hookOpts{env: grokEnv("session_start", sid, repo)}, g.startPayload(t, sid, repo), "grok", "SessionStart"); r.code != 0 {
+		t.Fatalf("acc-hook grok SessionStart:\n%s", r)
+	}
+	var p map[string]any
+	if err := json.Unmarshal(g.writePayload(t, sid, repo, "src/a.go"), &p); err != nil {
+		t.Fatal(err)
+	}
+	p["toolInput"] = `{"content":"` + strings.Repeat("x", 4096) + ` [truncated]`
+	p["toolInputTruncated"] = true
+	payload, _ := json.Marshal(p)
+	r := sb.hook(hookOpts{env: grokEnv("pre_tool_use", sid, repo)}, payload, "grok", "PreToolUse")
+	if reason, denied := g.denial(t, r); !denied || !strings.Contains(reason, "file:src/a.go") || !strings.Contains(reason, "cannot read which file write writes") {
+		t.Fatalf("a write whose input Grok truncated, in a room with a guarded claim: denied=%v %q\n%s", denied, reason, r)
+	}
+}

@@ -433,7 +433,15 @@ func (r *Runner) dispatch(ctx context.Context, a adapter.Adapter, ev *adapter.Ev
 	case adapter.SessionStart, adapter.BeforeTurn:
 		return r.turn(ctx, a, ev, room)
 	case adapter.BeforeTool:
-		return r.guard(ctx, a, ev, room, "")
+		unknown := ""
+		if ev.Write && len(ev.Targets) == 0 {
+			// A file tool whose input names no file acc can read (Grok
+			// sends an input over 128 KiB as a truncated string, yet runs
+			// the tool with all of it): it could write anywhere (docs/hooks.md,
+			// "Unknown writes and their hints").
+			unknown = fmt.Sprintf("acc cannot read which file %s writes: its input names none acc can read", ev.Tool)
+		}
+		return r.guard(ctx, a, ev, room, unknown)
 	case adapter.AfterTool:
 		return r.afterTool(ctx, a, ev, room)
 	case adapter.TurnEnd:
