@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -221,5 +222,109 @@ func TestHookGrokBothInstalledAttachesOnce(t *testing.T) {
 	deny := sb.hook(hookOpts{env: grokEnv("pre_tool_use", sid, repo)}, g.writePayload(t, sid, repo, "src/a.go"), "grok", "PreToolUse")
 	if reason, denied := g.denial(t, deny); !denied || !strings.Contains(reason, "file:src/a.go") {
 		t.Fatalf("acc-hook grok PreToolUse on the guarded file: denied=%v %q", denied, reason)
+	}
+}
+
+// TestHookGrokStaleHookFileStillGuards: an acc Grok hook file written by an
+// older acc registers PreToolUse with a matcher that leaves out
+// hashline_edit, while acc's Claude Code matcher fires on it (Grok matches
+// Claude Code's Write and Edit to it). The Claude Code entry must not defer
+// to an entry that does not run for this tool: the write into the guarded
+// claim is denied in Grok's shape and the file is unchanged.
+func TestHookGrokStaleHookFileStillGuards(t *testing.T) {
+	sb, repo, _ := grokRoom(t)
+	g := clientByID(t, "grok")
+	if err := os.MkdirAll(filepath.Join(sb.home, ".grok"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	sb.ok(repo, "install", "--adapter", "grok")
+	file := filepath.Join(sb.home, ".grok", "hooks", "acc.json")
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Hooks map[string][]map[string]any `json:"hooks"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	// The exact-list matcher acc wrote before it knew hashline_edit.
+	for _, ev := range []string{"PreToolUse", "PostToolUse"} {
+		doc.Hooks[ev][0]["matcher"] = "run_terminal_command|search_replace|write"
+	}
+	stale, _ := json.MarshalIndent(doc, "", "  ")
+	if err := os.WriteFile(file, stale, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sid := "0198c2a4-grok-stale"
+	env := grokEnv("session_start", sid, repo)
+	if r := sb.hook(hookOpts{env: env}, g.startPayload(t, sid, repo), "grok", "SessionStart"); r.code != 0 {
+		t.Fatalf("acc-hook grok SessionStart:\n%s", r)
+	}
+	edit := g.toolPayload(t, sid, repo, "hashline_edit", map[string]any{"file_path": "src/a.go"})
+	r := sb.hook(hookOpts{env: grokEnv("pre_tool_use", sid, repo)}, edit, "claude", "PreToolUse")
+	if reason, denied := g.denial(t, r); !denied || !strings.Contains(reason, "file:src/a.go") {
+		t.Fatalf("hashline_edit into the guarded claim at acc-hook claude, acc's Grok file not matching it: denied=%v %q\n%s", denied, reason, r)
+	}
+	if b, _ := os.ReadFile(filepath.Join(repo, "src", "a.go")); string(b) != "package a\n" {
+		t.Fatalf("src/a.go changed: %q", b)
+	}
+	if h := harnesses(sb, repo); h["grok"] != 1 || h["claude"] != 0 {
+		t.Fatalf("open sessions by harness: %v, want one grok", h)
+	}
+}
+
+// TestHookClaudeUnderLeakedGrokEnv: a Claude Code started from inside one
+// of Grok's hooks (a hook that asks another agent to review) inherits
+// GROK_HOOK_EVENT and GROK_HOOK_NAME. Its own hooks get Claude Code's
+// payload, which names neither Grok's event nor Grok's session: it is
+// still Claude Code, attached as claude, and its guarded write is denied
+// in Claude Code's shape.
+func TestHookClaudeUnderLeakedGrokEnv(t *testing.T) {
+	sb, repo, _ := grokRoom(t)
+	claude := clientByID(t, "claude")
+	path := "PATH=" + fakeClientBin(t, "claude", "2.1.332 (Claude Code)") + ":" + os.Getenv("PATH")
+	leaked := append(grokEnv("stop", "grok-parent-session", repo), path)
+	sid := "claude-under-grok-hook"
+	r := sb.hook(hookOpts{env: leaked}, claude.startPayload(t, sid, repo), "claude", "SessionStart")
+	if ctxt := claude.injected(t, r, "SessionStart"); !strings.HasPrefix(ctxt, "acc: --session ") {
+		t.Fatalf("Claude Code with Grok's hook variables inherited: want its owner line:\n%s", r)
+	}
+	if s := sb.boundSession("claude", sid, repo); s.SessionID == "" {
+		t.Fatal("Claude Code with Grok's hook variables inherited was not attached as Claude Code")
+	}
+	leaked = append(grokEnv("pre_tool_use", "grok-parent-session", repo), path)
+	w := sb.hook(hookOpts{env: leaked}, claude.writePayload(t, sid, repo, "src/a.go"), "claude", "PreToolUse")
+	if reason, denied := claude.denial(t, w); !denied || !strings.Contains(reason, "file:src/a.go") {
+		t.Fatalf("Claude Code's write into the guarded claim with Grok's variables inherited: denied=%v %q\n%s", denied, reason, w)
+	}
+	if h := harnesses(sb, repo); h["claude"] != 1 || h["grok"] != 0 {
+		t.Fatalf("open sessions by harness: %v, want one claude", h)
+	}
+}
+
+// TestHookGrokTruncatedWriteInput: Grok replaces a tool input over 128 KiB
+// with a string (its serialized start plus " [truncated]") and sets
+// toolInputTruncated, yet runs the tool with the whole input. acc cannot
+// read which file such a write goes to, so in a room where a peer holds a
+// guarded claim it is denied as an unknown write, the reason saying so.
+func TestHookGrokTruncatedWriteInput(t *testing.T) {
+	sb, repo, _ := grokRoom(t)
+	g := clientByID(t, "grok")
+	sid := "0198c2a4-grok-truncated"
+	if r := sb.hook(hookOpts{env: grokEnv("session_start", sid, repo)}, g.startPayload(t, sid, repo), "grok", "SessionStart"); r.code != 0 {
+		t.Fatalf("acc-hook grok SessionStart:\n%s", r)
+	}
+	var p map[string]any
+	if err := json.Unmarshal(g.writePayload(t, sid, repo, "src/a.go"), &p); err != nil {
+		t.Fatal(err)
+	}
+	p["toolInput"] = `{"content":"` + strings.Repeat("x", 4096) + ` [truncated]`
+	p["toolInputTruncated"] = true
+	payload, _ := json.Marshal(p)
+	r := sb.hook(hookOpts{env: grokEnv("pre_tool_use", sid, repo)}, payload, "grok", "PreToolUse")
+	if reason, denied := g.denial(t, r); !denied || !strings.Contains(reason, "file:src/a.go") || !strings.Contains(reason, "cannot read which file write writes") {
+		t.Fatalf("a write whose input Grok truncated, in a room with a guarded claim: denied=%v %q\n%s", denied, reason, r)
 	}
 }

@@ -170,7 +170,10 @@ func (r *Runner) Run(args []string, stdin io.Reader, stdout, stderr io.Writer) (
 		fmt.Fprintf(stderr, "acc: no adapter %q (known: claude, codex, gemini, kimi, grok); hook continued without context\n", sanitise(args[0]))
 		return 0
 	}
-	if a.ID() == claude.ID && grok.InHookRunner(r.Getenv) {
+	ctx, cancel := context.WithTimeout(context.Background(), r.Deadline)
+	defer cancel()
+	payload, err := readPayload(ctx, stdin)
+	if err == nil && a.ID() == claude.ID && grok.FromHookRunner(r.Getenv, payload) {
 		// Grok running acc's Claude Code hooks (docs/hooks.md, "Grok
 		// running Claude Code's hooks"): handled as Grok, or left to
 		// acc's own Grok hook when that runs this event too.
@@ -196,9 +199,6 @@ func (r *Runner) Run(args []string, stdin io.Reader, stdout, stderr io.Writer) (
 			failOpen()
 		}
 	}()
-	ctx, cancel := context.WithTimeout(context.Background(), r.Deadline)
-	defer cancel()
-	payload, err := readPayload(ctx, stdin)
 	var res *result
 	switch {
 	case err != nil:
@@ -433,7 +433,15 @@ func (r *Runner) dispatch(ctx context.Context, a adapter.Adapter, ev *adapter.Ev
 	case adapter.SessionStart, adapter.BeforeTurn:
 		return r.turn(ctx, a, ev, room)
 	case adapter.BeforeTool:
-		return r.guard(ctx, a, ev, room, "")
+		unknown := ""
+		if ev.Write && len(ev.Targets) == 0 {
+			// A file tool whose input names no file acc can read (Grok
+			// sends an input over 128 KiB as a truncated string, yet runs
+			// the tool with all of it): it could write anywhere (docs/hooks.md,
+			// "Unknown writes and their hints").
+			unknown = fmt.Sprintf("acc cannot read which file %s writes: its input names none acc can read", ev.Tool)
+		}
+		return r.guard(ctx, a, ev, room, unknown)
 	case adapter.AfterTool:
 		return r.afterTool(ctx, a, ev, room)
 	case adapter.TurnEnd:

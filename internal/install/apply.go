@@ -561,6 +561,11 @@ func (e *Env) planFile(f *fileState, arts []adapter.Artifact, old []RecordedArti
 		}
 		regions := findBlocks(f.old)
 		switch {
+		case len(regions) == 0 && runsShim(f.old, shim):
+			// A client that writes its config back from what it parsed
+			// (Kimi Code's login and logout) keeps acc's tables and drops
+			// the marker lines: a new block would run each hook twice.
+			return nil, nil, protocol.Errorf(protocol.ReasonInstallConflict, "%s already runs acc-hook outside acc's block (something rewrote the file and dropped acc's marker lines); remove the entries that run %s, then run acc install again", f.path, shim).With("path", f.path)
 		case len(regions) == 0:
 		case len(regions) == 1 && regions[0].closed && bytes.Equal(regions[0].block, block) && regions[0].end == len(f.old):
 			f.new = slices.Clone(f.old) // already there, at the end

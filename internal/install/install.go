@@ -430,6 +430,9 @@ func unapply(path string, src []byte, existed bool, arts []RecordedArtifact, shi
 		return src, false, []Change{{Path: path, Kind: "file", Op: "kept", Detail: "changed since acc wrote it; remove it by hand if you no longer want it"}}, nil
 	case adapter.ArtifactTOMLBlock:
 		regions := findBlocks(src)
+		if len(regions) == 0 && runsShim(src, shim) {
+			return src, false, []Change{{Path: path, Kind: "toml-block", Op: "kept", Detail: "acc's block markers are gone, but the file still runs acc-hook (" + shim + "): something rewrote it; remove those entries by hand"}}, nil
+		}
 		if len(regions) == 0 {
 			return src, false, []Change{{Path: path, Kind: "toml-block", Op: "missing", Detail: "acc's block is no longer in the file"}}, nil
 		}

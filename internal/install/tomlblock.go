@@ -136,3 +136,12 @@ func tomlHasTable(src []byte, keys ...string) bool {
 	}
 	return true
 }
+
+// runsShim reports whether src, a TOML file with no block of acc's, still
+// names shim, the hook shim every command acc installs runs
+// (adapter.InstallEnv.HookCommand): acc's lines outlived their marker
+// lines, as when a client writes its configuration back from what it
+// parsed (docs/adapters.md, "Kimi Code").
+func runsShim(src []byte, shim string) bool {
+	return shim != "" && bytes.Contains(src, []byte(shim))
+}

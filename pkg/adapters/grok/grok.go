@@ -1,6 +1,9 @@
 package grok
 
 import (
+	"bytes"
+	"encoding/json"
+
 	"github.com/acc-go/acc/pkg/adapters/adapter"
 	"github.com/acc-go/acc/pkg/adapters/adapter/hookio"
 )
@@ -164,7 +167,9 @@ func (client) Evidence() []adapter.Evidence { return nil }
 var HookRunnerVars = []string{"GROK_HOOK_EVENT", "GROK_HOOK_NAME"}
 
 // InHookRunner reports whether getenv shows a process started by Grok's
-// hook runner: every HookRunnerVars variable set and not empty.
+// hook runner: every HookRunnerVars variable set and not empty. A process
+// started from inside a Grok hook inherits them too, so this alone does
+// not say whose payload a hook was given: FromHookRunner does.
 func InHookRunner(getenv func(string) string) bool {
 	if getenv == nil {
 		return false
@@ -175,4 +180,39 @@ func InHookRunner(getenv func(string) string) bool {
 		}
 	}
 	return true
+}
+
+// FromHookRunner reports whether payload, a hook's stdin, came from Grok's
+// hook runner: InHookRunner(getenv), and the payload is a JSON object
+// whose top-level hookEventName is the GROK_HOOK_EVENT value, which Grok
+// sets from that same field of the envelope it sends. A Claude Code
+// started inside a Grok hook inherits the variables, but its own hooks
+// are given Claude Code's payload (hook_event_name, no hookEventName), so
+// it is not taken for Grok (docs/hooks.md, "Grok running Claude Code's
+// hooks"). Only the top-level keys up to hookEventName are read, which
+// Grok sends first, so a payload cut short after it still answers.
+func FromHookRunner(getenv func(string) string, payload []byte) bool {
+	if !InHookRunner(getenv) {
+		return false
+	}
+	dec := json.NewDecoder(bytes.NewReader(payload))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return false
+	}
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return false
+		}
+		if key != "hookEventName" {
+			var skip json.RawMessage
+			if dec.Decode(&skip) != nil {
+				return false
+			}
+			continue
+		}
+		var name string
+		return dec.Decode(&name) == nil && name == getenv("GROK_HOOK_EVENT")
+	}
+	return false
 }

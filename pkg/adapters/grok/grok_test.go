@@ -2,6 +2,7 @@ package grok
 
 import (
 	"embed"
+	"encoding/json"
 	"io/fs"
 	"slices"
 	"strings"
@@ -218,5 +219,64 @@ func TestInHookRunner(t *testing.T) {
 	}
 	if InHookRunner(nil) {
 		t.Error("nil getenv")
+	}
+}
+
+// TestHookFileRunsStaleMatcher: a hook file whose tool matcher is not the
+// one this acc installs (an older acc's exact list without hashline_edit)
+// does not count for the tool events; its other events still do.
+func TestHookFileRunsStaleMatcher(t *testing.T) {
+	env := adapter.InstallEnv{Home: "/h", Shim: "/d/acc-hook.sh", MCPServer: "/d/acc-mcp"}
+	content := New().(adapter.Installer).InstallPlan(env).Artifacts[0].Content
+	var doc map[string]map[string][]map[string]any
+	if err := json.Unmarshal(content, &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, ev := range []string{"PreToolUse", "PostToolUse"} {
+		doc["hooks"][ev][0]["matcher"] = "run_terminal_command|search_replace|write"
+	}
+	stale, _ := json.Marshal(doc)
+	for _, ev := range []string{"PreToolUse", "PostToolUse"} {
+		if HookFileRuns(stale, ev) {
+			t.Errorf("%s with an older matcher counts as run", ev)
+		}
+	}
+	for _, ev := range []string{"SessionStart", "UserPromptSubmit", "Stop", "SessionEnd"} {
+		if !HookFileRuns(stale, ev) {
+			t.Errorf("%s no longer counts as run", ev)
+		}
+	}
+}
+
+// TestFromHookRunner: Grok's variables and a payload whose hookEventName is
+// GROK_HOOK_EVENT; Claude Code's payload under inherited variables, another
+// event's envelope, and what is no JSON object are not Grok's.
+func TestFromHookRunner(t *testing.T) {
+	env := map[string]string{"GROK_HOOK_EVENT": "pre_tool_use", "GROK_HOOK_NAME": "global/settings:pre_tool_use[0].hooks[0]"}
+	getenv := func(k string) string { return env[k] }
+	grokPayload := `{"hookEventName":"pre_tool_use","sessionId":"s","cwd":"/r","toolName":"write"}`
+	cases := []struct {
+		payload string
+		want    bool
+	}{
+		{grokPayload, true},
+		// Cut short after the field: still Grok's.
+		{`{"hookEventName":"pre_tool_use","sessionId":"s","toolInput":{"content":"xxxx`, true},
+		// A key before it with a nested value is skipped.
+		{`{"x":{"hookEventName":"no"},"hookEventName":"pre_tool_use"}`, true},
+		{`{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"Write"}`, false},
+		{`{"hookEventName":"stop","sessionId":"s"}`, false},
+		{`{"hookEventName":7}`, false},
+		{`["hookEventName","pre_tool_use"]`, false},
+		{``, false},
+		{`not json`, false},
+	}
+	for _, c := range cases {
+		if got := FromHookRunner(getenv, []byte(c.payload)); got != c.want {
+			t.Errorf("%s: %v, want %v", c.payload, got, c.want)
+		}
+	}
+	if FromHookRunner(func(string) string { return "" }, []byte(grokPayload)) || FromHookRunner(nil, []byte(grokPayload)) {
+		t.Error("Grok's payload without Grok's hook variables counts as Grok's")
 	}
 }

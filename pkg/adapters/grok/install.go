@@ -50,19 +50,11 @@ func InstalledEvents() []string {
 // decision 12). Grok claims no capability until a real run proves one.
 func (c client) InstallPlan(env adapter.InstallEnv) adapter.InstallPlan {
 	dir := c.ConfigDir(env)
-	tools := []string{}
-	for t := range spec.FileTools {
-		tools = append(tools, t)
-	}
-	for t := range spec.ShellTools {
-		tools = append(tools, t)
-	}
-	matcher := adapter.GuardMatcher(spec.MCP, tools...)
 	hooks := map[string]any{}
 	for _, h := range hookTimeouts {
 		group := map[string]any{"hooks": []any{map[string]any{"type": "command", "command": env.HookCommand(ID, h.event), "timeout": h.timeout}}}
-		if h.event == "PreToolUse" || h.event == "PostToolUse" {
-			group["matcher"] = matcher
+		if m := hookMatcher(h.event); m != "" {
+			group["matcher"] = m
 		}
 		hooks[h.event] = []any{group}
 	}
@@ -79,15 +71,38 @@ func (c client) InstallPlan(env adapter.InstallEnv) adapter.InstallPlan {
 	}}
 }
 
+// hookMatcher is the matcher acc's hook file gives event: on the tool
+// events a regular expression over Grok's file-writing and shell tools and
+// the <server>__<tool> names of MCP tools that write files
+// (adapter.GuardMatcher); none on the others, which Grok then runs for
+// every occurrence.
+func hookMatcher(event string) string {
+	if event != "PreToolUse" && event != "PostToolUse" {
+		return ""
+	}
+	tools := []string{}
+	for t := range spec.FileTools {
+		tools = append(tools, t)
+	}
+	for t := range spec.ShellTools {
+		tools = append(tools, t)
+	}
+	return adapter.GuardMatcher(spec.MCP, tools...)
+}
+
 // HookFileRuns reports whether content, a hook file as Grok reads it,
-// registers acc-hook's Grok command for event. acc-hook asks it of
-// HookFile when Grok runs acc's Claude Code hooks, so as to leave the
-// event to this file when it is there (docs/hooks.md, "Grok running Claude
-// Code's hooks").
+// registers acc-hook's Grok command for event with the matcher this acc
+// installs for it (hookMatcher): Grok then runs that entry for every call
+// acc's Claude Code entry would see. acc-hook asks it of HookFile when
+// Grok runs acc's Claude Code hooks, so as to leave the event to this
+// file when it is there (docs/hooks.md, "Grok running Claude Code's
+// hooks"). A file an older acc wrote, whose tool matcher leaves out a tool
+// Grok now has, does not count for that event.
 func HookFileRuns(content []byte, event string) bool {
 	var file struct {
 		Hooks map[string][]struct {
-			Hooks []struct {
+			Matcher string `json:"matcher"`
+			Hooks   []struct {
 				Type    string `json:"type"`
 				Command string `json:"command"`
 			} `json:"hooks"`
@@ -97,6 +112,9 @@ func HookFileRuns(content []byte, event string) bool {
 		return false
 	}
 	for _, group := range file.Hooks[event] {
+		if group.Matcher != hookMatcher(event) {
+			continue
+		}
 		for _, h := range group.Hooks {
 			if h.Type == "command" && strings.HasSuffix(h.Command, " "+ID+" "+event) {
 				return true
