@@ -328,3 +328,44 @@ func TestHookGrokTruncatedWriteInput(t *testing.T) {
 		t.Fatalf("a write whose input Grok truncated, in a room with a guarded claim: denied=%v %q\n%s", denied, reason, r)
 	}
 }
+
+// TestHookGrokTruncatedShellInput: Grok replaces a tool input over 128 KiB
+// with a cut-short string and still runs the whole command, so a shell
+// call whose command acc cannot read is an unknown write — denied beside a
+// guarded claim, allowed where none is live, and an empty command string
+// stays an ordinary (empty) command.
+func TestHookGrokTruncatedShellInput(t *testing.T) {
+	sb, repo, _ := grokRoom(t)
+	g := clientByID(t, "grok")
+	sid := "0198c2a4-grok-truncated-shell"
+	if r := sb.hook(hookOpts{env: grokEnv("session_start", sid, repo)}, g.startPayload(t, sid, repo), "grok", "SessionStart"); r.code != 0 {
+		t.Fatalf("acc-hook grok SessionStart:\n%s", r)
+	}
+	shell := func(input any) []byte {
+		var p map[string]any
+		if err := json.Unmarshal(g.shellPayload(t, sid, repo, "ls"), &p); err != nil {
+			t.Fatal(err)
+		}
+		p["toolInput"] = input
+		payload, _ := json.Marshal(p)
+		return payload
+	}
+	for _, v := range []struct {
+		label string
+		input any
+	}{
+		{"cut-short string", `{"command":"cat big.txt > src/a.go; ` + strings.Repeat("x", 4096) + ` [truncated]`},
+		{"command of another type", map[string]any{"command": 42}},
+		{"list with a non-string", map[string]any{"command": []any{"sh", 7}}},
+	} {
+		r := sb.hook(hookOpts{env: grokEnv("pre_tool_use", sid, repo)}, shell(v.input), "grok", "PreToolUse")
+		reason, denied := g.denial(t, r)
+		if !denied || !strings.Contains(reason, "file:src/a.go") || !strings.Contains(reason, "cannot read the command run_terminal_command runs") {
+			t.Errorf("%s: a shell call acc cannot read, in a room with a guarded claim: denied=%v %q\n%s", v.label, denied, reason, r)
+		}
+	}
+	r := sb.hook(hookOpts{env: grokEnv("pre_tool_use", sid, repo)}, shell(map[string]any{"command": ""}), "grok", "PreToolUse")
+	if _, denied := g.denial(t, r); denied || r.code != 0 {
+		t.Errorf("an empty command string was refused:\n%s", r)
+	}
+}

@@ -441,6 +441,11 @@ func (r *Runner) dispatch(ctx context.Context, a adapter.Adapter, ev *adapter.Ev
 			// "Unknown writes and their hints").
 			unknown = fmt.Sprintf("acc cannot read which file %s writes: its input names none acc can read", ev.Tool)
 		}
+		if ev.ShellUnreadable {
+			// The same for a shell command acc cannot read (docs/hooks.md,
+			// "Commands too large to read").
+			unknown = fmt.Sprintf("acc cannot read the command %s runs: its input is not one acc can read", ev.Tool)
+		}
 		return r.guard(ctx, a, ev, room, unknown)
 	case adapter.AfterTool:
 		return r.afterTool(ctx, a, ev, room)

@@ -204,7 +204,7 @@ func (r *Room) CheckWrite(ctx context.Context, in GuardInput) (*GuardDecision, e
 			owner := r.claimOwner(tx, blind)
 			d.Deny, d.Resource, d.ClaimID, d.HolderParticipantID, d.HolderSessionID = true, blind.Resource, blind.ClaimID, owner, blind.OwnerSessionID
 			d.Reason = fmt.Sprintf("acc: this call was not run: acc cannot tell where it writes (%s), and %s is claimed by %s (session %s, guarded) until %s; "+
-				"split it into smaller calls that name the files they write (a file-editing tool call with a smaller input does), so that acc can check them",
+				"split it into smaller commands or tool calls that each name the files they write, so that acc can check them",
 				unknown, blind.Resource, owner, blind.OwnerSessionID, blind.ExpiresAt)
 		}
 		return nil

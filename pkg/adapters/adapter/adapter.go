@@ -85,6 +85,14 @@ type Event struct {
 	// not the payload carried its command (a payload acc-hook read only in
 	// part carries none).
 	ShellTool bool `json:"-"`
+	// ShellUnreadable is true when Tool is the client's shell tool and the
+	// payload carries its input, but not in a form acc can read a command
+	// from: the input is not a JSON object, or its command is neither a
+	// string nor a list of strings (Grok replaces an input over 128 KiB
+	// with a cut-short string and still runs the whole command;
+	// docs/hooks.md, "Commands too large to read"). Shell is then "" and
+	// the call is an unknown write.
+	ShellUnreadable bool `json:"-"`
 	// Prompt is the turn's prompt on a before-turn event, where the payload
 	// carries one. Like Shell it stays in memory: the hook compares it with
 	// the live frames of pending messages and never stores or echoes it.

@@ -309,6 +309,7 @@ func (s *Spec) tool(obj Object, ev *adapter.Event) {
 	}
 	if keys, ok := s.ShellTools[name]; ok {
 		ev.ShellTool = true
+		ev.ShellUnreadable = !commandReadable(obj, s.InputKeys, keys)
 		cmd := command(input, keys)
 		if !s.ShellPatches {
 			// Only a client that applies patches itself needs the
@@ -361,6 +362,48 @@ func (s *Spec) mcpTool(obj Object, name string, input Object, ev *adapter.Event)
 // command reads a command or patch under the first present key: a string,
 // or an argv list (older Codex shell calls) rendered as one shell command
 // line whose words are quoted, so the shell reader sees the same argv.
+// commandReadable reports whether a shell tool's command can be read from
+// obj: true when no input is given under inputKeys (a payload read only in
+// part; the caller judges that case), or the input is a JSON object whose
+// first present command key holds a string or a list of strings (an
+// absent command reads as ""). False for an input that is not an object,
+// or a command of any other type.
+func commandReadable(obj Object, inputKeys, keys []string) bool {
+	var raw any
+	found := false
+	for _, k := range inputKeys {
+		if v, ok := obj[k]; ok {
+			raw, found = v, true
+			break
+		}
+	}
+	if !found {
+		return true
+	}
+	input, ok := raw.(map[string]any)
+	if !ok {
+		return false
+	}
+	for _, k := range keys {
+		switch v := input[k].(type) {
+		case nil:
+			continue
+		case string:
+			return true
+		case []any:
+			for _, w := range v {
+				if _, ok := w.(string); !ok {
+					return false
+				}
+			}
+			return true
+		default:
+			return false
+		}
+	}
+	return true
+}
+
 func command(input Object, keys []string) string {
 	for _, k := range keys {
 		switch v := input[k].(type) {

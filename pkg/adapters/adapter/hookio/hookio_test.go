@@ -60,25 +60,30 @@ func TestNormalizeTools(t *testing.T) {
 		write       bool
 		targets     []string
 		shell       string
+		unreadable  bool
 	}{
-		{"write", `{"path":"a"}`, true, []string{"a"}, ""},
-		{"write", `{"file":"b"}`, true, []string{"b"}, ""},
-		{"write", `{"path":7}`, true, nil, ""},
-		{"write", `"not an object"`, true, nil, ""},
-		{"patch", `{"body":"*** Begin Patch\n*** Delete File: d\n*** End Patch"}`, true, []string{"d"}, ""},
-		{"sh", `{"cmd":"rm x"}`, false, nil, "rm x"},
-		{"sh", `{"cmd":["rm","x y"]}`, false, nil, `'rm' 'x y'`},
-		{"sh", `{"cmd":["rm",1]}`, false, nil, ""},
-		{"sh", `{"cmd":"*** Begin Patch\n*** Add File: p\n+x\n*** End Patch"}`, true, []string{"p"}, ""},
-		{"other", `{"path":"a"}`, false, nil, ""},
+		{"write", `{"path":"a"}`, true, []string{"a"}, "", false},
+		{"write", `{"file":"b"}`, true, []string{"b"}, "", false},
+		{"write", `{"path":7}`, true, nil, "", false},
+		{"write", `"not an object"`, true, nil, "", false},
+		{"patch", `{"body":"*** Begin Patch\n*** Delete File: d\n*** End Patch"}`, true, []string{"d"}, "", false},
+		{"sh", `{"cmd":"rm x"}`, false, nil, "rm x", false},
+		{"sh", `{"cmd":["rm","x y"]}`, false, nil, `'rm' 'x y'`, false},
+		{"sh", `{"cmd":["rm",1]}`, false, nil, "", true},
+		{"sh", `{"cmd":42}`, false, nil, "", true},
+		{"sh", `"{\"cmd\":\"rm x [truncated]"`, false, nil, "", true},
+		{"sh", `{"cmd":""}`, false, nil, "", false},
+		{"sh", `{}`, false, nil, "", false},
+		{"sh", `{"cmd":"*** Begin Patch\n*** Add File: p\n+x\n*** End Patch"}`, true, []string{"p"}, "", false},
+		{"other", `{"path":"a"}`, false, nil, "", false},
 	}
 	for _, c := range cases {
 		ev, err := testSpec.Normalize("Tool", []byte(`{"sid":"s","cwd":"/w","tool":"`+c.tool+`","input":`+c.input+`}`))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if ev.Tool != c.tool || ev.Write != c.write || !slices.Equal(ev.Targets, c.targets) || ev.Shell != c.shell {
-			t.Errorf("%s %s: %+v shell=%q", c.tool, c.input, ev, ev.Shell)
+		if ev.Tool != c.tool || ev.Write != c.write || !slices.Equal(ev.Targets, c.targets) || ev.Shell != c.shell || ev.ShellUnreadable != c.unreadable {
+			t.Errorf("%s %s: %+v shell=%q unreadable=%v", c.tool, c.input, ev, ev.Shell, ev.ShellUnreadable)
 		}
 	}
 }
