@@ -491,7 +491,12 @@ func (r *Runner) turn(ctx context.Context, a adapter.Adapter, ev *adapter.Event,
 		}
 		return pid
 	}
-	if c == nil || ev.Kind == adapter.SessionStart {
+	// The version is asked at session start, and again before a turn of a
+	// session that has none recorded: `<client> --version` has at most
+	// ProbeBudget, which a machine busy enough can exhaust, and a session
+	// without a version is advisory with nothing proven; the next turn
+	// gives it another chance (docs/hooks.md, "Guarded or advisory").
+	if c == nil || ev.Kind == adapter.SessionStart || (ev.Kind == adapter.BeforeTurn && hs.ClientVersion == "") {
 		version = r.ClientVersion(ctx, a)
 		// What acc certify proved on this machine for this exact version
 		// wins over the built-in evidence.

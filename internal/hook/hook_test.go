@@ -533,3 +533,46 @@ func TestKimiClientFoundByItsProcessName(t *testing.T) {
 		t.Fatalf("the hook found client pid %q, want the kimi-code process %d:\n%s", got, clientPID, out.String())
 	}
 }
+
+// TestVersionAskedAgainAtTheNextTurn: a session whose client version could
+// not be read at its start (the probe's 2 s ran out on a busy machine) is
+// asked again before its next turn, and from then on gets what is proven
+// for that version; a session with a version recorded is not asked again.
+func TestVersionAskedAgainAtTheNextTurn(t *testing.T) {
+	w := newWorld(t)
+	asked := 0
+	answers := []string{"", "2.1.332"}
+	w.r.ClientVersion = func(context.Context, adapter.Adapter) string {
+		asked++
+		if asked <= len(answers) {
+			return answers[asked-1]
+		}
+		return "2.1.332"
+	}
+	recorded := func() (string, bool) {
+		t.Helper()
+		hs, err := w.room().HookSession(context.Background(), "claude", "c1", 0)
+		if err != nil || hs == nil {
+			t.Fatalf("the hooked session: %v %v", hs, err)
+		}
+		return hs.ClientVersion, hs.Capabilities.Guards.BeforeWrite
+	}
+	if res := w.hook("claude", "SessionStart", "c1"); res.code != 0 {
+		t.Fatalf("SessionStart: %+v", res)
+	}
+	if v, guarded := recorded(); v != "" || guarded || asked != 1 {
+		t.Fatalf("after a start whose version was not read: version %q, file guard %v, asked %d times", v, guarded, asked)
+	}
+	if res := w.hook("claude", "UserPromptSubmit", "c1"); res.code != 0 {
+		t.Fatalf("UserPromptSubmit: %+v", res)
+	}
+	if v, guarded := recorded(); v != "2.1.332" || !guarded || asked != 2 {
+		t.Fatalf("after the next turn: version %q, file guard %v, asked %d times; want 2.1.332, true, 2", v, guarded, asked)
+	}
+	if res := w.hook("claude", "UserPromptSubmit", "c1"); res.code != 0 {
+		t.Fatalf("UserPromptSubmit: %+v", res)
+	}
+	if asked != 2 {
+		t.Fatalf("a turn of a session with its version recorded asked again (%d times)", asked)
+	}
+}
