@@ -75,7 +75,7 @@ func (e *Env) Clients(ctx context.Context) ([]ClientStatus, error) {
 		st := ClientStatus{Detection: dets[id], Files: []FileStatus{}, Remediation: []string{}, DeliveryPolicy: "off", EffectiveDelivery: "off"}
 		caps, ev, local := evidence.For(a, st.Version, e.DataHome)
 		st.Capabilities, st.Guarded = caps, caps.Guarded()
-		st.TurnDelivery = turnDelivery(a, st.Version, caps, "", "")
+		st.TurnDelivery = turnDelivery(a, st.Version, st.Binary != "", caps, "", "")
 		if _, err := evidence.Read(e.DataHome, id, st.Version); err != nil {
 			// Counted as none (the built-in evidence applies); say so.
 			st.Remediation = append(st.Remediation, err.Error())
@@ -119,7 +119,7 @@ func (e *Env) Clients(ctx context.Context) ([]ClientStatus, error) {
 			// What acc can honour is judged now, for the version running now.
 			st.DeliveryPolicy = in.DeliveryPolicy
 			st.EffectiveDelivery, st.DeliveryReason = liveDelivery(a, st.Version, caps.LivePush, in.DeliveryPolicy)
-			st.TurnDelivery = turnDelivery(a, st.Version, caps, in.MidTurnPolicy, in.EndOfTurnPolicy)
+			st.TurnDelivery = turnDelivery(a, st.Version, st.Binary != "", caps, in.MidTurnPolicy, in.EndOfTurnPolicy)
 			changed := false
 			for _, ra := range in.Artifacts {
 				fs := checkArtifact(ra, e.shimPath())
