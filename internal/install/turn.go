@@ -41,10 +41,16 @@ type TurnDelivery struct {
 // program of the client is on PATH, so there is no version to read.
 func turnDelivery(a adapter.Adapter, version string, found bool, caps adapter.Capabilities, mid, end string) TurnDelivery {
 	td := TurnDelivery{MidTurn: mid, EndOfTurn: end, MidTurnProven: caps.MidTurn && version != "", EndOfTurnProven: caps.EndOfTurn && version != ""}
-	td.MidTurnWords = turnWords(a, version, found, td.MidTurnProven, mid, "policy.midTurn", "after each tool call",
-		"messages wait for the next turn")
+	// Where messages wait instead: the next turn, or, for a client of
+	// which nothing is proven at any version (Grok), the inbox alone
+	// (liveDelivery says the same of live push).
+	wait := "messages wait for the next turn"
+	if len(a.Evidence()) == 0 {
+		wait = "messages wait in its inbox"
+	}
+	td.MidTurnWords = turnWords(a, version, found, td.MidTurnProven, mid, "policy.midTurn", "after each tool call", wait)
 	td.EndOfTurnWords = turnWords(a, version, found, td.EndOfTurnProven, end, "policy.endOfTurn", "holding a stopping agent with a message to answer",
-		"a stopping agent is not held; messages wait for the next turn")
+		"a stopping agent is not held; "+wait)
 	return td
 }
 

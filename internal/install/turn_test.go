@@ -50,6 +50,14 @@ func TestTurnWordsNotFound(t *testing.T) {
 	if td.MidTurnProven || td.EndOfTurnProven {
 		t.Errorf("proven for a client that is not here: %+v", td)
 	}
+	// Grok: nothing proven at any version, and no next turn to wait for.
+	td = turnDelivery(hook.Registry()["grok"], "0.1.0", true, adapter.Capabilities{}, "", "")
+	if want := "off: not proven for Grok 0.1.0; messages wait in its inbox"; td.MidTurnWords != want {
+		t.Errorf("grok mid-turn:\n got %q\nwant %q", td.MidTurnWords, want)
+	}
+	if want := "off: not proven for Grok 0.1.0; a stopping agent is not held; messages wait in its inbox"; td.EndOfTurnWords != want {
+		t.Errorf("grok end of turn:\n got %q\nwant %q", td.EndOfTurnWords, want)
+	}
 }
 
 // TestTurnPolicy: the hook's seam reads what the record holds for a
