@@ -674,7 +674,7 @@ func play(ctx context.Context, o Options, c realclient.Client, bin string, w *wo
 		case seen == 0:
 			st.set("sessionEnd", false, "no session of the client ever joined the room")
 		case open > 0:
-			st.set("sessionEnd", false, "the client exited, but its session is still open: its session end hook did not run")
+			st.set("sessionEnd", false, sessionStillOpen(c))
 		case hooks.count(c.SessionEnd, "") == 0:
 			st.set("sessionEnd", false, "the session is closed, but acc-hook's "+c.SessionEnd+" hook never ran")
 		default:
@@ -789,8 +789,8 @@ func play(ctx context.Context, o Options, c realclient.Client, bin string, w *wo
 			if midID != "" {
 				state := receipt(midID)
 				switch {
-				case c.PostTool == "" || hooks.count(c.PostTool, midID) == 0:
-					st.set("midTurn", false, "acc-hook's post-tool hook did not carry the question sent between two tool calls")
+				case c.PostTool == "" || c.PostToolUnawaited || hooks.count(c.PostTool, midID) == 0:
+					st.set("midTurn", false, midTurnNotCarried(c))
 				case !framedIn(req, midID):
 					st.set("midTurn", false, "acc-hook's "+c.PostTool+" hook printed the question, but the model's request after the tool result does not show it framed: the client drops post-tool context")
 				case state != protocol.ReceiptOffered:
@@ -840,6 +840,29 @@ func play(ctx context.Context, o Options, c realclient.Client, bin string, w *wo
 }
 
 var ownerPattern = regexp.MustCompile(`acc: --session (session_[A-Za-z0-9_-]+) --generation (generation_[A-Za-z0-9_-]+)`)
+
+// sessionStillOpen is why sessionEnd is not proven when the client exited
+// with its session open: its session end hook did not run, and for a
+// client that fires none in a headless run (Kimi Code under kimi -p,
+// docs/adapters.md, "Kimi Code") that is to be expected.
+func sessionStillOpen(c realclient.Client) string {
+	if c.SessionEnd == "" {
+		return "the client exited, but its session is still open: its session end hook did not run (the client fires none in a headless run)"
+	}
+	return "the client exited, but its session is still open: its session end hook did not run"
+}
+
+// midTurnNotCarried is why midTurn is not proven when no post-tool hook
+// carried the question. A client that starts its post-tool hook without
+// waiting for it (Kimi Code) gets no such hook from acc install, so
+// nothing can reach its model between two tool calls (docs/adapters.md,
+// "Kimi Code").
+func midTurnNotCarried(c realclient.Client) string {
+	if c.PostToolUnawaited {
+		return "the client starts its " + c.PostTool + " hook without waiting for it, so acc installs none and nothing reaches the model between two tool calls"
+	}
+	return "acc-hook's post-tool hook did not carry the question sent between two tool calls"
+}
 
 // fileSteps are the calls of the client's own file-writing tool that
 // replace src/a.go: Claude Code reads a file before it writes it; Codex

@@ -31,6 +31,12 @@ type Record struct {
 	Why map[string]string `json:"why"`
 }
 
+// RealClientTest begins the test field of every record acc's own
+// real-client tests write (internal/realclient, ACC_UPDATE_EVIDENCE): such
+// a record rests on acc running the real client, not on someone else's
+// captures (docs/adapters.md, "Capabilities and their evidence").
+const RealClientTest = "internal/realclient "
+
 // Path is where the record of adapterID at version lives:
 // <data home>/acc/evidence/<adapter>/<version>.json.
 func Path(dataHome, adapterID, version string) string {

@@ -414,7 +414,7 @@ func (e *Env) plan(a adapter.Installer, det Detection, ie adapter.InstallEnv, ol
 		p.install.EndOfTurnPolicy = old.EndOfTurnPolicy
 	}
 	caps, _, _ := evidence.For(a, det.Version, e.DataHome)
-	td := turnDelivery(a, det.Version, caps, p.install.MidTurnPolicy, p.install.EndOfTurnPolicy)
+	td := turnDelivery(a, det.Version, det.Binary != "", caps, p.install.MidTurnPolicy, p.install.EndOfTurnPolicy)
 	p.report.TurnDelivery = &td
 	if old != nil && old.Home != "" && old.Home != e.Home {
 		return nil, protocol.Errorf(protocol.ReasonInstallConflict,

@@ -20,13 +20,20 @@ func LiveDelivery(a adapter.Adapter, version, dataHome, requested string) (effec
 }
 
 // liveDelivery is LiveDelivery with what is proven for version already
-// read (livePush).
+// read (livePush). The reason ends with where messages go instead: to the
+// next turn and the inbox, or to the inbox alone for a client of which no
+// capability is proven at any version (Grok, whose client gives its model
+// no hook output before a turn: docs/delivery.md), since the router
+// declares next-turn delivery only where it is proven (pkg/router).
 func liveDelivery(a adapter.Adapter, version string, livePush bool, requested string) (effective, reason string) {
 	if requested == "" || requested == "off" {
 		return "off", ""
 	}
 	name := a.DisplayName()
 	fallback := "; messages reach it on its next turn and in its inbox"
+	if len(a.Evidence()) == 0 {
+		fallback = "; messages wait in its inbox, which its agent reads with acc inbox or acc-mcp's tools"
+	}
 	if !livepush.Has(a.ID()) {
 		return "off", name + " has no live-push transport on this platform" + fallback
 	}

@@ -75,7 +75,7 @@ func (e *Env) Clients(ctx context.Context) ([]ClientStatus, error) {
 		st := ClientStatus{Detection: dets[id], Files: []FileStatus{}, Remediation: []string{}, DeliveryPolicy: "off", EffectiveDelivery: "off"}
 		caps, ev, local := evidence.For(a, st.Version, e.DataHome)
 		st.Capabilities, st.Guarded = caps, caps.Guarded()
-		st.TurnDelivery = turnDelivery(a, st.Version, caps, "", "")
+		st.TurnDelivery = turnDelivery(a, st.Version, st.Binary != "", caps, "", "")
 		if _, err := evidence.Read(e.DataHome, id, st.Version); err != nil {
 			// Counted as none (the built-in evidence applies); say so.
 			st.Remediation = append(st.Remediation, err.Error())
@@ -94,6 +94,9 @@ func (e *Env) Clients(ctx context.Context) ([]ClientStatus, error) {
 				when = "an unknown date"
 			}
 			st.Proof = fmt.Sprintf("proven here on %s for %s by acc certify: %s", when, st.Version, provenList(caps))
+			if missing := unprovenList(caps); missing != "" {
+				st.Proof += "; not proven: " + missing
+			}
 			st.ProvenHere = local.Recorded
 		case len(all) == 0:
 			st.Proof = "no capability of " + a.DisplayName() + " is proven yet; its sessions are advisory"
@@ -104,9 +107,9 @@ func (e *Env) Clients(ctx context.Context) ([]ClientStatus, error) {
 		case ev == nil:
 			st.Proof = fmt.Sprintf("running %s, older than the first proof (%s): no capability assumed", st.Version, all[0].Version)
 		case st.Version != st.NewestProven && ev.Version == st.NewestProven:
-			st.Proof = fmt.Sprintf("proven at %s, running %s (newer: capabilities carried forward from %s)", ev.Version, st.Version, ev.Version)
+			st.Proof = fmt.Sprintf("proven at %s, running %s (newer: capabilities carried forward from %s; %s)", ev.Version, st.Version, ev.Version, proofDetail(a, *ev))
 		default:
-			st.Proof = fmt.Sprintf("proven at %s, running %s", ev.Version, st.Version)
+			st.Proof = fmt.Sprintf("proven at %s, running %s (%s)", ev.Version, st.Version, proofDetail(a, *ev))
 		}
 		if st.CertifiedHere = evidence.List(e.DataHome, id); local == nil && len(st.CertifiedHere) > 0 {
 			st.Proof += "; acc certify proved here: " + strings.Join(st.CertifiedHere, ", ")
@@ -116,7 +119,7 @@ func (e *Env) Clients(ctx context.Context) ([]ClientStatus, error) {
 			// What acc can honour is judged now, for the version running now.
 			st.DeliveryPolicy = in.DeliveryPolicy
 			st.EffectiveDelivery, st.DeliveryReason = liveDelivery(a, st.Version, caps.LivePush, in.DeliveryPolicy)
-			st.TurnDelivery = turnDelivery(a, st.Version, caps, in.MidTurnPolicy, in.EndOfTurnPolicy)
+			st.TurnDelivery = turnDelivery(a, st.Version, st.Binary != "", caps, in.MidTurnPolicy, in.EndOfTurnPolicy)
 			changed := false
 			for _, ra := range in.Artifacts {
 				fs := checkArtifact(ra, e.shimPath())
@@ -196,13 +199,22 @@ func what(f FileStatus) string {
 	return "file"
 }
 
+// hookCapabilities are the capabilities the client line of acc doctor
+// names; live push, mid-turn and end of turn have words of their own.
+func hookCapabilities(caps adapter.Capabilities) []struct {
+	ok   bool
+	name string
+} {
+	return []struct {
+		ok   bool
+		name string
+	}{{caps.Attach, "attach"}, {caps.NextTurn, "next turn"}, {caps.GuardFiles, "file guard"}, {caps.GuardShell, "shell guard"}, {caps.SessionEnd, "session end"}}
+}
+
 // provenList names the capabilities caps proves, or says none is.
 func provenList(caps adapter.Capabilities) string {
 	var out []string
-	for _, c := range []struct {
-		ok   bool
-		name string
-	}{{caps.Attach, "attach"}, {caps.NextTurn, "next turn"}, {caps.GuardFiles, "file guard"}, {caps.GuardShell, "shell guard"}, {caps.SessionEnd, "session end"}} {
+	for _, c := range hookCapabilities(caps) {
 		if c.ok {
 			out = append(out, c.name)
 		}
@@ -211,4 +223,38 @@ func provenList(caps adapter.Capabilities) string {
 		return "nothing proven"
 	}
 	return strings.Join(out, ", ")
+}
+
+// unprovenList names the capabilities caps does not prove ("" when it
+// proves all of them).
+func unprovenList(caps adapter.Capabilities) string {
+	var out []string
+	for _, c := range hookCapabilities(caps) {
+		if !c.ok {
+			out = append(out, c.name)
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+// proofDetail says where the built-in proof ev comes from and what it
+// proves and does not: "acc's own run of Kimi Code 2.1.0: attach, next
+// turn, file guard, shell guard; not proven: session end". A record
+// written by acc's real-client tests names them first in its test field
+// (evidence.RealClientTest); one resting on someone else's captures says
+// "upstream capture"; any other basis is not named (docs/adapters.md,
+// "Capabilities and their evidence").
+func proofDetail(a adapter.Adapter, ev adapter.Evidence) string {
+	var basis string
+	switch {
+	case strings.HasPrefix(ev.Test, evidence.RealClientTest):
+		basis = fmt.Sprintf("acc's own run of %s %s: ", a.DisplayName(), ev.Version)
+	case strings.HasPrefix(ev.Test, "upstream capture"):
+		basis = fmt.Sprintf("upstream's captures of %s %s: ", a.DisplayName(), ev.Version)
+	}
+	out := basis + provenList(ev.Proven)
+	if missing := unprovenList(ev.Proven); missing != "" {
+		out += "; not proven: " + missing
+	}
+	return out
 }

@@ -37,18 +37,28 @@ type TurnDelivery struct {
 }
 
 // turnDelivery judges the recorded policies mid and end of client a at
-// version against what is proven for it (caps).
-func turnDelivery(a adapter.Adapter, version string, caps adapter.Capabilities, mid, end string) TurnDelivery {
+// version against what is proven for it (caps); found is false when no
+// program of the client is on PATH, so there is no version to read.
+func turnDelivery(a adapter.Adapter, version string, found bool, caps adapter.Capabilities, mid, end string) TurnDelivery {
 	td := TurnDelivery{MidTurn: mid, EndOfTurn: end, MidTurnProven: caps.MidTurn && version != "", EndOfTurnProven: caps.EndOfTurn && version != ""}
-	td.MidTurnWords = turnWords(a, version, td.MidTurnProven, mid, "policy.midTurn", "after each tool call",
-		"messages wait for the next turn")
-	td.EndOfTurnWords = turnWords(a, version, td.EndOfTurnProven, end, "policy.endOfTurn", "holding a stopping agent with a message to answer",
-		"a stopping agent is not held; messages wait for the next turn")
+	// Where messages wait instead: the next turn, or, for a client of
+	// which nothing is proven at any version (Grok), the inbox alone
+	// (liveDelivery says the same of live push).
+	wait := "messages wait for the next turn"
+	if len(a.Evidence()) == 0 {
+		wait = "messages wait in its inbox"
+	}
+	td.MidTurnWords = turnWords(a, version, found, td.MidTurnProven, mid, "policy.midTurn", "after each tool call", wait)
+	td.EndOfTurnWords = turnWords(a, version, found, td.EndOfTurnProven, end, "policy.endOfTurn", "holding a stopping agent with a message to answer",
+		"a stopping agent is not held; "+wait)
 	return td
 }
 
-func turnWords(a adapter.Adapter, version string, proven bool, policy, key, what, fallback string) string {
+func turnWords(a adapter.Adapter, version string, found, proven bool, policy, key, what, fallback string) string {
 	switch {
+	case !found:
+		// Not "unreadable": there is no program to ask.
+		return fmt.Sprintf("off: %s is not found here, so delivery %s is not assumed; %s", a.DisplayName(), what, fallback)
 	case version == "":
 		return fmt.Sprintf("off: the version of %s is unreadable, so delivery %s is not assumed; %s", a.DisplayName(), what, fallback)
 	case !proven:

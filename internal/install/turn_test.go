@@ -30,10 +30,33 @@ func TestTurnWords(t *testing.T) {
 		{"2.1.400", proven, "off", "actionable", "off for this client (acc install set it); messages wait for the next turn",
 			"actionable, or narrower where the room's policy.endOfTurn is"},
 	} {
-		td := turnDelivery(claude, c.version, c.caps, c.mid, c.end)
+		td := turnDelivery(claude, c.version, true, c.caps, c.mid, c.end)
 		if td.MidTurnWords != c.wantMid || td.EndOfTurnWords != c.wantEnd {
 			t.Errorf("%s %+v %q/%q:\n got %q\n     %q\nwant %q\n     %q", c.version, c.caps, c.mid, c.end, td.MidTurnWords, td.EndOfTurnWords, c.wantMid, c.wantEnd)
 		}
+	}
+}
+
+// TestTurnWordsNotFound: a client with no program on PATH is said to be
+// not found, not to have an unreadable version.
+func TestTurnWordsNotFound(t *testing.T) {
+	td := turnDelivery(hook.Registry()["codex"], "", false, adapter.Capabilities{MidTurn: true, EndOfTurn: true}, "", "")
+	if want := "off: Codex is not found here, so delivery after each tool call is not assumed; messages wait for the next turn"; td.MidTurnWords != want {
+		t.Errorf("mid-turn:\n got %q\nwant %q", td.MidTurnWords, want)
+	}
+	if want := "off: Codex is not found here, so delivery holding a stopping agent with a message to answer is not assumed; a stopping agent is not held; messages wait for the next turn"; td.EndOfTurnWords != want {
+		t.Errorf("end of turn:\n got %q\nwant %q", td.EndOfTurnWords, want)
+	}
+	if td.MidTurnProven || td.EndOfTurnProven {
+		t.Errorf("proven for a client that is not here: %+v", td)
+	}
+	// Grok: nothing proven at any version, and no next turn to wait for.
+	td = turnDelivery(hook.Registry()["grok"], "0.1.0", true, adapter.Capabilities{}, "", "")
+	if want := "off: not proven for Grok 0.1.0; messages wait in its inbox"; td.MidTurnWords != want {
+		t.Errorf("grok mid-turn:\n got %q\nwant %q", td.MidTurnWords, want)
+	}
+	if want := "off: not proven for Grok 0.1.0; a stopping agent is not held; messages wait in its inbox"; td.EndOfTurnWords != want {
+		t.Errorf("grok end of turn:\n got %q\nwant %q", td.EndOfTurnWords, want)
 	}
 }
 

@@ -38,6 +38,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acc-go/acc/internal/evidence"
 	"github.com/acc-go/acc/internal/hook"
 	"github.com/acc-go/acc/pkg/adapters/adapter"
 	"github.com/acc-go/acc/pkg/adapters/adapter/adaptertest"
@@ -501,7 +502,7 @@ exactly what they observe.
 		Version: c.Version,
 		Proven: adapter.Capabilities{Attach: proven("attach"), NextTurn: proven("nextTurn"), GuardFiles: proven("guardFiles"),
 			GuardShell: proven("guardShell"), SessionEnd: proven("sessionEnd"), LivePush: live, MidTurn: proven("midTurn"), EndOfTurn: proven("endOfTurn")},
-		Test:     "internal/realclient " + strings.Join(tests, ", ") + " (" + UpdateEvidenceEnv + "=" + os.Getenv(UpdateEvidenceEnv) + " go test ./internal/realclient)",
+		Test:     evidence.RealClientTest + strings.Join(tests, ", ") + " (" + UpdateEvidenceEnv + "=" + os.Getenv(UpdateEvidenceEnv) + " go test ./internal/realclient)",
 		Recorded: now.Format(time.RFC3339),
 		Note: platform() + ", " + c.Package + "@" + c.Version + " headless against the loopback fake model, hooks running acc-hook. " +
 			ending + "; the context acc-hook printed before a turn reached the next model request; " +
