@@ -11,7 +11,7 @@ import (
 )
 
 // kimiSessionEndTest is the test that proves Kimi Code's session end; the
-// evidence's note and the headless tests name it.
+// evidence's note and test fields name it (sessionEndNote, mergeSessionEnd).
 const kimiSessionEndTest = "TestSessionEndInteractive"
 
 // TestSessionEndInteractive proves Kimi Code's session end the only way the
