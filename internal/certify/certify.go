@@ -290,6 +290,11 @@ type state struct {
 	// envFault: something of acc's own failed (the temporary room, the
 	// install), so the run is no evidence.
 	envFault bool
+	// endProvenElsewhere: the client fires no session end in a headless
+	// run (realclient.Client.SessionEnd is empty), and the evidence built
+	// into acc proves the version's session end from acc's own
+	// interactive run (builtInSessionEnd).
+	endProvenElsewhere bool
 }
 
 func (s *state) set(name string, ok bool, why string) {
@@ -362,7 +367,7 @@ func certifyOne(ctx context.Context, o Options, id string) (res Result) {
 		return res
 	}
 	o.say("%s %s (%s): certifying in %s", id, res.Version, bin, w.base)
-	st := &state{proofs: map[string]Proof{}}
+	st := &state{proofs: map[string]Proof{}, endProvenElsewhere: c.SessionEnd == "" && builtInSessionEnd(o, id, res.Version)}
 	if err := trialRecord(o, id, res.Version, bin, w.data); err != nil {
 		st.set("attach", false, "cannot prepare the temporary data home: "+err.Error())
 		st.envFault = true
@@ -416,7 +421,10 @@ func certifyOne(ctx context.Context, o Options, id string) (res Result) {
 		case "guardShell":
 			rec.Proven.GuardShell = p.Proven
 		case "sessionEnd":
-			rec.Proven.SessionEnd = p.Proven
+			// A headless run cannot measure a session end the client
+			// fires only interactively: the record keeps what acc's
+			// own interactive run proved, and says so.
+			rec.Proven.SessionEnd = p.Proven || st.endProvenElsewhere
 		case "midTurn":
 			rec.Proven.MidTurn = p.Proven
 		case "endOfTurn":
@@ -424,6 +432,9 @@ func certifyOne(ctx context.Context, o Options, id string) (res Result) {
 		}
 	}
 	rec.Note = fmt.Sprintf("%s %s at %s, run headless by acc certify against the loopback fake model in a temporary HOME and repository", c.Package, res.Version, bin)
+	if st.endProvenElsewhere {
+		rec.Note += "; sessionEnd is not measured headless (the client fires none there) and is kept from acc's own interactive run of this version"
+	}
 	if path, err := evidence.Write(o.DataHome, id, rec); err != nil {
 		res.Problem = "cannot write the evidence record: " + err.Error()
 	} else {
@@ -674,7 +685,7 @@ func play(ctx context.Context, o Options, c realclient.Client, bin string, w *wo
 		case seen == 0:
 			st.set("sessionEnd", false, "no session of the client ever joined the room")
 		case open > 0:
-			st.set("sessionEnd", false, sessionStillOpen(c))
+			st.set("sessionEnd", false, sessionStillOpen(c, st.endProvenElsewhere))
 		case hooks.count(c.SessionEnd, "") == 0:
 			st.set("sessionEnd", false, "the session is closed, but acc-hook's "+c.SessionEnd+" hook never ran")
 		default:
@@ -844,12 +855,33 @@ var ownerPattern = regexp.MustCompile(`acc: --session (session_[A-Za-z0-9_-]+) -
 // sessionStillOpen is why sessionEnd is not proven when the client exited
 // with its session open: its session end hook did not run, and for a
 // client that fires none in a headless run (Kimi Code under kimi -p,
-// docs/adapters.md, "Kimi Code") that is to be expected.
-func sessionStillOpen(c realclient.Client) string {
+// docs/adapters.md, "Kimi Code") that is to be expected. provenElsewhere
+// says acc's own interactive run proved the version's session end
+// (state.endProvenElsewhere), which the record keeps.
+func sessionStillOpen(c realclient.Client, provenElsewhere bool) string {
 	if c.SessionEnd == "" {
-		return "the client exited, but its session is still open: its session end hook did not run (the client fires none in a headless run)"
+		why := "the client exited, but its session is still open: its session end hook did not run (the client fires none in a headless run)"
+		if provenElsewhere {
+			why += "; acc's own interactive run proved it for this version, and the record keeps that"
+		}
+		return why
 	}
 	return "the client exited, but its session is still open: its session end hook did not run"
+}
+
+// builtInSessionEnd is whether the evidence built into acc proves the
+// session end of adapter id at version: for a client that fires none
+// headless, acc's own interactive run (docs/adapters.md, "Kimi Code").
+func builtInSessionEnd(o Options, id, version string) bool {
+	if o.Adapter == nil {
+		return false
+	}
+	a := o.Adapter(id)
+	if a == nil {
+		return false
+	}
+	caps, _ := adapter.CapabilitiesFor(a, version)
+	return caps.SessionEnd
 }
 
 // midTurnNotCarried is why midTurn is not proven when no post-tool hook

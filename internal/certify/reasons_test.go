@@ -25,13 +25,28 @@ func TestNotProvenReasons(t *testing.T) {
 		if got := midTurnNotCarried(tc.c); !strings.Contains(got, tc.midTurn) || strings.Contains(got, tc.unseen) {
 			t.Errorf("%s midTurn: %q, want it to say %q and not %q", tc.c.Name, got, tc.midTurn, tc.unseen)
 		}
-		got := sessionStillOpen(tc.c)
+		got := sessionStillOpen(tc.c, false)
 		if !strings.HasSuffix(got, tc.end) {
 			t.Errorf("%s sessionEnd: %q, want it to end with %q", tc.c.Name, got, tc.end)
 		}
 		if headless := strings.Contains(got, "headless"); headless != (tc.c.SessionEnd == "") {
 			t.Errorf("%s sessionEnd: %q names the headless run: %v, want %v", tc.c.Name, got, headless, tc.c.SessionEnd == "")
 		}
+	}
+}
+
+// A Kimi Code version whose session end acc's own interactive run proved
+// gets a line that says so: the headless run fired none, the record keeps
+// the interactive proof.
+func TestSessionEndProvenElsewhere(t *testing.T) {
+	got := sessionStillOpen(realclient.Kimi, true)
+	for _, want := range []string{"fires none in a headless run", "acc's own interactive run proved it for this version, and the record keeps that"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("%q does not say %q", got, want)
+		}
+	}
+	if got := sessionStillOpen(realclient.Claude, true); strings.Contains(got, "interactive") {
+		t.Errorf("a client that fires its session end headless gets %q", got)
 	}
 }
 

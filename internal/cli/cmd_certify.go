@@ -38,8 +38,9 @@ func (a *app) certifyCommand() *cli.Command {
 			"It prints a table (capability, proven or not, why) and records the result for\n" +
 			"that exact client version in acc's data home, which acc-hook and acc doctor then use (\"proven here\").\n" +
 			"Progress goes to stderr, the table to stdout. Exit 4 when a capability is not proven or a client\n" +
-			"cannot run this way (Kimi Code 2.1.0 always exits 4: it fires no session end headless and does not\n" +
-			"wait for its post-tool hook; its record is written all the same: docs/certify.md). Each client has --timeout for everything, its `--version` and both runs included\n" +
+			"cannot run this way (Kimi Code 2.1.0 always exits 4: it fires no session end headless, which its record\n" +
+			"keeps from acc's own interactive run, and does not wait for its post-tool hook; its record is written\n" +
+			"all the same: docs/certify.md). Each client has --timeout for everything, its `--version` and both runs included\n" +
 			"(3 minutes by default: a cold start on a loaded machine takes more than a minute); a client that runs\n" +
 			"out of time is reported with a longer --timeout to try, and nothing is recorded for it. Within that,\n" +
 			"its `--version` may take ACC_PROBE_TIMEOUT_MS milliseconds (10000 by default), asked up to twice.\n" +

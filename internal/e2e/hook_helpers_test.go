@@ -238,8 +238,9 @@ func (c hookClient) endPayload(t testing.TB, sid, cwd string) []byte {
 	if m := c.fixtureFor(t, c.end); m != nil {
 		return encode(t, c.rewrite(m, sid, cwd))
 	}
-	// No kept session end (Kimi): the start payload with the end's event
-	// name and a reason, the shape the client's schema gives.
+	// No kept session end: the start payload with the end's event name
+	// and a reason, the shape Kimi Code's schema gives (its kept one, from
+	// an interactive run, has that shape).
 	m := c.rewrite(c.mustFixture(t, c.start), sid, cwd)
 	m["hook_event_name"] = c.end
 	delete(m, "source")

@@ -14,7 +14,7 @@ func TestProofDetail(t *testing.T) {
 	for _, c := range []struct {
 		client, version, want string
 	}{
-		{"kimi", "2.1.0", "acc's own run of Kimi Code 2.1.0: attach, next turn, file guard, shell guard; not proven: session end"},
+		{"kimi", "2.1.0", "acc's own run of Kimi Code 2.1.0: attach, next turn, file guard, shell guard, session end"},
 		{"kimi", "0.36.1", "upstream's captures of Kimi Code 0.36.1: attach, next turn, file guard, shell guard; not proven: session end"},
 		{"claude", "2.1.332", "acc's own run of Claude Code 2.1.332: attach, next turn, file guard, shell guard, session end"},
 		// A hand capture is neither acc's real-client tests nor upstream's.

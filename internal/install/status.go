@@ -238,8 +238,8 @@ func unprovenList(caps adapter.Capabilities) string {
 }
 
 // proofDetail says where the built-in proof ev comes from and what it
-// proves and does not: "acc's own run of Kimi Code 2.1.0: attach, next
-// turn, file guard, shell guard; not proven: session end". A record
+// proves and does not: "upstream's captures of Kimi Code 0.36.1: attach,
+// next turn, file guard, shell guard; not proven: session end". A record
 // written by acc's real-client tests names them first in its test field
 // (evidence.RealClientTest); one resting on someone else's captures says
 // "upstream capture"; any other basis is not named (docs/adapters.md,

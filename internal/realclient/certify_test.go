@@ -115,8 +115,9 @@ func TestCertify(t *testing.T) {
 	}
 	// Exit 0 exactly when every capability of every client was proven;
 	// otherwise exit 4, not_certified, with the same results (Kimi Code
-	// has no session end under -p and does not wait for its post-tool
-	// hook).
+	// has no session end under -p — its record keeps what the interactive
+	// TestSessionEndInteractive proved — and does not wait for its
+	// post-tool hook).
 	res := envl.Data.Results
 	if !envl.OK {
 		res = envl.Error.Details.Results
@@ -139,7 +140,30 @@ func TestCertify(t *testing.T) {
 	for _, r := range res {
 		builtIn, _ := adapter.CapabilitiesFor(hook.Registry()[r.Adapter], r.Version)
 		claims := map[string]bool{"attach": builtIn.Attach, "nextTurn": builtIn.NextTurn, "guardFiles": builtIn.GuardFiles, "guardShell": builtIn.GuardShell, "sessionEnd": builtIn.SessionEnd, "midTurn": builtIn.MidTurn, "endOfTurn": builtIn.EndOfTurn}
+		headless := map[string]Client{}
+		for _, c := range Pinned {
+			headless[c.Name] = c
+		}
 		for _, p := range r.Proofs {
+			if p.Capability == "sessionEnd" && headless[r.Adapter].SessionEnd == "" {
+				// No session end fires headless: the line says so, and
+				// that acc's own interactive run proved it, which the
+				// record keeps.
+				if p.Proven || !strings.Contains(p.Why, "(the client fires none in a headless run)") ||
+					claims["sessionEnd"] != strings.Contains(p.Why, "acc's own interactive run proved it for this version, and the record keeps that") {
+					t.Errorf("%s %s sessionEnd: proven %v, %q", r.Adapter, r.Version, p.Proven, p.Why)
+				}
+				var rec struct {
+					Proven struct {
+						SessionEnd bool `json:"sessionEnd"`
+					} `json:"proven"`
+				}
+				if b, err := os.ReadFile(r.Evidence); err != nil || json.Unmarshal(b, &rec) != nil || rec.Proven.SessionEnd != claims["sessionEnd"] {
+					t.Errorf("%s %s: the record %s has sessionEnd %v, want the built-in %v (read: %v)", r.Adapter, r.Version, r.Evidence, rec.Proven.SessionEnd, claims["sessionEnd"], err)
+				}
+				t.Logf("%s %s %s: %v (%s)", r.Adapter, r.Version, p.Capability, p.Proven, p.Why)
+				continue
+			}
 			if claims[p.Capability] && !p.Proven {
 				t.Errorf("%s %s: the built-in evidence claims %s, acc certify did not prove it: %s", r.Adapter, r.Version, p.Capability, p.Why)
 			}
@@ -191,8 +215,8 @@ func TestCertify(t *testing.T) {
 		t.Errorf("acc doctor reports %d clients proven here, want %d:\n%s", here, len(Pinned), out)
 	}
 	// Kimi Code 2.1.0, named as proven by acc's own run on this machine,
-	// with what that run proved.
-	if want := "for " + KimiCodeVersion + " by acc certify: "; !strings.HasPrefix(kimiProof, "proven here on ") || !strings.Contains(kimiProof, want) {
+	// with what that run proved and the session end its record keeps.
+	if want := "for " + KimiCodeVersion + " by acc certify: "; !strings.HasPrefix(kimiProof, "proven here on ") || !strings.Contains(kimiProof, want) || !strings.Contains(kimiProof, "session end") || strings.Contains(kimiProof, "not proven: session end") {
 		t.Errorf("acc doctor says of Kimi Code %q; want \"proven here on <date> %s…\"", kimiProof, want)
 	} else {
 		t.Logf("acc doctor: kimi: %s", kimiProof)

@@ -318,9 +318,8 @@ func observeConversation(t *testing.T, w *world, r *run, all *statusView) {
 	ends := recordsOf(recs, c.SessionEnd)
 	ended := proof{Cap: "sessionEnd"}
 	if c.SessionEnd == "" {
-		// The client has no session end under -p (Kimi Code): measured,
-		// not proven.
-		observe(t, w, c, ended)
+		// The client has no session end under -p (Kimi Code): it is
+		// measured interactively, by TestSessionEndInteractive.
 		return
 	}
 	if len(ends) > 0 {
@@ -366,7 +365,11 @@ func finishEvidence(code int) int {
 		return 1
 	}
 	for _, n := range names {
-		path, err := writeEvidence(observation[n], time.Now().UTC())
+		write := writeEvidence
+		if onlySessionEnd(observation[n]) {
+			write = mergeSessionEnd
+		}
+		path, err := write(observation[n], time.Now().UTC())
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "%s=1: %s: %v\n", UpdateEvidenceEnv, n, err)
 			return 1
@@ -425,7 +428,17 @@ func writeEvidence(o *clientObservations, now time.Time) (string, error) {
 			" run headless against the loopback fake model (internal/fakemodel), its hooks running the freshly built acc-hook behind the test's recorder",
 		Responses: []adaptertest.Response{},
 	}
-	for _, ev := range c.Events() {
+	// The headless events in firing order, then any that fired only
+	// interactively (Kimi Code's SessionEnd).
+	fired := c.Events()
+	var extra []string
+	for ev := range o.fired {
+		if !slices.Contains(fired, ev) {
+			extra = append(extra, ev)
+		}
+	}
+	sort.Strings(extra)
+	for _, ev := range append(fired, extra...) {
 		rec, ok := o.fired[ev]
 		if !ok {
 			continue
@@ -494,10 +507,7 @@ exactly what they observe.
 		return "", err
 	}
 	proven := func(n string) bool { return o.proofs[n].OK }
-	ending := "Session start attached an acc session and session end closed it"
-	if !proven("sessionEnd") {
-		ending = "Session start attached an acc session; no session end fired in a headless run, so sessionEnd is not proven"
-	}
+	ending := sessionEndNote(c, o.proofs["sessionEnd"])
 	rec := adapter.Evidence{
 		Version: c.Version,
 		Proven: adapter.Capabilities{Attach: proven("attach"), NextTurn: proven("nextTurn"), GuardFiles: proven("guardFiles"),
@@ -786,4 +796,93 @@ func turnNote(c Client, midTurn, endOfTurn bool) string {
 // turnEvidenceNote is what a record's note says midTurn and endOfTurn rest on.
 func turnEvidenceNote(c Client) string {
 	return "In one long turn, a peer's question acc-hook printed after a tool call (" + c.PostTool + ") reached the model's next request, and its hold of the turn's end (" + c.Stop + ") kept the agent working once with a question that arrived at the last moment."
+}
+
+// sessionEndNote is what a record's note says of the session's start and
+// end, given the sessionEnd proof: for a client that fires no session end
+// headless (Kimi Code), that it was proven interactively, or not at all.
+func sessionEndNote(c Client, p proof) string {
+	switch {
+	case p.OK && c.SessionEnd == "":
+		return "Session start attached an acc session; a headless run fires no session end, but interactively (in tmux, left with /exit) " +
+			p.Record.Event + " fired and acc-hook closed the session (" + kimiSessionEndTest + ")"
+	case p.OK:
+		return "Session start attached an acc session and session end closed it"
+	}
+	return "Session start attached an acc session; no session end fired in a headless run, so sessionEnd is not proven"
+}
+
+// onlySessionEnd is whether a run under UpdateEvidenceEnv measured a
+// client's session end and nothing else (go test -run
+// TestSessionEndInteractive): its record is then merged, not rewritten.
+func onlySessionEnd(o *clientObservations) bool {
+	_, ok := o.proofs["sessionEnd"]
+	return ok && len(o.proofs) == 1
+}
+
+// mergeSessionEnd adds a session end proven by TestSessionEndInteractive to
+// the client version's existing record, keeping every other capability
+// and answer: sessionEnd set, the note's sentence about the session's end
+// and the proving test replaced, the SessionEnd payload added to
+// evidence/<version>/payloads and to the events observations.json lists as
+// fired. A version with no record yet needs the whole package run.
+func mergeSessionEnd(o *clientObservations, now time.Time) (string, error) {
+	c := o.client
+	p := o.proofs["sessionEnd"]
+	if !p.OK {
+		return "", fmt.Errorf("%s@%s: sessionEnd not proven in this run", c.Name, c.Version)
+	}
+	rec, ok := o.fired[p.Record.Event]
+	if !ok {
+		return "", fmt.Errorf("sessionEnd rests on %s, whose payload was not kept", p.Record.Event)
+	}
+	module := filepath.Join("..", "..", "pkg", "adapters", c.Name)
+	path := filepath.Join(module, "evidence", c.Version+".json")
+	dir := filepath.Join(module, "evidence", c.Version)
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return "", fmt.Errorf("no record to add to (run the whole package with %s=%s): %w", UpdateEvidenceEnv, c.Name, err)
+	}
+	var ev adapter.Evidence
+	if err := json.Unmarshal(raw, &ev); err != nil {
+		return "", err
+	}
+	var obs adaptertest.Observations
+	if b, err := os.ReadFile(filepath.Join(dir, "observations.json")); err != nil {
+		return "", err
+	} else if err := json.Unmarshal(b, &obs); err != nil {
+		return "", err
+	}
+	var b bytes.Buffer
+	if err := json.Indent(&b, rec.Stdin, "", "  "); err != nil {
+		return "", fmt.Errorf("payload %s: %w", p.Record.Event, err)
+	}
+	b.WriteByte('\n')
+	if err := os.WriteFile(filepath.Join(dir, "payloads", p.Record.Event+".json"), b.Bytes(), 0o644); err != nil {
+		return "", err
+	}
+	if !slices.Contains(obs.Fired, p.Record.Event) {
+		obs.Fired = append(obs.Fired, p.Record.Event)
+	}
+	if i := strings.Index(obs.Note, "; sessionEnd by "); i >= 0 {
+		obs.Note = obs.Note[:i] + "."
+	}
+	obs.Note = strings.TrimSuffix(obs.Note, ".") + "; sessionEnd by " + p.Test + " (interactive in tmux, " + UpdateEvidenceEnv + "=" + c.Name + ", " + now.Format("2006-01-02") + ")."
+	if err := writePretty(filepath.Join(dir, "observations.json"), obs); err != nil {
+		return "", err
+	}
+	before := sessionEndNote(c, proof{})
+	after := sessionEndNote(c, p)
+	switch {
+	case strings.Contains(ev.Note, before):
+		ev.Note = strings.Replace(ev.Note, before, after, 1)
+	case !strings.Contains(ev.Note, after):
+		return "", fmt.Errorf("%s: the note says nothing of the session's end that could be replaced (rerun the whole package)", path)
+	}
+	ev.Proven.SessionEnd = true
+	if i := strings.Index(ev.Test, "; sessionEnd: "); i >= 0 {
+		ev.Test = ev.Test[:i]
+	}
+	ev.Test += "; sessionEnd: " + evidence.RealClientTest + p.Test + " (" + UpdateEvidenceEnv + "=" + c.Name + " go test -run " + kimiSessionEndTest + " ./internal/realclient)"
+	return path, writePretty(path, ev)
 }
