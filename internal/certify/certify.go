@@ -425,6 +425,9 @@ func certifyOne(ctx context.Context, o Options, id string) (res Result) {
 			// fires only interactively: the record keeps what acc's
 			// own interactive run proved, and says so.
 			rec.Proven.SessionEnd = p.Proven || st.endProvenElsewhere
+			if !p.Proven && st.endProvenElsewhere {
+				rec.Kept = append(rec.Kept, "sessionEnd")
+			}
 		case "midTurn":
 			rec.Proven.MidTurn = p.Proven
 		case "endOfTurn":

@@ -29,6 +29,13 @@ type Record struct {
 	Binary string `json:"binary"`
 	// Why says, per capability, what the run observed.
 	Why map[string]string `json:"why"`
+	// Kept names the capabilities (adapter.Capabilities JSON names, e.g.
+	// "sessionEnd") that Proven holds true without this machine's run
+	// having seen them: kept from acc's own evidence of the same version,
+	// because certify's headless run cannot observe them (Kimi Code fires
+	// its session end only interactively; docs/certify.md). Empty for
+	// everything measured here.
+	Kept []string `json:"kept,omitempty"`
 }
 
 // RealClientTest begins the test field of every record acc's own

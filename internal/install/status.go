@@ -93,7 +93,16 @@ func (e *Env) Clients(ctx context.Context) ([]ClientStatus, error) {
 			if when == "" {
 				when = "an unknown date"
 			}
-			st.Proof = fmt.Sprintf("proven here on %s for %s by acc certify: %s", when, st.Version, provenList(caps))
+			here, kept := caps, adapter.Capabilities{}
+			if slices.Contains(local.Kept, "sessionEnd") {
+				// Certify's headless run did not see it; the record kept
+				// it from acc's own run of this version (docs/certify.md).
+				here.SessionEnd, kept.SessionEnd = false, caps.SessionEnd
+			}
+			st.Proof = fmt.Sprintf("proven here on %s for %s by acc certify: %s", when, st.Version, provenList(here))
+			if k := provenList(kept); k != "nothing proven" {
+				st.Proof += "; kept from acc's own run of " + st.Version + ": " + k
+			}
 			if missing := unprovenList(caps); missing != "" {
 				st.Proof += "; not proven: " + missing
 			}
