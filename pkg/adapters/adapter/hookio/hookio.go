@@ -130,6 +130,16 @@ func (o Object) Prompt(keys ...string) (prompt string, ok bool) {
 	return "", false
 }
 
+// Has reports whether any of keys is present in o, whatever its value.
+func (o Object) Has(keys ...string) bool {
+	for _, k := range keys {
+		if _, ok := o[k]; ok {
+			return true
+		}
+	}
+	return false
+}
+
 // Obj returns the object under the first of keys present in o, or nil.
 func (o Object) Obj(keys ...string) Object {
 	for _, k := range keys {
@@ -304,13 +314,18 @@ func (s *Spec) tool(obj Object, ev *adapter.Event) {
 	}
 	if keys, ok := s.PatchTools[name]; ok {
 		ev.Write = true
-		ev.Targets = adapter.PatchTargets(command(input, keys))
+		body, _ := command(input, keys)
+		ev.Targets = adapter.PatchTargets(body)
 		return
 	}
 	if keys, ok := s.ShellTools[name]; ok {
 		ev.ShellTool = true
-		ev.ShellUnreadable = !commandReadable(obj, s.InputKeys, keys)
-		cmd := command(input, keys)
+		// Unreadable: an input that is there but is not an object, or a
+		// command of another type than a string or a list of strings; no
+		// input at all is a payload read only in part, which the caller
+		// judges.
+		cmd, ok := command(input, keys)
+		ev.ShellUnreadable = !ok || (input == nil && obj.Has(s.InputKeys...))
 		if !s.ShellPatches {
 			// Only a client that applies patches itself needs the
 			// command parsed here; the guard parses it once, later.
@@ -362,70 +377,32 @@ func (s *Spec) mcpTool(obj Object, name string, input Object, ev *adapter.Event)
 // command reads a command or patch under the first present key: a string,
 // or an argv list (older Codex shell calls) rendered as one shell command
 // line whose words are quoted, so the shell reader sees the same argv.
-// commandReadable reports whether a shell tool's command can be read from
-// obj: true when no input is given under inputKeys (a payload read only in
-// part; the caller judges that case), or the input is a JSON object whose
-// first present command key holds a string or a list of strings (an
-// absent command reads as ""). False for an input that is not an object,
-// or a command of any other type.
-func commandReadable(obj Object, inputKeys, keys []string) bool {
-	var raw any
-	found := false
-	for _, k := range inputKeys {
-		if v, ok := obj[k]; ok {
-			raw, found = v, true
-			break
-		}
-	}
-	if !found {
-		return true
-	}
-	input, ok := raw.(map[string]any)
-	if !ok {
-		return false
-	}
-	for _, k := range keys {
-		switch v := input[k].(type) {
-		case nil:
-			continue
-		case string:
-			return true
-		case []any:
-			for _, w := range v {
-				if _, ok := w.(string); !ok {
-					return false
-				}
-			}
-			return true
-		default:
-			return false
-		}
-	}
-	return true
-}
-
-func command(input Object, keys []string) string {
+// command is the command under the first of keys present in input: a
+// string as it is, a list of strings shell-quoted and joined. ok is false
+// when that value is of any other type (a list holding a non-string
+// included); an absent command is "" and ok.
+func command(input Object, keys []string) (cmd string, ok bool) {
 	for _, k := range keys {
 		switch v := input[k].(type) {
 		case string:
-			return v
+			return v, true
 		case []any:
 			words := make([]string, 0, len(v))
 			for _, w := range v {
 				s, ok := w.(string)
 				if !ok {
-					return ""
+					return "", false
 				}
 				words = append(words, shellQuote(s))
 			}
-			return strings.Join(words, " ")
+			return strings.Join(words, " "), true
 		case nil:
 			continue
 		default:
-			return ""
+			return "", false
 		}
 	}
-	return ""
+	return "", true
 }
 
 func shellQuote(s string) string {
