@@ -100,8 +100,8 @@ func (e *Env) Clients(ctx context.Context) ([]ClientStatus, error) {
 				here.SessionEnd, kept.SessionEnd = false, caps.SessionEnd
 			}
 			st.Proof = fmt.Sprintf("proven here on %s for %s by acc certify: %s", when, st.Version, provenList(here))
-			if k := provenList(kept); k != "nothing proven" {
-				st.Proof += "; kept from acc's own run of " + st.Version + ": " + k
+			if kept != (adapter.Capabilities{}) {
+				st.Proof += "; kept from acc's own run of " + st.Version + ": " + provenList(kept)
 			}
 			if missing := unprovenList(caps); missing != "" {
 				st.Proof += "; not proven: " + missing
