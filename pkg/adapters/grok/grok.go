@@ -156,7 +156,7 @@ func (c client) Hold(ev *adapter.Event, reason string) adapter.Output {
 
 // Evidence: none. acc's Grok payloads are derived from its source, not
 // captured, so Grok claims nothing until a real run proves something
-// (SPEC decision 12).
+// (docs/adapters.md, "Capabilities and their evidence").
 func (client) Evidence() []adapter.Evidence { return nil }
 
 // HookRunnerVars are the variables Grok's hook runner sets on every hook
