@@ -46,8 +46,9 @@ func InstalledEvents() []string {
 // "timeout":<seconds>}]}]}}; the tool matcher a regular expression over
 // Grok's tool names and <server>__<tool> MCP names, adapter.GuardMatcher),
 // the skill in skills/acc/, and acc-mcp as [mcp_servers.acc] in
-// config.toml (acc's managed block) so a Grok agent can always poll (SPEC
-// decision 12). Grok claims no capability until a real run proves one.
+// config.toml (acc's managed block) so a Grok agent can always poll
+// (docs/adapters.md, "Grok"). Grok claims no capability until a real run
+// proves one.
 func (c client) InstallPlan(env adapter.InstallEnv) adapter.InstallPlan {
 	dir := c.ConfigDir(env)
 	hooks := map[string]any{}
