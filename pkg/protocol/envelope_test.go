@@ -282,7 +282,7 @@ func TestDecodeStrictRequiredKeys(t *testing.T) {
 	}
 }
 
-// TestEveryRecordAcceptsExtensions: reference/core.md §2 allows an optional,
+// TestEveryRecordAcceptsExtensions: docs/protocol.md#records allows an optional,
 // free-form extensions object on every durable record.
 func TestEveryRecordAcceptsExtensions(t *testing.T) {
 	records := map[string]func() any{

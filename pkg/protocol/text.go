@@ -8,7 +8,8 @@ import (
 	"unicode/utf8"
 )
 
-// Text limits in Unicode code points (SPEC decision 5, reference/core.md §1.1).
+// Text limits in Unicode code points (docs/decisions.md#5-text-limits,
+// docs/protocol.md#identifiers-and-text-fields).
 const (
 	MaxLineText     = 500
 	MaxIntentText   = 280
@@ -129,7 +130,8 @@ func CheckOneOf(field, s string, allowed ...string) error {
 }
 
 // TruncateUTF8 cuts s to at most max UTF-8 bytes on a character boundary,
-// ending with "…" when shortened (the inbox subject rule, §9.2). When max is
+// ending with "…" when shortened (the inbox subject rule,
+// docs/protocol.md#inbox-summary). When max is
 // too small to hold "…" (3 bytes), the cut has no ellipsis; max <= 0 gives "".
 func TruncateUTF8(s string, max int) string {
 	if len(s) <= max {
