@@ -88,9 +88,9 @@ func TestReasonsTable(t *testing.T) {
 	}
 }
 
-// TestSpecReasonCodes checks the reason codes docs/decisions.md#16-store-busy and
-// docs/decisions.md#17-reason-codes name,
-// retyped here with the exit codes the spec gives them.
+// TestSpecReasonCodes checks the reason codes docs/decisions.md#16-store-busy
+// and docs/decisions.md#17-reason-codes name, retyped here with the exit
+// codes those decisions give them.
 func TestSpecReasonCodes(t *testing.T) {
 	want := map[string]ExitCode{
 		"caller_identity_unresolved": ExitUsage,

@@ -113,7 +113,8 @@ func (p *Participant) Validate() error {
 // (docs/protocol.md#session-and-generation). Generation is the
 // secret proof of ownership; it is never shown by status or sent to peers.
 //
-// PIDStartedAt is acc's addition to the reference record: the start time of
+// PIDStartedAt is acc's addition to the session record of
+// docs/protocol.md#session-and-generation: the start time of
 // the process PID named when it was recorded, so a reused pid is never taken
 // for the client (docs/decisions.md#18-details-the-original-left-open).
 type Session struct {

@@ -90,8 +90,9 @@ func CheckResource(field, s string) error {
 	if !utf8.ValidString(s) {
 		return Errorf(ReasonInvalidInput, "%s must be valid UTF-8", field)
 	}
-	// The reference pattern's \s is JavaScript's, which also matches Unicode
-	// spaces; Go's RE2 \s is ASCII only, so those are refused here.
+	// The resource pattern's \s is JavaScript's, which also matches Unicode
+	// spaces (docs/protocol.md#identifiers-and-text-fields); Go's RE2 \s is
+	// ASCII only, so those are refused here.
 	if !resourcePattern().MatchString(s) || strings.IndexFunc(s, isJSSpace) >= 0 {
 		if !strings.Contains(s, ":") && s != "" && strings.IndexFunc(s, isJSSpace) < 0 {
 			return Errorf(ReasonInvalidInput, "%s %q is not a resource like file:src/a.go; for a file, write file:%s", field, s, s)
