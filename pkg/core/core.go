@@ -16,7 +16,8 @@ type Room struct {
 	WS       *Workspace
 	Store    storage.Store
 	DataHome string
-	// Env is the validated environment of §4.4 (Open resolves it once).
+	// Env is the validated environment of
+	// docs/protocol.md#environment-variables (Open resolves it once).
 	Env *RuntimeEnv
 	// Now is the clock; tests replace it.
 	Now func() time.Time
@@ -45,8 +46,9 @@ type OpenOptions struct {
 	Front Front
 }
 
-// Open discovers the workspace governing o.Cwd (reference/core.md §3.2),
-// resolves and validates the environment of §4.4 (RuntimeEnv), refuses
+// Open discovers the workspace governing o.Cwd (docs/protocol.md#workspace-discovery),
+// resolves and validates the environment of
+// docs/protocol.md#environment-variables (RuntimeEnv), refuses
 // runtime state inside the workspace
 // (for a Git workspace: any of its worktrees, or its .git; exit 2), refuses
 // a data home that exists but is no usable directory (data_home_unusable,
@@ -87,7 +89,7 @@ func (r *Room) Close() error { return r.Store.Close() }
 
 func (r *Room) now() time.Time { return r.Now().UTC().Truncate(time.Millisecond) }
 
-// Caller is the session a command acts as (SPEC decision 2).
+// Caller is the session a command acts as (docs/decisions.md#2-caller-identity).
 type Caller struct {
 	SessionID  string `json:"sessionId"`
 	Generation string `json:"generation"`
