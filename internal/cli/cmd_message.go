@@ -18,7 +18,7 @@ import (
 	"github.com/urfave/cli/v3"
 )
 
-// sendOutput is the JSON shape of every send (reference/core.md §8.10):
+// sendOutput is the JSON shape of every send (docs/protocol.md#record-then-offer):
 // the recorded message and one delivery outcome per recipient.
 type sendOutput struct {
 	Message  protocol.Message  `json:"message"`

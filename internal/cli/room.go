@@ -10,7 +10,7 @@ import (
 )
 
 // ownerFlags are --session and --generation, taken by every command that
-// acts as a session (SPEC decision 2).
+// acts as a session (docs/decisions.md#2-caller-identity).
 func ownerFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "session", Usage: "act as session `ID` (from `acc attach`)"},

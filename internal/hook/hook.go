@@ -1,6 +1,7 @@
 // Package hook is acc-hook, the runner native clients' hooks call as
 // `acc-hook <adapter> <event>` with the event payload on stdin
-// (reference/adapters.md §1.2–1.6).
+// (docs/hooks.md#what-each-event-does; the binding it keeps is
+// docs/protocol.md#session-binding).
 //
 // # Contract
 //
@@ -92,7 +93,7 @@ const MaxPayload = 16 << 20
 const maxGuardTargets = 10_000
 
 // toolHeartbeatMs: tool hooks refresh presence when the last heartbeat is
-// older than this, in milliseconds (reference/adapters.md §1.6).
+// older than this, in milliseconds (docs/hooks.md#what-each-event-does).
 const toolHeartbeatMs = 30_000
 
 // Runner holds what a hook call depends on; tests replace parts of it.
@@ -854,7 +855,8 @@ func sanitise(s string) string {
 }
 
 // declaredCapabilities maps what evidence proves for a client version onto
-// the capability record a session carries (reference/adapters.md §3.1).
+// the capability record a session carries
+// (docs/adapters.md#capabilities-and-their-evidence).
 func declaredCapabilities(c adapter.Capabilities) protocol.DeclaredCapabilities {
 	var d protocol.DeclaredCapabilities
 	d.Lifecycle.SessionStart = c.Attach

@@ -9,7 +9,8 @@ import (
 	"github.com/acc-go/acc/pkg/adapters/kimi"
 )
 
-// Registry returns the five native-client adapters by id (SPEC decision 14).
+// Registry returns the five native-client adapters by id
+// (docs/decisions.md#14-client-ids).
 func Registry() map[string]adapter.Adapter {
 	out := map[string]adapter.Adapter{}
 	for _, a := range []adapter.Adapter{claude.New(), codex.New(), gemini.New(), grok.New(), kimi.New()} {

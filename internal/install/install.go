@@ -30,7 +30,7 @@ var skill []byte
 // Skill is the instructions file every client's agent is given.
 func Skill() []byte { return slices.Clone(skill) }
 
-// Delivery policies (reference/adapters.md §3.6).
+// Delivery policies (docs/delivery.md#live-push-waking-an-idle-session).
 var DeliveryPolicies = []string{"off", "actionable", "all"}
 
 // Env is where an installation happens and with which binaries.
@@ -104,7 +104,8 @@ func (e *Env) HomeArg() string {
 	return " --home " + core.ShellWord(e.Home)
 }
 
-// Detection is what acc found of one client, read-only (§3.7).
+// Detection is what acc found of one client, read-only
+// (docs/configuration.md#acc-doctor).
 type Detection struct {
 	Adapter     string `json:"adapter"`
 	DisplayName string `json:"displayName"`

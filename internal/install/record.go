@@ -19,8 +19,8 @@ import (
 // RecordSchemaVersion is the installs.json schema this acc reads and writes.
 const RecordSchemaVersion = 1
 
-// Record is the ownership record, <data home>/acc/installs.json (SPEC
-// decision 9; reference/adapters.md §6.4): every file and entry acc wrote
+// Record is the ownership record, <data home>/acc/installs.json
+// (docs/decisions.md#9-installer-ownership; docs/adapters.md#in-accs-data-home): every file and entry acc wrote
 // into a client's configuration, with what it wrote, so that uninstall
 // removes exactly that and nothing a person changed.
 type Record struct {
@@ -220,7 +220,8 @@ func (r *Record) drop(id string) {
 }
 
 // Policies returns a lookup of the live-delivery policy recorded for each
-// client installation in dataHome's record (reference/adapters.md §3.6):
+// client installation in dataHome's record
+// (docs/delivery.md#live-push-waking-an-idle-session):
 // adapter id → off, actionable or all. A missing or unreadable record, or a
 // client acc did not install, is off.
 func Policies(dataHome string) func(adapter string) string {

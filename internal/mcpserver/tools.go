@@ -42,7 +42,7 @@ type tool struct {
 	// run decodes raw (already validated) and calls the core operation.
 	run func(ctx context.Context, c *call, raw json.RawMessage) (any, error)
 	// finish marks acc_finish: it uses the session without a heartbeat
-	// first and forgets it afterwards (A4).
+	// first and forgets it afterwards (docs/mcp.md#sessions).
 	finish bool
 }
 

@@ -1,6 +1,7 @@
 package realclient
 
-// Capability evidence (SPEC decision 6) from the end-to-end runs.
+// Capability evidence (docs/decisions.md#6-measured-capabilities) from the
+// end-to-end runs.
 //
 // The conversation and guard tests report what they proved about each real
 // client: attach (its session start fired and acc attached the session),
