@@ -54,6 +54,7 @@ git -C "$repo" commit --quiet -m "the tree under test"
 # Everything third-party comes from the module cache when it is there.
 export GOFLAGS= GOPROXY="file://$modcache/cache/download,https://proxy.golang.org"
 "$repo/scripts/release-prepare.sh" "$version" >"$tmp/prepare.out"
+echo "check-install: release commit made ($(($(date +%s) - start))s)"
 if git -C "$repo" diff --quiet HEAD~1 -- go.mod; then
 	echo "check-install: release-prepare left the root go.mod as it was" >&2
 	exit 1
@@ -63,6 +64,7 @@ fi
 # from the tree under test before it.
 (cd "$src" && go build -o "$tmp/releaseprep" ./internal/releaseprep)
 "$tmp/releaseprep" proxy -dir "$repo" -version "$version" -rev HEAD -out "$tmp/proxy"
+echo "check-install: proxy built from it ($(($(date +%s) - start))s)"
 
 cd "$tmp/empty"
 GOWORK=off GOBIN="$tmp/bin" GONOSUMDB=github.com/acc-go/acc \

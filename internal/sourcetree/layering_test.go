@@ -194,7 +194,7 @@ func reach(graph map[string][]string, start string, testImports []string, target
 // listWorkspace runs `go list -json` over every package of go.work's modules.
 func listWorkspace(t *testing.T) []goPackage {
 	t.Helper()
-	root := repoRoot(t)
+	root := workspaceRoot(t)
 	cmd := exec.Command("go", "list", "-e", "-json=ImportPath,Imports,TestImports,XTestImports", "work")
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), "GOWORK="+filepath.Join(root, "go.work"))
@@ -357,7 +357,7 @@ func renderPicture(pkgs []goPackage, rules []layerRule) string {
 // what `go list` shows today. ACC_UPDATE=1 rewrites it.
 func TestLayersPicture(t *testing.T) {
 	t.Parallel()
-	path := filepath.Join(repoRoot(t), "docs", "design.md")
+	path := filepath.Join(workspaceRoot(t), "docs", "design.md")
 	doc, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)

@@ -9,8 +9,8 @@ import (
 	"testing"
 )
 
-// repoRoot is the directory holding go.work: this package lives two levels below it.
-func repoRoot(t *testing.T) string {
+// workspaceRoot is the directory holding go.work: this package lives two levels below it.
+func workspaceRoot(t *testing.T) string {
 	t.Helper()
 	_, file, _, ok := runtime.Caller(0)
 	if !ok {
@@ -40,7 +40,7 @@ func writeFiles(t *testing.T, dir string, files map[string]string) {
 // runCheckModules runs scripts/check-modules.sh on a workspace in dir, offline.
 func runCheckModules(t *testing.T, dir string) (string, error) {
 	t.Helper()
-	cmd := exec.Command("bash", filepath.Join(repoRoot(t), "scripts", "check-modules.sh"), dir)
+	cmd := exec.Command("bash", filepath.Join(workspaceRoot(t), "scripts", "check-modules.sh"), dir)
 	cmd.Env = append(os.Environ(), "GOPROXY=off", "GOFLAGS=", "GOWORK=")
 	out, err := cmd.CombinedOutput()
 	return string(out), err
