@@ -59,6 +59,7 @@ type goPackage struct {
 	Imports      []string
 	TestImports  []string
 	XTestImports []string
+	Error        *struct{ Err string }
 }
 
 // match reports whether path (relative to ourPrefix) matches pattern, and
@@ -195,7 +196,7 @@ func reach(graph map[string][]string, start string, testImports []string, target
 func listWorkspace(t *testing.T) []goPackage {
 	t.Helper()
 	root := workspaceRoot(t)
-	cmd := exec.Command("go", "list", "-e", "-json=ImportPath,Imports,TestImports,XTestImports", "work")
+	cmd := exec.Command("go", "list", "-e", "-json=ImportPath,Imports,TestImports,XTestImports,Error", "work")
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), "GOWORK="+filepath.Join(root, "go.work"))
 	var stderr bytes.Buffer
@@ -212,6 +213,9 @@ func listWorkspace(t *testing.T) []goPackage {
 			break
 		} else if err != nil {
 			t.Fatalf("decoding go list: %v", err)
+		}
+		if p.Error != nil {
+			t.Errorf("go list: %s: %s (its imports may be missing from the checks)", p.ImportPath, p.Error.Err)
 		}
 		pkgs = append(pkgs, p)
 	}
