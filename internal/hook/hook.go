@@ -71,6 +71,7 @@ import (
 	"github.com/acc-go/acc/pkg/adapters/grok"
 	"github.com/acc-go/acc/pkg/core"
 	"github.com/acc-go/acc/pkg/protocol"
+	"github.com/acc-go/acc/pkg/router"
 )
 
 // Deadline is the whole budget of one hook call.
@@ -573,7 +574,7 @@ func (r *Runner) turn(ctx context.Context, a adapter.Adapter, ev *adapter.Event,
 	if len(p.Offered) > 0 && shown {
 		caller := *c
 		res.afterOut = func(ctx context.Context) error {
-			return room.MarkOffered(ctx, caller, p.Offered, "next-turn", a.ID(), version)
+			return room.MarkOffered(ctx, caller, p.Offered, router.TransportNextTurn, a.ID(), version)
 		}
 	}
 	return res, nil
