@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/acc-go/acc/internal/hook"
+	"github.com/acc-go/acc/internal/clients"
 	"github.com/acc-go/acc/internal/install"
 	"github.com/acc-go/acc/internal/livepush"
 	"github.com/acc-go/acc/pkg/core"
@@ -549,7 +549,7 @@ func sessionKind(s router.Session) string {
 // "Claude Code 2.1.332", "Gemini CLI (version unknown)", "ACP agent".
 func clientName(s router.Session) string {
 	name := s.Harness
-	switch a := hook.Registry()[s.Harness]; {
+	switch a := clients.Get(s.Harness); {
 	case a != nil:
 		name = a.DisplayName()
 	case s.Harness == "acp":

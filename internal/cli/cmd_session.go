@@ -4,12 +4,11 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"maps"
 	"slices"
 	"strings"
 	"time"
 
-	"github.com/acc-go/acc/internal/hook"
+	"github.com/acc-go/acc/internal/clients"
 	"github.com/acc-go/acc/internal/install"
 
 	"github.com/acc-go/acc/pkg/core"
@@ -335,7 +334,7 @@ const statusAttentionShown = core.DefaultPageLimit
 // harnessNames are the values acc attach --harness takes: the id of every
 // adapter acc-hook runs (docs/adapters.md), then mcp and cli.
 func harnessNames() []string {
-	return append(slices.Sorted(maps.Keys(hook.Registry())), "mcp", "cli")
+	return append(clients.IDs(), "mcp", "cli")
 }
 
 // orList writes names as "a, b or c".

@@ -63,6 +63,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/acc-go/acc/internal/clients"
 	"github.com/acc-go/acc/internal/evidence"
 	"github.com/acc-go/acc/internal/livepush"
 	"github.com/acc-go/acc/internal/probe"
@@ -129,7 +130,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer, turnPolicy f
 	if f, ok := stdout.(*os.File); ok && isNullDevice(f) {
 		stdout = unreadOutput{}
 	}
-	r := &Runner{Adapters: Registry(), Getenv: os.Getenv, ClientVersion: func(ctx context.Context, a adapter.Adapter) string { return probeVersion(ctx, a, os.Getenv) },
+	r := &Runner{Adapters: clients.All(), Getenv: os.Getenv, ClientVersion: func(ctx context.Context, a adapter.Adapter) string { return probeVersion(ctx, a, os.Getenv) },
 		ClientPID: func(a adapter.Adapter) int { return core.ClientPID(a.ClientCommand()) }, Deadline: Deadline,
 		TurnPolicy: turnPolicy}
 	return r.Run(args, stdin, stdout, stderr)
@@ -798,7 +799,7 @@ const (
 )
 
 // probeVersion returns the client's version: the npm package's, when the
-// client on PATH is an npm package's bin (npmVersion), else the first dotted
+// client on PATH is an npm package's bin (clients.NPMVersion), else the first dotted
 // version `<client> --version` prints, asked twice within ProbeBudget. The
 // client is the program a person runs (adapter.Installer's Binary), which
 // is not always the name its process carries (ClientCommand: Kimi Code's
@@ -812,7 +813,7 @@ func probeVersion(ctx context.Context, a adapter.Adapter, getenv func(string) st
 	if name == "" {
 		name = a.ID()
 	}
-	if v := npmVersion(name); v != "" {
+	if v := clients.NPMVersion(name); v != "" {
 		return v
 	}
 	return versionProbe(name, getenv).Run(ctx).Version

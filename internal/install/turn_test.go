@@ -5,14 +5,14 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/acc-go/acc/internal/hook"
+	"github.com/acc-go/acc/internal/clients"
 	"github.com/acc-go/acc/pkg/adapters/adapter"
 )
 
 // TestTurnWords: what install and doctor say of delivery inside a turn,
 // for each combination of version, proof and recorded policy.
 func TestTurnWords(t *testing.T) {
-	claude := hook.Registry()["claude"]
+	claude := clients.Get("claude")
 	proven := adapter.Capabilities{MidTurn: true, EndOfTurn: true}
 	for _, c := range []struct {
 		version  string
@@ -40,7 +40,7 @@ func TestTurnWords(t *testing.T) {
 // TestTurnWordsNotFound: a client with no program on PATH is said to be
 // not found, not to have an unreadable version.
 func TestTurnWordsNotFound(t *testing.T) {
-	td := turnDelivery(hook.Registry()["codex"], "", false, adapter.Capabilities{MidTurn: true, EndOfTurn: true}, "", "")
+	td := turnDelivery(clients.Get("codex"), "", false, adapter.Capabilities{MidTurn: true, EndOfTurn: true}, "", "")
 	if want := "off: Codex is not found here, so delivery after each tool call is not assumed; messages wait for the next turn"; td.MidTurnWords != want {
 		t.Errorf("mid-turn:\n got %q\nwant %q", td.MidTurnWords, want)
 	}
@@ -51,7 +51,7 @@ func TestTurnWordsNotFound(t *testing.T) {
 		t.Errorf("proven for a client that is not here: %+v", td)
 	}
 	// Grok: nothing proven at any version, and no next turn to wait for.
-	td = turnDelivery(hook.Registry()["grok"], "0.1.0", true, adapter.Capabilities{}, "", "")
+	td = turnDelivery(clients.Get("grok"), "0.1.0", true, adapter.Capabilities{}, "", "")
 	if want := "off: not proven for Grok 0.1.0; messages wait in its inbox"; td.MidTurnWords != want {
 		t.Errorf("grok mid-turn:\n got %q\nwant %q", td.MidTurnWords, want)
 	}
