@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/acc-go/acc/internal/clients"
-	"github.com/acc-go/acc/internal/install"
 
 	"github.com/acc-go/acc/pkg/core"
 	"github.com/acc-go/acc/pkg/protocol"
@@ -222,7 +221,7 @@ func (a *app) statusCommand() *cli.Command {
 		),
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			return a.withRoom(ctx, cmd, func(ctx context.Context, r *core.Room) error {
-				q := core.StatusQuery{All: cmd.Bool("all"), Participant: cmd.String("participant"), LivePolicy: install.Policies(r.DataHome)}
+				q := core.StatusQuery{All: cmd.Bool("all"), Participant: cmd.String("participant"), LivePolicy: r.Install.LivePush}
 				c, err := a.caller(ctx, cmd, r)
 				if err == nil {
 					q.Caller = &c

@@ -60,29 +60,42 @@ func TestTurnWordsNotFound(t *testing.T) {
 	}
 }
 
-// TestTurnPolicy: the hook's seam reads what the record holds for a
-// client, "" for what is not set, for a client not installed, and for a
-// record that cannot be read.
-func TestTurnPolicy(t *testing.T) {
+// TestReadPolicies: what a room opened over the data home carries of the
+// record, read once: each client's live-push and turn policies, off and
+// "" for what is not set, for a client not installed, and for a record
+// that cannot be read; a change to the record after the read is not seen
+// by that read's policies.
+func TestReadPolicies(t *testing.T) {
 	home := t.TempDir()
-	if m, e := TurnPolicy(home, "claude"); m != "" || e != "" {
+	if p := ReadPolicies(home); p.LivePush("claude") != "off" {
+		t.Errorf("no record: live push %q", p.LivePush("claude"))
+	} else if m, e := p.Turn("claude"); m != "" || e != "" {
 		t.Errorf("no record: %q %q", m, e)
 	}
 	rec := &Record{SchemaVersion: RecordSchemaVersion}
-	rec.put(Install{AdapterID: "claude", MidTurnPolicy: "all"})
+	rec.put(Install{AdapterID: "claude", MidTurnPolicy: "all", DeliveryPolicy: "actionable"})
 	rec.put(Install{AdapterID: "codex", EndOfTurnPolicy: "off"})
 	if err := rec.save(home); err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range [][3]string{{"claude", "all", ""}, {"codex", "", "off"}, {"gemini", "", ""}} {
-		if m, e := TurnPolicy(home, c[0]); m != c[1] || e != c[2] {
+	read := ReadPolicies(home)
+	for _, c := range [][4]string{{"claude", "all", "", "actionable"}, {"codex", "", "off", "off"}, {"gemini", "", "", "off"}} {
+		if m, e := read.Turn(c[0]); m != c[1] || e != c[2] {
 			t.Errorf("%s: %q %q, want %q %q", c[0], m, e, c[1], c[2])
+		}
+		if l := read.LivePush(c[0]); l != c[3] {
+			t.Errorf("%s: live push %q, want %q", c[0], l, c[3])
 		}
 	}
 	if err := os.WriteFile(filepath.Join(home, "acc", "installs.json"), []byte("{"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if m, e := TurnPolicy(home, "claude"); m != "" || e != "" {
+	if m, _ := read.Turn("claude"); m != "all" || read.LivePush("claude") != "actionable" {
+		t.Errorf("the first read changed with the record: %q %q", m, read.LivePush("claude"))
+	}
+	if p := ReadPolicies(home); p.LivePush("claude") != "off" {
+		t.Errorf("unreadable record: live push %q", p.LivePush("claude"))
+	} else if m, e := p.Turn("claude"); m != "" || e != "" {
 		t.Errorf("unreadable record: %q %q", m, e)
 	}
 	if got := EffectiveTurnPolicy("actionable", "all"); got != "actionable" {
