@@ -63,7 +63,7 @@ func Endpoint(id string, getenv func(string) string, clientSessionID string, pid
 }
 
 // AfterSend is the one thing a surface does after it recorded a message
-// (acc send, ask, reply, finish and decide, and acc-mcp's tools alike): it
+// (acc message, request, reply and finish, and acc-mcp's send tools): it
 // decides how the recorded message m reaches each addressed recipient and
 // makes the offers that decision calls for, and returns one
 // router.Delivery per addressed recipient (none for a room message) for
