@@ -68,7 +68,7 @@ func Endpoint(id string, getenv func(string) string, clientSessionID string, pid
 // makes the offers that decision calls for, and returns one
 // router.Delivery per addressed recipient (none for a room message) for
 // the surface to report (docs/delivery.md#where-delivery-is-decided). The
-// client installations' policies are the room's, read when it was opened
+// client installations' policies are the room's one reading of them
 // (core.Room.Install). The message is recorded whatever happens here, so
 // ctx's deadline, which may have run out while the send waited for the
 // store, does not apply: each step bounds itself (router.SendBound) and a

@@ -25,14 +25,14 @@ type Room struct {
 	// Front words refusals for the interface the caller uses.
 	Front Front
 	// Install is what the client installations of this data home record
-	// of delivery, read once when the room was opened
-	// (OpenOptions.ReadInstall); the zero value records nothing.
+	// of delivery, as OpenOptions.ReadInstall gave it when the room was
+	// opened (one reading per room); the zero value records nothing.
 	Install InstallPolicies
 }
 
 // InstallPolicies are the delivery policies that acc install recorded
-// for each client it wired, as read from the data home when a room is
-// opened: every reader of one process (the status's live-push column, the
+// for each client it wired, one reading of the data home's record per
+// opened room: every reader of one process (the status's live-push column, the
 // router deciding a send's delivery, a hook's mid-turn and end-of-turn
 // decision) takes them from the opened room, so they judge by the same
 // record (docs/delivery.md#where-delivery-is-decided). pkg/core only
