@@ -17,7 +17,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/acc-go/acc/internal/hook"
+	"github.com/acc-go/acc/internal/clients"
 	"github.com/acc-go/acc/internal/probe"
 	"github.com/acc-go/acc/pkg/adapters/adapter"
 	"github.com/acc-go/acc/pkg/core"
@@ -143,7 +143,7 @@ func (e *Env) detect(ctx context.Context, a adapter.Installer) Detection {
 		d.Binary = bin
 		// An npm package says its version without running anything (and
 		// running a client can leave files in the user's HOME).
-		if v := hook.NPMVersionAt(bin); v != "" {
+		if v := clients.NPMVersionAt(bin); v != "" {
 			d.Version, d.VersionLine = v, "npm package version "+v
 			d.Present = true
 			return d

@@ -18,6 +18,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/acc-go/acc/internal/install"
 	"github.com/acc-go/acc/pkg/core"
 	"github.com/acc-go/acc/pkg/protocol"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -229,7 +230,7 @@ func (s *server) openOptions(create bool) core.OpenOptions {
 		}
 		return s.cfg.Getenv(k)
 	}
-	return core.OpenOptions{Cwd: s.cfg.Dir, Getenv: getenv, NoCreate: !create, Front: core.FrontMCP}
+	return core.OpenOptions{Cwd: s.cfg.Dir, Getenv: getenv, NoCreate: !create, Front: core.FrontMCP, ReadInstall: install.ReadPolicies}
 }
 
 // open opens the room for one call, as the CLI does for one command. The
