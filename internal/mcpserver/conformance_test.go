@@ -634,7 +634,7 @@ func TestPeerSnapshotEscapes(t *testing.T) {
 	}
 }
 
-// Findings of a review that tried to break acc-mcp, each kept as a check.
+// Edge cases of acc-mcp, each kept as a check.
 
 // Every request taken before the end of input is answered before the
 // server stops, however long the answers take (here: a store held by
@@ -870,8 +870,6 @@ func TestConcurrentServersOneSession(t *testing.T) {
 	}
 }
 
-// Findings of a second review.
-
 // A line with a stray closing bracket is not JSON: -32700, id null; ids
 // out of float64 range and ids with HTML-significant characters come back
 // as sent; modern metadata the SDK could not read does not turn a request
@@ -1026,12 +1024,10 @@ func emptyFingerprint(t *testing.T) string {
 	return newRoom(t).fingerprint()
 }
 
-// Findings of a third review.
-
 // An empty string is refused, never taken as "absent"; refusals name the
 // tool's own arguments; a retried acc_finish returns its handoff without
 // opening a session; a call with no tool name is refused as such.
-func TestThirdReview(t *testing.T) {
+func TestEmptyFieldsLimitsAndRetriedFinish(t *testing.T) {
 	r := newRoom(t)
 	c := startBinary(t, r, "research")
 	e := eras[1]
