@@ -41,9 +41,9 @@ func (a *app) certifyCommand() *cli.Command {
 			"cannot run this way (Kimi Code 2.1.0 always exits 4: it fires no session end headless, which its record\n" +
 			"keeps from acc's own interactive run, and does not wait for its post-tool hook; its record is written\n" +
 			"all the same: docs/certify.md). Each client has --timeout for everything, its `--version` and both runs included\n" +
-			"(3 minutes by default: a cold start on a loaded machine takes more than a minute); a client that runs\n" +
+			fmt.Sprintf("(%s by default: a cold start on a loaded machine takes more than a minute); a client that runs\n", core.ShortDuration(certify.DefaultTimeout)) +
 			"out of time is reported with a longer --timeout to try, and nothing is recorded for it. Within that,\n" +
-			"its `--version` may take ACC_PROBE_TIMEOUT_MS milliseconds (10000 by default), asked up to twice.\n" +
+			fmt.Sprintf("its `--version` may take ACC_PROBE_TIMEOUT_MS milliseconds (%d by default), asked up to twice.\n", certify.VersionTimeout.Milliseconds()) +
 			"Ctrl-C stops (what finished is shown and kept).\n\n" +
 			"  acc certify\n" +
 			"  acc certify --adapter claude --client ~/bin/claude-nightly",

@@ -204,7 +204,7 @@ func (a *app) workCommand() *cli.Command {
 			"Intent protects nothing: claim what you are about to change.\n\n" +
 			"  acc work --summary \"updating receipt rendering\" --hint file:src/render.go",
 		Flags: append(ownerFlags(),
-			&cli.StringFlag{Name: "summary", Usage: "one-line `TEXT` (at most 280 characters)"},
+			&cli.StringFlag{Name: "summary", Usage: fmt.Sprintf("one-line `TEXT` (at most %d characters)", protocol.MaxIntentText)},
 			&cli.StringFlag{Name: "mode", DefaultText: "edit", Usage: "`MODE`: observe, explore, edit, review, coordinate or wait"},
 			&cli.StringFlag{Name: "state", DefaultText: "active", Usage: "`STATE`: active, blocked, waiting or done"},
 			&cli.StringSliceFlag{Name: "hint", Usage: "a `RESOURCE` you expect to touch"},

@@ -93,7 +93,7 @@ func (a *app) installCommand() *cli.Command {
 			"is refused (exit 5). Running install again changes nothing. Restart the clients afterwards; Codex also\n" +
 			"needs you to trust acc's hooks in /hooks.\n\n" +
 			"A client that is no npm package is asked `<client> --version` up to twice, each time for at most\n" +
-			"ACC_PROBE_TIMEOUT_MS milliseconds (3000 by default); the clients are asked at once, so all together take\n" +
+			fmt.Sprintf("ACC_PROBE_TIMEOUT_MS milliseconds (%d by default); the clients are asked at once, so all together take\n", probe.DefaultTimeout.Milliseconds()) +
 			"about twice that at most. A version still unknown is printed with the reason.\n\n" +
 			"--delivery lets peers wake your idle Claude Code or Codex sessions (live push): an addressed message the\n" +
 			"policy admits starts a model turn at once, at your expense in tokens. actionable admits questions, requests,\n" +

@@ -93,7 +93,7 @@ func (a *app) messageCommand() *cli.Command {
 			"tries to deliver it; `recorded message_…` is the guarantee. --to takes a participant id, or a client\n" +
 			"name (claude, codex, …) when exactly one live session of that client is here. Without --to a note or\n" +
 			"decision goes to the room. Reuse --client-message-id when retrying after an uncertain result.\n" +
-			"A decision with --supersedes ID (or --withdraws ID), repeated for up to 16 earlier decisions, changes\n" +
+			fmt.Sprintf("A decision with --supersedes ID (or --withdraws ID), repeated for up to %d earlier decisions, changes\n", core.MaxDecisionTargets) +
 			"them: it also reaches their authors and recipients, and they stop being current (see `acc sync\n" +
 			"--scope history --type decision --current`).\n\n" +
 			"  acc message --to claude --type question --subject \"receipt wording\" --body \"offered or delivered?\"",
@@ -101,11 +101,11 @@ func (a *app) messageCommand() *cli.Command {
 			&cli.StringSliceFlag{Name: "to", Usage: "recipient `PARTICIPANT` or client name"},
 			&cli.StringFlag{Name: "type", Value: protocol.KindNote, DefaultText: protocol.KindNote, Usage: "message `KIND`: note, question, request or decision"},
 			&cli.StringFlag{Name: "obligation", DefaultText: "reply for a question or request, else none", Usage: "`OBLIGATION` owed: none, acknowledge or reply"},
-			&cli.StringFlag{Name: "subject", Required: true, Usage: "one-line `TEXT` (at most 500 characters)"},
-			&cli.StringFlag{Name: "body", Required: true, Usage: "the message `TEXT` (at most 4000 characters)"},
+			&cli.StringFlag{Name: "subject", Required: true, Usage: fmt.Sprintf("one-line `TEXT` (at most %d characters)", protocol.MaxLineText)},
+			&cli.StringFlag{Name: "body", Required: true, Usage: fmt.Sprintf("the message `TEXT` (at most %d characters)", protocol.MaxProseText)},
 			&cli.StringFlag{Name: "client-message-id", Usage: "idempotency `KEY`: the same key and content return the first message"},
-			&cli.StringSliceFlag{Name: "supersedes", Usage: "with --type decision: the decision `ID` this one replaces (1 to 16)"},
-			&cli.StringSliceFlag{Name: "withdraws", Usage: "with --type decision: the decision `ID` this one withdraws (1 to 16)"},
+			&cli.StringSliceFlag{Name: "supersedes", Usage: fmt.Sprintf("with --type decision: the decision `ID` this one replaces (1 to %d)", core.MaxDecisionTargets)},
+			&cli.StringSliceFlag{Name: "withdraws", Usage: fmt.Sprintf("with --type decision: the decision `ID` this one withdraws (1 to %d)", core.MaxDecisionTargets)},
 		),
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			return a.withRoom(ctx, cmd, func(ctx context.Context, r *core.Room) error {
@@ -279,7 +279,7 @@ func (a *app) inboxCommand() *cli.Command {
 		Category: "coordination",
 		Usage:    "list pending messages (read-only), or read one in full with --message",
 		Description: "Without --message, inbox lists summaries of pending messages, newest first, and changes nothing.\n" +
-			"Pages hold at most --limit items and 12,000 bytes; continue with --cursor from the previous page.\n" +
+			fmt.Sprintf("Pages hold at most --limit items and %d bytes; continue with --cursor from the previous page.\n", core.PageBudgetBytes) +
 			"--message ID prints the whole message and moves your receipt to retrieved.\n" +
 			"A stored message or receipt that does not decode is left out of the list and named on a damaged: line\n" +
 			"(in JSON, under damaged); `acc doctor` names every damaged record.",

@@ -113,10 +113,14 @@ func (a *app) heartbeatCommand() *cli.Command {
 		Category: "session lifecycle",
 		Usage:    "tell the room this session is still here",
 		Description: "heartbeat records that the session is still here. A session is offline once its recorded process\n" +
-			"exits, or, with no process recorded, 30 minutes after its last heartbeat, and in any case 24 hours\n" +
+			fmt.Sprintf("exits, or, with no process recorded, %s after its last heartbeat, and in any case %s\n",
+				core.ShortDuration(core.UnknownPIDExpiry), core.ShortDuration(core.HardExpiry)) +
 			"after it; until then it is online while its last heartbeat is at most three cadences old, and stale\n" +
-			"after that. The cadence is set when it attaches (acc attach --cadence, 30 s by default, less than 10\n" +
-			"minutes without --pid and 8 hours with it; hooks use 60 s). The output says which applies to this\n" +
+			fmt.Sprintf("after that. The cadence is set when it attaches (acc attach --cadence, %s by default, less than\n",
+				core.ShortDuration(core.DefaultCLICadenceMs*time.Millisecond)) +
+			fmt.Sprintf("%s without --pid and %s with it; hooks use %s). The output says which applies to this\n",
+				core.ShortDuration(core.CadenceLimit(false)), core.ShortDuration(core.CadenceLimit(true)),
+				core.ShortDuration(core.DefaultHookCadenceMs*time.Millisecond)) +
 			"session, and when its process is gone that it is offline all the same (attach again). Sends,\n" +
 			"replies, acks, first exact reads and claims refresh the heartbeat too, so only an idle session\n" +
 			"needs this.\n\n" +
@@ -205,7 +209,7 @@ func (a *app) statusCommand() *cli.Command {
 		Category: "coordination",
 		Usage:    "show who is in the room, live claims, protection and what needs your attention",
 		Description: "status is a public read of the room; it never changes anything. With a session (--session and\n" +
-			"--generation, or one resolved automatically) it adds that session's attention items: the 20 most\n" +
+			fmt.Sprintf("--generation, or one resolved automatically) it adds that session's attention items: the %d most\n", statusAttentionShown) +
 			"pressing, then one line counting the rest (--json lists them all).\n" +
 			"Offline sessions are hidden unless --all. The first line's protection is none (no live claim),\n" +
 			"guarded (a write into a peer's claim is denied) or advisory (peers are trusted to respect claims);\n" +

@@ -634,7 +634,7 @@ func TestPeerSnapshotEscapes(t *testing.T) {
 	}
 }
 
-// Findings of a review that tried to break acc-mcp, each kept as a check.
+// Edge cases of acc-mcp, each kept as a check.
 
 // Every request taken before the end of input is answered before the
 // server stops, however long the answers take (here: a store held by
@@ -756,16 +756,23 @@ func TestInitializeEdges(t *testing.T) {
 
 // Only the routed methods are served; everything else is -32601 in both
 // eras, and a reserved _meta key makes a request modern even when null.
+// resources/templates/list is routed, and answers an empty list in both.
 func TestUnroutedMethods(t *testing.T) {
 	c := startBinary(t, newRoom(t), "mcp")
 	result(t, c.initialize("2025-11-25"))
-	for _, m := range []string{"prompts/list", "resources/templates/list", "logging/setLevel", "notifications/initialized", "completion/complete"} {
+	for _, p := range []map[string]any{{}, modernParams(nil)} {
+		res := result(t, c.request("resources/templates/list", p))
+		if got := mustJSON(res["resourceTemplates"]); got != "[]" {
+			t.Errorf("resources/templates/list %v: resourceTemplates %s, want []", p, got)
+		}
+	}
+	for _, m := range []string{"prompts/list", "logging/setLevel", "notifications/initialized", "completion/complete"} {
 		code, msg, _ := rpcError(t, m, c.request(m, map[string]any{}))
 		if code != codeMethodNotFound || msg != "unknown method: "+m {
 			t.Errorf("legacy %s: %v %q", m, code, msg)
 		}
 	}
-	for _, m := range []string{"resources/templates/list", "subscriptions/listen", "prompts/list"} {
+	for _, m := range []string{"subscriptions/listen", "prompts/list"} {
 		if code, _, _ := rpcError(t, m, c.request(m, modernParams(nil))); code != codeMethodNotFound {
 			t.Errorf("modern %s: %v", m, code)
 		}
@@ -862,8 +869,6 @@ func TestConcurrentServersOneSession(t *testing.T) {
 		}
 	}
 }
-
-// Findings of a second review.
 
 // A line with a stray closing bracket is not JSON: -32700, id null; ids
 // out of float64 range and ids with HTML-significant characters come back
@@ -1019,12 +1024,10 @@ func emptyFingerprint(t *testing.T) string {
 	return newRoom(t).fingerprint()
 }
 
-// Findings of a third review.
-
 // An empty string is refused, never taken as "absent"; refusals name the
 // tool's own arguments; a retried acc_finish returns its handoff without
 // opening a session; a call with no tool name is refused as such.
-func TestThirdReview(t *testing.T) {
+func TestEmptyFieldsLimitsAndRetriedFinish(t *testing.T) {
 	r := newRoom(t)
 	c := startBinary(t, r, "research")
 	e := eras[1]

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/acc-go/acc/pkg/core"
 	"github.com/acc-go/acc/pkg/protocol"
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -58,8 +59,8 @@ func strings_(desc string) *jsonschema.Schema {
 
 func boundedIDs(desc string) *jsonschema.Schema {
 	s := strings_(desc)
-	one, sixteen := 1, 16
-	s.MinItems, s.MaxItems, s.UniqueItems = &one, &sixteen, true
+	one, most := 1, core.MaxDecisionTargets
+	s.MinItems, s.MaxItems, s.UniqueItems = &one, &most, true
 	return s
 }
 

@@ -47,6 +47,10 @@ type Config struct {
 	// Dir is the directory the workspace is discovered from (absolute).
 	Dir    string
 	Getenv func(string) string
+	// Now is the clock every call's room reads; nil means time.Now. Tests
+	// hold it still to show that a call wrote nothing but what the time
+	// changes (annotations_test.go).
+	Now func() time.Time
 }
 
 // ConfigFromEnv reads the launch configuration (docs/mcp.md#registering-it): the participant from
@@ -175,9 +179,7 @@ func (s *server) newMCPServer() *mcp.Server {
 	for _, mk := range registry {
 		t := mk()
 		known[t.def.Name] = true
-		listed := *t.def
-		listed.InputSchema = listedSchema(t.def.InputSchema.(*schemaT))
-		srv.AddTool(&listed, s.handler(t))
+		srv.AddTool(t.listing(), s.handler(t))
 	}
 	for _, res := range s.resources() {
 		srv.AddResource(res.def, res.read)
@@ -196,6 +198,15 @@ func (s *server) newMCPServer() *mcp.Server {
 		}
 	})
 	return srv
+}
+
+// listing is the tool as tools/list shows it: the schema in its listed
+// shape and the annotations of its effect.
+func (t tool) listing() *mcp.Tool {
+	listed := *t.def
+	listed.InputSchema = listedSchema(t.def.InputSchema.(*schemaT))
+	listed.Annotations = t.effect.annotations()
+	return &listed
 }
 
 // listedSchema is a tool's input schema as tools/list shows it: the
@@ -243,6 +254,9 @@ func (s *server) open(ctx context.Context, create bool, fn func(r *core.Room) er
 		return err
 	}
 	defer r.Close()
+	if s.cfg.Now != nil {
+		r.Now = s.cfg.Now
+	}
 	return fn(r)
 }
 

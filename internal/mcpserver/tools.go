@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 
 	"github.com/acc-go/acc/internal/livepush"
 	"github.com/acc-go/acc/pkg/core"
@@ -43,6 +44,14 @@ type tool struct {
 	// finish marks acc_finish: it uses the session without a heartbeat
 	// first and forgets it afterwards (docs/mcp.md#sessions).
 	finish bool
+	// args is the zero value of the struct the arguments decode into; a
+	// test holds it to the schema (schema_test.go).
+	args any
+	// effect is what a call does to the room, advertised as the tool's
+	// annotations (annotations.go).
+	effect effect
+	// does is the tool's line in docs/mcp.md's generated tool table.
+	does string
 }
 
 // registry lists every tool, in the order tools/list shows them.
@@ -92,6 +101,10 @@ func statusTool() tool {
 	return tool{
 		def: def("acc_status", "Show the room: every participant's live session (presence, enforcement, lifecycle, checkout, branch), the live claims and the room's protection verdict. Read-only."+pollNote,
 			closed(nil, nil)),
+		effect: effect{readOnly: true,
+			why: "reads the roster and the claims"},
+		args: struct{}{},
+		does: "the roster, live claims and protection",
 		run: func(ctx context.Context, c *call, _ json.RawMessage) (any, error) {
 			return c.room.Status(ctx, core.StatusQuery{Caller: &c.caller, Sender: &c.caller, LivePolicy: c.room.Install.LivePush})
 		},
@@ -99,12 +112,12 @@ func statusTool() tool {
 }
 
 type syncArgs struct {
-	Cursor    string `json:"cursor"`
-	Scope     string `json:"scope"`
-	Limit     int    `json:"limit"`
-	Kind      string `json:"kind"`
-	Current   bool   `json:"current"`
-	MessageID string `json:"messageId"`
+	Cursor    string `json:"cursor,omitempty"`
+	Scope     string `json:"scope,omitempty"`
+	Limit     int    `json:"limit,omitempty"`
+	Kind      string `json:"kind,omitempty"`
+	Current   bool   `json:"current,omitempty"`
+	MessageID string `json:"messageId,omitempty"`
 }
 
 func (a syncArgs) query() core.SyncQuery {
@@ -117,11 +130,15 @@ func syncTool() tool {
 			closed(nil, map[string]*jsonschema.Schema{
 				"cursor":    str("delta/full: the 16-digit cursor of the previous call; history: the nextCursor message id"),
 				"scope":     enum("delta (default), full or history", "delta", "full", "history"),
-				"limit":     integer("at most this many events or summaries", 1, 500),
+				"limit":     integer("at most this many events or summaries", 1, core.MaxSyncLimit),
 				"kind":      enum("history only: list messages of this kind", protocol.MessageKinds...),
 				"current":   boolean("history with kind decision: decision heads only"),
 				"messageId": str("history only: read this message in full, with every recipient's receipt"),
 			})),
+		effect: effect{readOnly: true,
+			why: "reads events, records and history; reading a message in full here moves no receipt"},
+		args: syncArgs{},
+		does: "catch up: events since a cursor, a full snapshot, or the history (summaries, or one message in full)",
 		check: func(raw json.RawMessage) error {
 			a, err := decode[syncArgs](raw)
 			if err != nil {
@@ -148,16 +165,16 @@ func syncTool() tool {
 }
 
 type workArgs struct {
-	Summary       string   `json:"summary"`
-	Mode          string   `json:"mode"`
-	State         string   `json:"state"`
-	Clear         bool     `json:"clear"`
-	ResourceHints []string `json:"resourceHints"`
+	Summary       string   `json:"summary,omitempty"`
+	Mode          string   `json:"mode,omitempty"`
+	State         string   `json:"state,omitempty"`
+	Clear         bool     `json:"clear,omitempty"`
+	ResourceHints []string `json:"resourceHints,omitempty"`
 }
 
 func workTool() tool {
 	s := closed(nil, map[string]*jsonschema.Schema{
-		"summary":       str("one line: what you are doing (at most 280 characters)"),
+		"summary":       str(fmt.Sprintf("one line: what you are doing (at most %d characters)", protocol.MaxIntentText)),
 		"mode":          enum("what kind of work", protocol.IntentModes...),
 		"state":         enum("default active", protocol.IntentStates...),
 		"clear":         {Const: jsonschema.Ptr[any](true), Type: "boolean", Description: "true clears your intent; takes no other field"},
@@ -169,6 +186,10 @@ func workTool() tool {
 	}
 	return tool{
 		def: def("acc_work", "Publish what this session is doing (intent) so peers see it, or clear it with {clear:true}. Intent protects nothing: claim what you are about to change with acc_claim."+mutateNote+pollNote, s),
+		effect: effect{destructive: true,
+			why: "replaces or clears the intent this session published before"},
+		args: workArgs{},
+		does: "publish or clear your intent",
 		roomCheck: func(r *core.Room, dir string, raw json.RawMessage) error {
 			a, err := decode[workArgs](raw)
 			if err != nil || a.Clear {
@@ -194,12 +215,12 @@ func workTool() tool {
 }
 
 type claimArgs struct {
-	Resource     string `json:"resource"`
+	Resource     string `json:"resource,omitempty"`
 	Action       string `json:"action"`
-	Mode         string `json:"mode"`
-	Reason       string `json:"reason"`
-	LeaseSeconds int    `json:"leaseSeconds"`
-	ClaimID      string `json:"claimId"`
+	Mode         string `json:"mode,omitempty"`
+	Reason       string `json:"reason,omitempty"`
+	LeaseSeconds int    `json:"leaseSeconds,omitempty"`
+	ClaimID      string `json:"claimId,omitempty"`
 }
 
 func claimTool() tool {
@@ -208,7 +229,7 @@ func claimTool() tool {
 		"action":       enum("acquire a new claim or renew one you hold", "acquire", "renew"),
 		"mode":         enum("acquire: exclusive (default) or shared", "shared", "exclusive"),
 		"reason":       str("acquire: one line saying why (default unspecified)"),
-		"leaseSeconds": integer("lease length in seconds (default 1800)", 1, 0),
+		"leaseSeconds": integer(fmt.Sprintf("lease length in seconds (default %d)", core.DefaultLeaseSeconds), 1, 0),
 		"claimId":      str("renew: the claim to renew"),
 	})
 	s.OneOf = []*jsonschema.Schema{
@@ -219,6 +240,10 @@ func claimTool() tool {
 	}
 	return tool{
 		def: def("acc_claim", "Claim a resource before changing it (action acquire), or renew a claim you hold (action renew). Claims made over MCP are always advisory: peers see them, nothing blocks a write. A conflicting claim of another session is refused, naming its holder; one whose holder's process is gone past the workspace's orphan grace is taken over instead (takenOver names it, and its holder is sent a note). Release with acc_release."+mutateNote+pollNote, s),
+		effect: effect{destructive: true,
+			why: "adds a claim or moves a lease's end; may take over an orphaned claim of another session, which ends that claim"},
+		args: claimArgs{},
+		does: "claim a resource (always advisory over MCP) or renew a claim",
 		roomCheck: func(r *core.Room, dir string, raw json.RawMessage) error {
 			a, err := decode[claimArgs](raw)
 			if err != nil {
@@ -247,23 +272,27 @@ func claimTool() tool {
 	}
 }
 
+type releaseArgs struct {
+	ClaimID string `json:"claimId"`
+}
+
 func releaseTool() tool {
 	return tool{
 		def: def("acc_release", "Release a claim this session holds, by its claimId."+mutateNote+pollNote,
 			closed([]string{"claimId"}, map[string]*jsonschema.Schema{"claimId": str("the claim to release")})),
+		effect: effect{destructive: true, idempotent: true,
+			why: "ends a claim; releasing it again is refused and changes nothing"},
+		args: releaseArgs{},
+		does: "release a claim",
 		check: func(raw json.RawMessage) error {
-			a, err := decode[struct {
-				ClaimID string `json:"claimId"`
-			}](raw)
+			a, err := decode[releaseArgs](raw)
 			if err != nil {
 				return err
 			}
 			return protocol.CheckPortableID("claimId", a.ClaimID)
 		},
 		run: func(ctx context.Context, c *call, raw json.RawMessage) (any, error) {
-			a, err := decode[struct {
-				ClaimID string `json:"claimId"`
-			}](raw)
+			a, err := decode[releaseArgs](raw)
 			if err != nil {
 				return nil, err
 			}
@@ -280,11 +309,11 @@ type messageArgs struct {
 	To              []string `json:"to"`
 	Subject         string   `json:"subject"`
 	Body            string   `json:"body"`
-	Kind            string   `json:"kind"`
-	Obligation      string   `json:"obligation"`
-	ClientMessageID string   `json:"clientMessageId"`
-	Supersedes      []string `json:"supersedes"`
-	Withdraws       []string `json:"withdraws"`
+	Kind            string   `json:"kind,omitempty"`
+	Obligation      string   `json:"obligation,omitempty"`
+	ClientMessageID string   `json:"clientMessageId,omitempty"`
+	Supersedes      []string `json:"supersedes,omitempty"`
+	Withdraws       []string `json:"withdraws,omitempty"`
 }
 
 func (a messageArgs) input(c core.Caller) core.SendInput {
@@ -298,17 +327,21 @@ func (a messageArgs) input(c core.Caller) core.SendInput {
 
 func messageTool() tool {
 	return tool{
-		def: def("acc_message", "Record a note, question, request or decision for participants (to) or the room (to: []). Answers come from acc_reply and handoffs from acc_finish. A decision may supersede or withdraw 1 to 16 earlier decisions."+sendNote+mutateNote+pollNote,
+		def: def("acc_message", "Record a note, question, request or decision for participants (to) or the room (to: []). Answers come from acc_reply and handoffs from acc_finish. "+fmt.Sprintf("A decision may supersede or withdraw 1 to %d earlier decisions.", core.MaxDecisionTargets)+sendNote+mutateNote+pollNote,
 			closed([]string{"to", "subject", "body"}, map[string]*jsonschema.Schema{
 				"to":              strings_("recipient participant ids; [] for the room"),
-				"subject":         str("one line (at most 500 characters)"),
-				"body":            str("the message (at most 4000 characters)"),
+				"subject":         str(fmt.Sprintf("one line (at most %d characters)", protocol.MaxLineText)),
+				"body":            str(fmt.Sprintf("the message (at most %d characters)", protocol.MaxProseText)),
 				"kind":            enum("default note", protocol.KindNote, protocol.KindQuestion, protocol.KindRequest, protocol.KindDecision),
 				"obligation":      enum("what the recipients owe; default from the kind", protocol.ObligationNone, protocol.ObligationAcknowledge, protocol.ObligationReply),
 				"clientMessageId": str("idempotency key: the same key and content return the first message"),
 				"supersedes":      boundedIDs("decision only: the decisions this one replaces"),
 				"withdraws":       boundedIDs("decision only: the decisions this one withdraws"),
 			})),
+		effect: effect{
+			why: "adds a message and its receipts; a decision that supersedes or withdraws earlier ones links them and deletes nothing; without clientMessageId each call records another message"},
+		args: messageArgs{},
+		does: "record a message; returns `{message, delivery}`",
 		check: func(raw json.RawMessage) error {
 			a, err := decode[messageArgs](raw)
 			if err != nil {
@@ -330,13 +363,15 @@ func messageTool() tool {
 	}
 }
 
+type requestArgs struct {
+	To              string `json:"toParticipantId"`
+	Title           string `json:"title"`
+	Detail          string `json:"detail,omitempty"`
+	ClientMessageID string `json:"clientMessageId,omitempty"`
+}
+
 func requestInput(raw json.RawMessage, c core.Caller) (core.RequestInput, error) {
-	a, err := decode[struct {
-		To              string `json:"toParticipantId"`
-		Title           string `json:"title"`
-		Detail          string `json:"detail"`
-		ClientMessageID string `json:"clientMessageId"`
-	}](raw)
+	a, err := decode[requestArgs](raw)
 	return core.RequestInput{Caller: c, To: a.To, Title: a.Title, Detail: a.Detail, ClientMessageID: a.ClientMessageID}, err
 }
 
@@ -346,10 +381,14 @@ func requestTool() tool {
 		def: def("acc_request", "Ask one participant to do something; they owe a reply (not completion). The title is the body when detail is absent."+sendNote+mutateNote+pollNote,
 			closed([]string{"toParticipantId", "title"}, map[string]*jsonschema.Schema{
 				"toParticipantId": str("the participant asked"),
-				"title":           str("one line"),
-				"detail":          str("the request in full"),
+				"title":           str(fmt.Sprintf("one line (at most %d characters)", protocol.MaxLineText)),
+				"detail":          str(fmt.Sprintf("the request in full (at most %d characters)", protocol.MaxProseText)),
 				"clientMessageId": str("idempotency key"),
 			})),
+		effect: effect{
+			why: "adds a request and its receipt; without clientMessageId each call records another"},
+		args: requestArgs{},
+		does: "ask for something; a reply is owed",
 		check: func(raw json.RawMessage) error {
 			in, err := requestInput(raw, core.Caller{})
 			if err != nil {
@@ -372,20 +411,24 @@ func requestTool() tool {
 }
 
 type inboxArgs struct {
-	MessageID string `json:"messageId"`
-	Cursor    string `json:"cursor"`
-	Limit     int    `json:"limit"`
+	MessageID string `json:"messageId,omitempty"`
+	Cursor    string `json:"cursor,omitempty"`
+	Limit     int    `json:"limit,omitempty"`
 }
 
 func inboxTool() tool {
 	s := closed(nil, map[string]*jsonschema.Schema{
 		"messageId": str("read this message in full; marks your receipt retrieved"),
 		"cursor":    str("continue after this message id (the previous page's nextCursor)"),
-		"limit":     integer("at most this many summaries (default 20)", 1, 500),
+		"limit":     integer(fmt.Sprintf("at most this many summaries (default %d)", core.DefaultPageLimit), 1, core.MaxPageLimit),
 	})
 	s.Not = anyOf(requires("messageId", "cursor"), requires("messageId", "limit"))
 	return tool{
 		def: def("acc_inbox", "Without messageId: a read-only page of your pending messages as summaries, newest first, never bodies, changing nothing; continue with cursor = nextCursor, or call again without it to see new arrivals. With messageId: the whole message as a one-item list, and your receipt moves to retrieved. Answer questions and requests with acc_reply, acknowledge the rest with acc_ack."+pollNote, s),
+		effect: effect{idempotent: true,
+			why: "the summary page changes nothing, but reading a message by messageId moves your receipt to retrieved; reading it again moves nothing"},
+		args: inboxArgs{},
+		does: "without `messageId`: a read-only page of pending summaries, newest first; with it: the whole message, and your receipt moves to `retrieved`",
 		check: func(raw json.RawMessage) error {
 			a, err := decode[inboxArgs](raw)
 			if err != nil {
@@ -409,13 +452,15 @@ func inboxTool() tool {
 	}
 }
 
+type replyArgs struct {
+	MessageID       string `json:"messageId"`
+	Body            string `json:"body"`
+	Subject         string `json:"subject,omitempty"`
+	ClientMessageID string `json:"clientMessageId,omitempty"`
+}
+
 func replyInput(raw json.RawMessage, c core.Caller) (core.ReplyInput, error) {
-	a, err := decode[struct {
-		MessageID       string `json:"messageId"`
-		Body            string `json:"body"`
-		Subject         string `json:"subject"`
-		ClientMessageID string `json:"clientMessageId"`
-	}](raw)
+	a, err := decode[replyArgs](raw)
 	return core.ReplyInput{Caller: c, MessageID: a.MessageID, Body: a.Body, Subject: a.Subject, ClientMessageID: a.ClientMessageID}, err
 }
 
@@ -424,10 +469,14 @@ func replyTool() tool {
 		def: def("acc_reply", "Answer a message in its thread and acknowledge it, in one step. It says nothing about whether requested work is done."+sendNote+mutateNote+pollNote,
 			closed([]string{"messageId", "body"}, map[string]*jsonschema.Schema{
 				"messageId":       str("the message answered"),
-				"body":            str("the answer"),
-				"subject":         str("one line (default \"Re: <original subject>\")"),
+				"body":            str(fmt.Sprintf("the answer (at most %d characters)", protocol.MaxProseText)),
+				"subject":         str(fmt.Sprintf("one line (at most %d characters; default \"Re: <original subject>\")", protocol.MaxLineText)),
 				"clientMessageId": str("idempotency key"),
 			})),
+		effect: effect{
+			why: "adds the answer and acknowledges the original; without clientMessageId each call records another answer"},
+		args: replyArgs{},
+		does: "answer in the thread and acknowledge the original, in one step",
 		check: func(raw json.RawMessage) error {
 			in, err := replyInput(raw, core.Caller{})
 			if err != nil {
@@ -449,23 +498,27 @@ func replyTool() tool {
 	}
 }
 
+type ackArgs struct {
+	MessageID string `json:"messageId"`
+}
+
 func ackTool() tool {
 	return tool{
 		def: def("acc_ack", "Acknowledge a message that asks for acknowledgement (questions and requests need acc_reply instead). Returns your receipt."+mutateNote+pollNote,
 			closed([]string{"messageId"}, map[string]*jsonschema.Schema{"messageId": str("the message acknowledged")})),
+		effect: effect{idempotent: true,
+			why: "moves your receipt to acknowledged; acknowledging again changes nothing"},
+		args: ackArgs{},
+		does: "acknowledge a message that asks for it (questions and requests need a reply)",
 		check: func(raw json.RawMessage) error {
-			a, err := decode[struct {
-				MessageID string `json:"messageId"`
-			}](raw)
+			a, err := decode[ackArgs](raw)
 			if err != nil {
 				return err
 			}
 			return core.CheckMessageID(a.MessageID)
 		},
 		run: func(ctx context.Context, c *call, raw json.RawMessage) (any, error) {
-			a, err := decode[struct {
-				MessageID string `json:"messageId"`
-			}](raw)
+			a, err := decode[ackArgs](raw)
 			if err != nil {
 				return nil, err
 			}
@@ -474,16 +527,18 @@ func ackTool() tool {
 	}
 }
 
+type finishArgs struct {
+	Goal            string   `json:"goal"`
+	Status          string   `json:"status,omitempty"`
+	Completed       []string `json:"completed,omitempty"`
+	Remaining       []string `json:"remaining,omitempty"`
+	Blockers        []string `json:"blockers,omitempty"`
+	To              string   `json:"toParticipantId,omitempty"`
+	ClientMessageID string   `json:"clientMessageId,omitempty"`
+}
+
 func finishInput(raw json.RawMessage, c core.Caller) (core.FinishInput, error) {
-	a, err := decode[struct {
-		Goal            string   `json:"goal"`
-		Status          string   `json:"status"`
-		Completed       []string `json:"completed"`
-		Remaining       []string `json:"remaining"`
-		Blockers        []string `json:"blockers"`
-		To              string   `json:"toParticipantId"`
-		ClientMessageID string   `json:"clientMessageId"`
-	}](raw)
+	a, err := decode[finishArgs](raw)
 	if a.Status == "" {
 		a.Status = protocol.HandoffPartial
 	}
@@ -495,7 +550,7 @@ func finishTool() tool {
 	return tool{
 		def: def("acc_finish", "Hand off and end this session: records what was done and what remains (to one known participant, or to the room), releases this session's claims and ends its presence, in one step. The next tool call starts a new session."+sendNote+pollNote,
 			closed([]string{"goal"}, map[string]*jsonschema.Schema{
-				"goal":            str("one line: what this session set out to do"),
+				"goal":            str(fmt.Sprintf("one line: what this session set out to do (at most %d characters)", protocol.MaxLineText)),
 				"status":          enum("default partial", protocol.HandoffComplete, protocol.HandoffPartial, protocol.HandoffBlocked),
 				"completed":       strings_("lines that were done"),
 				"remaining":       strings_("lines still to do"),
@@ -504,6 +559,10 @@ func finishTool() tool {
 				"clientMessageId": str("idempotency key"),
 			})),
 		finish: true,
+		effect: effect{destructive: true,
+			why: "releases every claim of this session and ends it; without clientMessageId a second call opens and ends another session"},
+		args: finishArgs{},
+		does: "hand off, release your claims, end your session",
 		renames: map[string]string{"subject": "goal", "body": "completed, remaining and blockers together", "message.handoff.completed": "completed",
 			"message.handoff.remaining": "remaining", "message.handoff.blockers": "blockers"},
 		check: func(raw json.RawMessage) error {

@@ -50,7 +50,8 @@ import (
 //
 //   - only the routed methods reach the SDK (initialize, ping,
 //     server/discover, tools/list, tools/call, resources/list,
-//     resources/read); any other is -32601 "unknown method: <m>" (docs/mcp.md#wire-details);
+//     resources/read, resources/templates/list); any other is -32601
+//     "unknown method: <m>" (docs/mcp.md#wire-details);
 //   - an initialize is always legacy: it reaches the SDK with the
 //     negotiated version and without modern metadata, and one the SDK could
 //     not decode is -32602 before it can half-initialize the session;
@@ -482,8 +483,11 @@ func (m *mux) modernPing(id json.RawMessage) {
 
 // routed are the methods acc-mcp serves after the gate (docs/mcp.md#wire-details); any other is
 // -32601, even where the SDK would answer it (prompts/list,
-// resources/templates/list, logging/setLevel, …).
-var routed = map[string]bool{"tools/list": true, "tools/call": true, "resources/list": true, "resources/read": true}
+// logging/setLevel, …). resources/templates/list is served, and always
+// empty (acc-mcp has no resource templates), because some clients ask for
+// it on connect and treat -32601 as a failure (docs/mcp.md#wire-details).
+var routed = map[string]bool{"tools/list": true, "tools/call": true, "resources/list": true, "resources/read": true,
+	"resources/templates/list": true}
 
 // legacyRouted adds what only the 2025 revisions have: resource
 // subscriptions (acc://inbox; the 2026-07-28 interface replaced them with

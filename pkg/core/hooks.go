@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 
 	"github.com/acc-go/acc/pkg/protocol"
@@ -47,12 +48,24 @@ func (in HookAttachInput) extensions() protocol.Extensions {
 		ext[protocol.ExtClientVersion] = in.ClientVersion
 	}
 	if in.Capabilities != nil {
-		ext[protocol.ExtCapabilities] = *in.Capabilities
+		ext[protocol.ExtCapabilities] = asObject(*in.Capabilities)
 	}
 	if len(ext) == 0 {
 		return nil
 	}
 	return ext
+}
+
+// asObject is v in the form a record read back from the store holds it: a
+// JSON object, whose keys are written sorted. A resume that declares what
+// was declared before then writes the session's row byte for byte as it
+// was, instead of the same values in the struct's field order.
+func asObject(v any) map[string]any {
+	var m map[string]any
+	if b, err := json.Marshal(v); err == nil {
+		_ = json.Unmarshal(b, &m)
+	}
+	return m
 }
 
 // HookAttachResult is the caller a hook acts as.

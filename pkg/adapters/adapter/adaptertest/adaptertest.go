@@ -130,6 +130,12 @@ func identity(t *testing.T, a adapter.Adapter) {
 	if strings.TrimSpace(a.DisplayName()) == "" {
 		t.Error("no display name")
 	}
+	// The id is the adapter module's short client name: the package that
+	// implements it is pkg/adapters/<id>, so an id and a module never
+	// disagree about which client they are.
+	if pkg := reflect.TypeOf(a).PkgPath(); path.Base(pkg) != a.ID() {
+		t.Errorf("id %q is implemented in package %s, want one named %s", a.ID(), pkg, a.ID())
+	}
 	if c := a.ClientCommand(); strings.ContainsAny(c, "/ \t\n") {
 		t.Errorf("client command %q must be a bare process name", c)
 	}

@@ -16,8 +16,7 @@ import (
 // with a caller still decode every pending or owed row and fail whole with
 // store_corrupt: one damaged queued note, or one damaged request the
 // caller owes or sent, leaves the recipient's (and the sender's) client
-// with no context at all, and `acc status` for them exits 4. Found in the
-// review of issue 16.
+// with no context at all, and `acc status` for them exits 4.
 func TestOneDamagedMessageDoesNotTakeTheHookContextOrStatusDown(t *testing.T) {
 	w := newClaimWorld(t)
 	ctx := context.Background()

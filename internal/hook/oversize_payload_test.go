@@ -17,7 +17,6 @@ import (
 // guarded claim goes through, while the same call with tool_name first is
 // denied. The event is known from argv (PreToolUse), so a call whose tool
 // cannot be read should be guarded as one that could write anywhere.
-// Found in the review of issue 16.
 func TestOversizePayloadWithToolInputFirstIsGuarded(t *testing.T) {
 	w := newWorld(t)
 	w.besideGuardedPeer("file:x.go")

@@ -18,7 +18,7 @@ func nestedSubst(n int, pad string) string {
 // substitutions used to make the walk quadratic (each level's word printed
 // its whole subtree again), so a 17 KiB command of 6,000 levels kept
 // acc-hook past its budget and a write into a peer's guarded claim went
-// through (found in the review of issue 16). The walk's work is a counter,
+// through. The walk's work is a counter,
 // not a clock: it must grow linearly with the nesting, and a command
 // nested past MaxShellDepth is not read at all (ErrShellTooComplex, which
 // the guard treats as a command that could write anywhere).

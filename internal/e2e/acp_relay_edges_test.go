@@ -15,7 +15,7 @@ import (
 	"time"
 )
 
-// Findings of a review of acc acp, each kept as a regression test.
+// Edge cases of the acc acp relay, each kept as a regression test.
 
 // initSession initializes the relay's agent and opens one session in dir.
 func (e *editor) initSession(dir string) {
@@ -275,8 +275,6 @@ func TestACPRelayExactMemberNames(t *testing.T) {
 	}
 }
 
-// Findings of a second review.
-
 // A refused write never makes the agent→editor direction wait on the
 // agent reading: an agent that floods its output right after a refused
 // write, while the editor is sending it a large line, gets everything
@@ -404,8 +402,6 @@ func TestACPRelayBypassIgnoresFlags(t *testing.T) {
 		}
 	}
 }
-
-// Findings of a third review.
 
 // A relayed session records its own checkout: sessions opened in two
 // worktrees of one repository show their own directory and branch.

@@ -16,8 +16,7 @@ import (
 // line must still paste back the resource's exact bytes: single quotes
 // showed 'file:src/evil\u009b…', which the shell passes as those six
 // characters — a resource no claim holds, so `acc wait` answered at once,
-// exit 0, "… is free", while the peer still held the file. Found in the
-// review of issue 16.
+// exit 0, "… is free", while the peer still held the file.
 func TestClaimConflictWaitCommandPastesBack(t *testing.T) {
 	bash, err := exec.LookPath("bash")
 	if err != nil {
