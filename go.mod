@@ -15,6 +15,7 @@ require (
 	github.com/acc-go/acc/pkg/protocol v0.0.0
 	github.com/acc-go/acc/pkg/router v0.0.0
 	github.com/acc-go/acc/pkg/storage v0.0.0
+	github.com/acc-go/acc/pkg/workspace v0.0.0
 	github.com/charmbracelet/x/ansi v0.11.9
 	github.com/charmbracelet/x/vt v0.1.0
 	github.com/creack/pty v1.1.24
@@ -84,4 +85,5 @@ replace (
 	github.com/acc-go/acc/pkg/protocol => ./pkg/protocol
 	github.com/acc-go/acc/pkg/router => ./pkg/router
 	github.com/acc-go/acc/pkg/storage => ./pkg/storage
+	github.com/acc-go/acc/pkg/workspace => ./pkg/workspace
 )

@@ -1,0 +1,10 @@
+module github.com/acc-go/acc/pkg/workspace
+
+go 1.26.0
+
+require (
+	github.com/acc-go/acc/pkg/protocol v0.0.0
+	github.com/google/go-cmp v0.7.0
+)
+
+replace github.com/acc-go/acc/pkg/protocol => ../protocol
