@@ -10,6 +10,8 @@ require (
 	github.com/shirou/gopsutil/v4 v4.26.10
 )
 
+require github.com/adrg/xdg v0.5.3 // indirect
+
 require (
 	github.com/dustin/go-humanize v1.1.0 // indirect
 	github.com/ebitengine/purego v0.11.2 // indirect

@@ -10,6 +10,7 @@ require (
 require (
 	github.com/acc-go/acc/pkg/storage v0.0.0 // indirect
 	github.com/acc-go/acc/pkg/workspace v0.0.0 // indirect
+	github.com/adrg/xdg v0.5.3 // indirect
 	github.com/dustin/go-humanize v1.1.0 // indirect
 	github.com/ebitengine/purego v0.11.2 // indirect
 	github.com/go-ole/go-ole v1.2.6 // indirect

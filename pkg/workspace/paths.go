@@ -21,16 +21,25 @@ const (
 // contains "acc/", not "acc/" itself: callers use AccDir and StorePath.
 //
 // Inputs: goos is a runtime.GOOS value ("linux", "darwin", ...); getenv reads
-// the environment (an empty value counts as unset). The function reads
-// nothing else — no process environment, no filesystem — and creates nothing.
+// the environment (an empty value counts as unset). It reads no filesystem
+// and creates nothing.
 //
 // Rules, in order:
 //   - ACC_DATA_HOME when non-empty; it must be an absolute path.
 //   - darwin: $HOME/Library/Application Support. XDG variables are ignored
 //     on purpose, so a Linux-style shell setup cannot move a user's rooms.
 //   - every other goos (Linux and other Unix systems): $XDG_DATA_HOME when
-//     non-empty, which must then be absolute (adrg/xdg would silently fall
-//     back on a relative value; acc refuses it), else $HOME/.local/share.
+//     non-empty, which must then be absolute, else $HOME/.local/share.
+//
+// The platform directory of the last two rules is github.com/adrg/xdg's
+// whenever getenv gives the values the library read from this process's
+// environment (see platformBase). acc's checks stay on top of it, because
+// the library differs from acc on exactly the inputs acc refuses or reads
+// otherwise: it silently replaces a relative XDG_DATA_HOME with the default
+// (acc refuses it), falls back to "/" when HOME is unset (acc refuses), and
+// honours XDG_DATA_HOME on darwin (acc ignores it). getenv stays an input,
+// rather than the library's snapshot of the process environment, so tests
+// can ask about any environment without changing the process's.
 //
 // The result is filepath.Clean'ed.
 //
@@ -45,17 +54,16 @@ func ResolveDataHome(goos string, getenv func(string) string) (string, error) {
 		}
 		return filepath.Clean(v), nil
 	}
-	if goos != "darwin" {
-		if v := getenv(envXDGDataHome); v != "" {
-			if !filepath.IsAbs(v) {
-				return "", protocol.Errorf(protocol.ReasonPathNotAbsolute,
-					"XDG_DATA_HOME must be an absolute path, got %q; set it to an absolute directory, unset it, or set ACC_DATA_HOME", v).
-					With("variable", envXDGDataHome)
-			}
-			return filepath.Clean(v), nil
-		}
-	}
 	home := getenv(envHome)
+	if v := getenv(envXDGDataHome); goos != "darwin" && v != "" {
+		if !filepath.IsAbs(v) {
+			return "", protocol.Errorf(protocol.ReasonPathNotAbsolute,
+				"XDG_DATA_HOME must be an absolute path, got %q; set it to an absolute directory, unset it, or set ACC_DATA_HOME", v).
+				With("variable", envXDGDataHome)
+		}
+		dir, _ := platformBase(goos, getenv, home, dataKind)
+		return dir, nil
+	}
 	if home == "" {
 		return "", protocol.Errorf(protocol.ReasonHomeMissing,
 			"HOME is not set, so acc cannot place its data directory; set HOME or ACC_DATA_HOME to an absolute path")
@@ -65,10 +73,8 @@ func ResolveDataHome(goos string, getenv func(string) string) (string, error) {
 			"HOME must be an absolute path, got %q; fix HOME or set ACC_DATA_HOME to an absolute directory", home).
 			With("variable", envHome)
 	}
-	if goos == "darwin" {
-		return filepath.Join(home, "Library", "Application Support"), nil
-	}
-	return filepath.Join(home, ".local", "share"), nil
+	dir, _ := platformBase(goos, getenv, home, dataKind)
+	return dir, nil
 }
 
 // AccDir returns <dataHome>/acc, the directory holding everything acc writes

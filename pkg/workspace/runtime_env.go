@@ -77,10 +77,10 @@ func ResolveRuntimeEnv(goos string, getenv func(string) string) (*RuntimeEnv, er
 	case goos != "darwin" && getenv(envXDGDataHome) != "":
 		e.dataVar = envXDGDataHome
 	}
-	if e.ConfigHome, e.explicitConfig, err = resolveUserBase(goos, getenv, EnvConfigHome, "XDG_CONFIG_HOME", ".config", "Application Support"); err != nil {
+	if e.ConfigHome, e.explicitConfig, err = resolveUserBase(goos, getenv, EnvConfigHome, configKind); err != nil {
 		return nil, err
 	}
-	if e.CacheHome, e.explicitCache, err = resolveUserBase(goos, getenv, EnvCacheHome, "XDG_CACHE_HOME", ".cache", "Caches"); err != nil {
+	if e.CacheHome, e.explicitCache, err = resolveUserBase(goos, getenv, EnvCacheHome, cacheKind); err != nil {
 		return nil, err
 	}
 	if e.WorkspaceRoot, err = WorkspaceRootEnv(getenv); err != nil {
@@ -113,8 +113,9 @@ func WorkspaceRootEnv(getenv func(string) string) (string, error) {
 }
 
 // resolveUserBase resolves ACC_CONFIG_HOME or ACC_CACHE_HOME (variable),
-// falling back to the platform directory.
-func resolveUserBase(goos string, getenv func(string) string, variable, xdg, linuxDir, darwinDir string) (string, bool, error) {
+// falling back to the platform directory of kind k (platformBase), or ""
+// when that cannot be resolved.
+func resolveUserBase(goos string, getenv func(string) string, variable string, k baseKind) (string, bool, error) {
 	if v := getenv(variable); v != "" {
 		if !filepath.IsAbs(v) {
 			return "", false, protocol.Errorf(protocol.ReasonPathNotAbsolute,
@@ -123,19 +124,14 @@ func resolveUserBase(goos string, getenv func(string) string, variable, xdg, lin
 		}
 		return filepath.Clean(v), true, nil
 	}
-	if goos != "darwin" {
-		if v := getenv(xdg); v != "" && filepath.IsAbs(v) {
-			return filepath.Clean(v), false, nil
+	home := getenv(envHome)
+	if v := getenv(k.xdgVar); goos == "darwin" || v == "" || !filepath.IsAbs(v) {
+		if home == "" || !filepath.IsAbs(home) {
+			return "", false, nil
 		}
 	}
-	home := getenv(envHome)
-	if home == "" || !filepath.IsAbs(home) {
-		return "", false, nil
-	}
-	if goos == "darwin" {
-		return filepath.Join(home, "Library", darwinDir), false, nil
-	}
-	return filepath.Join(home, linuxDir), false, nil
+	dir, _ := platformBase(goos, getenv, home, k)
+	return dir, false, nil
 }
 
 // CheckContainment refuses runtime state inside the workspace
