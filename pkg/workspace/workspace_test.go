@@ -615,30 +615,6 @@ func FuzzValidateConfig(f *testing.F) {
 	})
 }
 
-// TestDiscoverWorkspaceTiming logs the measured cost of Discover; the bound
-// is deliberately generous (SPEC decision 20).
-func TestDiscoverWorkspaceTiming(t *testing.T) {
-	t.Parallel()
-	base := realTempDir(t)
-	repo := filepath.Join(base, "repo")
-	newRepo(t, repo)
-	plain := filepath.Join(base, "plain")
-	mustMkdir(t, plain)
-	for _, dir := range []string{repo, plain} {
-		const n = 20
-		discover(t, dir, nil) // warm up
-		began := time.Now()
-		for range n {
-			discover(t, dir, nil)
-		}
-		per := time.Since(began) / n
-		t.Logf("Discover(%s): %v per call", filepath.Base(dir), per)
-		if per > 5*time.Second {
-			t.Fatalf("Discover takes %v per call", per)
-		}
-	}
-}
-
 func BenchmarkDiscoverWorkspace(b *testing.B) {
 	base, _ := filepath.EvalSymlinks(b.TempDir())
 	repo := filepath.Join(base, "repo")
