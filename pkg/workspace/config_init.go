@@ -107,8 +107,9 @@ func canonicalDir(dir string) (string, error) {
 }
 
 // ConfigInitPlan is what `acc config init` would write
-// (docs/protocol.md#configuration-file): the file directly inside the selected directory and its exact
-// bytes. The same bytes are previewed and written.
+// (docs/protocol.md#configuration-file): the file directly inside the
+// selected directory and its exact bytes. The same bytes are previewed and
+// written.
 type ConfigInitPlan struct {
 	Dir     string
 	File    string

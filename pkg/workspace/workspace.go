@@ -54,10 +54,11 @@ const (
 var policyKeys = []string{"claimMode", "contextBudgetBytes", "orphanGraceMs", "midTurn", "endOfTurn", "endOfTurnMaxHolds"}
 
 // Policy is the workspace policy of acc.workspace.json
-// (docs/protocol.md#configuration-file; docs/decisions.md#19-workspace-config). ClaimMode is the default --enforcement of claims
-// ("advisory" or "guarded"); ContextBudgetBytes is the ceiling, in UTF-8
-// bytes, of the context injected into a turn (1..64000); OrphanGraceMs is
-// how long, in milliseconds (0..86400000), the claims of a session whose
+// (docs/protocol.md#configuration-file;
+// docs/decisions.md#19-workspace-config). ClaimMode is the default
+// --enforcement of claims ("advisory" or "guarded"); ContextBudgetBytes is
+// the ceiling, in UTF-8 bytes, of the context injected into a turn
+// (1..64000); OrphanGraceMs is how long, in milliseconds (0..86400000), the claims of a session whose
 // process is gone keep blocking after its last heartbeat
 // (docs/configuration.md#fields; docs/concepts.md#when-a-holder-dies).
 //
@@ -97,8 +98,8 @@ func (p Policy) OrphanGrace() time.Duration {
 }
 
 // Config is a validated acc.workspace.json with every default filled in
-// (docs/protocol.md#configuration-file). Roots are as written in the file: relative to the
-// directory holding it. DisplayName is "" when the file does not set one.
+// (docs/protocol.md#configuration-file). Roots are as written in the file:
+// relative to the directory holding it. DisplayName is "" when the file does not set one.
 // Extensions keeps each value's JSON text untouched.
 type Config struct {
 	SchemaVersion    int                        `json:"schemaVersion"`
@@ -644,8 +645,8 @@ func validateConfig(raw []byte, name string) (*Config, error) {
 	return cfg, nil
 }
 
-// checkConfigRoot applies rule 6 of docs/protocol.md#configuration-file to one root and returns what is wrong
-// with it ("" when nothing is).
+// checkConfigRoot applies rule 6 of docs/protocol.md#configuration-file to
+// one root and returns what is wrong with it ("" when nothing is).
 func checkConfigRoot(r string) string {
 	if strings.TrimSpace(r) == "" {
 		return "is empty; use \".\" for the directory holding the config"
