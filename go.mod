@@ -15,6 +15,7 @@ require (
 	github.com/acc-go/acc/pkg/protocol v0.0.0
 	github.com/acc-go/acc/pkg/router v0.0.0
 	github.com/acc-go/acc/pkg/storage v0.0.0
+	github.com/acc-go/acc/pkg/workspace v0.0.0
 	github.com/charmbracelet/x/ansi v0.11.9
 	github.com/charmbracelet/x/vt v0.1.0
 	github.com/creack/pty v1.1.24
@@ -34,6 +35,7 @@ require (
 )
 
 require (
+	github.com/adrg/xdg v0.5.3 // indirect
 	github.com/charmbracelet/colorprofile v0.4.3 // indirect
 	github.com/charmbracelet/ultraviolet v0.0.0-20261008173134-6b8d4baf91b4 // indirect
 	github.com/charmbracelet/x/exp/ordered v0.1.0 // indirect
@@ -85,4 +87,5 @@ replace (
 	github.com/acc-go/acc/pkg/protocol => ./pkg/protocol
 	github.com/acc-go/acc/pkg/router => ./pkg/router
 	github.com/acc-go/acc/pkg/storage => ./pkg/storage
+	github.com/acc-go/acc/pkg/workspace => ./pkg/workspace
 )

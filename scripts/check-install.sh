@@ -53,6 +53,11 @@ git -C "$repo" commit --quiet -m "the tree under test"
 
 # Everything third-party comes from the module cache when it is there.
 export GOFLAGS= GOPROXY="file://$modcache/cache/download,https://proxy.golang.org"
+# The go command keeps an index of each module it extracted, in GOCACHE,
+# keyed by path and version on the assumption that a version never changes;
+# the throwaway version does change between runs (a file moved to another
+# module), and a stale index makes go install look for files that are gone.
+export GODEBUG=goindex=0
 "$repo/scripts/release-prepare.sh" "$version" >"$tmp/prepare.out"
 echo "check-install: release commit made ($(($(date +%s) - start))s)"
 if git -C "$repo" diff --quiet HEAD~1 -- go.mod; then

@@ -56,6 +56,7 @@ import (
 	"github.com/acc-go/acc/pkg/adapters/adapter"
 	"github.com/acc-go/acc/pkg/core"
 	"github.com/acc-go/acc/pkg/protocol"
+	"github.com/acc-go/acc/pkg/workspace"
 )
 
 // DefaultTimeout bounds the certification of one client (everything:
@@ -250,7 +251,7 @@ func newWorld(ctx context.Context) (*world, error) {
 	w := &world{base: base, home: filepath.Join(base, "home"), repo: filepath.Join(base, "repo"), wt: filepath.Join(base, "side"), data: filepath.Join(base, "acc-data")}
 	w.env = func(k string) string {
 		switch k {
-		case core.EnvDataHome:
+		case workspace.EnvDataHome:
 			return w.data
 		case "HOME":
 			return w.home
@@ -518,7 +519,7 @@ func play(ctx context.Context, o Options, c realclient.Client, bin string, w *wo
 	setup := realclient.Setup{
 		Client: c, Exe: bin, Home: w.home, Dir: w.repo, ModelURL: model.URL(),
 		Install: &realclient.Install{Acc: o.Acc, DataHome: filepath.Join(w.base, "install-data"), HookBinary: wrapper},
-		Env: []string{core.EnvDataHome + "=" + w.data, "ACC_PARTICIPANT=" + participantOf(c.Name),
+		Env: []string{workspace.EnvDataHome + "=" + w.data, "ACC_PARTICIPANT=" + participantOf(c.Name),
 			"PATH=" + filepath.Dir(o.Acc) + string(os.PathListSeparator) + filepath.Dir(bin) + string(os.PathListSeparator) + os.Getenv("PATH")},
 	}
 	if err := setup.Configure(); err != nil {

@@ -17,6 +17,7 @@ import (
 	"github.com/acc-go/acc/pkg/adapters/adapter"
 	"github.com/acc-go/acc/pkg/core"
 	"github.com/acc-go/acc/pkg/protocol"
+	"github.com/acc-go/acc/pkg/workspace"
 	"github.com/urfave/cli/v3"
 )
 
@@ -65,7 +66,7 @@ func (a *app) certifyCommand() *cli.Command {
 			if o.ProbeTimeout, err = probe.Timeout(a.env.Getenv, certify.VersionTimeout); err != nil {
 				return err
 			}
-			rt, err := core.ResolveRuntimeEnv(runtime.GOOS, a.env.Getenv)
+			rt, err := workspace.ResolveRuntimeEnv(runtime.GOOS, a.env.Getenv)
 			if err != nil {
 				return err
 			}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/acc-go/acc/pkg/core"
 	"github.com/acc-go/acc/pkg/protocol"
+	"github.com/acc-go/acc/pkg/workspace"
 	"github.com/urfave/cli/v3"
 	"golang.org/x/term"
 )
@@ -63,7 +64,7 @@ func (a *app) configInitCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			plan, err := core.PlanConfigInit(dir)
+			plan, err := workspace.PlanConfigInit(dir)
 			if err != nil {
 				return err
 			}
@@ -136,10 +137,11 @@ func (a *app) configValidateCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			res, err := core.ValidateConfigAt(dir, cmd.String("workspace"))
+			v, err := workspace.ValidateConfigAt(dir, cmd.String("workspace"))
 			if err != nil {
 				return err
 			}
+			res := &configValidation{Subcommand: "validate", ConfigValidation: v}
 			if pe := core.CheckRoomHere(ctx, core.OpenOptions{Cwd: res.Dir, ConfigPath: cmd.String("workspace"), Getenv: a.getenvWithoutRoot}); pe != nil {
 				res.NoRoom = &core.DoctorNoRoom{ReasonCode: pe.Reason, Message: pe.Message, Start: res.Dir}
 			}
@@ -148,7 +150,20 @@ func (a *app) configValidateCommand() *cli.Command {
 	}
 }
 
-func printValidation(w io.Writer, res *core.ConfigValidation) {
+// configValidation is the answer of acc config validate: what
+// workspace.ValidateConfigAt found, and whether a room can use the workspace.
+type configValidation struct {
+	Subcommand string `json:"subcommand"`
+	*workspace.ConfigValidation
+	// NoRoom is set when no room can use the workspace that governs the
+	// directory because of where acc's data lies: the refusal a room
+	// command gives there (reasonCode no_room, as in your home directory,
+	// or runtime_inside_workspace); null otherwise. The config itself may
+	// still be valid.
+	NoRoom *core.DoctorNoRoom `json:"noRoom"`
+}
+
+func printValidation(w io.Writer, res *configValidation) {
 	if !res.Present {
 		switch {
 		case res.NoRoom == nil:
@@ -161,7 +176,7 @@ func printValidation(w io.Writer, res *core.ConfigValidation) {
 		return
 	}
 	fmt.Fprintf(w, "valid: %s\n", *res.File)
-	cfg := res.Config.(*core.Config)
+	cfg := res.Config.(*workspace.Config)
 	adapters := "none"
 	if len(cfg.RequiredAdapters) > 0 {
 		adapters = strings.Join(cfg.RequiredAdapters, ", ")
@@ -179,7 +194,7 @@ func (a *app) configDir(cmd *cli.Command) (string, error) {
 	if cmd.String("cwd") != "" {
 		return a.cwd(cmd)
 	}
-	root, err := core.WorkspaceRootEnv(a.env.Getenv)
+	root, err := workspace.WorkspaceRootEnv(a.env.Getenv)
 	if err != nil || root != "" {
 		return root, err
 	}
@@ -189,7 +204,7 @@ func (a *app) configDir(cmd *cli.Command) (string, error) {
 // getenvWithoutRoot hides ACC_WORKSPACE_ROOT: configDir has already chosen
 // the directory, and discovery must start there.
 func (a *app) getenvWithoutRoot(k string) string {
-	if k == core.EnvWorkspaceRoot {
+	if k == workspace.EnvWorkspaceRoot {
 		return ""
 	}
 	return a.env.Getenv(k)

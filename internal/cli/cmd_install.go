@@ -14,8 +14,8 @@ import (
 	"github.com/acc-go/acc/internal/clients"
 	"github.com/acc-go/acc/internal/install"
 	"github.com/acc-go/acc/internal/probe"
-	"github.com/acc-go/acc/pkg/core"
 	"github.com/acc-go/acc/pkg/protocol"
+	"github.com/acc-go/acc/pkg/workspace"
 	"github.com/urfave/cli/v3"
 )
 
@@ -23,7 +23,7 @@ import (
 // shim), the home (--home, else HOME) and the binaries the hooks and Grok
 // run (beside this acc, else on PATH; ACC_HOOK_BINARY overrides acc-hook).
 func (a *app) installEnv(cmd *cli.Command) (*install.Env, error) {
-	rt, err := core.ResolveRuntimeEnv(runtime.GOOS, a.env.Getenv)
+	rt, err := workspace.ResolveRuntimeEnv(runtime.GOOS, a.env.Getenv)
 	if err != nil {
 		return nil, err
 	}

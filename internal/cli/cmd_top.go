@@ -10,6 +10,7 @@ import (
 	"github.com/acc-go/acc/internal/top"
 	"github.com/acc-go/acc/pkg/core"
 	"github.com/acc-go/acc/pkg/protocol"
+	"github.com/acc-go/acc/pkg/workspace"
 	"github.com/urfave/cli/v3"
 	"golang.org/x/term"
 )
@@ -43,7 +44,7 @@ func (a *app) topCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			path, title := core.StorePath(loc.DataHome, loc.WS.ID), loc.WS.DisplayName
+			path, title := workspace.StorePath(loc.DataHome, loc.WS.ID), loc.WS.DisplayName
 			loc.Close()
 			open := func(ctx context.Context) (*core.Room, error) {
 				if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {

@@ -10,6 +10,7 @@ import (
 	"github.com/acc-go/acc/internal/watch"
 	"github.com/acc-go/acc/pkg/core"
 	"github.com/acc-go/acc/pkg/protocol"
+	"github.com/acc-go/acc/pkg/workspace"
 	"github.com/urfave/cli/v3"
 )
 
@@ -145,7 +146,7 @@ func (a *app) wait(ctx context.Context, cmd *cli.Command, r *core.Room, q *core.
 			return nil, err
 		}
 	}
-	w := watch.Store(deadline, core.StorePath(r.DataHome, r.WS.ID))
+	w := watch.Store(deadline, workspace.StorePath(r.DataHome, r.WS.ID))
 	for first := true; ; first = false {
 		var res *core.WaitResult
 		parent := deadline

@@ -33,9 +33,9 @@ import (
 	"time"
 
 	"github.com/acc-go/acc/internal/cli"
-	"github.com/acc-go/acc/pkg/core"
 	"github.com/acc-go/acc/pkg/protocol"
 	"github.com/acc-go/acc/pkg/storage"
+	"github.com/acc-go/acc/pkg/workspace"
 	"github.com/rogpeppe/go-internal/testscript"
 	_ "modernc.org/sqlite"
 )
@@ -453,7 +453,7 @@ func storePath(ts *testscript.TestScript, args []string) string {
 }
 
 // openStore opens a store through pkg/storage; the workspace id is the name
-// of the directory holding it (core.StorePath).
+// of the directory holding it (workspace.StorePath).
 func openStore(ts *testscript.TestScript, path string) *storage.SQLite {
 	if _, err := os.Stat(path); err != nil {
 		ts.Fatalf("no store: %v", err)
@@ -787,7 +787,7 @@ func cmdWorkspaceID(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) != 2 {
 		ts.Fatalf("usage: wsid VAR DIR")
 	}
-	ws, err := core.Discover(context.Background(), core.DiscoverOptions{Cwd: ts.MkAbs(args[1]), Getenv: ts.Getenv})
+	ws, err := workspace.Discover(context.Background(), workspace.DiscoverOptions{Cwd: ts.MkAbs(args[1]), Getenv: ts.Getenv})
 	ts.Check(err)
 	ts.Setenv(args[0], ws.ID)
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/acc-go/acc/pkg/core"
 	"github.com/acc-go/acc/pkg/protocol"
 	"github.com/acc-go/acc/pkg/storage"
+	"github.com/acc-go/acc/pkg/workspace"
 )
 
 // benchCacheVersion names the cached seeded rooms under os.TempDir; bump it
@@ -350,7 +351,7 @@ func buildRoom(b *testing.B, base string, n int) {
 		}
 	}
 	cfg := fmt.Sprintf(`{"schemaVersion": 1, "workspaceId": %q}`, benchWorkspaceID(n))
-	if err := os.WriteFile(filepath.Join(ws, core.ConfigFileName), []byte(cfg), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(ws, workspace.ConfigFileName), []byte(cfg), 0o644); err != nil {
 		b.Fatal(err)
 	}
 	ctx := context.Background()

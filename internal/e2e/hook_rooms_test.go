@@ -11,6 +11,7 @@ import (
 
 	"github.com/acc-go/acc/pkg/core"
 	"github.com/acc-go/acc/pkg/protocol"
+	"github.com/acc-go/acc/pkg/workspace"
 )
 
 // twoRooms is two repositories, A and B, each a room. In B a CLI session
@@ -75,7 +76,7 @@ func newTwoRooms(t *testing.T) *twoRooms {
 // rooms lists the workspace directories of the data home.
 func (tr *twoRooms) rooms(t *testing.T) []string {
 	t.Helper()
-	ents, err := os.ReadDir(filepath.Join(core.AccDir(tr.sb.data), "workspaces"))
+	ents, err := os.ReadDir(filepath.Join(workspace.AccDir(tr.sb.data), "workspaces"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +168,7 @@ func (tr *twoRooms) intoB() []roomCase {
 		{label: "inline code naming an unclaimed file in B", shell: `python3 -c "open('` + free + `','w')"`},
 		{label: "shell, read of the claimed file", shell: "cat " + a + " | wc -l"},
 		{label: "a repository with no room yet", shell: "echo x > " + filepath.Join(tr.sb.base, "C/f")},
-		{label: "acc's own data home", shell: "echo x > " + filepath.Join(core.AccDir(tr.sb.data), "note")},
+		{label: "acc's own data home", shell: "echo x > " + filepath.Join(workspace.AccDir(tr.sb.data), "note")},
 	}
 }
 

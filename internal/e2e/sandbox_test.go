@@ -15,9 +15,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/acc-go/acc/pkg/core"
 	"github.com/acc-go/acc/pkg/protocol"
 	"github.com/acc-go/acc/pkg/storage"
+	"github.com/acc-go/acc/pkg/workspace"
 )
 
 // sandbox is one test's private world: a HOME, a data home and a directory
@@ -52,7 +52,7 @@ func (sb *sandbox) environ() []string {
 	env := []string{
 		"PATH=" + os.Getenv("PATH"),
 		"HOME=" + sb.home,
-		core.EnvDataHome + "=" + sb.data,
+		workspace.EnvDataHome + "=" + sb.data,
 		"LANG=C",
 		"GIT_CONFIG_NOSYSTEM=1",
 	}
@@ -282,7 +282,7 @@ func (sb *sandbox) send(s session, to, subject string) string {
 
 // storePath is the database of a workspace in this sandbox's data home.
 func (sb *sandbox) storePath(workspaceID string) string {
-	return core.StorePath(sb.data, workspaceID)
+	return workspace.StorePath(sb.data, workspaceID)
 }
 
 // openStore opens a workspace's store through pkg/storage. The tests only

@@ -20,6 +20,7 @@ import (
 	"github.com/acc-go/acc/pkg/adapters/adapter"
 	"github.com/acc-go/acc/pkg/core"
 	"github.com/acc-go/acc/pkg/protocol"
+	"github.com/acc-go/acc/pkg/workspace"
 )
 
 // The in-process tests: what cannot be provoked from outside a process
@@ -52,8 +53,8 @@ func newWorld(t *testing.T) *world {
 		t.Fatalf("git init: %v\n%s", err, out)
 	}
 	w := &world{t: t, repo: repo, env: map[string]string{
-		core.EnvDataHome: filepath.Join(base, "data"),
-		"HOME":           filepath.Join(base, "home"),
+		workspace.EnvDataHome: filepath.Join(base, "data"),
+		"HOME":                filepath.Join(base, "home"),
 	}}
 	w.r = &Runner{
 		Adapters:      clients.All(),
@@ -295,7 +296,7 @@ func TestDeadlineFailsOpen(t *testing.T) {
 	w := newWorld(t)
 	me, q := w.pendingQuestion("claude", "s1")
 	r := w.room()
-	path := core.StorePath(w.env[core.EnvDataHome], r.WS.ID)
+	path := workspace.StorePath(w.env[workspace.EnvDataHome], r.WS.ID)
 	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(100)")
 	if err != nil {
 		t.Fatal(err)

@@ -15,6 +15,7 @@ import (
 	"github.com/acc-go/acc/pkg/core"
 	"github.com/acc-go/acc/pkg/protocol"
 	"github.com/acc-go/acc/pkg/router"
+	"github.com/acc-go/acc/pkg/workspace"
 )
 
 // TestInstallPoliciesAgree: what installs.json records for Claude Code is
@@ -25,7 +26,7 @@ import (
 // off and mid-turn unset (the room's actionable).
 func TestInstallPoliciesAgree(t *testing.T) {
 	w := newWorld(t)
-	data := w.env[core.EnvDataHome]
+	data := w.env[workspace.EnvDataHome]
 	w.r.ClientVersion = func(context.Context, adapter.Adapter) string { return "9.8.7" }
 	w.r.ReadInstall = install.ReadPolicies
 	w.env["ACC_PARTICIPANT"] = "bob"

@@ -9,6 +9,7 @@ import (
 	"github.com/acc-go/acc/pkg/adapters/adapter"
 	"github.com/acc-go/acc/pkg/core"
 	"github.com/acc-go/acc/pkg/protocol"
+	"github.com/acc-go/acc/pkg/workspace"
 )
 
 // provenWorld is a world whose Claude Code reports version 9.8.7, which a
@@ -17,7 +18,7 @@ func provenWorld(t *testing.T) *world {
 	t.Helper()
 	w := newWorld(t)
 	w.r.ClientVersion = func(context.Context, adapter.Adapter) string { return "9.8.7" }
-	if _, err := evidence.Write(w.env[core.EnvDataHome], "claude", evidence.Record{Evidence: adapter.Evidence{Version: "9.8.7", Test: "stand-in",
+	if _, err := evidence.Write(w.env[workspace.EnvDataHome], "claude", evidence.Record{Evidence: adapter.Evidence{Version: "9.8.7", Test: "stand-in",
 		Recorded: "2026-12-02T00:00:00Z", Proven: adapter.Capabilities{Attach: true, NextTurn: true, MidTurn: true, EndOfTurn: true}},
 		Why: map[string]string{}}); err != nil {
 		t.Fatal(err)
@@ -53,7 +54,7 @@ func TestTurnPolicyNarrowsTheWorkspace(t *testing.T) {
 		}
 		return core.InstallPolicies{Turn: func(id string) (string, string) {
 			asked = append(asked, id)
-			return core.TurnDeliveryOff, core.TurnDeliveryOff
+			return workspace.TurnDeliveryOff, workspace.TurnDeliveryOff
 		}}
 	}
 	if res := w.hook("claude", "PostToolUse", "c1"); res.stdout != "{}\n" {
@@ -107,7 +108,7 @@ func TestBeforeTurnRecordsWorking(t *testing.T) {
 // idle.
 func TestKimiHoldIsOnStderr(t *testing.T) {
 	w := provenWorld(t)
-	if _, err := evidence.Write(w.env[core.EnvDataHome], "kimi", evidence.Record{Evidence: adapter.Evidence{Version: "9.8.7", Test: "stand-in",
+	if _, err := evidence.Write(w.env[workspace.EnvDataHome], "kimi", evidence.Record{Evidence: adapter.Evidence{Version: "9.8.7", Test: "stand-in",
 		Recorded: "2026-12-02T00:00:00Z", Proven: adapter.Capabilities{Attach: true, NextTurn: true, EndOfTurn: true}},
 		Why: map[string]string{}}); err != nil {
 		t.Fatal(err)

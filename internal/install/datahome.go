@@ -6,8 +6,8 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/acc-go/acc/pkg/core"
 	"github.com/acc-go/acc/pkg/protocol"
+	"github.com/acc-go/acc/pkg/workspace"
 	"golang.org/x/sys/unix"
 )
 
@@ -18,7 +18,7 @@ import (
 //
 //   - a path on the way to acc/bin (acc's directory, the data home, their
 //     parents) that exists but is no usable directory: a broken symlink, a
-//     file (core.DirProblem);
+//     file (workspace.DirProblem);
 //   - an install lock that is no regular file (a symlink, a directory): the
 //     lock is never followed through a link;
 //   - a directory where shared lists a file to create, update or remove
@@ -26,7 +26,7 @@ import (
 //
 // checkDataPaths checks the first two, checkWritable the last.
 func (e *Env) checkDataPaths(cmd string) error {
-	if pp := core.DirProblem(filepath.Dir(e.shimPath())); pp != nil {
+	if pp := workspace.DirProblem(filepath.Dir(e.shimPath())); pp != nil {
 		return protocol.Errorf(protocol.ReasonInstallConflict,
 			"acc's data home %s cannot be used: %s; %s, or set ACC_DATA_HOME to an absolute directory elsewhere, then run acc %s again",
 			e.DataHome, pp, pp.Fix, cmd).With("path", pp.Path)

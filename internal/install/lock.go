@@ -12,8 +12,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/acc-go/acc/pkg/core"
 	"github.com/acc-go/acc/pkg/protocol"
+	"github.com/acc-go/acc/pkg/workspace"
 	"golang.org/x/sys/unix"
 )
 
@@ -106,7 +106,7 @@ func lock(ctx context.Context, dataHome string) (*installLock, error) {
 				continue
 			}
 		}
-		if pp := core.DirProblem(filepath.Dir(path)); pp != nil {
+		if pp := workspace.DirProblem(filepath.Dir(path)); pp != nil {
 			return nil, protocol.Errorf(protocol.ReasonInstallConflict,
 				"acc's data home %s cannot be used: %s; %s, or set ACC_DATA_HOME to an absolute directory elsewhere, then run the command again",
 				dataHome, pp, pp.Fix).With("path", pp.Path)

@@ -7,6 +7,7 @@ import (
 	"github.com/acc-go/acc/internal/watch"
 	"github.com/acc-go/acc/pkg/core"
 	"github.com/acc-go/acc/pkg/protocol"
+	"github.com/acc-go/acc/pkg/workspace"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -109,7 +110,7 @@ func (s *server) watchInbox(ctx context.Context) {
 // change of the store, differs from the last value (starting from last).
 // A read that fails is logged and retried after a second.
 func (s *server) notifyOnChange(ctx context.Context, r *core.Room, uri, last string, state func(context.Context) (string, error)) {
-	w := watch.Store(ctx, core.StorePath(r.DataHome, r.WS.ID))
+	w := watch.Store(ctx, workspace.StorePath(r.DataHome, r.WS.ID))
 	for {
 		select {
 		case <-ctx.Done():

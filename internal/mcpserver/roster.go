@@ -8,6 +8,7 @@ import (
 	"github.com/acc-go/acc/internal/watch"
 	"github.com/acc-go/acc/pkg/core"
 	"github.com/acc-go/acc/pkg/protocol"
+	"github.com/acc-go/acc/pkg/workspace"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -47,7 +48,7 @@ func (s *server) openRoster(ctx context.Context) (r *core.Room, waited bool) {
 			}
 			continue
 		}
-		path := core.StorePath(r.DataHome, r.WS.ID)
+		path := workspace.StorePath(r.DataHome, r.WS.ID)
 		if _, err := os.Stat(path); err == nil {
 			return r, waited
 		}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/acc-go/acc/pkg/protocol"
 	"github.com/acc-go/acc/pkg/storage"
+	"github.com/acc-go/acc/pkg/workspace"
 )
 
 // SetActivity records that session c's agent is in a turn
@@ -65,5 +66,5 @@ func (r *Room) setActivity(ctx context.Context, c Caller, state string, fresh bo
 // offered to a recipient once (docs/delivery.md). The file sits in the
 // workspace's runtime directory beside the store.
 func (r *Room) OfferLockPath(participantID string) string {
-	return filepath.Join(filepath.Dir(StorePath(r.DataHome, r.WS.ID)), "live."+participantID+".lock")
+	return filepath.Join(filepath.Dir(workspace.StorePath(r.DataHome, r.WS.ID)), "live."+participantID+".lock")
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/acc-go/acc/pkg/protocol"
 	"github.com/acc-go/acc/pkg/storage"
+	"github.com/acc-go/acc/pkg/workspace"
 )
 
 // TestSetActivityKeepsTheTurnsStart: working then working again keeps the
@@ -77,8 +78,8 @@ func TestBeginTurnStartsAfresh(t *testing.T) {
 	if err != nil || first.State != protocol.ActivityWorking {
 		t.Fatalf("begin: %+v %v", first, err)
 	}
-	opts := TurnOptions{Policy: TurnDeliveryActionable}
-	for i := range DefaultEndOfTurnMaxHolds {
+	opts := TurnOptions{Policy: workspace.TurnDeliveryActionable}
+	for i := range workspace.DefaultEndOfTurnMaxHolds {
 		tr.send(a, SendInput{To: []string{"bob"}, Kind: protocol.KindQuestion, Subject: fmt.Sprint("q", i), Body: "?"})
 		got, _ := tr.ProjectTurnEnd(ctx, "claude", "cs-bob", opts)
 		if got.Held == "" {

@@ -64,7 +64,7 @@ func (r *Room) CheckClaim(in ClaimInput) error {
 // prepareClaim checks in and fills its defaults; it returns the canonical
 // resource and the lease.
 func (r *Room) prepareClaim(in *ClaimInput) (string, time.Duration, error) {
-	resource, err := r.WS.CanonicalResource(in.Resource, in.Cwd)
+	resource, err := CanonicalResource(r.WS, in.Resource, in.Cwd)
 	if err != nil {
 		return "", 0, err
 	}
@@ -463,7 +463,7 @@ func (r *Room) Release(ctx context.Context, in ReleaseInput) (*ReleaseResult, er
 	var resource string
 	if in.ClaimID == "" {
 		var err error
-		if resource, err = r.WS.CanonicalResource(in.Resource, in.Cwd); err != nil {
+		if resource, err = CanonicalResource(r.WS, in.Resource, in.Cwd); err != nil {
 			return nil, err
 		}
 	}
@@ -656,7 +656,7 @@ func (r *Room) prepareWork(in *IntentInput) ([]string, error) {
 		}
 		seen := map[string]bool{}
 		for _, h := range in.Hints {
-			c, err := r.WS.CanonicalResource(h, in.Cwd)
+			c, err := CanonicalResource(r.WS, h, in.Cwd)
 			if err != nil {
 				return nil, err
 			}
@@ -730,7 +730,7 @@ func (r *Room) Work(ctx context.Context, in IntentInput) (*protocol.Intent, erro
 // reads the same from anywhere in the room, else raw as typed.
 func (r *Room) spelling(resource, raw, cwd string) string {
 	reads := func(s string) bool {
-		again, err := r.WS.CanonicalResource(s, cwd)
+		again, err := CanonicalResource(r.WS, s, cwd)
 		return err == nil && again == resource
 	}
 	if reads(resource) {

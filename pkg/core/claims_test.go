@@ -83,7 +83,7 @@ func TestCanonicalResourceGivesOneNamePerFile(t *testing.T) {
 		{w.side, w.wt, "file:src/a.go"},
 		{w.side, filepath.Join(w.wt, "src"), "file:./a.go"},
 	} {
-		got, err := c.room.WS.CanonicalResource(c.spell, c.cwd)
+		got, err := CanonicalResource(c.room.WS, c.spell, c.cwd)
 		if err != nil || got != "file:src/a.go" {
 			t.Errorf("%s from %s = %q, %v; want file:src/a.go", c.spell, c.cwd, got, err)
 		}
@@ -95,7 +95,7 @@ func TestCanonicalResourceGivesOneNamePerFile(t *testing.T) {
 		"file:**":                         "file:**",
 		"url:https://example.test/./a//b": "url:https://example.test/./a//b",
 	} {
-		if got, err := w.main.WS.CanonicalResource(spell, w.repo); err != nil || got != want {
+		if got, err := CanonicalResource(w.main.WS, spell, w.repo); err != nil || got != want {
 			t.Errorf("%s = %q, %v; want %s", spell, got, err, want)
 		}
 	}
@@ -105,14 +105,14 @@ func TestCanonicalResourceGivesOneNamePerFile(t *testing.T) {
 		"file:src/*.go": "file:src/**",
 		"file:src":      "file:src/**",
 	} {
-		_, err := w.main.WS.CanonicalResource(spell, w.repo)
+		_, err := CanonicalResource(w.main.WS, spell, w.repo)
 		wantReason(t, err, protocol.ReasonResourceSpelling, protocol.ExitUsage)
 		if !strings.Contains(err.Error(), hint) {
 			t.Errorf("refusal of %s must name %s: %v", spell, hint, err)
 		}
 	}
 	for _, spell := range []string{"file:../outside.go", "file:/etc/passwd", "file:" + filepath.Join(w.wt, "..", "elsewhere")} {
-		_, err := w.main.WS.CanonicalResource(spell, w.repo)
+		_, err := CanonicalResource(w.main.WS, spell, w.repo)
 		wantReason(t, err, protocol.ReasonPathOutsideWorkspace, protocol.ExitUsage)
 	}
 	// A worktree nested inside the main checkout names its files from its own root.
@@ -121,10 +121,10 @@ func TestCanonicalResourceGivesOneNamePerFile(t *testing.T) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("git worktree add: %v %s", err, out)
 	}
-	if got, err := w.main.WS.CanonicalResource("file:nested/src/a.go", w.repo); err != nil || got != "file:src/a.go" {
+	if got, err := CanonicalResource(w.main.WS, "file:nested/src/a.go", w.repo); err != nil || got != "file:src/a.go" {
 		t.Errorf("a file of a nested worktree = %q, %v; want file:src/a.go", got, err)
 	}
-	if got, err := w.main.WS.CanonicalPath(filepath.Join(w.link, "src"), w.repo); err != nil || got != "file:src/**" {
+	if got, err := CanonicalPath(w.main.WS, filepath.Join(w.link, "src"), w.repo); err != nil || got != "file:src/**" {
 		t.Errorf("a directory target maps to its glob: %q %v", got, err)
 	}
 }

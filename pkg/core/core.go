@@ -9,16 +9,17 @@ import (
 
 	"github.com/acc-go/acc/pkg/protocol"
 	"github.com/acc-go/acc/pkg/storage"
+	"github.com/acc-go/acc/pkg/workspace"
 )
 
 // Room is one workspace opened for one command or one long-lived surface.
 type Room struct {
-	WS       *Workspace
+	WS       *workspace.Workspace
 	Store    storage.Store
 	DataHome string
 	// Env is the validated environment of
 	// docs/protocol.md#environment-variables (Open resolves it once).
-	Env *RuntimeEnv
+	Env *workspace.RuntimeEnv
 	// Now is the clock; tests replace it.
 	Now func() time.Time
 	// Probe answers whether a client process is alive.
@@ -88,10 +89,10 @@ func Open(ctx context.Context, o OpenOptions) (*Room, error) {
 		return nil, err
 	}
 	home := env.DataHome
-	if err := DataHomeError(home); err != nil {
+	if err := workspace.DataHomeError(home); err != nil {
 		return nil, err
 	}
-	path := StorePath(home, ws.ID)
+	path := workspace.StorePath(home, ws.ID)
 	var st *storage.SQLite
 	if _, statErr := os.Stat(path); o.NoCreate && errors.Is(statErr, fs.ErrNotExist) {
 		st, err = storage.OpenSQLiteEmpty(ctx, ws.ID)
@@ -112,7 +113,7 @@ func Open(ctx context.Context, o OpenOptions) (*Room, error) {
 
 // newRoom is an opened room of ws over st, with the system clock and
 // process probe.
-func newRoom(ws *Workspace, st storage.Store, env *RuntimeEnv, front Front) *Room {
+func newRoom(ws *workspace.Workspace, st storage.Store, env *workspace.RuntimeEnv, front Front) *Room {
 	return &Room{WS: ws, Store: st, DataHome: env.DataHome, Env: env, Now: time.Now, Probe: SystemProbe(), Front: front}
 }
 

@@ -5,7 +5,7 @@
 // # Abstractions
 //
 //   - A [Room] is one workspace opened for one command: the discovered
-//     [Workspace], its [storage.Store], a clock and a process probe.
+//     [workspace.Workspace], its [storage.Store], a clock and a process probe.
 //   - A session is one client conversation. Its generation is the secret that
 //     proves ownership: every mutation presents a [Caller] (session id and
 //     generation) that must match the session's current open record, or it is

@@ -13,6 +13,7 @@ import (
 
 	"github.com/acc-go/acc/pkg/protocol"
 	"github.com/acc-go/acc/pkg/storage"
+	"github.com/acc-go/acc/pkg/workspace"
 )
 
 // AdapterIDs are the client ids of docs/decisions.md#14-client-ids, the only values an
@@ -89,9 +90,9 @@ type DoctorWorkspace struct {
 	DisplayName string   `json:"displayName"`
 	Roots       []string `json:"roots"`
 	// ConfigPath is the acc.workspace.json that governs, or nil.
-	ConfigPath       *string  `json:"configPath"`
-	Policy           Policy   `json:"policy"`
-	RequiredAdapters []string `json:"requiredAdapters"`
+	ConfigPath       *string          `json:"configPath"`
+	Policy           workspace.Policy `json:"policy"`
+	RequiredAdapters []string         `json:"requiredAdapters"`
 }
 
 // DoctorStore is the health of the workspace's SQLite store.
@@ -225,7 +226,7 @@ func Doctor(ctx context.Context, d DoctorOptions) (*DoctorReport, error) {
 	var unusable *protocol.Error
 	if rep.DataHome.Problem != "" {
 		rep.Healthy = false
-		unusable = protocol.AsError(DataHomeError(env.DataHome))
+		unusable = protocol.AsError(workspace.DataHomeError(env.DataHome))
 		rep.Remediation = append(rep.Remediation, unusable.Message)
 		unusable.With("report", rep)
 	}
@@ -244,7 +245,7 @@ func Doctor(ctx context.Context, d DoctorOptions) (*DoctorReport, error) {
 		rep.Remediation = append(rep.Remediation, pe.Message)
 		return rep, pe.With("report", rep)
 	}
-	path := StorePath(env.DataHome, ws.ID)
+	path := workspace.StorePath(env.DataHome, ws.ID)
 	rep.DoctorRoom = &DoctorRoom{
 		WorkspaceID: ws.ID, Source: ws.Source,
 		Workspace: DoctorWorkspace{DisplayName: ws.DisplayName, Roots: ws.Roots, Policy: ws.Policy,
@@ -302,14 +303,14 @@ func Doctor(ctx context.Context, d DoctorOptions) (*DoctorReport, error) {
 // dataHomeReport says where the data home and acc's directory are, and
 // whether each exists.
 func dataHomeReport(dataHome string) DoctorDataHome {
-	d := DoctorDataHome{Path: dataHome, AccDir: AccDir(dataHome)}
+	d := DoctorDataHome{Path: dataHome, AccDir: workspace.AccDir(dataHome)}
 	if st, err := os.Stat(d.Path); err == nil && st.IsDir() {
 		d.Exists = true
 	}
 	if st, err := os.Stat(d.AccDir); err == nil && st.IsDir() {
 		d.AccDirExists = true
 	}
-	if pp := DataHomeProblem(dataHome); pp != nil {
+	if pp := workspace.DataHomeProblem(dataHome); pp != nil {
 		d.Problem, d.ProblemPath = pp.String(), pp.Path
 	}
 	return d
@@ -328,7 +329,7 @@ func joinComma(ids []string) string {
 
 // inspectStore fills rep.Store, the presence fields and the store's
 // remediation lines.
-func inspectStore(ctx context.Context, rep *DoctorReport, ws *Workspace, env *RuntimeEnv) error {
+func inspectStore(ctx context.Context, rep *DoctorReport, ws *workspace.Workspace, env *workspace.RuntimeEnv) error {
 	s := &rep.Store
 	size := func(p string) int64 {
 		if info, err := os.Lstat(p); err == nil {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/acc-go/acc/pkg/protocol"
 	"github.com/acc-go/acc/pkg/storage"
+	"github.com/acc-go/acc/pkg/workspace"
 )
 
 // doctorWorld is a Git repository with a private data home.
@@ -36,7 +37,7 @@ func (w *doctorWorld) opts() OpenOptions {
 }
 
 func (w *doctorWorld) storePath() string {
-	return StorePath(w.data, discover(w.t, w.repo, w.env).ID)
+	return workspace.StorePath(w.data, discover(w.t, w.repo, w.env).ID)
 }
 
 func (w *doctorWorld) attach(participant string) {
@@ -131,13 +132,13 @@ func TestDoctorHealthyStore(t *testing.T) {
 
 func TestDoctorReportsRequiredAdapters(t *testing.T) {
 	w := newDoctorWorld(t)
-	mustWrite(t, filepath.Join(w.repo, ConfigFileName),
+	mustWrite(t, filepath.Join(w.repo, workspace.ConfigFileName),
 		`{"schemaVersion":1,"workspaceId":"workspace_doc","requiredAdapters":["claude","codex","vim"]}`)
 	rep, err := w.doctor()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if *rep.Workspace.ConfigPath != filepath.Join(w.repo, ConfigFileName) || rep.WorkspaceID != "workspace_doc" {
+	if *rep.Workspace.ConfigPath != filepath.Join(w.repo, workspace.ConfigFileName) || rep.WorkspaceID != "workspace_doc" {
 		t.Fatalf("workspace: %+v", rep.Workspace)
 	}
 	if len(rep.Adapters) != 3 || rep.Adapters[0].Status != "missing" || rep.Adapters[0].Installed || !rep.Adapters[0].Known ||

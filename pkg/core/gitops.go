@@ -14,6 +14,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/acc-go/acc/pkg/workspace"
 )
 
 // GitEffect is what one git command would do to a worktree's files
@@ -124,7 +126,7 @@ func gitTouched(ctx context.Context, dir string, args []string, depth, runs int)
 	if real, err := filepath.EvalSymlinks(dir); err == nil {
 		dir = real
 	}
-	g := &gitProbe{ctx: ctx, dir: dir, env: append(gitEnv(), "GIT_OPTIONAL_LOCKS=0", "LC_ALL=C", "LANGUAGE=C", "GIT_TERMINAL_PROMPT=0"), runs: runs}
+	g := &gitProbe{ctx: ctx, dir: dir, env: append(workspace.GitEnv(), "GIT_OPTIONAL_LOCKS=0", "LC_ALL=C", "LANGUAGE=C", "GIT_TERMINAL_PROMPT=0"), runs: runs}
 	top, err := g.worktreeTop()
 	if err != nil {
 		return g.finish(&GitEffect{Worktree: dir}, err)
@@ -314,7 +316,7 @@ func (b *limitedBuffer) Write(p []byte) (int, error) {
 // asking git; "" when dir is in no worktree (a plain directory, a bare
 // repository, inside a gitdir).
 func (g *gitProbe) worktreeTop() (string, error) {
-	if info, ok := gitFromFiles(g.dir); ok {
+	if info, ok := workspace.GitFromFiles(g.dir); ok {
 		if info == nil {
 			return "", nil
 		}

@@ -5,9 +5,12 @@ go 1.26.0
 require (
 	github.com/acc-go/acc/pkg/protocol v0.0.0
 	github.com/acc-go/acc/pkg/storage v0.0.0
+	github.com/acc-go/acc/pkg/workspace v0.0.0
 	github.com/google/go-cmp v0.7.0
 	github.com/shirou/gopsutil/v4 v4.26.10
 )
+
+require github.com/adrg/xdg v0.5.3 // indirect
 
 require (
 	github.com/dustin/go-humanize v1.1.0 // indirect
@@ -32,4 +35,5 @@ require (
 replace (
 	github.com/acc-go/acc/pkg/protocol => ../protocol
 	github.com/acc-go/acc/pkg/storage => ../storage
+	github.com/acc-go/acc/pkg/workspace => ../workspace
 )

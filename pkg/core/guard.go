@@ -112,7 +112,7 @@ func (r *Room) CheckWrite(ctx context.Context, in GuardInput) (*GuardDecision, e
 	if dl, ok := ctx.Deadline(); ok {
 		stop = dl.Add(-guardStoreReserve)
 	}
-	bases := r.WS.nameBases()
+	bases := nameBases(r.WS)
 	for i, t := range in.Targets {
 		if i%64 == 63 && !stop.IsZero() && time.Now().After(stop) {
 			if unknown == "" {
@@ -123,7 +123,7 @@ func (r *Room) CheckWrite(ctx context.Context, in GuardInput) (*GuardDecision, e
 		if t == "" {
 			continue
 		}
-		res, err := r.WS.canonicalPathIn(bases, t, in.Cwd)
+		res, err := canonicalPathIn(r.WS, bases, t, in.Cwd)
 		if err != nil {
 			if protocol.IsReason(err, protocol.ReasonPathOutsideWorkspace) {
 				d.Outside = append(d.Outside, t)

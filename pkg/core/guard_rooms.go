@@ -13,6 +13,7 @@ import (
 
 	"github.com/acc-go/acc/pkg/protocol"
 	"github.com/acc-go/acc/pkg/storage"
+	"github.com/acc-go/acc/pkg/workspace"
 )
 
 // MaxGuardRooms is the most rooms one guarded call is checked in, the
@@ -72,7 +73,7 @@ func CheckWriteRooms(ctx context.Context, here *Room, in RoomsInput) (*GuardDeci
 		getenv = getenvOS
 	}
 	d := &GuardDecision{Resources: []string{}, Unknown: in.Unknown}
-	env := (*RuntimeEnv)(nil)
+	env := (*workspace.RuntimeEnv)(nil)
 	if here != nil {
 		var err error
 		if d, err = here.CheckWrite(ctx, in.GuardInput); err != nil || d.Deny {
@@ -85,13 +86,13 @@ func CheckWriteRooms(ctx context.Context, here *Room, in RoomsInput) (*GuardDeci
 	}
 	if env == nil {
 		var err error
-		if env, err = ResolveRuntimeEnv(goosOr(""), getenv); err != nil {
+		if env, err = workspace.ResolveRuntimeEnv(goosOr(""), getenv); err != nil {
 			return nil, err
 		}
 	}
-	f := roomFinder{ctx: ctx, env: env, acc: canonicalPath(AccDir(env.DataHome)), known: map[string]*foundRoom{},
+	f := roomFinder{ctx: ctx, env: env, acc: workspace.PhysicalPath(workspace.AccDir(env.DataHome)), known: map[string]*foundRoom{},
 		getenv: func(k string) string {
-			if k == EnvWorkspaceRoot {
+			if k == workspace.EnvWorkspaceRoot {
 				return ""
 			}
 			return getenv(k)
@@ -124,7 +125,7 @@ func CheckWriteRooms(ctx context.Context, here *Room, in RoomsInput) (*GuardDeci
 			// As canonicalFile: the kernel climbs ".." from where a link led.
 			abs = in.Cwd + string(filepath.Separator) + t
 		}
-		path := physicalPath(abs)
+		path := workspace.PhysicalPath(abs)
 		fr, err := f.roomOf(path)
 		if err != nil {
 			return nil, err
@@ -153,7 +154,7 @@ func CheckWriteRooms(ctx context.Context, here *Room, in RoomsInput) (*GuardDeci
 			if !filepath.IsAbs(hint) {
 				continue
 			}
-			path := physicalPath(filepath.Clean(hint))
+			path := workspace.PhysicalPath(filepath.Clean(hint))
 			fr, err := f.roomOf(path)
 			if err != nil {
 				return nil, err
@@ -210,7 +211,7 @@ func CheckWriteRooms(ctx context.Context, here *Room, in RoomsInput) (*GuardDeci
 // foundRoom is a room a target lies in: its workspace and, once grouped,
 // the targets checked there (absolute physical paths).
 type foundRoom struct {
-	ws      *Workspace
+	ws      *workspace.Workspace
 	targets []string
 	hidden  []HiddenWrite // hidden writes whose hint names a path here
 }
@@ -243,7 +244,7 @@ func dedupeStrings(list []string) []string {
 // directory discovered once.
 type roomFinder struct {
 	ctx    context.Context
-	env    *RuntimeEnv
+	env    *workspace.RuntimeEnv
 	getenv func(string) string
 	acc    string // canonical acc directory of the data home: in no room
 	hereID string // the room already checked ("" when none)
@@ -255,7 +256,7 @@ type roomFinder struct {
 
 // roomOf returns the room holding path (absolute, physical), or nil.
 func (f *roomFinder) roomOf(path string) (*foundRoom, error) {
-	if pathWithin(path, f.acc) {
+	if workspace.PathWithin(path, f.acc) {
 		return nil, nil
 	}
 	dir := existingDir(path)
@@ -276,7 +277,7 @@ func (f *roomFinder) roomOf(path string) (*foundRoom, error) {
 // discover finds the room of dir as a command started there would, or nil
 // when dir is in no room or its room has no store yet.
 func (f *roomFinder) discover(dir string) (*foundRoom, error) {
-	ws, err := Discover(f.ctx, DiscoverOptions{Cwd: dir, Getenv: f.getenv})
+	ws, err := workspace.Discover(f.ctx, workspace.DiscoverOptions{Cwd: dir, Getenv: f.getenv})
 	if err != nil {
 		return nil, err
 	}
@@ -290,7 +291,7 @@ func (f *roomFinder) discover(dir string) (*foundRoom, error) {
 	if fr := f.byID[ws.ID]; fr != nil {
 		return fr, nil
 	}
-	if _, err := os.Stat(StorePath(f.env.DataHome, ws.ID)); errors.Is(err, fs.ErrNotExist) {
+	if _, err := os.Stat(workspace.StorePath(f.env.DataHome, ws.ID)); errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	fr := &foundRoom{ws: ws}
@@ -304,7 +305,7 @@ func (f *roomFinder) discover(dir string) (*foundRoom, error) {
 // check opens fr's store read-only (never creating it) and decides its
 // targets there, the writer being the session bound to the client there.
 func (f *roomFinder) check(fr *foundRoom, in RoomsInput) (*GuardDecision, error) {
-	st, err := storage.OpenSQLiteExisting(f.ctx, StorePath(f.env.DataHome, fr.ws.ID), fr.ws.ID)
+	st, err := storage.OpenSQLiteExisting(f.ctx, workspace.StorePath(f.env.DataHome, fr.ws.ID), fr.ws.ID)
 	if err != nil {
 		return nil, err
 	}

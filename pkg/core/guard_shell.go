@@ -8,6 +8,7 @@ import (
 
 	"github.com/acc-go/acc/pkg/protocol"
 	"github.com/acc-go/acc/pkg/storage"
+	"github.com/acc-go/acc/pkg/workspace"
 )
 
 // maxNamedPaths is how many paths a git denial names before "and N more";
@@ -44,7 +45,7 @@ func (r *Room) denyGit(tx storage.ReadTx, d *GuardDecision, in GuardInput, bases
 		var hits []hit
 		var own []string
 		for _, p := range e.Paths {
-			res, err := r.WS.canonicalPathIn(bases, p, in.Cwd)
+			res, err := canonicalPathIn(r.WS, bases, p, in.Cwd)
 			if err != nil {
 				continue // outside this room
 			}
@@ -203,7 +204,7 @@ func hintHits(reaches func(hint, path string) bool, hint, resource string) bool 
 // Holds reports whether path (absolute) lies in this room's workspace:
 // whether the canonical name function names it here.
 func (r *Room) Holds(path string) bool {
-	_, err := r.WS.CanonicalPath(path, "")
+	_, err := CanonicalPath(r.WS, path, "")
 	return err == nil
 }
 
@@ -213,7 +214,7 @@ func (r *Room) Holds(path string) bool {
 // The shell guard resolves `$(git rev-parse --show-toplevel)` with it
 // (docs/hooks.md, "How the guard reads a shell command").
 func GitToplevel(ctx context.Context, dir string) (string, bool) {
-	out, err := runGit(ctx, append(gitEnv(), "GIT_OPTIONAL_LOCKS=0"), dir, "--no-optional-locks", "rev-parse", "--show-toplevel")
+	out, err := workspace.RunGit(ctx, append(workspace.GitEnv(), "GIT_OPTIONAL_LOCKS=0"), dir, "--no-optional-locks", "rev-parse", "--show-toplevel")
 	top := strings.TrimSuffix(out, "\n")
 	if err != nil || !filepath.IsAbs(top) || strings.Contains(top, "\n") {
 		return "", false

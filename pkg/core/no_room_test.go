@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/acc-go/acc/pkg/protocol"
+	"github.com/acc-go/acc/pkg/workspace"
 )
 
 // A plain directory that holds acc's data (a home directory) is no room:
@@ -84,7 +85,7 @@ func TestNoRoomInAHomeDirectory(t *testing.T) {
 func TestRootDirectoryIsNoRoom(t *testing.T) {
 	base := realTempDir(t)
 	env := map[string]string{"HOME": base}
-	if ws, err := Discover(context.Background(), DiscoverOptions{Cwd: "/", Getenv: envMap(env)}); err != nil || ws.Source != protocol.SourceDirectory {
+	if ws, err := workspace.Discover(context.Background(), workspace.DiscoverOptions{Cwd: "/", Getenv: envMap(env)}); err != nil || ws.Source != protocol.SourceDirectory {
 		t.Skipf("/ is not a plain directory on this machine (%v)", err)
 	}
 	_, err := Open(context.Background(), OpenOptions{Cwd: "/", Getenv: envMap(env), GOOS: "linux"})
@@ -96,7 +97,7 @@ func TestProjectHoldingTheDataHomeIsStillAMisconfiguration(t *testing.T) {
 	repo := filepath.Join(base, "repo")
 	newRepo(t, repo)
 	cfgDir := filepath.Join(base, "cfg")
-	mustWrite(t, filepath.Join(cfgDir, ConfigFileName), `{"schemaVersion": 1, "workspaceId": "workspace_cfg"}`)
+	mustWrite(t, filepath.Join(cfgDir, workspace.ConfigFileName), `{"schemaVersion": 1, "workspaceId": "workspace_cfg"}`)
 	for _, dir := range []string{repo, cfgDir} {
 		env := map[string]string{"HOME": dir} // the default data home lies inside the project
 		opts := OpenOptions{Cwd: dir, Getenv: envMap(env), GOOS: "linux"}
@@ -138,7 +139,7 @@ func TestNoRoomNamesTheFixThatWorks(t *testing.T) {
 	}{
 		{
 			name: "ACC_WORKSPACE_ROOT chose the home directory",
-			env:  map[string]string{"HOME": home, EnvWorkspaceRoot: home},
+			env:  map[string]string{"HOME": home, workspace.EnvWorkspaceRoot: home},
 			cwd:  plain,
 			want: []string{"no room here: " + home + " ", "acc keeps its data inside it (" + filepath.Join(home, ".local", "share", "acc") + ")",
 				"set ACC_WORKSPACE_ROOT to your project's directory, or unset it"},
@@ -147,7 +148,7 @@ func TestNoRoomNamesTheFixThatWorks(t *testing.T) {
 		},
 		{
 			name:   "ACC_DATA_HOME inside a plain directory",
-			env:    map[string]string{"HOME": home, EnvDataHome: filepath.Join(plain, "data")},
+			env:    map[string]string{"HOME": home, workspace.EnvDataHome: filepath.Join(plain, "data")},
 			cwd:    plain,
 			want:   []string{"because ACC_DATA_HOME puts acc's data inside it (" + filepath.Join(plain, "data", "acc") + ")", "set ACC_DATA_HOME to an absolute directory outside " + plain, "run acc inside your project (or pass --cwd DIR)"},
 			not:    []string{"acc keeps its data inside it"},
@@ -162,7 +163,7 @@ func TestNoRoomNamesTheFixThatWorks(t *testing.T) {
 		},
 		{
 			name:   "ACC_CONFIG_HOME inside a plain directory",
-			env:    map[string]string{"HOME": home, EnvConfigHome: filepath.Join(plain, "cfg")},
+			env:    map[string]string{"HOME": home, workspace.EnvConfigHome: filepath.Join(plain, "cfg")},
 			cwd:    plain,
 			want:   []string{"because ACC_CONFIG_HOME puts acc's configuration inside it (" + filepath.Join(plain, "cfg", "acc") + ")", "set ACC_CONFIG_HOME to an absolute directory outside " + plain + ", or unset it"},
 			not:    []string{"keeps its data", "acc's data"},
@@ -170,7 +171,7 @@ func TestNoRoomNamesTheFixThatWorks(t *testing.T) {
 		},
 		{
 			name: "ACC_CACHE_HOME inside a plain directory",
-			env:  map[string]string{"HOME": home, EnvCacheHome: filepath.Join(plain, "cache")},
+			env:  map[string]string{"HOME": home, workspace.EnvCacheHome: filepath.Join(plain, "cache")},
 			cwd:  plain,
 			want: []string{"because ACC_CACHE_HOME puts acc's cache inside it (" + filepath.Join(plain, "cache", "acc") + ")"},
 		},

@@ -8,6 +8,7 @@ import (
 
 	"github.com/acc-go/acc/pkg/protocol"
 	"github.com/acc-go/acc/pkg/storage"
+	"github.com/acc-go/acc/pkg/workspace"
 )
 
 // Orphan says why a claim no longer blocks anyone: the process recorded on
@@ -114,7 +115,7 @@ func (r *Room) uncommittedStat(ctx context.Context, resources []string) string {
 	}
 	ctx, cancel := context.WithTimeout(ctx, takeoverDiffTimeout)
 	defer cancel()
-	out, err := runGit(ctx, append(gitEnv(), "GIT_OPTIONAL_LOCKS=0"), root,
+	out, err := workspace.RunGit(ctx, append(workspace.GitEnv(), "GIT_OPTIONAL_LOCKS=0"), root,
 		append([]string{"--no-pager", "diff", "--no-ext-diff", "--no-color", "--stat", "HEAD", "--"}, paths...)...)
 	if err != nil {
 		return fmt.Sprintf("`git diff --stat HEAD` failed in %s (%v), so acc cannot show what was left uncommitted", root, err)

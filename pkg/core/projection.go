@@ -7,6 +7,7 @@ import (
 
 	"github.com/acc-go/acc/pkg/protocol"
 	"github.com/acc-go/acc/pkg/storage"
+	"github.com/acc-go/acc/pkg/workspace"
 )
 
 // Projection budgets (docs/protocol.md#before-turn-context).
@@ -86,7 +87,7 @@ func (r *Room) Project(ctx context.Context, c Caller, o ProjectionOptions) (*Pro
 		budget = r.WS.Policy.ContextBudgetBytes
 	}
 	if budget <= 0 {
-		budget = DefaultContextBudgetBytes
+		budget = workspace.DefaultContextBudgetBytes
 	}
 	p := &Projection{Offered: []string{}, Omitted: []string{}}
 	err := r.Store.View(ctx, func(tx storage.ReadTx) error {

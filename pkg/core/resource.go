@@ -1,12 +1,12 @@
 package core
 
 import (
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/acc-go/acc/pkg/protocol"
+	"github.com/acc-go/acc/pkg/workspace"
 )
 
 // CanonicalResource is the one canonical name function of
@@ -28,7 +28,7 @@ import (
 // "file:src/*", "file:src/*.go" and an existing directory without "/**",
 // each naming the spelling to use; exit 2 path_outside_workspace for a path
 // outside the workspace; exit 4 invalid_input for text that is no resource.
-func (w *Workspace) CanonicalResource(raw, cwd string) (string, error) {
+func CanonicalResource(w *workspace.Workspace, raw, cwd string) (string, error) {
 	if err := protocol.CheckResource("resource", raw); err != nil {
 		return "", err
 	}
@@ -50,23 +50,23 @@ func (w *Workspace) CanonicalResource(raw, cwd string) (string, error) {
 		return "", protocol.Errorf(protocol.ReasonResourceSpelling,
 			"%s names a directory; claim %s** to cover what is in it", raw, raw).With("resource", raw)
 	}
-	return w.canonicalFile(raw, base, glob, cwd, nil)
+	return canonicalFile(w, raw, base, glob, cwd, nil)
 }
 
 // CanonicalPath maps a filesystem path (a write target the guard sees) to
 // its file: resource, with the same rules as CanonicalResource; a directory
 // maps to its "/**" glob.
-func (w *Workspace) CanonicalPath(path, cwd string) (string, error) {
-	return w.canonicalPathIn(nil, path, cwd)
+func CanonicalPath(w *workspace.Workspace, path, cwd string) (string, error) {
+	return canonicalPathIn(w, nil, path, cwd)
 }
 
 // canonicalPathIn is CanonicalPath against name bases already computed
 // (nil: compute them), so that a caller naming many paths at once reads the
 // worktree list and resolves the roots once, not once per path.
-func (w *Workspace) canonicalPathIn(bases []nameBase, path, cwd string) (string, error) {
-	name, err := w.canonicalFile("file:"+path, path, false, cwd, bases)
+func canonicalPathIn(w *workspace.Workspace, bases []nameBase, path, cwd string) (string, error) {
+	name, err := canonicalFile(w, "file:"+path, path, false, cwd, bases)
 	if protocol.IsReason(err, protocol.ReasonResourceSpelling) {
-		return w.canonicalFile("file:"+path, path, true, cwd, bases)
+		return canonicalFile(w, "file:"+path, path, true, cwd, bases)
 	}
 	return name, err
 }
@@ -93,7 +93,7 @@ func globHint(p string) string {
 	return "file:" + dir + "/**"
 }
 
-func (w *Workspace) canonicalFile(raw, base string, glob bool, cwd string, bases []nameBase) (string, error) {
+func canonicalFile(w *workspace.Workspace, raw, base string, glob bool, cwd string, bases []nameBase) (string, error) {
 	abs := base
 	if !filepath.IsAbs(abs) {
 		if !filepath.IsAbs(cwd) {
@@ -103,13 +103,13 @@ func (w *Workspace) canonicalFile(raw, base string, glob bool, cwd string, bases
 		// kernel climbs from where the link leads.
 		abs = cwd + string(filepath.Separator) + base
 	}
-	resolved := physicalPath(abs)
+	resolved := workspace.PhysicalPath(abs)
 	// The deepest base containing the path names it, so a worktree nested
 	// inside another still maps to its own root.
 	var best nameBase
 	rel, found := "", false
 	if bases == nil {
-		bases = w.nameBases()
+		bases = nameBases(w)
 	}
 	for _, b := range bases {
 		if r, ok := within(resolved, b.dir); ok && (!found || len(b.dir) > len(best.dir)) {
@@ -150,12 +150,12 @@ type nameBase struct{ dir, prefix string }
 // the repository mirrors the caller's, so a path into a sibling worktree
 // names the same file there (docs/decisions.md#8-one-canonical-path). A path outside every base is
 // outside the workspace.
-func (w *Workspace) nameBases() []nameBase {
+func nameBases(w *workspace.Workspace) []nameBase {
 	top := w.CheckoutRoot()
 	if w.Source == protocol.SourceConfig && w.ConfigPath != "" {
 		top = filepath.Dir(w.ConfigPath)
 	}
-	top = physicalPath(top)
+	top = workspace.PhysicalPath(top)
 	roots := w.Roots
 	if len(roots) == 0 {
 		roots = []string{w.CheckoutRoot()}
@@ -163,7 +163,7 @@ func (w *Workspace) nameBases() []nameBase {
 	seen := map[nameBase]bool{}
 	var out []nameBase
 	add := func(dir, prefix string) {
-		b := nameBase{dir: physicalPath(dir), prefix: filepath.Clean(prefix)}
+		b := nameBase{dir: workspace.PhysicalPath(dir), prefix: filepath.Clean(prefix)}
 		if b.prefix == "." {
 			b.prefix = ""
 		}
@@ -175,9 +175,9 @@ func (w *Workspace) nameBases() []nameBase {
 	var wt string
 	var others []string
 	if w.Git != nil {
-		wt = physicalPath(w.Git.WorktreeRoot)
-		for _, o := range gitWorktreeRoots(w.Git) {
-			if o = physicalPath(o); o != wt {
+		wt = workspace.PhysicalPath(w.Git.WorktreeRoot)
+		for _, o := range w.Git.WorktreeRoots() {
+			if o = workspace.PhysicalPath(o); o != wt {
 				others = append(others, o)
 			}
 		}
@@ -186,7 +186,7 @@ func (w *Workspace) nameBases() []nameBase {
 		if r == "" {
 			continue
 		}
-		r = physicalPath(r)
+		r = workspace.PhysicalPath(r)
 		prefix, err := filepath.Rel(top, r)
 		if err != nil {
 			continue
@@ -220,63 +220,4 @@ func within(p, root string) (string, bool) {
 		return "", false
 	}
 	return rel, true
-}
-
-// maxSymlinks bounds how many symbolic links physicalPath follows, as the
-// kernel bounds a lookup (ELOOP).
-const maxSymlinks = 255
-
-// physicalPath returns the file the absolute path p names, as the kernel
-// would find it: one segment at a time, following every symbolic link —
-// also a dangling one, whose target is where a write through it lands — and
-// taking ".." from the directory a link led to, never lexically. The part
-// below the deepest existing ancestor is appended as written (cleaned), so a
-// file that does not exist yet has a name. A link loop, or a segment that
-// cannot be inspected, counts as not existing.
-func physicalPath(p string) string {
-	sep := string(filepath.Separator)
-	todo := strings.Split(p, sep)
-	resolved := sep
-	var missing []string
-	links := 0
-	for len(todo) > 0 {
-		c := todo[0]
-		todo = todo[1:]
-		switch c {
-		case "", ".":
-			continue
-		case "..":
-			if len(missing) > 0 {
-				missing = missing[:len(missing)-1]
-			} else {
-				resolved = filepath.Dir(resolved)
-			}
-			continue
-		}
-		if len(missing) > 0 {
-			missing = append(missing, c)
-			continue
-		}
-		next := filepath.Join(resolved, c)
-		info, err := os.Lstat(next)
-		if err != nil {
-			missing = append(missing, c)
-			continue
-		}
-		if info.Mode()&fs.ModeSymlink == 0 {
-			resolved = next
-			continue
-		}
-		links++
-		target, err := os.Readlink(next)
-		if err != nil || links > maxSymlinks || target == "" {
-			missing = append(missing, c)
-			continue
-		}
-		if filepath.IsAbs(target) {
-			resolved = sep
-		}
-		todo = append(strings.Split(target, sep), todo...)
-	}
-	return filepath.Join(append([]string{resolved}, missing...)...)
 }

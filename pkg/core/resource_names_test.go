@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/acc-go/acc/pkg/protocol"
+	"github.com/acc-go/acc/pkg/workspace"
 )
 
 // TestCanonicalNameFollowsTheKernel checks that the name of a path is the
@@ -47,23 +48,23 @@ func TestCanonicalNameFollowsTheKernel(t *testing.T) {
 		{"file:src/dangdir/x.go", w.repo, "file:other/newdir/x.go"},
 		{"file:src/new/../lnk/x.go", w.repo, "file:other/deep/x.go"},
 	} {
-		got, err := w.main.WS.CanonicalResource(c.spell, c.cwd)
+		got, err := CanonicalResource(w.main.WS, c.spell, c.cwd)
 		if err != nil || got != c.want {
 			t.Errorf("CanonicalResource(%s) from %s = %q, %v; want %s", c.spell, c.cwd, got, err, c.want)
 		}
 		if c.spell[len(c.spell)-1] == '*' {
 			continue
 		}
-		got, err = w.main.WS.CanonicalPath(c.spell[len("file:"):], c.cwd)
+		got, err = CanonicalPath(w.main.WS, c.spell[len("file:"):], c.cwd)
 		if err != nil || got != c.want {
 			t.Errorf("CanonicalPath(%s) from %s = %q, %v; want %s", c.spell[len("file:"):], c.cwd, got, err, c.want)
 		}
 	}
 	// A write through src/out lands outside the workspace.
-	_, err := w.main.WS.CanonicalResource("file:src/out", w.repo)
+	_, err := CanonicalResource(w.main.WS, "file:src/out", w.repo)
 	wantReason(t, err, protocol.ReasonPathOutsideWorkspace, protocol.ExitUsage)
 	// A link loop names nothing real; it must still get an answer.
-	if got, err := w.main.WS.CanonicalResource("file:src/loop/a.go", w.repo); err != nil || got != "file:src/loop/a.go" {
+	if got, err := CanonicalResource(w.main.WS, "file:src/loop/a.go", w.repo); err != nil || got != "file:src/loop/a.go" {
 		t.Errorf("a link loop: %q %v", got, err)
 	}
 
@@ -110,28 +111,28 @@ func TestCanonicalNamesOfAConfigWorkspaceNeverCollide(t *testing.T) {
 
 	// Two roots, a and b, each with an x.go.
 	multi := filepath.Join(base, "multi")
-	write(filepath.Join(multi, ConfigFileName), `{"schemaVersion":1,"workspaceId":"multi_ws","roots":["a","b"]}`)
+	write(filepath.Join(multi, workspace.ConfigFileName), `{"schemaVersion":1,"workspaceId":"multi_ws","roots":["a","b"]}`)
 	write(filepath.Join(multi, "a", "x.go"), "")
 	write(filepath.Join(multi, "b", "x.go"), "")
 	r := open(filepath.Join(multi, "a"))
-	na, errA := r.WS.CanonicalResource("file:x.go", filepath.Join(multi, "a"))
-	nb, errB := r.WS.CanonicalResource("file:x.go", filepath.Join(multi, "b"))
+	na, errA := CanonicalResource(r.WS, "file:x.go", filepath.Join(multi, "a"))
+	nb, errB := CanonicalResource(r.WS, "file:x.go", filepath.Join(multi, "b"))
 	if errA != nil || errB != nil || na == nb {
 		t.Errorf("a/x.go = %q %v, b/x.go = %q %v: two files must have two names", na, errA, nb, errB)
 	}
 	if na != "file:a/x.go" || nb != "file:b/x.go" {
 		t.Errorf("names are relative to the config's directory: %q %q", na, nb)
 	}
-	if nb2, err := open(filepath.Join(multi, "b")).WS.CanonicalResource("file:x.go", filepath.Join(multi, "b")); err != nil || nb2 != nb {
+	if nb2, err := CanonicalResource(open(filepath.Join(multi, "b")).WS, "file:x.go", filepath.Join(multi, "b")); err != nil || nb2 != nb {
 		t.Errorf("b/x.go from a caller in b = %q %v, want %q", nb2, err, nb)
 	}
-	_, err = r.WS.CanonicalResource("file:"+ConfigFileName, multi)
+	_, err = CanonicalResource(r.WS, "file:"+workspace.ConfigFileName, multi)
 	wantReason(t, err, protocol.ReasonPathOutsideWorkspace, protocol.ExitUsage)
 
 	// A config above two repositories: the same file has one name from
 	// either, and a file beside the repositories is not one of theirs.
 	proj := filepath.Join(base, "proj")
-	write(filepath.Join(proj, ConfigFileName), `{"schemaVersion":1,"workspaceId":"proj_ws","roots":["."]}`)
+	write(filepath.Join(proj, workspace.ConfigFileName), `{"schemaVersion":1,"workspaceId":"proj_ws","roots":["."]}`)
 	for _, repo := range []string{"r1", "r2"} {
 		dir := filepath.Join(proj, repo)
 		if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -145,9 +146,9 @@ func TestCanonicalNamesOfAConfigWorkspaceNeverCollide(t *testing.T) {
 	write(filepath.Join(proj, "r1", "a.go"), "")
 	write(filepath.Join(proj, "a.go"), "")
 	r1, r2 := open(filepath.Join(proj, "r1")), open(filepath.Join(proj, "r2"))
-	from1, err1 := r1.WS.CanonicalResource("file:a.go", filepath.Join(proj, "r1"))
-	from2, err2 := r2.WS.CanonicalResource("file:../r1/a.go", filepath.Join(proj, "r2"))
-	top, err3 := r1.WS.CanonicalResource("file:../a.go", filepath.Join(proj, "r1"))
+	from1, err1 := CanonicalResource(r1.WS, "file:a.go", filepath.Join(proj, "r1"))
+	from2, err2 := CanonicalResource(r2.WS, "file:../r1/a.go", filepath.Join(proj, "r2"))
+	top, err3 := CanonicalResource(r1.WS, "file:../a.go", filepath.Join(proj, "r1"))
 	if err1 != nil || err2 != nil || err3 != nil || from1 != from2 || from1 == top {
 		t.Errorf("r1/a.go from r1 = %q %v, from r2 = %q %v; proj/a.go = %q %v: one file one name, two files two names",
 			from1, err1, from2, err2, top, err3)
@@ -171,7 +172,7 @@ func TestContainmentFollowsADanglingDataHomeLink(t *testing.T) {
 	if err := os.Symlink(filepath.Join(repo, ".accdata"), link); err != nil {
 		t.Fatal(err)
 	}
-	wantReason(t, CheckContainment(link, []string{repo}), protocol.ReasonRuntimeInsideWorkspace, protocol.ExitUsage)
+	wantReason(t, workspace.CheckContainment(link, []string{repo}), protocol.ReasonRuntimeInsideWorkspace, protocol.ExitUsage)
 }
 
 // TestGlobRefusalsNameASpellingThatWorks checks the hint of a refused glob:
@@ -187,7 +188,7 @@ func TestGlobRefusalsNameASpellingThatWorks(t *testing.T) {
 		"file:src//x/*":   "claimed as file:src//x/**",
 		"file:/tmp/*.txt": "claimed as file:/tmp/**",
 	} {
-		_, err := w.main.WS.CanonicalResource(spell, w.repo)
+		_, err := CanonicalResource(w.main.WS, spell, w.repo)
 		wantReason(t, err, protocol.ReasonResourceSpelling, protocol.ExitUsage)
 		if msg := err.Error(); !strings.Contains(msg, hint) || strings.Contains(msg, "file:/**") && spell[5] != '/' {
 			t.Errorf("%s: %v; want the hint %q", spell, msg, hint)

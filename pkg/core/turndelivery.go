@@ -9,6 +9,7 @@ import (
 
 	"github.com/acc-go/acc/pkg/protocol"
 	"github.com/acc-go/acc/pkg/storage"
+	"github.com/acc-go/acc/pkg/workspace"
 )
 
 // MinTurnBudgetBytes is the least a mid-turn delivery or an end-of-turn
@@ -22,7 +23,7 @@ const MinTurnBudgetBytes = 1500
 // (0: the default): contextBudget/3, at least MinTurnBudgetBytes.
 func TurnBudget(contextBudget int) int {
 	if contextBudget <= 0 {
-		contextBudget = DefaultContextBudgetBytes
+		contextBudget = workspace.DefaultContextBudgetBytes
 	}
 	return max(contextBudget/3, MinTurnBudgetBytes)
 }
@@ -34,9 +35,9 @@ func TurnBudget(contextBudget int) int {
 func NarrowerTurnPolicy(a, b string) string {
 	rank := func(p string) int {
 		switch p {
-		case TurnDeliveryAll:
+		case workspace.TurnDeliveryAll:
 			return 2
-		case TurnDeliveryActionable:
+		case workspace.TurnDeliveryActionable:
 			return 1
 		}
 		return 0
@@ -48,13 +49,13 @@ func NarrowerTurnPolicy(a, b string) string {
 		b = a
 	}
 	if a == "" {
-		return TurnDeliveryOff
+		return workspace.TurnDeliveryOff
 	}
 	if rank(b) < rank(a) {
 		a = b
 	}
 	if rank(a) == 0 {
-		return TurnDeliveryOff
+		return workspace.TurnDeliveryOff
 	}
 	return a
 }
@@ -72,9 +73,9 @@ func TurnAdmits(policy string, m *protocol.Message) bool {
 		return false
 	}
 	switch policy {
-	case TurnDeliveryAll:
+	case workspace.TurnDeliveryAll:
 		return true
-	case TurnDeliveryActionable:
+	case workspace.TurnDeliveryActionable:
 		return slices.Contains(actionableKinds, m.Kind)
 	}
 	return false
@@ -251,7 +252,7 @@ type TurnOptions struct {
 func queuedForTurn(tx storage.ReadTx, me *HookSession, policy string) ([]protocol.Message, error) {
 	var pending []protocol.Message
 	kinds := []string{""}
-	if policy != TurnDeliveryAll {
+	if policy != workspace.TurnDeliveryAll {
 		kinds = actionableKinds
 	}
 	for _, kind := range kinds {
@@ -370,7 +371,7 @@ func (r *Room) ProjectMidTurn(ctx context.Context, adapterID, clientSessionID st
 			return err
 		}
 		out.Session = hs
-		if !hs.Capabilities.Delivery.MidTurn || NarrowerTurnPolicy(o.Policy, "") == TurnDeliveryOff {
+		if !hs.Capabilities.Delivery.MidTurn || NarrowerTurnPolicy(o.Policy, "") == workspace.TurnDeliveryOff {
 			return nil
 		}
 		pending, err := queuedForTurn(tx, hs, o.Policy)
@@ -442,7 +443,7 @@ func (r *Room) ProjectTurnEnd(ctx context.Context, adapterID, clientSessionID st
 		}
 		out.Session = hs
 		continued := hs.memory.Continued != "" && hs.memory.Continued == hs.Activity.Since
-		if o.StopHookActive || continued || !hs.Capabilities.Delivery.EndOfTurn || NarrowerTurnPolicy(o.Policy, TurnDeliveryActionable) != TurnDeliveryActionable {
+		if o.StopHookActive || continued || !hs.Capabilities.Delivery.EndOfTurn || NarrowerTurnPolicy(o.Policy, workspace.TurnDeliveryActionable) != workspace.TurnDeliveryActionable {
 			return nil
 		}
 		if hs.Activity.State != protocol.ActivityWorking || !holdsLeft(hs.memory, hs.Activity, maxHolds) {
@@ -452,7 +453,7 @@ func (r *Room) ProjectTurnEnd(ctx context.Context, adapterID, clientSessionID st
 			return nil
 		}
 		budget := TurnBudget(r.WS.Policy.ContextBudgetBytes)
-		pending, err := queuedForTurn(tx, hs, TurnDeliveryActionable)
+		pending, err := queuedForTurn(tx, hs, workspace.TurnDeliveryActionable)
 		if err != nil {
 			return err
 		}

@@ -72,7 +72,7 @@ func (r *Room) CheckWait(q WaitQuery) error {
 	case WaitAnswer, WaitAck:
 		return CheckMessageID(q.MessageID)
 	case WaitRelease:
-		_, err := r.WS.CanonicalResource(q.Resource, q.Cwd)
+		_, err := CanonicalResource(r.WS, q.Resource, q.Cwd)
 		return err
 	case WaitIdle, WaitFinished:
 		if q.Participant == "" {
@@ -150,7 +150,7 @@ func (r *Room) CheckCondition(ctx context.Context, q WaitQuery) (*WaitResult, er
 			}
 			res.Receipts = rcs
 		case WaitRelease:
-			resource, err := r.WS.CanonicalResource(q.Resource, q.Cwd)
+			resource, err := CanonicalResource(r.WS, q.Resource, q.Cwd)
 			if err != nil {
 				return err
 			}

@@ -9,6 +9,8 @@ require (
 
 require (
 	github.com/acc-go/acc/pkg/storage v0.0.0 // indirect
+	github.com/acc-go/acc/pkg/workspace v0.0.0 // indirect
+	github.com/adrg/xdg v0.5.3 // indirect
 	github.com/dustin/go-humanize v1.1.0 // indirect
 	github.com/ebitengine/purego v0.11.2 // indirect
 	github.com/go-ole/go-ole v1.2.6 // indirect
@@ -33,4 +35,5 @@ replace (
 	github.com/acc-go/acc/pkg/core => ../core
 	github.com/acc-go/acc/pkg/protocol => ../protocol
 	github.com/acc-go/acc/pkg/storage => ../storage
+	github.com/acc-go/acc/pkg/workspace => ../workspace
 )

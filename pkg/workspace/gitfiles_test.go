@@ -1,4 +1,4 @@
-package core
+package workspace
 
 import (
 	"context"
@@ -64,7 +64,7 @@ func TestGitFromFilesAgreesWithGit(t *testing.T) {
 		if want != nil {
 			want.Remote = nil
 		}
-		got, ok := gitFromFiles(dir)
+		got, ok := GitFromFiles(dir)
 		if !ok {
 			t.Logf("%s: left to Git", dir)
 			continue

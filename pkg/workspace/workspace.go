@@ -1,4 +1,4 @@
-package core
+package workspace
 
 import (
 	"bytes"
@@ -23,14 +23,14 @@ import (
 )
 
 // ConfigFileName is the workspace config file found by walking up from the
-// start directory (reference/core.md §4.1).
+// start directory (docs/protocol.md#workspace-discovery).
 const ConfigFileName = "acc.workspace.json"
 
 // EnvWorkspaceRoot replaces the working directory as the start of workspace
-// discovery when set (reference/core.md §4.4).
+// discovery when set (docs/protocol.md#environment-variables).
 const EnvWorkspaceRoot = "ACC_WORKSPACE_ROOT"
 
-// Workspace config defaults and limits (reference/core.md §4.1).
+// Workspace config defaults and limits (docs/protocol.md#configuration-file).
 const (
 	ConfigSchemaVersion       = 1
 	ClaimModeAdvisory         = protocol.EnforcementAdvisory
@@ -53,13 +53,14 @@ const (
 // policyKeys are the keys policy takes.
 var policyKeys = []string{"claimMode", "contextBudgetBytes", "orphanGraceMs", "midTurn", "endOfTurn", "endOfTurnMaxHolds"}
 
-// Policy is the workspace policy of acc.workspace.json (reference/core.md
-// §4.1; SPEC decision 19). ClaimMode is the default --enforcement of claims
-// ("advisory" or "guarded"); ContextBudgetBytes is the ceiling, in UTF-8
-// bytes, of the context injected into a turn (1..64000); OrphanGraceMs is
-// how long, in milliseconds (0..86400000), the claims of a session whose
+// Policy is the workspace policy of acc.workspace.json
+// (docs/protocol.md#configuration-file;
+// docs/decisions.md#19-workspace-config). ClaimMode is the default
+// --enforcement of claims ("advisory" or "guarded"); ContextBudgetBytes is
+// the ceiling, in UTF-8 bytes, of the context injected into a turn
+// (1..64000); OrphanGraceMs is how long, in milliseconds (0..86400000), the claims of a session whose
 // process is gone keep blocking after its last heartbeat
-// (docs/configuration.md; docs/concepts.md, "When a holder dies").
+// (docs/configuration.md#fields; docs/concepts.md#when-a-holder-dies).
 //
 // MidTurn says which addressed messages a session's post-tool hook puts
 // before its model in the middle of a turn ("off", "actionable" — the
@@ -67,7 +68,7 @@ var policyKeys = []string{"claimMode", "contextBudgetBytes", "orphanGraceMs", "m
 // — or "all"); EndOfTurn whether a stopping agent that owes an answer is
 // kept working once ("off" or "actionable", the default); and
 // EndOfTurnMaxHolds how many times one turn may be held, 0..16 (default 2)
-// (docs/delivery.md, "Mid-turn" and "End of turn").
+// (docs/delivery.md#mid-turn, docs/delivery.md#end-of-turn).
 type Policy struct {
 	ClaimMode          string `json:"claimMode"`
 	ContextBudgetBytes int    `json:"contextBudgetBytes"`
@@ -97,8 +98,8 @@ func (p Policy) OrphanGrace() time.Duration {
 }
 
 // Config is a validated acc.workspace.json with every default filled in
-// (reference/core.md §4.1). Roots are as written in the file: relative to the
-// directory holding it. DisplayName is "" when the file does not set one.
+// (docs/protocol.md#configuration-file). Roots are as written in the file:
+// relative to the directory holding it. DisplayName is "" when the file does not set one.
 // Extensions keeps each value's JSON text untouched.
 type Config struct {
 	SchemaVersion    int                        `json:"schemaVersion"`
@@ -112,7 +113,7 @@ type Config struct {
 
 // NewConfig returns the config `acc config init` writes: the given id and
 // display name, roots ["."], the default policy and no required adapters
-// (reference/core.md §4.2).
+// (docs/protocol.md#configuration-file).
 func NewConfig(workspaceID, displayName string) *Config {
 	return &Config{
 		SchemaVersion:    ConfigSchemaVersion,
@@ -136,7 +137,7 @@ type GitInfo struct {
 	Remote       *string `json:"remote"`
 }
 
-// Workspace is the discovered room (reference/core.md §3.2).
+// Workspace is the discovered room (docs/protocol.md#workspace-discovery).
 type Workspace struct {
 	// ID is the workspace id: the config's workspaceId, or derived from the
 	// Git common directory or the start directory.
@@ -160,7 +161,7 @@ type Workspace struct {
 
 // CheckoutRoot returns the directory a session of this workspace works in:
 // the Git worktree root when the start directory is inside Git, else the
-// first root (reference/core.md §2.3 checkoutRoot).
+// first root (docs/protocol.md#workspace-discovery).
 func (w *Workspace) CheckoutRoot() string {
 	if w.Git != nil {
 		return w.Git.WorktreeRoot
@@ -191,12 +192,15 @@ type DiscoverOptions struct {
 	// Remote also asks Git for the origin URL (GitInfo.Remote). Nothing in
 	// acc's rules needs it, so commands and hooks skip that extra process.
 	Remote bool
-	// Front words refusals for the caller's interface.
-	Front Front
+	// StartFix is the next step named when the start directory cannot be
+	// resolved, in the words of the caller's interface; "" names --cwd and
+	// ACC_WORKSPACE_ROOT, as the acc command takes them.
+	StartFix string
 }
 
 // Discover finds the workspace that governs the start directory
-// (reference/core.md §3.2; SPEC decisions 15 and 19).
+// (docs/protocol.md#workspace-discovery; docs/decisions.md#15-storage-layout,
+// docs/decisions.md#19-workspace-config).
 //
 // The start is o.Cwd, replaced by ACC_WORKSPACE_ROOT when that is set, and is
 // resolved through symlinks. The workspace is then, in order of precedence:
@@ -218,7 +222,8 @@ type DiscoverOptions struct {
 // Errors: path_not_absolute (exit 2) when ACC_WORKSPACE_ROOT is relative;
 // workspace_unresolvable (exit 2) when the start or an explicit config path
 // cannot be resolved; config_invalid (exit 4) when the config is a symlink,
-// not a regular file, unreadable, not JSON, or breaks a rule of §4.1, and
+// not a regular file, unreadable, not JSON, or breaks a rule of
+// docs/protocol.md#configuration-file, and
 // config_unknown_key (exit 4) for keys the schema does not have.
 func Discover(ctx context.Context, o DiscoverOptions) (*Workspace, error) {
 	getenv := o.Getenv
@@ -251,9 +256,12 @@ func Discover(ctx context.Context, o DiscoverOptions) (*Workspace, error) {
 		}
 	}
 	if err != nil {
+		fix := o.StartFix
+		if fix == "" {
+			fix = "start acc in an existing directory (check --cwd and ACC_WORKSPACE_ROOT)"
+		}
 		return nil, protocol.Errorf(protocol.ReasonWorkspaceUnresolvable,
-			"cannot resolve the workspace root %s: %s; %s", startIn, errText(err),
-			o.Front.Cmd("start acc in an existing directory (check --cwd and ACC_WORKSPACE_ROOT)", "set ACC_MCP_WORKSPACE to the project's existing directory")).
+			"cannot resolve the workspace root %s: %s; %s", startIn, errText(err), fix).
 			With("path", startIn).Wrap(err)
 	}
 
@@ -354,7 +362,7 @@ func (w *Workspace) applyConfig(cfg *Config, path string) error {
 
 // FindConfig walks up from dir (a canonical absolute directory) to the
 // filesystem root and returns the first acc.workspace.json it meets, or ""
-// when there is none (reference/core.md §3.2 step 3). Anything at that name
+// when there is none (docs/protocol.md#workspace-discovery, step 3). Anything at that name
 // counts, symlinks and directories included, so LoadConfig can refuse it
 // rather than let an ancestor's config govern silently. It never fails today;
 // the error is reserved for a check that cannot be completed.
@@ -372,8 +380,8 @@ func FindConfig(dir string) (string, error) {
 	}
 }
 
-// LoadConfig reads and validates one acc.workspace.json (reference/core.md
-// §3.2 step 3 and §4.1). The file is opened without following a final
+// LoadConfig reads and validates one acc.workspace.json
+// (docs/protocol.md#configuration-file). The file is opened without following a final
 // symlink and without blocking, must be a regular file of at most 1 MiB, and
 // is decoded from the opened handle only.
 //
@@ -429,8 +437,8 @@ func LoadConfig(path string) (*Config, error) {
 	return cfg, nil
 }
 
-// runtimeStateKeys are refused in a config by name (reference/core.md §4.1
-// rule 3), in this order.
+// runtimeStateKeys are refused in a config by name
+// (docs/protocol.md#configuration-file, rule 3), in this order.
 var runtimeStateKeys = []string{"sessions", "participants", "messages", "claims", "receipts",
 	"intents", "events", "deliveryBindings", "tokens", "credentials"}
 
@@ -438,7 +446,7 @@ var configKeys = map[string]bool{"schemaVersion": true, "workspaceId": true, "di
 	"roots": true, "policy": true, "requiredAdapters": true, "extensions": true}
 
 // ValidateConfig validates the bytes of an acc.workspace.json against the
-// schema of reference/core.md §4.1 and returns the config with defaults
+// schema of docs/protocol.md#configuration-file and returns the config with defaults
 // filled in. It performs no I/O; messages name the file "acc.workspace.json".
 //
 // Rules, checked in this order: one JSON object; schemaVersion is 1;
@@ -637,8 +645,8 @@ func validateConfig(raw []byte, name string) (*Config, error) {
 	return cfg, nil
 }
 
-// checkConfigRoot applies §4.1 rule 5 to one root and returns what is wrong
-// with it ("" when nothing is).
+// checkConfigRoot applies rule 6 of docs/protocol.md#configuration-file to
+// one root and returns what is wrong with it ("" when nothing is).
 func checkConfigRoot(r string) string {
 	if strings.TrimSpace(r) == "" {
 		return "is empty; use \".\" for the directory holding the config"
@@ -707,9 +715,9 @@ func baseName(p string) string {
 	return b
 }
 
-// gitEnv is the process environment without any GIT_* variable, so a hook
-// running inside a client's git operation cannot redirect the probe.
-func gitEnv() []string {
+// GitEnv is the process environment without any GIT_* variable, so a hook
+// running inside a client's git operation cannot redirect a Git probe.
+func GitEnv() []string {
 	env := os.Environ()
 	out := env[:0:0]
 	for _, kv := range env {
@@ -720,7 +728,9 @@ func gitEnv() []string {
 	return out
 }
 
-func runGit(ctx context.Context, env []string, dir string, args ...string) (string, error) {
+// RunGit runs git -C dir with args and env (see GitEnv) within ctx and
+// returns what it printed on standard output; err is the process's failure.
+func RunGit(ctx context.Context, env []string, dir string, args ...string) (string, error) {
 	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
 	cmd.Env = env
 	var out bytes.Buffer
@@ -729,7 +739,8 @@ func runGit(ctx context.Context, env []string, dir string, args ...string) (stri
 	return out.String(), err
 }
 
-// probeGit learns the Git facts of dir (reference/core.md §3.2 step 4). The
+// probeGit learns the Git facts of dir (docs/protocol.md#workspace-discovery,
+// step 4). The
 // common case costs one rev-parse (run beside `remote get-url origin` when
 // withRemote):
 //
@@ -742,23 +753,23 @@ func runGit(ctx context.Context, env []string, dir string, args ...string) (stri
 // Git work tree or Git cannot answer.
 func probeGit(ctx context.Context, dir string, withRemote bool) *GitInfo {
 	if !withRemote {
-		if g, ok := gitFromFiles(dir); ok {
+		if g, ok := GitFromFiles(dir); ok {
 			return g
 		}
 	}
-	env := gitEnv()
+	env := GitEnv()
 	var remote string
 	var wg sync.WaitGroup
 	if withRemote {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if out, err := runGit(ctx, env, dir, "remote", "get-url", "origin"); err == nil {
+			if out, err := RunGit(ctx, env, dir, "remote", "get-url", "origin"); err == nil {
 				remote = strings.TrimSpace(out)
 			}
 		}()
 	}
-	out, err := runGit(ctx, env, dir, "rev-parse", "--path-format=absolute",
+	out, err := RunGit(ctx, env, dir, "rev-parse", "--path-format=absolute",
 		"--git-common-dir", "--show-toplevel", "HEAD", "--symbolic-full-name", "HEAD")
 	var common, top, head, sym string
 	switch {
@@ -775,14 +786,14 @@ func probeGit(ctx context.Context, dir string, withRemote bool) *GitInfo {
 		return nil
 	default:
 		// Printed something, then failed: most likely an unborn HEAD.
-		out, err = runGit(ctx, env, dir, "rev-parse", "--path-format=absolute", "--git-common-dir", "--show-toplevel")
+		out, err = RunGit(ctx, env, dir, "rev-parse", "--path-format=absolute", "--git-common-dir", "--show-toplevel")
 		lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
 		if err != nil || len(lines) != 2 {
 			wg.Wait()
 			return nil
 		}
 		common, top = lines[0], lines[1]
-		if ref, err := runGit(ctx, env, dir, "symbolic-ref", "-q", "HEAD"); err == nil {
+		if ref, err := RunGit(ctx, env, dir, "symbolic-ref", "-q", "HEAD"); err == nil {
 			sym = strings.TrimSpace(ref)
 		}
 	}

@@ -1,4 +1,4 @@
-package core
+package workspace
 
 import (
 	"os"
@@ -13,7 +13,8 @@ import (
 // common directory, the main worktree and every linked worktree. A Git
 // workspace's Roots hold only the caller's worktree, yet every worktree
 // shares the room, so a data home inside a sibling worktree or inside .git
-// would still be a store written into the workspace (SPEC decision 1).
+// would still be a store written into the workspace
+// (docs/protocol.md#runtime-location-and-containment).
 // Linked worktrees are read from <common>/worktrees/*/gitdir, without
 // running Git.
 func containmentRoots(ws *Workspace) []string {
@@ -21,14 +22,14 @@ func containmentRoots(ws *Workspace) []string {
 	if ws.Source != protocol.SourceGit || ws.Git == nil || ws.Git.CommonDir == "" {
 		return roots
 	}
-	return append(append(roots, ws.Git.CommonDir), gitWorktreeRoots(ws.Git)...)
+	return append(append(roots, ws.Git.CommonDir), ws.Git.WorktreeRoots()...)
 }
 
-// gitWorktreeRoots lists the roots of every worktree of the repository: the
+// WorktreeRoots lists the roots of every worktree of the repository: the
 // main worktree (when the common directory is a ".git" inside it) and each
 // linked worktree, read from <common>/worktrees/*/gitdir without running
 // Git.
-func gitWorktreeRoots(g *GitInfo) []string {
+func (g *GitInfo) WorktreeRoots() []string {
 	if g == nil || g.CommonDir == "" {
 		return nil
 	}

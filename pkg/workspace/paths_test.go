@@ -1,4 +1,4 @@
-package core
+package workspace
 
 import (
 	"os"
@@ -7,10 +7,6 @@ import (
 
 	"github.com/acc-go/acc/pkg/protocol"
 )
-
-func envMap(m map[string]string) func(string) string {
-	return func(k string) string { return m[k] }
-}
 
 func TestResolveDataHome(t *testing.T) {
 	t.Parallel()
@@ -121,51 +117,6 @@ func TestCheckContainment(t *testing.T) {
 			}
 			assertOneLine(t, err)
 		})
-	}
-}
-
-func realTempDir(t *testing.T) string {
-	t.Helper()
-	d, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return d
-}
-
-func mustMkdir(t *testing.T, p string) {
-	t.Helper()
-	if err := os.MkdirAll(p, 0o755); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func mustSymlink(t *testing.T, target, link string) {
-	t.Helper()
-	if err := os.Symlink(target, link); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func mustWrite(t *testing.T, p, content string) {
-	t.Helper()
-	mustMkdir(t, filepath.Dir(p))
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// assertOneLine checks the refusal rule: one line of text.
-func assertOneLine(t *testing.T, err error) {
-	t.Helper()
-	msg := err.Error()
-	for _, r := range msg {
-		if r == '\n' || r == '\r' {
-			t.Fatalf("error message is not one line: %q", msg)
-		}
-	}
-	if msg == "" {
-		t.Fatal("empty error message")
 	}
 }
 

@@ -1,16 +1,13 @@
-package core
+package workspace
 
 import (
-	"context"
 	"fmt"
-	"os"
 	"path/filepath"
-	"runtime"
 
 	"github.com/acc-go/acc/pkg/protocol"
 )
 
-// Environment variables of reference/core.md §4.4 read by RuntimeEnv (the
+// Environment variables read by RuntimeEnv (docs/protocol.md#environment-variables; the
 // data home and the workspace root have their constants beside their first
 // readers: EnvDataHome, EnvWorkspaceRoot).
 const (
@@ -22,7 +19,9 @@ const (
 )
 
 // RuntimeEnv is acc's environment, read and validated once per command
-// (reference/core.md §4.3–4.4). Open resolves it and keeps it on the Room.
+// (docs/protocol.md#runtime-location-and-containment,
+// docs/protocol.md#environment-variables). core.Open resolves it and keeps
+// it on the Room.
 type RuntimeEnv struct {
 	// DataHome is the base directory holding acc/ (ResolveDataHome).
 	DataHome string `json:"dataHome"`
@@ -46,7 +45,7 @@ type RuntimeEnv struct {
 }
 
 // ResolveRuntimeEnv reads and validates every path and name variable of
-// reference/core.md §4.4. It reads only getenv (empty means unset) and
+// docs/protocol.md#environment-variables. It reads only getenv (empty means unset) and
 // creates nothing.
 //
 //   - ACC_DATA_HOME: see ResolveDataHome (absolute; platform default).
@@ -78,10 +77,10 @@ func ResolveRuntimeEnv(goos string, getenv func(string) string) (*RuntimeEnv, er
 	case goos != "darwin" && getenv(envXDGDataHome) != "":
 		e.dataVar = envXDGDataHome
 	}
-	if e.ConfigHome, e.explicitConfig, err = resolveUserBase(goos, getenv, EnvConfigHome, "XDG_CONFIG_HOME", ".config", "Application Support"); err != nil {
+	if e.ConfigHome, e.explicitConfig, err = resolveUserBase(goos, getenv, EnvConfigHome, configKind); err != nil {
 		return nil, err
 	}
-	if e.CacheHome, e.explicitCache, err = resolveUserBase(goos, getenv, EnvCacheHome, "XDG_CACHE_HOME", ".cache", "Caches"); err != nil {
+	if e.CacheHome, e.explicitCache, err = resolveUserBase(goos, getenv, EnvCacheHome, cacheKind); err != nil {
 		return nil, err
 	}
 	if e.WorkspaceRoot, err = WorkspaceRootEnv(getenv); err != nil {
@@ -114,8 +113,9 @@ func WorkspaceRootEnv(getenv func(string) string) (string, error) {
 }
 
 // resolveUserBase resolves ACC_CONFIG_HOME or ACC_CACHE_HOME (variable),
-// falling back to the platform directory.
-func resolveUserBase(goos string, getenv func(string) string, variable, xdg, linuxDir, darwinDir string) (string, bool, error) {
+// falling back to the platform directory of kind k (platformBase), or ""
+// when that cannot be resolved.
+func resolveUserBase(goos string, getenv func(string) string, variable string, k baseKind) (string, bool, error) {
 	if v := getenv(variable); v != "" {
 		if !filepath.IsAbs(v) {
 			return "", false, protocol.Errorf(protocol.ReasonPathNotAbsolute,
@@ -124,29 +124,24 @@ func resolveUserBase(goos string, getenv func(string) string, variable, xdg, lin
 		}
 		return filepath.Clean(v), true, nil
 	}
-	if goos != "darwin" {
-		if v := getenv(xdg); v != "" && filepath.IsAbs(v) {
-			return filepath.Clean(v), false, nil
+	home := getenv(envHome)
+	if v := getenv(k.xdgVar); goos == "darwin" || v == "" || !filepath.IsAbs(v) {
+		if home == "" || !filepath.IsAbs(home) {
+			return "", false, nil
 		}
 	}
-	home := getenv(envHome)
-	if home == "" || !filepath.IsAbs(home) {
-		return "", false, nil
-	}
-	if goos == "darwin" {
-		return filepath.Join(home, "Library", darwinDir), false, nil
-	}
-	return filepath.Join(home, linuxDir), false, nil
+	dir, _ := platformBase(goos, getenv, home, k)
+	return dir, false, nil
 }
 
 // CheckContainment refuses runtime state inside the workspace
-// (reference/core.md §4.3; SPEC decision 1): the data home's acc directory,
+// (docs/protocol.md#runtime-location-and-containment): the data home's acc directory,
 // and the acc directories of ACC_CONFIG_HOME and ACC_CACHE_HOME when they
 // are set, must not equal or lie inside any workspace root (for a Git
 // workspace, any of its worktrees or its .git). Unset config and cache
 // homes are not checked: nothing is written there yet. Nor may a root lie
-// inside the data home's acc directory (docs/configuration.md, "No room
-// here"): acc keeps its data apart from every room.
+// inside the data home's acc directory (docs/configuration.md#no-room-here):
+// acc keeps its data apart from every room.
 //
 // Errors: runtime_inside_workspace (exit 2) naming the variable and both
 // paths; for a root inside acc's data, details.rootInsideData is true.
@@ -160,7 +155,7 @@ func (e *RuntimeEnv) CheckContainment(ws *Workspace) error {
 	// — for acc/workspaces, this very store — inside the room.
 	acc := canonicalPath(AccDir(e.DataHome))
 	for _, root := range roots {
-		if r := canonicalPath(root); pathWithin(r, acc) {
+		if r := canonicalPath(root); PathWithin(r, acc) {
 			return protocol.Errorf(protocol.ReasonRuntimeInsideWorkspace,
 				"a workspace must not lie inside acc's data: workspace root %s lies inside acc's data directory %s; run acc inside a repository or project directory outside it",
 				r, acc).With("dataDir", acc).With("root", r).With("rootInsideData", true)
@@ -192,112 +187,39 @@ func withinAny(p string, roots []string) (string, bool) {
 	c := canonicalPath(p)
 	for _, root := range roots {
 		r := canonicalPath(root)
-		if pathWithin(c, r) || sameFileAncestor(c, r) {
+		if PathWithin(c, r) || sameFileAncestor(c, r) {
 			return r, true
 		}
 	}
 	return "", false
 }
 
-// locate is the part of Open that needs no store: the runtime environment,
-// the workspace, and containment. A directory that is no room (see
-// noRoomError) is no_room rather than runtime_inside_workspace.
-func locate(ctx context.Context, o OpenOptions) (*Workspace, *RuntimeEnv, error) {
-	ws, env, err := locateParts(ctx, o)
-	if err != nil {
-		return nil, nil, err
-	}
-	if err := env.CheckContainment(ws); err != nil {
-		return nil, nil, noRoomError(ws, env, err, o)
-	}
-	return ws, env, nil
+// NoRoom says which of acc's directories keeps a directory from being a
+// room, worked out from a containment refusal (see WhyNoRoom).
+type NoRoom struct {
+	// Dir is acc's directory that lies inside the directory, or that the
+	// directory lies inside.
+	Dir string
+	// Why says so: "acc keeps its data inside it (…)", "ACC_DATA_HOME puts
+	// acc's data inside it (…)", "it lies inside acc's own data (…)".
+	Why string
+	// Move is the fix that moves acc's directory away ("set ACC_DATA_HOME
+	// to an absolute directory outside …"), "" when no variable put it
+	// there.
+	Move string
 }
 
-// locateParts discovers the workspace and resolves the runtime environment,
-// leaving containment to the caller.
-func locateParts(ctx context.Context, o OpenOptions) (*Workspace, *RuntimeEnv, error) {
-	getenv := o.Getenv
-	if getenv == nil {
-		getenv = getenvOS
-	}
-	ws, err := Discover(ctx, DiscoverOptions{Cwd: o.Cwd, ConfigPath: o.ConfigPath, Getenv: getenv, Front: o.Front})
-	if err != nil {
-		return nil, nil, err
-	}
-	env, err := ResolveRuntimeEnv(goosOr(o.GOOS), getenv)
-	if err != nil {
-		return nil, nil, err
-	}
-	return ws, env, nil
-}
-
-// noRoomError turns a containment refusal (runtime_inside_workspace) into
-// no_room (exit 2) when the workspace is only the start directory itself
-// (source directory: no Git work tree, no acc.workspace.json above it). Such
-// a directory — the home directory, or / — is not a project that was
-// misconfigured: it holds acc's data, so it cannot be a room, and there is
-// no room here. A Git or config workspace whose root holds acc's data keeps
-// runtime_inside_workspace: that is a real misconfiguration
-// (docs/configuration.md, "No room here").
-//
-// The message names what lies inside the directory (acc's data, or its
-// configuration or cache when ACC_CONFIG_HOME or ACC_CACHE_HOME puts it
-// there) and the fixes that work: the variable that put it there, and how
-// to start elsewhere (ACC_WORKSPACE_ROOT when that chose the directory,
-// since it overrides both the working directory and --cwd).
-func noRoomError(ws *Workspace, env *RuntimeEnv, containment error, o OpenOptions) error {
-	if ws.Source != protocol.SourceDirectory {
-		return containment
-	}
-	pe := protocol.AsError(containment)
-	nr := explainNoRoom(ws, env, pe, o.Front)
-	return protocol.Errorf(protocol.ReasonNoRoom,
-		"no room here: %s is not inside a Git repository or a directory with %s, and it cannot be a room itself because %s; %s",
-		ws.Start, ConfigFileName, nr.why, nr.fix).With("path", ws.Start).With("dataDir", nr.dir)
-}
-
-// noRoom is why a directory cannot be a room and what to do about it.
-type noRoom struct {
-	// dir is acc's directory that lies inside the directory (or that the
-	// directory lies inside); why says so ("acc keeps its data inside it
-	// (…)"); move is the fix that moves acc's directory ("set ACC_DATA_HOME
-	// to …"), "" when no variable put it there.
-	dir, why, move string
-	// fix is the remedy for a room command, doctor the one for acc
-	// doctor's next: line.
-	fix, doctor string
-}
-
-// explainNoRoom words a no_room refusal from the containment refusal pe
-// (see noRoomError).
-func explainNoRoom(ws *Workspace, env *RuntimeEnv, pe *protocol.Error, front Front) noRoom {
-	nr := whyNoRoom(ws.Start, env, pe)
-	// Where to start instead: ACC_WORKSPACE_ROOT, when set, overrides the
-	// working directory and --cwd alike (acc-mcp never reads it).
-	start := front.Cmd("run acc inside your project (or pass --cwd DIR)", "set ACC_MCP_WORKSPACE to your project's directory")
-	doctor := "run `acc doctor` inside your project (a Git repository or a directory with acc.workspace.json), or pass --cwd DIR, to check its room"
-	if env.WorkspaceRoot != "" && front != FrontMCP {
-		start = "set ACC_WORKSPACE_ROOT to your project's directory, or unset it (it overrides the working directory and --cwd)"
-		doctor = "ACC_WORKSPACE_ROOT selects " + ws.Start + ": set it to your project's directory (a Git repository or a directory with acc.workspace.json), or unset it, to check its room"
-	}
-	nr.fix, nr.doctor = start, doctor
-	if nr.move != "" {
-		nr.fix, nr.doctor = nr.move+"; or "+start, nr.move+"; or "+doctor
-	}
-	return nr
-}
-
-// whyNoRoom says which of acc's directories makes dir no room, from the
-// containment refusal pe, and which variable to change when one put it
-// there.
-func whyNoRoom(dir string, env *RuntimeEnv, pe *protocol.Error) noRoom {
-	nr := noRoom{}
-	nr.dir, _ = pe.Details["dataDir"].(string)
-	if nr.dir == "" {
-		nr.dir = canonicalPath(AccDir(env.DataHome))
+// WhyNoRoom says which of acc's directories makes dir no room, from pe, the
+// refusal CheckContainment gave for a workspace rooted at dir, and which
+// variable to change when one put it there (docs/protocol.md#runtime-location-and-containment).
+func (e *RuntimeEnv) WhyNoRoom(dir string, pe *protocol.Error) NoRoom {
+	nr := NoRoom{}
+	nr.Dir, _ = pe.Details["dataDir"].(string)
+	if nr.Dir == "" {
+		nr.Dir = canonicalPath(AccDir(e.DataHome))
 	}
 	if inside, _ := pe.Details["rootInsideData"].(bool); inside {
-		nr.why = fmt.Sprintf("it lies inside acc's own data (%s)", nr.dir)
+		nr.Why = fmt.Sprintf("it lies inside acc's own data (%s)", nr.Dir)
 		return nr
 	}
 	variable, _ := pe.Details["variable"].(string)
@@ -308,50 +230,24 @@ func whyNoRoom(dir string, env *RuntimeEnv, pe *protocol.Error) noRoom {
 	case EnvCacheHome:
 		what = "cache"
 	case "":
-		variable = env.dataVar
+		variable = e.dataVar
 	}
 	if variable == "" {
-		nr.why = fmt.Sprintf("acc keeps its data inside it (%s)", nr.dir)
+		nr.Why = fmt.Sprintf("acc keeps its data inside it (%s)", nr.Dir)
 		return nr
 	}
 	// A variable put acc's directory there: moving it is the fix. Unsetting
 	// ACC_CONFIG_HOME or ACC_CACHE_HOME is one too (the defaults are not
 	// checked); an unset data home falls back to a default that may lie
 	// there as well.
-	nr.why = fmt.Sprintf("%s puts acc's %s inside it (%s)", variable, what, nr.dir)
+	nr.Why = fmt.Sprintf("%s puts acc's %s inside it (%s)", variable, what, nr.Dir)
 	switch variable {
 	case EnvDataHome:
-		nr.move = fmt.Sprintf("set ACC_DATA_HOME to an absolute directory outside %s", dir)
+		nr.Move = fmt.Sprintf("set ACC_DATA_HOME to an absolute directory outside %s", dir)
 	case envXDGDataHome:
-		nr.move = fmt.Sprintf("set ACC_DATA_HOME (or XDG_DATA_HOME) to an absolute directory outside %s", dir)
+		nr.Move = fmt.Sprintf("set ACC_DATA_HOME (or XDG_DATA_HOME) to an absolute directory outside %s", dir)
 	default:
-		nr.move = fmt.Sprintf("set %s to an absolute directory outside %s, or unset it", variable, dir)
+		nr.Move = fmt.Sprintf("set %s to an absolute directory outside %s, or unset it", variable, dir)
 	}
 	return nr
-}
-
-// CheckRoomHere reports why the workspace that o selects cannot be a room
-// because of where acc's data lies: the refusal a room command gives there
-// (no_room or runtime_inside_workspace), or nil when there is none — also
-// when the workspace or the environment cannot be resolved, which every
-// command reports by itself. It reads only; acc config validate uses it to
-// say that there is no room (docs/configuration.md, "No room here").
-func CheckRoomHere(ctx context.Context, o OpenOptions) *protocol.Error {
-	ws, env, err := locateParts(ctx, o)
-	if err != nil {
-		return nil
-	}
-	if err := env.CheckContainment(ws); err != nil {
-		return protocol.AsError(noRoomError(ws, env, err, o))
-	}
-	return nil
-}
-
-func getenvOS(k string) string { return os.Getenv(k) }
-
-func goosOr(goos string) string {
-	if goos == "" {
-		return runtime.GOOS
-	}
-	return goos
 }

@@ -1,4 +1,4 @@
-package core
+package workspace
 
 import (
 	"os"
@@ -8,7 +8,7 @@ import (
 	"github.com/acc-go/acc/pkg/protocol"
 )
 
-// Environment variables read by ResolveDataHome (reference/core.md §4.4).
+// Environment variables read by ResolveDataHome (docs/protocol.md#environment-variables).
 const (
 	EnvDataHome    = "ACC_DATA_HOME"
 	envXDGDataHome = "XDG_DATA_HOME"
@@ -16,20 +16,30 @@ const (
 )
 
 // ResolveDataHome returns the base directory under which acc keeps its state
-// (reference/core.md §4.3, SPEC decision 15). It is the directory that
+// (docs/protocol.md#runtime-location-and-containment,
+// docs/decisions.md#15-storage-layout). It is the directory that
 // contains "acc/", not "acc/" itself: callers use AccDir and StorePath.
 //
 // Inputs: goos is a runtime.GOOS value ("linux", "darwin", ...); getenv reads
-// the environment (an empty value counts as unset). The function reads
-// nothing else — no process environment, no filesystem — and creates nothing.
+// the environment (an empty value counts as unset). It reads no filesystem
+// and creates nothing.
 //
 // Rules, in order:
 //   - ACC_DATA_HOME when non-empty; it must be an absolute path.
 //   - darwin: $HOME/Library/Application Support. XDG variables are ignored
 //     on purpose, so a Linux-style shell setup cannot move a user's rooms.
 //   - every other goos (Linux and other Unix systems): $XDG_DATA_HOME when
-//     non-empty, which must then be absolute (adrg/xdg would silently fall
-//     back on a relative value; acc refuses it), else $HOME/.local/share.
+//     non-empty, which must then be absolute, else $HOME/.local/share.
+//
+// The platform directory of the last two rules is github.com/adrg/xdg's
+// whenever getenv gives the values the library read from this process's
+// environment (see platformBase). acc's checks stay on top of it, because
+// the library differs from acc on exactly the inputs acc refuses or reads
+// otherwise: it silently replaces a relative XDG_DATA_HOME with the default
+// (acc refuses it), falls back to "/" when HOME is unset (acc refuses), and
+// honours XDG_DATA_HOME on darwin (acc ignores it). getenv stays an input,
+// rather than the library's snapshot of the process environment, so tests
+// can ask about any environment without changing the process's.
 //
 // The result is filepath.Clean'ed.
 //
@@ -44,17 +54,16 @@ func ResolveDataHome(goos string, getenv func(string) string) (string, error) {
 		}
 		return filepath.Clean(v), nil
 	}
-	if goos != "darwin" {
-		if v := getenv(envXDGDataHome); v != "" {
-			if !filepath.IsAbs(v) {
-				return "", protocol.Errorf(protocol.ReasonPathNotAbsolute,
-					"XDG_DATA_HOME must be an absolute path, got %q; set it to an absolute directory, unset it, or set ACC_DATA_HOME", v).
-					With("variable", envXDGDataHome)
-			}
-			return filepath.Clean(v), nil
-		}
-	}
 	home := getenv(envHome)
+	if v := getenv(envXDGDataHome); goos != "darwin" && v != "" {
+		if !filepath.IsAbs(v) {
+			return "", protocol.Errorf(protocol.ReasonPathNotAbsolute,
+				"XDG_DATA_HOME must be an absolute path, got %q; set it to an absolute directory, unset it, or set ACC_DATA_HOME", v).
+				With("variable", envXDGDataHome)
+		}
+		dir, _ := platformBase(goos, getenv, home, dataKind)
+		return dir, nil
+	}
 	if home == "" {
 		return "", protocol.Errorf(protocol.ReasonHomeMissing,
 			"HOME is not set, so acc cannot place its data directory; set HOME or ACC_DATA_HOME to an absolute path")
@@ -64,18 +73,17 @@ func ResolveDataHome(goos string, getenv func(string) string) (string, error) {
 			"HOME must be an absolute path, got %q; fix HOME or set ACC_DATA_HOME to an absolute directory", home).
 			With("variable", envHome)
 	}
-	if goos == "darwin" {
-		return filepath.Join(home, "Library", "Application Support"), nil
-	}
-	return filepath.Join(home, ".local", "share"), nil
+	dir, _ := platformBase(goos, getenv, home, dataKind)
+	return dir, nil
 }
 
 // AccDir returns <dataHome>/acc, the directory holding everything acc writes
-// (reference/core.md §4.3). It does not create it.
+// (docs/protocol.md#runtime-location-and-containment). It does not create it.
 func AccDir(dataHome string) string { return filepath.Join(dataHome, "acc") }
 
 // StorePath returns the SQLite database of one workspace:
-// <dataHome>/acc/workspaces/<workspaceID>/acc.db (SPEC decision 15). The
+// <dataHome>/acc/workspaces/<workspaceID>/acc.db
+// (docs/decisions.md#15-storage-layout). The
 // workspace id must be a portable id (it cannot then name a path outside the
 // workspaces directory). It does not create anything.
 func StorePath(dataHome, workspaceID string) string {
@@ -84,7 +92,7 @@ func StorePath(dataHome, workspaceID string) string {
 
 // CheckContainment refuses a data home whose acc directory (AccDir(dataHome))
 // equals or lies inside any of the workspace roots, so acc never writes its
-// store into a repository (reference/core.md §4.3, SPEC decision 1).
+// store into a repository (docs/protocol.md#runtime-location-and-containment).
 //
 // Inputs are absolute paths; they need not exist. Both sides are compared as
 // canonical paths: the deepest existing ancestor is resolved through its
@@ -99,7 +107,7 @@ func CheckContainment(dataHome string, roots []string) error {
 	acc := canonicalPath(AccDir(dataHome))
 	for _, root := range roots {
 		r := canonicalPath(root)
-		if pathWithin(acc, r) || sameFileAncestor(acc, r) {
+		if PathWithin(acc, r) || sameFileAncestor(acc, r) {
 			return protocol.Errorf(protocol.ReasonRuntimeInsideWorkspace,
 				"runtime state must not live inside the workspace: acc's data home %s lies inside workspace root %s; run acc inside a repository or project directory, or set ACC_DATA_HOME to an absolute directory outside it",
 				acc, r).With("dataDir", acc).With("root", r)
@@ -108,9 +116,9 @@ func CheckContainment(dataHome string, roots []string) error {
 	return nil
 }
 
-// pathWithin reports whether child equals parent or lies below it, comparing
+// PathWithin reports whether child equals parent or lies below it, comparing
 // whole path segments. Both must be clean absolute paths.
-func pathWithin(child, parent string) bool {
+func PathWithin(child, parent string) bool {
 	if child == parent || parent == string(filepath.Separator) {
 		return true
 	}
@@ -137,7 +145,7 @@ func sameFileAncestor(p, root string) bool {
 }
 
 // canonicalPath resolves p (absolute; relative input is made absolute against
-// the working directory) as physicalPath does: through every symbolic link
+// the working directory) as PhysicalPath does: through every symbolic link
 // of its existing part, one segment at a time, with ".." taken from where a
 // link led, and the part that does not exist yet appended.
 func canonicalPath(p string) string {
@@ -146,7 +154,7 @@ func canonicalPath(p string) string {
 			p = abs
 		}
 	}
-	return physicalPath(p)
+	return PhysicalPath(p)
 }
 
 // PathProblem is a path on the way to acc's directory that exists but
@@ -223,4 +231,63 @@ func DataHomeError(dataHome string) error {
 	return protocol.Errorf(protocol.ReasonDataHomeUnusable,
 		"acc's data home %s cannot be used: %s; %s, or set ACC_DATA_HOME to an absolute directory elsewhere",
 		dataHome, pp, pp.Fix).With("path", pp.Path).With("dataHome", dataHome)
+}
+
+// maxSymlinks bounds how many symbolic links PhysicalPath follows, as the
+// kernel bounds a lookup (ELOOP).
+const maxSymlinks = 255
+
+// PhysicalPath returns the file the absolute path p names, as the kernel
+// would find it: one segment at a time, following every symbolic link —
+// also a dangling one, whose target is where a write through it lands — and
+// taking ".." from the directory a link led to, never lexically. The part
+// below the deepest existing ancestor is appended as written (cleaned), so a
+// file that does not exist yet has a name. A link loop, or a segment that
+// cannot be inspected, counts as not existing.
+func PhysicalPath(p string) string {
+	sep := string(filepath.Separator)
+	todo := strings.Split(p, sep)
+	resolved := sep
+	var missing []string
+	links := 0
+	for len(todo) > 0 {
+		c := todo[0]
+		todo = todo[1:]
+		switch c {
+		case "", ".":
+			continue
+		case "..":
+			if len(missing) > 0 {
+				missing = missing[:len(missing)-1]
+			} else {
+				resolved = filepath.Dir(resolved)
+			}
+			continue
+		}
+		if len(missing) > 0 {
+			missing = append(missing, c)
+			continue
+		}
+		next := filepath.Join(resolved, c)
+		info, err := os.Lstat(next)
+		if err != nil {
+			missing = append(missing, c)
+			continue
+		}
+		if info.Mode()&os.ModeSymlink == 0 {
+			resolved = next
+			continue
+		}
+		links++
+		target, err := os.Readlink(next)
+		if err != nil || links > maxSymlinks || target == "" {
+			missing = append(missing, c)
+			continue
+		}
+		if filepath.IsAbs(target) {
+			resolved = sep
+		}
+		todo = append(strings.Split(target, sep), todo...)
+	}
+	return filepath.Join(append([]string{resolved}, missing...)...)
 }

@@ -1,33 +1,28 @@
-package core
+package workspace
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 
 	"github.com/acc-go/acc/pkg/protocol"
 )
 
-// ConfigValidation is the result of `acc config validate` (reference/core.md
-// §4.2; SPEC decision 19). File is nil and Config holds the defaults when no
-// acc.workspace.json governs the directory.
+// ConfigValidation is what `acc config validate` learns of the config that
+// governs a directory (docs/protocol.md#configuration-file;
+// docs/decisions.md#19-workspace-config). File is nil and Config holds the
+// defaults when no acc.workspace.json governs the directory. Valid is true
+// whenever ValidateConfigAt returns one: a broken config is its error.
 type ConfigValidation struct {
-	Subcommand string  `json:"subcommand"`
-	Valid      bool    `json:"valid"`
-	Present    bool    `json:"present"`
-	File       *string `json:"file"`
-	Config     any     `json:"config"`
-	// NoRoom is set when no room can use the workspace that governs the
-	// directory because of where acc's data lies: the refusal a room
-	// command gives there (reasonCode no_room, as in your home directory,
-	// or runtime_inside_workspace); null otherwise. The config itself may
-	// still be valid.
-	NoRoom *DoctorNoRoom `json:"noRoom"`
+	Valid   bool    `json:"valid"`
+	Present bool    `json:"present"`
+	File    *string `json:"file"`
+	Config  any     `json:"config"`
 	// Dir is the canonical selected directory (text output only).
 	Dir string `json:"-"`
 }
@@ -44,13 +39,14 @@ type DefaultConfigView struct {
 }
 
 // ValidateConfigAt validates the acc.workspace.json that governs dir: the
-// first one found walking up from dir (SPEC decision 19), or exactly
+// first one found walking up from dir (docs/decisions.md#19-workspace-config), or exactly
 // explicit when that is set (--workspace; relative to dir). It reads nothing
 // but the directories walked and that one file; it needs no data home and no
 // store, and writes nothing.
 //
 // A config that governs is checked as Discover would use it: every rule of
-// §4.1 (LoadConfig), and each root must name an existing directory.
+// docs/protocol.md#configuration-file (LoadConfig), and each root must name
+// an existing directory.
 //
 // Errors: workspace_unresolvable (exit 2) when dir cannot be resolved;
 // config_invalid or config_unknown_key (exit 4) naming the file and the
@@ -60,7 +56,7 @@ func ValidateConfigAt(dir, explicit string) (*ConfigValidation, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &ConfigValidation{Subcommand: "validate", Valid: true, Dir: start}
+	res := &ConfigValidation{Valid: true, Dir: start}
 	var path string
 	if explicit != "" {
 		if !filepath.IsAbs(explicit) {
@@ -110,9 +106,10 @@ func canonicalDir(dir string) (string, error) {
 	return real, nil
 }
 
-// ConfigInitPlan is what `acc config init` would write (reference/core.md
-// §4.2): the file directly inside the selected directory and its exact
-// bytes. The same bytes are previewed and written.
+// ConfigInitPlan is what `acc config init` would write
+// (docs/protocol.md#configuration-file): the file directly inside the
+// selected directory and its exact bytes. The same bytes are previewed and
+// written.
 type ConfigInitPlan struct {
 	Dir     string
 	File    string
@@ -161,13 +158,16 @@ func PlanConfigInit(dir string) (*ConfigInitPlan, error) {
 // ACC_CACHE_HOME's when set; your home directory, say) or lies inside acc's
 // data. Written, such a file would turn every directory under it into a
 // workspace that refuses every command (runtime_inside_workspace;
-// docs/configuration.md, "No room here"). An environment that does not
+// docs/configuration.md#no-room-here). An environment that does not
 // resolve is not judged here: every room command reports it.
 //
 // Errors: runtime_inside_workspace (exit 2) naming which of acc's
 // directories lies there and the fix.
 func (p *ConfigInitPlan) CheckRoom(getenv func(string) string, goos string) error {
-	env, err := ResolveRuntimeEnv(goosOr(goos), getenv)
+	if goos == "" {
+		goos = runtime.GOOS
+	}
+	env, err := ResolveRuntimeEnv(goos, getenv)
 	if err != nil {
 		return nil
 	}
@@ -175,14 +175,14 @@ func (p *ConfigInitPlan) CheckRoom(getenv func(string) string, goos string) erro
 	if cerr == nil {
 		return nil
 	}
-	nr := whyNoRoom(p.Dir, env, protocol.AsError(cerr))
+	nr := env.WhyNoRoom(p.Dir, protocol.AsError(cerr))
 	fix := "run acc config init in your project's directory (or pass --cwd DIR)"
-	if nr.move != "" {
-		fix = nr.move + "; or " + fix
+	if nr.Move != "" {
+		fix = nr.Move + "; or " + fix
 	}
 	return protocol.Errorf(protocol.ReasonRuntimeInsideWorkspace,
 		"%s cannot be a room because %s, so acc config init does not write %s; %s",
-		p.Dir, nr.why, p.File, fix).With("file", p.File).With("dataDir", nr.dir).With("root", p.Dir)
+		p.Dir, nr.Why, p.File, fix).With("file", p.File).With("dataDir", nr.Dir).With("root", p.Dir)
 }
 
 func configExists(file string) error {
@@ -285,56 +285,4 @@ func syncDir(dir string) {
 		d.Sync()
 		d.Close()
 	}
-}
-
-// AttachedSession names one session that a new config would orphan.
-type AttachedSession struct {
-	SessionID     string `json:"sessionId"`
-	ParticipantID string `json:"participantId"`
-	Harness       string `json:"harness"`
-	Presence      string `json:"presence"`
-}
-
-// AttachedSessions lists the live (online or stale) sessions of the
-// workspace that dir currently belongs to, for `acc config init`: writing a
-// config changes the workspace id, and running sessions would stop seeing
-// each other (reference/core.md §4.2 step 2). It never creates a store.
-// When the workspace or its store cannot be opened it returns no sessions
-// and no error, as the reference asks ("if the workspace cannot even be
-// opened, no warning"); a store that stays busy is store_busy (exit 3).
-func AttachedSessions(ctx context.Context, o OpenOptions) ([]AttachedSession, error) {
-	o.NoCreate = true
-	r, err := Open(ctx, o)
-	if err != nil {
-		if protocol.IsReason(err, protocol.ReasonStoreBusy) {
-			return nil, err
-		}
-		return nil, nil
-	}
-	defer r.Close()
-	st, err := r.Status(ctx, StatusQuery{})
-	if err != nil {
-		return nil, err
-	}
-	out := []AttachedSession{}
-	for _, p := range st.Participants {
-		if p.Presence != PresenceOffline && p.State == protocol.SessionOpen {
-			out = append(out, AttachedSession{SessionID: p.SessionID, ParticipantID: p.ParticipantID, Harness: p.Harness, Presence: p.Presence})
-		}
-	}
-	return out, nil
-}
-
-// SessionsAttachedError is the refusal of `acc config init` while sessions
-// are attached (exit 5 config_sessions_attached), naming each as
-// "<participantId> (<harness>)".
-func SessionsAttachedError(file string, sessions []AttachedSession) error {
-	names := make([]string, len(sessions))
-	for i, s := range sessions {
-		names[i] = fmt.Sprintf("%s (%s)", s.ParticipantID, s.Harness)
-	}
-	return protocol.Errorf(protocol.ReasonConfigSessionsAttached,
-		"%d session(s) are attached here and would stop seeing each other once %s gives the workspace a new id: %s; close them (acc detach or acc finish) or pass --force",
-		len(sessions), file, strings.Join(names, ", ")).
-		With("file", file).With("sessions", names)
 }

@@ -1,4 +1,4 @@
-package core
+package workspace
 
 import (
 	"context"
@@ -15,58 +15,6 @@ import (
 
 	"github.com/acc-go/acc/pkg/protocol"
 )
-
-// git runs git for test setup with a neutral configuration and no GIT_*
-// variables from the environment, and returns its trimmed stdout.
-func git(t *testing.T, dir string, args ...string) string {
-	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Fatalf("git is required for the workspace tests: %v", err)
-	}
-	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
-	env := []string{}
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "GIT_") {
-			env = append(env, kv)
-		}
-	}
-	cmd.Env = append(env,
-		"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL="+os.DevNull,
-		"GIT_AUTHOR_NAME=acc test", "GIT_AUTHOR_EMAIL=test@acc.invalid",
-		"GIT_COMMITTER_NAME=acc test", "GIT_COMMITTER_EMAIL=test@acc.invalid")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return strings.TrimSpace(string(out))
-}
-
-// newRepo creates a repository with one commit on branch main and an origin.
-func newRepo(t *testing.T, dir string) {
-	t.Helper()
-	mustMkdir(t, dir)
-	git(t, dir, "init", "-q", "-b", "main")
-	mustWrite(t, filepath.Join(dir, "README"), "hello\n")
-	git(t, dir, "add", "README")
-	git(t, dir, "commit", "-q", "-m", "first")
-	git(t, dir, "remote", "add", "origin", "https://example.invalid/repo.git")
-}
-
-func discover(t *testing.T, cwd string, env map[string]string) *Workspace {
-	t.Helper()
-	ws, err := Discover(context.Background(), DiscoverOptions{Cwd: cwd, Getenv: envMap(env)})
-	if err != nil {
-		t.Fatalf("Discover(%s): %v", cwd, err)
-	}
-	return ws
-}
-
-func deref(p *string) string {
-	if p == nil {
-		return "<nil>"
-	}
-	return *p
-}
 
 func TestDiscoverWorkspaceGitWorktrees(t *testing.T) {
 	t.Parallel()
@@ -665,30 +613,6 @@ func FuzzValidateConfig(f *testing.F) {
 			t.Fatalf("round trip changed the config (-first +second):\n%s", diff)
 		}
 	})
-}
-
-// TestDiscoverWorkspaceTiming logs the measured cost of Discover; the bound
-// is deliberately generous (SPEC decision 20).
-func TestDiscoverWorkspaceTiming(t *testing.T) {
-	t.Parallel()
-	base := realTempDir(t)
-	repo := filepath.Join(base, "repo")
-	newRepo(t, repo)
-	plain := filepath.Join(base, "plain")
-	mustMkdir(t, plain)
-	for _, dir := range []string{repo, plain} {
-		const n = 20
-		discover(t, dir, nil) // warm up
-		began := time.Now()
-		for range n {
-			discover(t, dir, nil)
-		}
-		per := time.Since(began) / n
-		t.Logf("Discover(%s): %v per call", filepath.Base(dir), per)
-		if per > 5*time.Second {
-			t.Fatalf("Discover takes %v per call", per)
-		}
-	}
 }
 
 func BenchmarkDiscoverWorkspace(b *testing.B) {

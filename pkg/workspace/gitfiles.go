@@ -1,4 +1,4 @@
-package core
+package workspace
 
 import (
 	"bufio"
@@ -8,7 +8,7 @@ import (
 	"strings"
 )
 
-// gitFromFiles reads the Git facts of dir from the repository's own files —
+// GitFromFiles reads the Git facts of dir from the repository's own files —
 // `.git` (a directory, or a file naming the gitdir), `commondir` and `HEAD`
 // — instead of starting a Git process, which is most of what workspace
 // discovery costs. It answers only the common layouts it can read with
@@ -16,7 +16,7 @@ import (
 // branch or a detached HEAD. ok=false means "ask Git" (anything unusual: a
 // bare repository, core.worktree, a start inside a gitdir, an unreadable
 // file); info=nil with ok=true means dir is in no repository at all.
-func gitFromFiles(dir string) (info *GitInfo, ok bool) {
+func GitFromFiles(dir string) (info *GitInfo, ok bool) {
 	for cur := dir; ; {
 		dotgit := filepath.Join(cur, ".git")
 		fi, err := os.Lstat(dotgit)

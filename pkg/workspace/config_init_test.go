@@ -1,7 +1,6 @@
-package core
+package workspace
 
 import (
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -267,35 +266,4 @@ func TestValidateConfigAtRefusesByName(t *testing.T) {
 			t.Fatalf("message: %s", err)
 		}
 	})
-}
-
-func TestAttachedSessionsNamesLiveSessionsOnly(t *testing.T) {
-	tr := newTestRoom(t)
-	env := envMap(map[string]string{"ACC_DATA_HOME": tr.home, "HOME": filepath.Dir(tr.home)})
-	o := OpenOptions{Cwd: tr.dir, Getenv: env, GOOS: "linux"}
-	got, err := AttachedSessions(context.Background(), o)
-	if err != nil || len(got) != 0 {
-		t.Fatalf("empty room: %v %v", got, err)
-	}
-	a := tr.attach("alice", "claude")
-	tr.attach("bob", "cli")
-	if _, err := tr.Detach(context.Background(), a); err != nil {
-		t.Fatal(err)
-	}
-	got, err = AttachedSessions(context.Background(), o)
-	if err != nil || len(got) != 1 || got[0].ParticipantID != "bob" || got[0].Harness != "cli" {
-		t.Fatalf("attached: %+v %v", got, err)
-	}
-	err = SessionsAttachedError("/x/acc.workspace.json", got)
-	wantReason(t, err, protocol.ReasonConfigSessionsAttached, protocol.ExitConflict)
-	assertOneLine(t, err)
-	if !strings.Contains(err.Error(), "bob (cli)") || !strings.Contains(err.Error(), "--force") {
-		t.Fatalf("message: %s", err)
-	}
-
-	// A workspace that cannot be opened gives no warning.
-	bad := OpenOptions{Cwd: tr.dir, GOOS: "linux", Getenv: envMap(map[string]string{"ACC_DATA_HOME": "relative"})}
-	if got, err := AttachedSessions(context.Background(), bad); err != nil || len(got) != 0 {
-		t.Fatalf("unopenable workspace: %v %v", got, err)
-	}
 }
