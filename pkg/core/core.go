@@ -22,8 +22,6 @@ type Room struct {
 	Now func() time.Time
 	// Probe answers whether a client process is alive.
 	Probe ProcessProbe
-	// Front words refusals for the interface the caller uses.
-	Front Front
 }
 
 // OpenOptions select the workspace and the data home.
@@ -41,7 +39,10 @@ type OpenOptions struct {
 	// store file yet, so commands that cannot create anything (everything but
 	// attach) leave no file behind.
 	NoCreate bool
-	// Front words refusals for the caller's interface (default the CLI).
+	// Front words the workspace-discovery refusals (no_room, an
+	// unresolvable working directory) for the caller's surface (default
+	// the CLI); every other refusal is rendered by the surface itself
+	// (docs/cli.md#refusal-details).
 	Front Front
 }
 
@@ -73,13 +74,13 @@ func Open(ctx context.Context, o OpenOptions) (*Room, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newRoom(ws, st, env, o.Front), nil
+	return newRoom(ws, st, env), nil
 }
 
 // newRoom is an opened room of ws over st, with the system clock and
 // process probe.
-func newRoom(ws *Workspace, st storage.Store, env *RuntimeEnv, front Front) *Room {
-	return &Room{WS: ws, Store: st, DataHome: env.DataHome, Env: env, Now: time.Now, Probe: SystemProbe(), Front: front}
+func newRoom(ws *Workspace, st storage.Store, env *RuntimeEnv) *Room {
+	return &Room{WS: ws, Store: st, DataHome: env.DataHome, Env: env, Now: time.Now, Probe: SystemProbe()}
 }
 
 // Close releases the store.
@@ -114,14 +115,14 @@ func requireOwner(tx storage.ReadTx, c Caller, action string) (*protocol.Session
 	}
 	if s == nil {
 		return nil, area, protocol.Errorf(protocol.ReasonSessionNotOpen,
-			"session %s is not open in this workspace; attach again with `acc attach` and use the pair it prints", c.SessionID).With("sessionId", c.SessionID)
+			"session %s is not open in this workspace; attach again with %s and use the pair it prints", c.SessionID, protocol.Step{Command: protocol.StepAttach}).With("sessionId", c.SessionID)
 	}
 	if s.Generation != c.Generation {
 		return nil, area, staleGeneration(action, c.SessionID)
 	}
 	if s.State != protocol.SessionOpen {
 		return nil, area, protocol.Errorf(protocol.ReasonSessionNotOpen,
-			"cannot %s: session %s is closed; attach a new session with `acc attach`", action, c.SessionID).With("sessionId", c.SessionID)
+			"cannot %s: session %s is closed; attach a new session with %s", action, c.SessionID, protocol.Step{Command: protocol.StepAttach}).With("sessionId", c.SessionID)
 	}
 	return s, area, nil
 }
