@@ -748,7 +748,7 @@ func play(ctx context.Context, o Options, c realclient.Client, bin string, w *wo
 			st.set(capability, false, "the client's session is not in the room, so no question could reach it")
 			return ""
 		} else if err != nil {
-			st.set(capability, false, "the other session could not send its question: "+e.Message)
+			st.set(capability, false, "the other session could not send its question: "+protocol.AsError(wording.CLIError(e)).Message)
 			st.mu.Lock()
 			st.envFault = true
 			st.mu.Unlock()

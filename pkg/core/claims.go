@@ -343,10 +343,11 @@ func checkLease(seconds int) (time.Duration, error) {
 }
 
 // claimConflict is the exit-5 refusal naming the holder of c and the
-// three ways on: ask them, narrow the claim, or wait for its release —
-// with the command that waits for requested, spelled as it names it from
-// the caller's directory, followed by waitFlags (acc_claim has no wait
-// tool: it claims again).
+// three ways on: ask them, narrow the claim, or wait for its release. The
+// wait is a protocol.StepWaitRelease carrying requested as the caller
+// spelled it from its directory and waitFlags quoted for the shell; the CLI
+// words it as an acc wait command, acc-mcp (which has no wait tool) as
+// claiming again (docs/cli.md#refusal-details).
 func (r *Room) claimConflict(tx storage.ReadTx, c *protocol.Claim, requested, spelled string, waitFlags []string, me *protocol.Session, now time.Time) error {
 	owner, presence := c.OwnerSessionID, PresenceOffline
 	if s, _, err := findSession(tx, c.OwnerSessionID); err == nil && s != nil {

@@ -193,6 +193,14 @@ func (e *Error) withSlots(format string, args []any) *Error {
 			}
 		case Step:
 			steps = append(steps, s)
+		case error:
+			// A refusal quoted inside another keeps its slots, so that
+			// rendering the outer one words the inner one too.
+			var inner *Error
+			if errors.As(s, &inner) && inner != nil {
+				e.slots = append(e.slots, inner.slots...)
+			}
+			continue
 		default:
 			continue
 		}

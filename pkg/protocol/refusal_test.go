@@ -3,7 +3,13 @@ package protocol
 import (
 	"errors"
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"reflect"
+	"slices"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -65,5 +71,55 @@ func TestFailureEnvelopeCarriesSlotData(t *testing.T) {
 	want := `{"envelope_version":1,"ok":false,"error":{"code":4,"message":"see do messagemap[to:bob] about F:messageId","details":{"fields":["messageId"],"nextSteps":[{"command":"message","args":{"to":"bob"}}],"reasonCode":"unknown_message"}}}`
 	if string(b) != want {
 		t.Fatalf("envelope = %s\nwant       %s", b, want)
+	}
+}
+
+func TestQuotedRefusalIsRenderedToo(t *testing.T) {
+	inner := Errorf(ReasonUnknownMessage, "see %s", Step{Command: StepInbox})
+	outer := Errorf(ReasonInternal, "cannot finish: %v; and %s", inner, Field("kind"))
+	got := AsError(Render(outer, upper{})).Message
+	if want := "cannot finish: see do inboxmap[]; and F:kind"; got != want {
+		t.Fatalf("rendered = %q, want %q", got, want)
+	}
+	if _, ok := outer.Details["nextSteps"]; ok {
+		t.Fatal("the outer refusal took the inner one's steps as its own")
+	}
+}
+
+func TestRenderKeepsTextAddedAroundTheMessage(t *testing.T) {
+	e := Errorf(ReasonOutcomeUnknown, "lost %s", Field("cursor"))
+	cp := *e
+	cp.Message = "first: " + e.Message + "; then retry"
+	if got := AsError(Render(&cp, upper{})).Message; got != "first: lost F:cursor; then retry" {
+		t.Fatalf("rendered = %q", got)
+	}
+}
+
+// TestStepCommandsListsEveryStep: every Step… constant declared here is in
+// StepCommands, which the renderers' tests walk, so no step can be added
+// without every surface wording it.
+func TestStepCommandsListsEveryStep(t *testing.T) {
+	f, err := parser.ParseFile(token.NewFileSet(), "refusal.go", nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	ast.Inspect(f, func(node ast.Node) bool {
+		vs, ok := node.(*ast.ValueSpec)
+		if !ok || len(vs.Names) != 1 || !strings.HasPrefix(vs.Names[0].Name, "Step") || len(vs.Values) != 1 {
+			return true
+		}
+		lit, ok := vs.Values[0].(*ast.BasicLit)
+		if !ok {
+			return true
+		}
+		n++
+		if v, _ := strconv.Unquote(lit.Value); !slices.Contains(StepCommands, v) {
+			t.Errorf("%s = %s is not in StepCommands", vs.Names[0].Name, lit.Value)
+		}
+		return true
+	})
+	if n != len(StepCommands) {
+		t.Errorf("%d Step constants, %d StepCommands", n, len(StepCommands))
 	}
 }
