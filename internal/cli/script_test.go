@@ -326,6 +326,9 @@ func cmdOneline(ts *testscript.TestScript, neg bool, args []string) {
 	if !strings.HasPrefix(errText, "acc: ") || !strings.HasSuffix(errText, "\n") || strings.Count(errText, "\n") != 1 {
 		ts.Fatalf("stderr is not one line starting \"acc: \": %q", clip(errText))
 	}
+	if protocol.Unrendered(errText) {
+		ts.Fatalf("the refusal holds a field or step the CLI did not word: %q", clip(errText))
+	}
 }
 
 // lookup walks a dotted path (object keys, array indexes) from the decoded

@@ -28,4 +28,9 @@
 // An [*Error] carries an [ExitCode] and a stable snake_case reason code
 // (SPEC decisions 3 and 17). [Reasons] lists every reason code with its exit
 // code and meaning; it is the single source for help text and docs.
+//
+// A refusal names the fields it is about and the next steps it suggests as
+// slots ([Field], [FieldValue], [FieldList], [Step]) rather than as any
+// surface's words; each surface renders them with its [Speller] through
+// [Render] (docs/cli.md#refusal-details).
 package protocol
