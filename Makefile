@@ -3,6 +3,8 @@
 #   make test    every test of every module in go.work (what CI runs); installs the clients first
 #   make clients the pinned real clients the tests run, from npm into a cache outside the clone
 #   make build   the three binaries into ./bin
+#   make modules each module of go.work tidy and building on its own (GOWORK=off); CI runs it first
+#   make install-check  a throwaway release installs with go install …@version, offline (docs/install.md)
 #   make stress  the heavy loads at full size (16 x 500 concurrent sends, 1,000 kill -9 trials); a quiet machine
 #   make bench   the benchmarks (numbers for the closing notes; never asserted)
 #   make fuzz    each fuzz target for FUZZTIME (default 30s)
@@ -19,7 +21,7 @@ LDFLAGS := -X github.com/acc-go/acc/internal/buildinfo.buildVersion=$(VERSION)
 # would point their git commands at the caller's repository instead.
 unexport GIT_DIR GIT_WORK_TREE GIT_INDEX_FILE GIT_OBJECT_DIRECTORY GIT_ALTERNATE_OBJECT_DIRECTORIES GIT_COMMON_DIR GIT_PREFIX GIT_NAMESPACE
 
-.PHONY: build demo test clients vet stress bench fuzz test-clients-latest evidence
+.PHONY: build demo test clients vet modules install-check stress bench fuzz test-clients-latest evidence
 
 # build says what it is doing first: the first build downloads the Go modules
 # and compiles SQLite, minutes with no other output.
@@ -34,6 +36,16 @@ vet:
 	@unformatted=$$(gofmt -l cmd internal pkg); if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted"; exit 1; fi
 	$(GO) vet work
 	GOOS=darwin $(GO) vet work   # macOS is the other supported platform: it must build there too
+
+# modules checks each module listed in go.work on its own: tidy, and building,
+# vetting and compiling its tests with GOWORK=off (docs/design.md#modules-and-releases).
+modules:
+	scripts/check-modules.sh
+
+# install-check makes a release commit for a throwaway version in a copy of the
+# tree and go-installs acc from it through a file:// proxy (docs/design.md#modules-and-releases).
+install-check:
+	scripts/check-install.sh
 
 # TEST_TIMEOUT bounds each test binary (go test's own default, 10m, is too
 # close to what the real-client package takes on a loaded 2-core machine).

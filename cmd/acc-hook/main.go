@@ -12,5 +12,5 @@ import (
 )
 
 func main() {
-	os.Exit(hook.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, install.TurnPolicy))
+	os.Exit(hook.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, install.ReadPolicies))
 }

@@ -1,6 +1,6 @@
 // Command acc-mcp is acc's MCP stdio server. It takes no arguments: its
 // participant comes from ACC_MCP_PARTICIPANT and its workspace from
-// ACC_MCP_WORKSPACE (SPEC decision 19).
+// ACC_MCP_WORKSPACE (docs/decisions.md#19-workspace-config).
 package main
 
 import (

@@ -20,6 +20,7 @@ import (
 	"github.com/acc-go/acc/pkg/adapters/adapter"
 	"github.com/acc-go/acc/pkg/core"
 	"github.com/acc-go/acc/pkg/protocol"
+	"github.com/acc-go/acc/pkg/router"
 )
 
 // Adapter is the adapter id of relayed sessions: their harness, and the
@@ -458,7 +459,7 @@ func (a *accSide) project(id string, line []byte) (out []byte, after func(delive
 			a.guarded("offer", func() {
 				ctx, cancel := context.WithTimeout(context.Background(), accWait)
 				defer cancel()
-				if err := room.MarkOffered(ctx, caller, offered, "next-turn", Adapter, version); err != nil {
+				if err := room.MarkOffered(ctx, caller, offered, router.TransportNextTurn, Adapter, version); err != nil {
 					a.note("cannot record the offers", err)
 				}
 			})

@@ -1,6 +1,6 @@
 // Package acp is `acc acp -- <agent…>`: a transparent relay between an
-// editor and an Agent Client Protocol agent (reference/mcp-acp.md part C,
-// reference/acp-agents.md) that puts the agent's sessions in the room.
+// editor and an Agent Client Protocol agent (docs/acp.md) that puts the
+// agent's sessions in the room.
 //
 // The editor launches acc acp where it launched the agent; the relay
 // starts the agent as its child and forwards newline-delimited JSON-RPC

@@ -34,7 +34,7 @@ const (
 	frameResponse
 )
 
-// peek reads the envelope of one JSON-RPC line (reference/mcp-acp.md C2):
+// peek reads the envelope of one JSON-RPC line (docs/acp.md#what-the-relay-does):
 // a member "method" with an "id" is a request, without one a notification;
 // an "id" with no "method" is a response. Member names match exactly, as
 // the agents' and editors' own JSON readers match them, and a repeated
@@ -92,8 +92,8 @@ func (f frame) param(name string) string {
 // idKey normalises a JSON-RPC id for lookup: "s:" and the decoded string
 // for a string id, "n:" and the shortest decimal spelling for a number
 // (so 7 and 7.0 match), "" for anything else. Ids are kept per direction:
-// the editor's and the agent's both start at 0 (reference/acp-agents.md,
-// "What a relay must handle" 1).
+// the editor's and the agent's both start at 0
+// (docs/acp.md#what-the-relay-does).
 func idKey(raw json.RawMessage) string {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 {

@@ -49,7 +49,7 @@ type Config struct {
 // from argv, until the agent exits, and returns the exit status to report:
 // the agent's own (128+n when a signal ended it), 127 when it could not be
 // started. Frames pass both ways byte for byte, concurrently; the few the
-// relay understands (reference/mcp-acp.md C4) drive acc on the side:
+// relay understands (docs/acp.md#what-the-relay-does) drive acc on the side:
 // session/new, load and resume attach, a session/prompt gains one text
 // block with the session's projection, fs/write_text_file into another
 // session's guarded claim is answered with an error instead of being

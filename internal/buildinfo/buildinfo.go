@@ -8,8 +8,9 @@ import "runtime/debug"
 var buildVersion string
 
 // Version returns the version `make build` stamped from git, when it
-// stamped one; else the module version from the build information (SPEC
-// decision 18: `go install …@v1.2.3` gives v1.2.3); else "(devel)".
+// stamped one; else the module version from the build information
+// (docs/decisions.md#18-details-the-original-left-open: `go install …@v1.2.3`
+// gives v1.2.3); else "(devel)".
 func Version() string {
 	module := ""
 	if bi, ok := debug.ReadBuildInfo(); ok {

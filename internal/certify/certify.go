@@ -48,9 +48,9 @@ import (
 	"syscall"
 	"time"
 
+	clientlist "github.com/acc-go/acc/internal/clients"
 	"github.com/acc-go/acc/internal/evidence"
 	"github.com/acc-go/acc/internal/fakemodel"
-	"github.com/acc-go/acc/internal/hook"
 	"github.com/acc-go/acc/internal/probe"
 	"github.com/acc-go/acc/internal/realclient"
 	"github.com/acc-go/acc/internal/wording"
@@ -87,7 +87,7 @@ type Options struct {
 	// DataHome is the user's data home: only the evidence record goes
 	// there.
 	DataHome string
-	// Adapter returns the adapter of an id (hook.Registry).
+	// Adapter returns the adapter of an id (clients.Get).
 	Adapter func(id string) adapter.Adapter
 	// Progress receives one line per step; may be nil.
 	Progress io.Writer
@@ -209,7 +209,7 @@ const VersionTimeout = 10 * time.Second
 func version(ctx context.Context, c realclient.Client, bin, home string, timeout time.Duration) (string, string) {
 	// The npm package's version first, as acc-hook reads it, so the record
 	// is found by the hook for the same program.
-	if v := hook.NPMVersionAt(bin); v != "" {
+	if v := clientlist.NPMVersionAt(bin); v != "" {
 		return v, ""
 	}
 	res := probe.Probe{Name: bin, Timeout: timeout, Stderr: true, Pattern: versionPattern,

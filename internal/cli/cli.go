@@ -39,7 +39,8 @@ func DefaultEnv() Env {
 	return Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Environ: os.Environ, Getwd: os.Getwd}
 }
 
-// StoreWait bounds how long a command waits for a busy store (SPEC decision 16).
+// StoreWait bounds how long a command waits for a busy store
+// (docs/decisions.md#16-store-busy).
 const StoreWait = 5 * time.Second
 
 // Main runs acc with args (without the program name) and returns the exit
@@ -238,7 +239,7 @@ func commandPath(cmd *cli.Command) string { return cmd.FullName() }
 
 // checkArgs refuses a flag whose value is missing, positional arguments,
 // empty values of set string flags, and a non-repeatable flag given twice
-// (reference/core.md §14.1).
+// (docs/cli.md#command-line-syntax).
 func (a *app) checkArgs(ctx context.Context, cmd *cli.Command) (context.Context, error) {
 	// The parsed flag is the truth (in `--body -json` it is text, not the
 	// flag).
@@ -330,7 +331,7 @@ func valueFlags(cmd *cli.Command) map[string]bool {
 
 // checkMissingValues refuses `--subject --body b`: a flag that takes a value
 // followed by another of the command's options, which urfave/cli would take
-// as the value (reference/core.md §14.1). `--subject=--body` stays the
+// as the value (docs/cli.md#command-line-syntax). `--subject=--body` stays the
 // literal text, and so does a value like `--help` that is no option here.
 func (a *app) checkMissingValues(cmd *cli.Command) error {
 	known := map[string]bool{}

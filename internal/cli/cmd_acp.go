@@ -12,8 +12,8 @@ import (
 	"github.com/urfave/cli/v3"
 )
 
-// acpCommand is `acc acp -- <agent…>` (SPEC decision 23; reference/mcp-acp.md
-// part C): the editor runs it where it ran the agent.
+// acpCommand is `acc acp -- <agent…>` (docs/decisions.md#23-the-fake-model;
+// docs/acp.md): the editor runs it where it ran the agent.
 func (a *app) acpCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "acp",

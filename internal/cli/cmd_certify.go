@@ -12,7 +12,7 @@ import (
 	"syscall"
 
 	"github.com/acc-go/acc/internal/certify"
-	"github.com/acc-go/acc/internal/hook"
+	"github.com/acc-go/acc/internal/clients"
 	"github.com/acc-go/acc/internal/probe"
 	"github.com/acc-go/acc/pkg/adapters/adapter"
 	"github.com/acc-go/acc/pkg/core"
@@ -54,7 +54,7 @@ func (a *app) certifyCommand() *cli.Command {
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			o := certify.Options{Adapters: cmd.StringSlice("adapter"), Client: cmd.String("client"), Timeout: cmd.Duration("timeout"), Command: "acc " + strings.Join(a.args, " "),
-				Adapter: func(id string) adapter.Adapter { return hook.Registry()[id] }}
+				Adapter: func(id string) adapter.Adapter { return clients.Get(id) }}
 			if o.Timeout <= 0 {
 				return protocol.Errorf(protocol.ReasonInvalidFlagValue, "--timeout must be more than zero, like 6m")
 			}

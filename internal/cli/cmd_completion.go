@@ -5,14 +5,14 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/acc-go/acc/internal/certify"
-	"github.com/acc-go/acc/internal/hook"
+	"github.com/acc-go/acc/internal/clients"
 	"github.com/acc-go/acc/internal/install"
-	"github.com/acc-go/acc/pkg/adapters/adapter"
 	"github.com/acc-go/acc/pkg/core"
 	"github.com/acc-go/acc/pkg/protocol"
 	"github.com/urfave/cli/v3"
@@ -351,13 +351,7 @@ func takesValue(f cli.Flag) bool {
 
 // flagValueTable maps "acc COMMAND --flag" to the words the flag takes.
 func flagValueTable() map[string][]string {
-	installers := []string{}
-	for id, ad := range hook.Registry() {
-		if _, ok := ad.(adapter.Installer); ok {
-			installers = append(installers, id)
-		}
-	}
-	slices.Sort(installers)
+	installers := slices.Sorted(maps.Keys(clients.Installers()))
 	harnesses := harnessNames()
 	return map[string][]string{
 		"acc attach --harness":     harnesses,

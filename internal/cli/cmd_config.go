@@ -13,8 +13,8 @@ import (
 	"golang.org/x/term"
 )
 
-// configCommand is `acc config init|validate` (reference/core.md §4.2; SPEC
-// decision 19).
+// configCommand is `acc config init|validate` (docs/configuration.md#acc-config-init,
+// docs/configuration.md#acc-config-validate; docs/decisions.md#19-workspace-config).
 func (a *app) configCommand() *cli.Command {
 	return &cli.Command{
 		Name:     "config",

@@ -16,7 +16,8 @@ import (
 	"github.com/urfave/cli/v3"
 )
 
-// doctorCommand is `acc doctor` (reference/core.md §13.10, §14.4).
+// doctorCommand is `acc doctor` (docs/protocol.md#doctor-and-repair,
+// docs/configuration.md#acc-doctor).
 func (a *app) doctorCommand() *cli.Command {
 	return &cli.Command{
 		Name:     "doctor",

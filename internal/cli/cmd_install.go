@@ -11,10 +11,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/acc-go/acc/internal/hook"
+	"github.com/acc-go/acc/internal/clients"
 	"github.com/acc-go/acc/internal/install"
 	"github.com/acc-go/acc/internal/probe"
-	"github.com/acc-go/acc/pkg/adapters/adapter"
 	"github.com/acc-go/acc/pkg/core"
 	"github.com/acc-go/acc/pkg/protocol"
 	"github.com/urfave/cli/v3"
@@ -38,12 +37,7 @@ func (a *app) installEnv(cmd *cli.Command) (*install.Env, error) {
 	} else if home = a.env.Getenv("HOME"); home == "" {
 		return nil, protocol.Errorf(protocol.ReasonHomeMissing, "HOME is not set; pass --home DIR")
 	}
-	adapters := map[string]adapter.Installer{}
-	for id, ad := range hook.Registry() {
-		if in, ok := ad.(adapter.Installer); ok {
-			adapters[id] = in
-		}
-	}
+	adapters := clients.Installers()
 	hookBin := a.env.Getenv("ACC_HOOK_BINARY")
 	if hookBin == "" {
 		hookBin = siblingBinary("acc-hook")

@@ -8,8 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/acc-go/acc/internal/hook"
-	"github.com/acc-go/acc/internal/install"
+	"github.com/acc-go/acc/internal/clients"
 	"github.com/acc-go/acc/internal/livepush"
 	"github.com/acc-go/acc/pkg/core"
 	"github.com/acc-go/acc/pkg/protocol"
@@ -18,7 +17,7 @@ import (
 	"github.com/urfave/cli/v3"
 )
 
-// sendOutput is the JSON shape of every send (reference/core.md §8.10):
+// sendOutput is the JSON shape of every send (docs/protocol.md#record-then-offer):
 // the recorded message and one delivery outcome per recipient.
 type sendOutput struct {
 	Message  protocol.Message  `json:"message"`
@@ -36,11 +35,11 @@ type sendOutput struct {
 	recipients []string
 }
 
-// newSendOutput routes the committed send (pkg/router) and shapes the
-// result. The send is committed: routing runs within its own bound
-// (afterCommit), whatever is left of the command's deadline.
+// newSendOutput has the committed send delivered (livepush.AfterSend, which
+// runs within its own bound whatever is left of the command's deadline)
+// and shapes the result.
 func newSendOutput(ctx context.Context, r *core.Room, res *core.SendResult) *sendOutput {
-	d := livepush.Deliver(afterCommit(ctx), r, &res.Message, install.Policies(r.DataHome), install.TurnPolicies(r.DataHome))
+	d := livepush.AfterSend(ctx, r, &res.Message)
 	return &sendOutput{Message: res.Message, Delivery: d, Created: res.Created, Receipt: res.Receipt, Session: res.Session, recipients: res.Recipients}
 }
 
@@ -549,7 +548,7 @@ func sessionKind(s router.Session) string {
 // "Claude Code 2.1.332", "Gemini CLI (version unknown)", "ACP agent".
 func clientName(s router.Session) string {
 	name := s.Harness
-	switch a := hook.Registry()[s.Harness]; {
+	switch a := clients.Get(s.Harness); {
 	case a != nil:
 		name = a.DisplayName()
 	case s.Harness == "acp":

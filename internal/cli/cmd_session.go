@@ -4,13 +4,11 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"maps"
 	"slices"
 	"strings"
 	"time"
 
-	"github.com/acc-go/acc/internal/hook"
-	"github.com/acc-go/acc/internal/install"
+	"github.com/acc-go/acc/internal/clients"
 
 	"github.com/acc-go/acc/pkg/core"
 	"github.com/acc-go/acc/pkg/protocol"
@@ -223,7 +221,7 @@ func (a *app) statusCommand() *cli.Command {
 		),
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			return a.withRoom(ctx, cmd, func(ctx context.Context, r *core.Room) error {
-				q := core.StatusQuery{All: cmd.Bool("all"), Participant: cmd.String("participant"), LivePolicy: install.Policies(r.DataHome)}
+				q := core.StatusQuery{All: cmd.Bool("all"), Participant: cmd.String("participant"), LivePolicy: r.Install.LivePush}
 				c, err := a.caller(ctx, cmd, r)
 				if err == nil {
 					q.Caller = &c
@@ -335,7 +333,7 @@ const statusAttentionShown = core.DefaultPageLimit
 // harnessNames are the values acc attach --harness takes: the id of every
 // adapter acc-hook runs (docs/adapters.md), then mcp and cli.
 func harnessNames() []string {
-	return append(slices.Sorted(maps.Keys(hook.Registry())), "mcp", "cli")
+	return append(clients.IDs(), "mcp", "cli")
 }
 
 // orList writes names as "a, b or c".

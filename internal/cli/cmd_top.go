@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 
+	"github.com/acc-go/acc/internal/install"
 	"github.com/acc-go/acc/internal/top"
 	"github.com/acc-go/acc/pkg/core"
 	"github.com/acc-go/acc/pkg/protocol"
@@ -50,7 +51,8 @@ func (a *app) topCommand() *cli.Command {
 				}
 				ctx, cancel := context.WithTimeout(ctx, StoreWait)
 				defer cancel()
-				return core.Open(ctx, core.OpenOptions{Cwd: dir, ConfigPath: cmd.String("workspace"), Getenv: a.env.Getenv, NoCreate: true})
+				return core.Open(ctx, core.OpenOptions{Cwd: dir, ConfigPath: cmd.String("workspace"), Getenv: a.env.Getenv, NoCreate: true,
+					ReadInstall: install.ReadPolicies})
 			}
 			return top.Run(ctx, open, path, title)
 		},

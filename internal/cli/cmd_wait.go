@@ -13,7 +13,7 @@ import (
 	"github.com/urfave/cli/v3"
 )
 
-// waitCommand is `acc wait` (SPEC decision 22): block, without a polling
+// waitCommand is `acc wait` (docs/decisions.md#22-waiting): block, without a polling
 // loop in the caller, until this session's inbox holds a pending item, a
 // message is answered or acknowledged, or a resource is released.
 func (a *app) waitCommand() *cli.Command {

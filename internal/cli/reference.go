@@ -34,6 +34,13 @@ func RenderReference() string {
 	b.WriteString("session whose checkout is this worktree; the one live session of the room. When that leaves none or\n")
 	b.WriteString("several, the command stops with exit 2 and names the candidates.\n\n")
 	writeRefusalDetails(&b)
+	b.WriteString("## Command-line syntax\n\n")
+	b.WriteString("A flag takes its value as `--name value` or `--name=value`. acc refuses with exit 2, changing nothing:\n")
+	b.WriteString("a positional argument where the command takes none, a flag the command does not have, a flag whose\n")
+	b.WriteString("value is missing or empty, and a flag given twice unless it is one of the repeatable ones. A value may\n")
+	b.WriteString("start with `--` (a diff as `--body`), unless it is exactly one of the command's own flags: then the\n")
+	b.WriteString("value counts as missing, so write `--subject=--body` to mean that text. A value such as `--help`\n")
+	b.WriteString("that is no flag of the command stays text.\n\n")
 	b.WriteString("## Global flags\n\n")
 	writeFlags(&b, root.Flags)
 	groups := map[string][]*cli.Command{}

@@ -4,13 +4,14 @@ import (
 	"context"
 	"path/filepath"
 
+	"github.com/acc-go/acc/internal/install"
 	"github.com/acc-go/acc/pkg/core"
 	"github.com/acc-go/acc/pkg/protocol"
 	"github.com/urfave/cli/v3"
 )
 
 // ownerFlags are --session and --generation, taken by every command that
-// acts as a session (SPEC decision 2).
+// acts as a session (docs/decisions.md#2-caller-identity).
 func ownerFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "session", Usage: "act as session `ID` (from `acc attach`)"},
@@ -35,12 +36,14 @@ func (a *app) cwd(cmd *cli.Command) (string, error) {
 	return d, nil
 }
 
-// withRoom opens the workspace's room for the command, runs fn, and closes it.
-// The command waits at most StoreWait for a busy store (exit 3); a write that
-// got the store's lock is never cut short by that deadline (pkg/storage's
-// Update), and what runs after its commit uses afterCommit. A write whose
-// outcome is unknown (outcome_unknown) gets the command to run again added
-// to its message (retryAdvice).
+// withRoom opens the workspace's room for the command, with the client
+// installations' delivery policies (install.ReadPolicies), runs fn, and
+// closes it. The command waits at most StoreWait for a busy store (exit 3);
+// a write that got the store's lock is never cut short by that deadline
+// (pkg/storage's Update), nor is a message's delivery after its commit
+// (livepush.AfterSend runs without it). A write whose outcome is unknown
+// (outcome_unknown) gets the command to run again added to its message
+// (retryAdvice).
 func (a *app) withRoom(ctx context.Context, cmd *cli.Command, fn func(ctx context.Context, r *core.Room) error) (err error) {
 	defer func() {
 		if protocol.IsReason(err, protocol.ReasonOutcomeUnknown) {
@@ -54,21 +57,13 @@ func (a *app) withRoom(ctx context.Context, cmd *cli.Command, fn func(ctx contex
 	ctx, cancel := context.WithTimeout(ctx, StoreWait)
 	defer cancel()
 	r, err := core.Open(ctx, core.OpenOptions{Cwd: dir, ConfigPath: cmd.String("workspace"), Getenv: a.env.Getenv,
-		NoCreate: cmd.Name != "attach"})
+		NoCreate: cmd.Name != "attach", ReadInstall: install.ReadPolicies})
 	if err != nil {
 		return err
 	}
 	defer r.Close()
 	return fn(ctx, r)
 }
-
-// afterCommit is the context for the work that follows a committed write
-// (routing a message, reading it back): the command's own deadline may have
-// run out while it waited for the lock, which must not turn the committed
-// write into a refusal, so that work gets ctx's values without its deadline.
-// Each step there bounds itself (the router by router.SendBound, a read by
-// storage.DefaultBusyWait) and falls back as the router reports.
-func afterCommit(ctx context.Context) context.Context { return context.WithoutCancel(ctx) }
 
 // caller resolves the session this command acts as.
 func (a *app) caller(ctx context.Context, cmd *cli.Command, r *core.Room) (core.Caller, error) {

@@ -9,6 +9,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/acc-go/acc/pkg/router"
 )
 
 // Options configure one run of the main job.
@@ -337,15 +339,15 @@ func (s sendResult) deliveryWords() string {
 		}
 		var part string
 		switch {
-		case d.Outcome == "offered" && d.Transport != "durable":
+		case d.Outcome == router.OutcomeOffered && d.Transport != router.TransportDurable:
 			part = fmt.Sprintf("offered live to %s through %s: their idle session starts a turn on it", who, d.Transport)
-		case d.Outcome != "queued":
+		case d.Outcome != router.OutcomeQueued:
 			part = fmt.Sprintf("%s's receipt was already %s", who, d.Outcome)
-		case d.Transport == "next-turn":
+		case d.Transport == router.TransportNextTurn:
 			part = fmt.Sprintf("queued for %s: their client shows it at their next turn", who)
-		case code == "recipient_unavailable":
+		case code == router.ErrRecipientUnavailable:
 			part = fmt.Sprintf("queued for %s, who has no live session: it waits in their inbox", who)
-		case code == "unsupported_client_version":
+		case code == router.ErrUnsupportedClientVersion:
 			part = fmt.Sprintf("queued for %s, a terminal session (attached with acc attach), so it reads it with acc inbox; a client wired by acc install would see it at its next turn", who)
 		default:
 			part = fmt.Sprintf("queued for %s: it waits in their inbox (%s)", who, code)

@@ -225,8 +225,8 @@ func deliveryOutcomes(t *testing.T, front string) {
 	wantDelivery(t, "manual session", d, "manual", "queued", "durable", "unsupported_client_version")
 	d, goneID := send(sendSpec{to: []string{"gone"}, subject: "n", body: "b"})
 	wantDelivery(t, "no live session", d, "gone", "queued", "durable", "recipient_unavailable")
-	// A room message addresses nobody: no delivery entries (SPEC decision
-	// 22); it still waits in every open session's inbox.
+	// A room message addresses nobody: no delivery entries
+	// (docs/decisions.md#22-waiting); it still waits in every open session's inbox.
 	if d, _ = send(sendSpec{subject: "room note", body: "b"}); len(d) != 0 {
 		t.Errorf("room message: delivery %+v, want none", d)
 	}

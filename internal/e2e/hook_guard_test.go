@@ -78,8 +78,9 @@ func (g *guardRoom) untouched(t *testing.T) {
 	}
 }
 
-// TestHookGuardShellVectors runs the shell vectors of reference/adapters.md
-// §5.3 (with SPEC decision 7's cd rule) through Claude Code's Bash tool
+// TestHookGuardShellVectors runs the shell vectors the guard's reader is
+// held to (docs/hooks.md#how-the-guard-reads-a-shell-command, with the cd
+// rule of docs/decisions.md#7-shell-writes) through Claude Code's Bash tool
 // and the built acc-hook: every vector that writes a claimed file is
 // denied, every read and every write elsewhere passes.
 func TestHookGuardShellVectors(t *testing.T) {

@@ -26,7 +26,8 @@ import (
 
 // hookClient is what these tests know of one client's hooks, written down
 // from the client's payloads and its chosen reply shapes
-// (reference/adapters.md §2.1, §5.1), independently of the adapter code.
+// (docs/adapters.md#what-each-client-is-told, docs/adapters.md#the-normalised-event),
+// independently of the adapter code.
 // Payloads come from the fixtures kept in the adapter module (see
 // fixtureFor).
 type hookClient struct {
@@ -424,7 +425,7 @@ func ownerLine(t testing.TB, context string) session {
 
 // defaultParticipant is the participant a hooked session gets without
 // ACC_PARTICIPANT: "<client>-" + the first 6 characters of
-// base64url(SHA-256(client session id)) (reference/adapters.md §1.5).
+// base64url(SHA-256(client session id)) (docs/hooks.md#what-each-event-does).
 func defaultParticipant(client, sid string) string {
 	sum := sha256.Sum256([]byte(sid))
 	return client + "-" + base64.RawURLEncoding.EncodeToString(sum[:])[:6]
@@ -496,7 +497,7 @@ func countEvents(t testing.TB, st storage.Store, typ string) int {
 
 // bindingOf reads the session binding of a client session ("" when none):
 // the key is the first 32 hex digits of SHA-256("<client>:<sid>")
-// (reference/core.md §2.11).
+// (docs/protocol.md#session-binding).
 func bindingOf(t testing.TB, st storage.Store, client, sid string) string {
 	t.Helper()
 	sum := sha256.Sum256([]byte(client + ":" + sid))

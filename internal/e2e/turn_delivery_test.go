@@ -410,7 +410,7 @@ func TestMidTurnSummary(t *testing.T) {
 
 // TestInstallNarrowsMidTurn: what `acc install --mid-turn` records for the
 // client is read by the real acc-hook (cmd/acc-hook passes
-// install.TurnPolicy): the room says actionable, the installation off, so
+// install.ReadPolicies): the room says actionable, the installation off, so
 // nothing is delivered and the question stays queued; set back to
 // actionable, the next post-tool hook delivers it.
 func TestInstallNarrowsMidTurn(t *testing.T) {

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/acc-go/acc/internal/clients"
 	"github.com/acc-go/acc/internal/evidence"
-	"github.com/acc-go/acc/internal/hook"
 	"github.com/acc-go/acc/pkg/adapters/adapter"
 )
 
@@ -16,7 +16,7 @@ import (
 // built-in evidence.
 func TestLocalRecordWins(t *testing.T) {
 	home := t.TempDir()
-	claude := hook.Registry()["claude"]
+	claude := clients.Get("claude")
 	builtIn, _ := adapter.CapabilitiesFor(claude, "2.1.332")
 	if !builtIn.Guarded() {
 		t.Fatal("the built-in evidence of Claude Code 2.1.332 no longer proves the guard; this test needs one that does")
@@ -63,7 +63,7 @@ func TestBadRecord(t *testing.T) {
 	if _, err := evidence.Read(home, "codex", "0.171.0"); err == nil || !strings.Contains(err.Error(), p) {
 		t.Errorf("Read of a bad record: %v", err)
 	}
-	codex := hook.Registry()["codex"]
+	codex := clients.Get("codex")
 	builtIn, _ := adapter.CapabilitiesFor(codex, "0.171.0")
 	if caps, _, local := evidence.For(codex, "0.171.0", home); local != nil || caps != builtIn {
 		t.Errorf("a bad record must not count: %+v %+v", caps, local)

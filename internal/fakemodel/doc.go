@@ -4,7 +4,7 @@
 // whole headless session with no network: the client is pointed at the
 // server's URL with a fake key, and every model call it makes is answered from
 // a script the caller wrote. acc's real-client tests and `acc certify` use it
-// (SPEC decision 23).
+// (docs/decisions.md#23-the-fake-model).
 //
 // # Wire protocols
 //

@@ -1,6 +1,7 @@
 // Package hook is acc-hook, the runner native clients' hooks call as
 // `acc-hook <adapter> <event>` with the event payload on stdin
-// (reference/adapters.md §1.2–1.6).
+// (docs/hooks.md#what-each-event-does; the binding it keeps is
+// docs/protocol.md#session-binding).
 //
 // # Contract
 //
@@ -63,6 +64,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/acc-go/acc/internal/clients"
 	"github.com/acc-go/acc/internal/evidence"
 	"github.com/acc-go/acc/internal/livepush"
 	"github.com/acc-go/acc/internal/probe"
@@ -72,6 +74,7 @@ import (
 	"github.com/acc-go/acc/pkg/adapters/grok"
 	"github.com/acc-go/acc/pkg/core"
 	"github.com/acc-go/acc/pkg/protocol"
+	"github.com/acc-go/acc/pkg/router"
 )
 
 // Deadline is the whole budget of one hook call.
@@ -93,7 +96,7 @@ const MaxPayload = 16 << 20
 const maxGuardTargets = 10_000
 
 // toolHeartbeatMs: tool hooks refresh presence when the last heartbeat is
-// older than this, in milliseconds (reference/adapters.md §1.6).
+// older than this, in milliseconds (docs/hooks.md#what-each-event-does).
 const toolHeartbeatMs = 30_000
 
 // Runner holds what a hook call depends on; tests replace parts of it.
@@ -105,21 +108,19 @@ type Runner struct {
 	// ClientPID returns the client's pid (0 when unknown).
 	ClientPID func(a adapter.Adapter) int
 	Deadline  time.Duration
-	// TurnPolicy returns a client installation's own turn-delivery policy
-	// for adapterID (midTurn: off, actionable or all; endOfTurn: off or
-	// actionable; "" = no opinion). The effective policy is the narrower of
-	// it and the workspace's (core.NarrowerTurnPolicy; docs/delivery.md,
-	// "Mid-turn"), read from the installation record of dataHome (the
-	// room's data home). nil: the workspace's policy alone.
-	TurnPolicy func(dataHome, adapterID string) (midTurn, endOfTurn string)
+	// ReadInstall reads the client installations' delivery policies of a
+	// data home into each room the hook opens (core.OpenOptions.ReadInstall):
+	// a client's own turn-delivery policy narrows the workspace's
+	// (core.NarrowerTurnPolicy; docs/delivery.md#mid-turn). nil: the
+	// workspace's policy alone.
+	ReadInstall func(dataHome string) core.InstallPolicies
 }
 
 // Main runs acc-hook with the registered adapters and returns its exit
-// code. turnPolicy is Runner.TurnPolicy: how each client installation
-// narrows the room's turn-delivery policy (internal/install.TurnPolicy,
-// passed in by cmd/acc-hook because the installer itself uses this
-// package).
-func Main(args []string, stdin io.Reader, stdout, stderr io.Writer, turnPolicy func(dataHome, adapterID string) (string, string)) int {
+// code. readInstall is Runner.ReadInstall, the reader of what each client
+// installation records of delivery (internal/install.ReadPolicies,
+// passed in by cmd/acc-hook; docs/delivery.md#where-delivery-is-decided).
+func Main(args []string, stdin io.Reader, stdout, stderr io.Writer, readInstall func(dataHome string) core.InstallPolicies) int {
 	// A client that stopped reading must not kill the hook with SIGPIPE:
 	// ignored, a write to the dead pipe fails (EPIPE), nothing is marked
 	// offered and the hook still exits as the client expects.
@@ -129,9 +130,9 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer, turnPolicy f
 	if f, ok := stdout.(*os.File); ok && isNullDevice(f) {
 		stdout = unreadOutput{}
 	}
-	r := &Runner{Adapters: Registry(), Getenv: os.Getenv, ClientVersion: func(ctx context.Context, a adapter.Adapter) string { return probeVersion(ctx, a, os.Getenv) },
+	r := &Runner{Adapters: clients.All(), Getenv: os.Getenv, ClientVersion: func(ctx context.Context, a adapter.Adapter) string { return probeVersion(ctx, a, os.Getenv) },
 		ClientPID: func(a adapter.Adapter) int { return core.ClientPID(a.ClientCommand()) }, Deadline: Deadline,
-		TurnPolicy: turnPolicy}
+		ReadInstall: readInstall}
 	return r.Run(args, stdin, stdout, stderr)
 }
 
@@ -298,7 +299,7 @@ func (r *Runner) handle(ctx context.Context, a adapter.Adapter, event string, pa
 		return nil, err
 	}
 	creates := ev.Kind == adapter.SessionStart || ev.Kind == adapter.BeforeTurn
-	room, err := core.Open(ctx, core.OpenOptions{Cwd: ev.Cwd, Getenv: r.Getenv, NoCreate: !creates})
+	room, err := core.Open(ctx, core.OpenOptions{Cwd: ev.Cwd, Getenv: r.Getenv, NoCreate: !creates, ReadInstall: r.ReadInstall})
 	if err != nil && (ev.Kind != adapter.BeforeTool || !noRoomHere(err)) {
 		return nil, err
 	}
@@ -372,7 +373,7 @@ func (r *Runner) oversize(ctx context.Context, a adapter.Adapter, event string, 
 		// A tool known not to write: reads are never denied.
 		return nil, tooLarge
 	}
-	room, err := core.Open(ctx, core.OpenOptions{Cwd: ev.Cwd, Getenv: r.Getenv, NoCreate: true})
+	room, err := core.Open(ctx, core.OpenOptions{Cwd: ev.Cwd, Getenv: r.Getenv, NoCreate: true, ReadInstall: r.ReadInstall})
 	if err != nil {
 		return nil, err
 	}
@@ -574,7 +575,7 @@ func (r *Runner) turn(ctx context.Context, a adapter.Adapter, ev *adapter.Event,
 	if len(p.Offered) > 0 && shown {
 		caller := *c
 		res.afterOut = func(ctx context.Context) error {
-			return room.MarkOffered(ctx, caller, p.Offered, "next-turn", a.ID(), version)
+			return room.MarkOffered(ctx, caller, p.Offered, router.TransportNextTurn, a.ID(), version)
 		}
 	}
 	return res, nil
@@ -798,7 +799,7 @@ const (
 )
 
 // probeVersion returns the client's version: the npm package's, when the
-// client on PATH is an npm package's bin (npmVersion), else the first dotted
+// client on PATH is an npm package's bin (clients.NPMVersion), else the first dotted
 // version `<client> --version` prints, asked twice within ProbeBudget. The
 // client is the program a person runs (adapter.Installer's Binary), which
 // is not always the name its process carries (ClientCommand: Kimi Code's
@@ -812,7 +813,7 @@ func probeVersion(ctx context.Context, a adapter.Adapter, getenv func(string) st
 	if name == "" {
 		name = a.ID()
 	}
-	if v := npmVersion(name); v != "" {
+	if v := clients.NPMVersion(name); v != "" {
 		return v
 	}
 	return versionProbe(name, getenv).Run(ctx).Version
@@ -855,7 +856,8 @@ func sanitise(s string) string {
 }
 
 // declaredCapabilities maps what evidence proves for a client version onto
-// the capability record a session carries (reference/adapters.md §3.1).
+// the capability record a session carries
+// (docs/adapters.md#capabilities-and-their-evidence).
 func declaredCapabilities(c adapter.Capabilities) protocol.DeclaredCapabilities {
 	var d protocol.DeclaredCapabilities
 	d.Lifecycle.SessionStart = c.Attach

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acc-go/acc/internal/clients"
 	"github.com/acc-go/acc/pkg/adapters/adapter"
 	"github.com/acc-go/acc/pkg/core"
 	"github.com/acc-go/acc/pkg/protocol"
@@ -55,7 +56,7 @@ func newWorld(t *testing.T) *world {
 		"HOME":           filepath.Join(base, "home"),
 	}}
 	w.r = &Runner{
-		Adapters:      Registry(),
+		Adapters:      clients.All(),
 		Getenv:        func(k string) string { return w.env[k] },
 		ClientVersion: func(context.Context, adapter.Adapter) string { return "" },
 		ClientPID:     func(adapter.Adapter) int { return 0 },
@@ -182,7 +183,7 @@ func oneLine(t *testing.T, stderr string) {
 
 // allowOf is the adapter's "proceed" answer on stdout.
 func allowOf(client string) string {
-	return string(Registry()[client].Allow(&adapter.Event{Adapter: client}).Stdout)
+	return string(clients.Get(client).Allow(&adapter.Event{Adapter: client}).Stdout)
 }
 
 // TestPanicInAHandlerFailsOpen: a panic inside any handler leaves the
@@ -369,7 +370,7 @@ func TestMainWithNullStdoutOffersNothing(t *testing.T) {
 // with one line on stderr, for every adapter.
 func TestFailOpenInProcess(t *testing.T) {
 	w := newWorld(t)
-	for client := range Registry() {
+	for client := range clients.All() {
 		for name, c := range map[string]struct {
 			args    []string
 			payload string
@@ -501,7 +502,7 @@ func TestKimiSessionStartOffersNothing(t *testing.T) {
 // under the name kimi-code; this test binary plays the hook.
 func TestKimiClientFoundByItsProcessName(t *testing.T) {
 	if os.Getenv("ACC_TEST_CLIENT_PID_HELPER") == "1" {
-		fmt.Println(core.ClientPID(Registry()["kimi"].ClientCommand()))
+		fmt.Println(core.ClientPID(clients.Get("kimi").ClientCommand()))
 		return
 	}
 	sh, err := exec.LookPath("sh")

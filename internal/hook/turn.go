@@ -39,12 +39,12 @@ func offerLock(ctx context.Context, room *core.Room, participant string, wait ti
 }
 
 // turnPolicies returns the effective policy.midTurn and policy.endOfTurn
-// for adapterID: the narrower of the workspace's and the installation's
-// (Runner.TurnPolicy).
+// for adapterID: the narrower of the workspace's and the installation's,
+// as read when the room was opened (core.Room.Install).
 func (r *Runner) turnPolicies(adapterID string, room *core.Room) (midTurn, endOfTurn string) {
 	midTurn, endOfTurn = room.WS.Policy.MidTurn, room.WS.Policy.EndOfTurn
-	if r.TurnPolicy != nil {
-		m, e := r.TurnPolicy(room.DataHome, adapterID)
+	if room.Install.Turn != nil {
+		m, e := room.Install.Turn(adapterID)
 		midTurn, endOfTurn = core.NarrowerTurnPolicy(midTurn, m), core.NarrowerTurnPolicy(endOfTurn, e)
 	}
 	return midTurn, endOfTurn

@@ -26,7 +26,8 @@ func provenWorld(t *testing.T) *world {
 	return w
 }
 
-// TestTurnPolicyNarrowsTheWorkspace: Runner.TurnPolicy off stops mid-turn
+// TestTurnPolicyNarrowsTheWorkspace: an installation's turn policy off
+// (Runner.ReadInstall, read into the room the hook opens) stops mid-turn
 // delivery and holds though the workspace allows both; "" (no opinion)
 // leaves the workspace's policy.
 func TestTurnPolicyNarrowsTheWorkspace(t *testing.T) {
@@ -46,9 +47,14 @@ func TestTurnPolicyNarrowsTheWorkspace(t *testing.T) {
 		t.Fatal(err)
 	}
 	var asked []string
-	w.r.TurnPolicy = func(_, id string) (string, string) {
-		asked = append(asked, id)
-		return core.TurnDeliveryOff, core.TurnDeliveryOff
+	w.r.ReadInstall = func(home string) core.InstallPolicies {
+		if home != r.DataHome {
+			t.Errorf("the installations were read from %s, not the room's data home %s", home, r.DataHome)
+		}
+		return core.InstallPolicies{Turn: func(id string) (string, string) {
+			asked = append(asked, id)
+			return core.TurnDeliveryOff, core.TurnDeliveryOff
+		}}
 	}
 	if res := w.hook("claude", "PostToolUse", "c1"); res.stdout != "{}\n" {
 		t.Fatalf("the installation's off must stop mid-turn delivery: %+v", res)
@@ -57,9 +63,11 @@ func TestTurnPolicyNarrowsTheWorkspace(t *testing.T) {
 		t.Fatalf("the installation's off must stop holds: %+v", res)
 	}
 	if len(asked) != 2 || asked[0] != "claude" {
-		t.Fatalf("TurnPolicy asked for %v", asked)
+		t.Fatalf("the turn policy was asked for %v", asked)
 	}
-	w.r.TurnPolicy = func(string, string) (string, string) { return "", "" }
+	w.r.ReadInstall = func(string) core.InstallPolicies {
+		return core.InstallPolicies{Turn: func(string) (string, string) { return "", "" }}
+	}
 	if res := w.hook("claude", "PostToolUse", "c1"); !strings.Contains(res.stdout, q.Message.MessageID) {
 		t.Fatalf("no opinion leaves the workspace's actionable: %+v", res)
 	}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/acc-go/acc/internal/clients"
 )
 
 // npmTree makes <root>/node_modules/@x/tool with a package.json and a bin
@@ -35,52 +37,12 @@ func npmTree(t *testing.T, packageJSON, link string) {
 	t.Setenv("PATH", bin)
 }
 
-func TestNPMVersion(t *testing.T) {
-	cases := []struct {
-		name, packageJSON, link, want string
-	}{
-		{"bin map", `{"name":"@x/tool","version":"1.2.3","bin":{"tool":"bin/tool.js"}}`, "tool", "1.2.3"},
-		{"bin string", `{"name":"@x/tool","version":"0.61.0","bin":"bin/tool.js"}`, "tool", "0.61.0"},
-		{"bin names another program", `{"name":"@x/tool","version":"1.2.3","bin":{"other":"bin/tool.js"}}`, "tool", ""},
-		{"bin names another file", `{"name":"@x/tool","version":"1.2.3","bin":{"tool":"bin/other.js"}}`, "tool", ""},
-		{"no version", `{"name":"@x/tool","bin":{"tool":"bin/tool.js"}}`, "tool", ""},
-		{"broken package.json", `{"name":`, "tool", ""},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			npmTree(t, c.packageJSON, c.link)
-			if got := npmVersion("tool"); got != c.want {
-				t.Errorf("npmVersion = %q, want %q", got, c.want)
-			}
-		})
-	}
-	t.Run("not on PATH", func(t *testing.T) {
-		t.Setenv("PATH", t.TempDir())
-		if got := npmVersion("tool"); got != "" {
-			t.Errorf("npmVersion = %q", got)
-		}
-	})
-	t.Run("outside node_modules", func(t *testing.T) {
-		dir := t.TempDir()
-		if err := os.WriteFile(filepath.Join(dir, "package.json"), []byte(`{"name":"tool","version":"1.0.0","bin":{"tool":"tool"}}`), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, "tool"), []byte("#!/bin/sh\n"), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		t.Setenv("PATH", dir)
-		if got := npmVersion("tool"); got != "" {
-			t.Errorf("npmVersion = %q for a program outside node_modules", got)
-		}
-	})
-}
-
 // TestProbeVersionAsksTheProgram: the version is asked of the program a
 // person runs (Binary), not of the name the client's process carries
 // (ClientCommand): Kimi Code's npm bin is kimi, its process kimi-code, and
 // nothing named kimi-code is on PATH.
 func TestProbeVersionAsksTheProgram(t *testing.T) {
-	a := Registry()["kimi"]
+	a := clients.Get("kimi")
 	npmTree(t, `{"name":"@x/tool","version":"2.1.0","bin":{"kimi":"bin/tool.js"}}`, "kimi")
 	if v := probeVersion(context.Background(), a, func(string) string { return "" }); v != "2.1.0" {
 		t.Errorf("probeVersion(kimi) = %q, want 2.1.0 from the kimi program's package", v)
@@ -106,7 +68,7 @@ func fakeClaude(t *testing.T, script string) {
 // quick: a client that must answer answers at once, within a generous
 // budget, and one that must run out of time never answers.
 func TestProbeVersionRetriesWithinItsBudget(t *testing.T) {
-	a := Registry()["claude"]
+	a := clients.Get("claude")
 	env := func(v string) func(string) string {
 		return func(k string) string {
 			if k == "ACC_PROBE_TIMEOUT_MS" {

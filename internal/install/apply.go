@@ -29,7 +29,7 @@ type planned struct {
 // validating every file it would touch first, so that a file that does not
 // parse (exit 4) or is in the way (exit 5) stops the run before anything is
 // written — prints (dry run) or applies it, and records what it wrote
-// (reference/adapters.md §6). Installing twice changes nothing the second
+// (docs/adapters.md#what-acc-install-writes). Installing twice changes nothing the second
 // time. Errors: exit 2 for an unknown adapter, an unknown --delivery or a
 // home that is not a directory; exit 4 for an unreadable record or client
 // file; exit 5 for a conflict; exit 4 install_failed when a write fails

@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/acc-go/acc/internal/hook"
+	"github.com/acc-go/acc/internal/clients"
 	"github.com/acc-go/acc/pkg/adapters/adapter"
 	"github.com/acc-go/acc/pkg/protocol"
 )
@@ -44,7 +44,7 @@ func runChild(op string) int {
 	// out of what this test measures.
 	lockWait = 30 * time.Second
 	adapters := map[string]adapter.Installer{}
-	for id, a := range hook.Registry() {
+	for id, a := range clients.All() {
 		if in, ok := a.(adapter.Installer); ok {
 			adapters[id] = in
 		}

@@ -17,7 +17,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/acc-go/acc/internal/hook"
+	"github.com/acc-go/acc/internal/clients"
 	"github.com/acc-go/acc/internal/probe"
 	"github.com/acc-go/acc/pkg/adapters/adapter"
 	"github.com/acc-go/acc/pkg/core"
@@ -30,7 +30,7 @@ var skill []byte
 // Skill is the instructions file every client's agent is given.
 func Skill() []byte { return slices.Clone(skill) }
 
-// Delivery policies (reference/adapters.md §3.6).
+// Delivery policies (docs/delivery.md#live-push-waking-an-idle-session).
 var DeliveryPolicies = []string{"off", "actionable", "all"}
 
 // Env is where an installation happens and with which binaries.
@@ -104,7 +104,8 @@ func (e *Env) HomeArg() string {
 	return " --home " + core.ShellWord(e.Home)
 }
 
-// Detection is what acc found of one client, read-only (§3.7).
+// Detection is what acc found of one client, read-only
+// (docs/configuration.md#acc-doctor).
 type Detection struct {
 	Adapter     string `json:"adapter"`
 	DisplayName string `json:"displayName"`
@@ -142,7 +143,7 @@ func (e *Env) detect(ctx context.Context, a adapter.Installer) Detection {
 		d.Binary = bin
 		// An npm package says its version without running anything (and
 		// running a client can leave files in the user's HOME).
-		if v := hook.NPMVersionAt(bin); v != "" {
+		if v := clients.NPMVersionAt(bin); v != "" {
 			d.Version, d.VersionLine = v, "npm package version "+v
 			d.Present = true
 			return d

@@ -12,8 +12,8 @@ import (
 	"github.com/tailscale/hujson"
 )
 
-// JSON editing that keeps every byte acc did not write (SPEC decision 9,
-// reference/adapters.md §6.5). Files are parsed with tailscale/hujson, which
+// JSON editing that keeps every byte acc did not write
+// (docs/decisions.md#9-installer-ownership, docs/adapters.md#what-acc-install-writes). Files are parsed with tailscale/hujson, which
 // keeps comments, whitespace and key order, and edited with JSON Patch
 // operations on that tree; only the bytes of the entry acc adds (and the
 // containers it creates) are new, and removing them gives the old bytes

@@ -3,14 +3,14 @@ package install
 import (
 	"testing"
 
-	"github.com/acc-go/acc/internal/hook"
+	"github.com/acc-go/acc/internal/clients"
 )
 
 // TestLiveDeliveryFallback: where live push is off, the reason says where
 // messages go instead — never "its next turn" for Grok, whose before-turn
 // hook output reaches no model and of which nothing is proven.
 func TestLiveDeliveryFallback(t *testing.T) {
-	reg := hook.Registry()
+	reg := clients.All()
 	for _, c := range []struct {
 		client, version, want string
 	}{

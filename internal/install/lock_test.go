@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/acc-go/acc/internal/hook"
+	"github.com/acc-go/acc/internal/clients"
 	"github.com/acc-go/acc/pkg/adapters/adapter"
 	"github.com/acc-go/acc/pkg/protocol"
 )
@@ -66,7 +66,7 @@ func testEnv(t *testing.T) *Env {
 		t.Fatal(err)
 	}
 	adapters := map[string]adapter.Installer{}
-	for id, a := range hook.Registry() {
+	for id, a := range clients.All() {
 		if in, ok := a.(adapter.Installer); ok {
 			adapters[id] = in
 		}

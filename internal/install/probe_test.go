@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/acc-go/acc/internal/hook"
+	"github.com/acc-go/acc/internal/clients"
 	"github.com/acc-go/acc/pkg/adapters/adapter"
 )
 
@@ -20,7 +20,7 @@ import (
 func rendezvousEnv(t *testing.T) *Env {
 	t.Helper()
 	adapters := map[string]adapter.Installer{}
-	for id, a := range hook.Registry() {
+	for id, a := range clients.All() {
 		if in, ok := a.(adapter.Installer); ok {
 			adapters[id] = in
 		}

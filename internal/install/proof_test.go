@@ -3,14 +3,14 @@ package install
 import (
 	"testing"
 
-	"github.com/acc-go/acc/internal/hook"
+	"github.com/acc-go/acc/internal/clients"
 	"github.com/acc-go/acc/pkg/adapters/adapter"
 )
 
 // TestProofDetail: acc doctor names where each built-in proof comes from
 // and what it leaves unproven, from the records embedded in the adapters.
 func TestProofDetail(t *testing.T) {
-	reg := hook.Registry()
+	reg := clients.All()
 	for _, c := range []struct {
 		client, version, want string
 	}{

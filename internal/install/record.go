@@ -10,17 +10,19 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 	"syscall"
 
 	"github.com/acc-go/acc/pkg/adapters/adapter"
+	"github.com/acc-go/acc/pkg/core"
 	"github.com/acc-go/acc/pkg/protocol"
 )
 
 // RecordSchemaVersion is the installs.json schema this acc reads and writes.
 const RecordSchemaVersion = 1
 
-// Record is the ownership record, <data home>/acc/installs.json (SPEC
-// decision 9; reference/adapters.md §6.4): every file and entry acc wrote
+// Record is the ownership record, <data home>/acc/installs.json
+// (docs/decisions.md#9-installer-ownership; docs/adapters.md#in-accs-data-home): every file and entry acc wrote
 // into a client's configuration, with what it wrote, so that uninstall
 // removes exactly that and nothing a person changed.
 type Record struct {
@@ -62,7 +64,7 @@ type Install struct {
 	DeliveryReason    string `json:"deliveryReason,omitempty"`
 	// MidTurnPolicy and EndOfTurnPolicy are the turn-delivery policies the
 	// person set for this client (acc install --mid-turn, --end-of-turn);
-	// "" when not set, so the room's policy decides (TurnPolicy).
+	// "" when not set, so the room's policy decides (ReadPolicies).
 	MidTurnPolicy   string             `json:"midTurnPolicy,omitempty"`
 	EndOfTurnPolicy string             `json:"endOfTurnPolicy,omitempty"`
 	Artifacts       []RecordedArtifact `json:"artifacts"`
@@ -219,20 +221,40 @@ func (r *Record) drop(id string) {
 	r.Installs = slices.DeleteFunc(r.Installs, func(in Install) bool { return in.AdapterID == id })
 }
 
-// Policies returns a lookup of the live-delivery policy recorded for each
-// client installation in dataHome's record (reference/adapters.md §3.6):
-// adapter id → off, actionable or all. A missing or unreadable record, or a
-// client acc did not install, is off.
-func Policies(dataHome string) func(adapter string) string {
-	rec, err := loadRecord(dataHome)
-	return func(adapter string) string {
+// ReadPolicies reads dataHome's installation record once and returns the
+// delivery policies it holds per client installation, for
+// core.OpenOptions.ReadInstall (docs/delivery.md#where-delivery-is-decided):
+// LivePush gives off, actionable or all (the --delivery policy;
+// docs/delivery.md#live-push-waking-an-idle-session), off for a client acc
+// did not install; Turn gives the --mid-turn and --end-of-turn policies,
+// "" for each that is not set (the room's policy.midTurn and
+// policy.endOfTurn, narrowed by these with router.Narrower, are what the
+// router and the client's hooks apply; docs/delivery.md#mid-turn). A
+// missing or unreadable record records nothing: off, and "". The record
+// is read when a policy is first asked for, and only then, so a room
+// whose process never asks (a guard hook) pays nothing for it.
+func ReadPolicies(dataHome string) core.InstallPolicies {
+	load := sync.OnceValues(func() (*Record, error) { return loadRecord(dataHome) })
+	find := func(adapter string) *Install {
+		rec, err := load()
 		if err != nil {
+			return nil
+		}
+		return rec.find(adapter)
+	}
+	return core.InstallPolicies{
+		LivePush: func(adapter string) string {
+			if in := find(adapter); in != nil && in.DeliveryPolicy != "" {
+				return in.DeliveryPolicy
+			}
 			return "off"
-		}
-		if in := rec.find(adapter); in != nil && in.DeliveryPolicy != "" {
-			return in.DeliveryPolicy
-		}
-		return "off"
+		},
+		Turn: func(adapter string) (midTurn, endOfTurn string) {
+			if in := find(adapter); in != nil {
+				return in.MidTurnPolicy, in.EndOfTurnPolicy
+			}
+			return "", ""
+		},
 	}
 }
 

@@ -20,8 +20,8 @@ type FileStatus struct {
 	Detail string `json:"detail,omitempty"`
 }
 
-// ClientStatus is one client as `acc doctor` reports it (§3.7; SPEC
-// decision 6).
+// ClientStatus is one client as `acc doctor` reports it
+// (docs/configuration.md#acc-doctor; docs/decisions.md#6-measured-capabilities).
 type ClientStatus struct {
 	Detection
 	// Installed: the record holds an installation of this client;

@@ -6,7 +6,7 @@ import (
 	toml "github.com/pelletier/go-toml/v2"
 )
 
-// acc's managed block in a user's TOML file (reference/adapters.md §6.5):
+// acc's managed block in a user's TOML file (docs/adapters.md#what-acc-install-writes):
 // the file is never parsed and written back; acc's lines sit between two
 // marker lines at the end of the file, where a table header of acc's
 // cannot capture the user's last table.

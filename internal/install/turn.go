@@ -83,32 +83,6 @@ func checkTurnOptions(o Options) error {
 	return nil
 }
 
-// TurnPolicy returns the mid-turn and end-of-turn policies recorded for
-// the installation of adapterID in dataHome's record ("" for each that
-// is not set, and for a client acc did not install or a record that
-// cannot be read): the room's policy.midTurn and policy.endOfTurn,
-// narrowed by these (router.Narrower), are what a client's hooks and the
-// router apply (docs/delivery.md, "Mid-turn"). It is the seam the
-// post-tool and stop hooks read.
-func TurnPolicy(dataHome, adapterID string) (midTurn, endOfTurn string) {
-	return TurnPolicies(dataHome)(adapterID)
-}
-
-// TurnPolicies is TurnPolicy for many lookups with one read of the
-// record (router.Router.TurnPolicy).
-func TurnPolicies(dataHome string) func(adapter string) (midTurn, endOfTurn string) {
-	rec, err := loadRecord(dataHome)
-	return func(adapter string) (string, string) {
-		if err != nil {
-			return "", ""
-		}
-		if in := rec.find(adapter); in != nil {
-			return in.MidTurnPolicy, in.EndOfTurnPolicy
-		}
-		return "", ""
-	}
-}
-
 // EffectiveTurnPolicy is the policy that applies to a client: the room's
 // narrowed by the installation's (router.Narrower).
 func EffectiveTurnPolicy(room, installed string) string { return router.Narrower(room, installed) }

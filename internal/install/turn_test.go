@@ -5,14 +5,14 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/acc-go/acc/internal/hook"
+	"github.com/acc-go/acc/internal/clients"
 	"github.com/acc-go/acc/pkg/adapters/adapter"
 )
 
 // TestTurnWords: what install and doctor say of delivery inside a turn,
 // for each combination of version, proof and recorded policy.
 func TestTurnWords(t *testing.T) {
-	claude := hook.Registry()["claude"]
+	claude := clients.Get("claude")
 	proven := adapter.Capabilities{MidTurn: true, EndOfTurn: true}
 	for _, c := range []struct {
 		version  string
@@ -40,7 +40,7 @@ func TestTurnWords(t *testing.T) {
 // TestTurnWordsNotFound: a client with no program on PATH is said to be
 // not found, not to have an unreadable version.
 func TestTurnWordsNotFound(t *testing.T) {
-	td := turnDelivery(hook.Registry()["codex"], "", false, adapter.Capabilities{MidTurn: true, EndOfTurn: true}, "", "")
+	td := turnDelivery(clients.Get("codex"), "", false, adapter.Capabilities{MidTurn: true, EndOfTurn: true}, "", "")
 	if want := "off: Codex is not found here, so delivery after each tool call is not assumed; messages wait for the next turn"; td.MidTurnWords != want {
 		t.Errorf("mid-turn:\n got %q\nwant %q", td.MidTurnWords, want)
 	}
@@ -51,7 +51,7 @@ func TestTurnWordsNotFound(t *testing.T) {
 		t.Errorf("proven for a client that is not here: %+v", td)
 	}
 	// Grok: nothing proven at any version, and no next turn to wait for.
-	td = turnDelivery(hook.Registry()["grok"], "0.1.0", true, adapter.Capabilities{}, "", "")
+	td = turnDelivery(clients.Get("grok"), "0.1.0", true, adapter.Capabilities{}, "", "")
 	if want := "off: not proven for Grok 0.1.0; messages wait in its inbox"; td.MidTurnWords != want {
 		t.Errorf("grok mid-turn:\n got %q\nwant %q", td.MidTurnWords, want)
 	}
@@ -60,29 +60,42 @@ func TestTurnWordsNotFound(t *testing.T) {
 	}
 }
 
-// TestTurnPolicy: the hook's seam reads what the record holds for a
-// client, "" for what is not set, for a client not installed, and for a
-// record that cannot be read.
-func TestTurnPolicy(t *testing.T) {
+// TestReadPolicies: what a room opened over the data home carries of the
+// record, read once: each client's live-push and turn policies, off and
+// "" for what is not set, for a client not installed, and for a record
+// that cannot be read; a change to the record after the read is not seen
+// by that read's policies.
+func TestReadPolicies(t *testing.T) {
 	home := t.TempDir()
-	if m, e := TurnPolicy(home, "claude"); m != "" || e != "" {
+	if p := ReadPolicies(home); p.LivePush("claude") != "off" {
+		t.Errorf("no record: live push %q", p.LivePush("claude"))
+	} else if m, e := p.Turn("claude"); m != "" || e != "" {
 		t.Errorf("no record: %q %q", m, e)
 	}
 	rec := &Record{SchemaVersion: RecordSchemaVersion}
-	rec.put(Install{AdapterID: "claude", MidTurnPolicy: "all"})
+	rec.put(Install{AdapterID: "claude", MidTurnPolicy: "all", DeliveryPolicy: "actionable"})
 	rec.put(Install{AdapterID: "codex", EndOfTurnPolicy: "off"})
 	if err := rec.save(home); err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range [][3]string{{"claude", "all", ""}, {"codex", "", "off"}, {"gemini", "", ""}} {
-		if m, e := TurnPolicy(home, c[0]); m != c[1] || e != c[2] {
+	read := ReadPolicies(home)
+	for _, c := range [][4]string{{"claude", "all", "", "actionable"}, {"codex", "", "off", "off"}, {"gemini", "", "", "off"}} {
+		if m, e := read.Turn(c[0]); m != c[1] || e != c[2] {
 			t.Errorf("%s: %q %q, want %q %q", c[0], m, e, c[1], c[2])
+		}
+		if l := read.LivePush(c[0]); l != c[3] {
+			t.Errorf("%s: live push %q, want %q", c[0], l, c[3])
 		}
 	}
 	if err := os.WriteFile(filepath.Join(home, "acc", "installs.json"), []byte("{"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if m, e := TurnPolicy(home, "claude"); m != "" || e != "" {
+	if m, _ := read.Turn("claude"); m != "all" || read.LivePush("claude") != "actionable" {
+		t.Errorf("the first read changed with the record: %q %q", m, read.LivePush("claude"))
+	}
+	if p := ReadPolicies(home); p.LivePush("claude") != "off" {
+		t.Errorf("unreadable record: live push %q", p.LivePush("claude"))
+	} else if m, e := p.Turn("claude"); m != "" || e != "" {
 		t.Errorf("unreadable record: %q %q", m, e)
 	}
 	if got := EffectiveTurnPolicy("actionable", "all"); got != "actionable" {

@@ -1,4 +1,4 @@
-// Claude Code's inbox socket (reference/live-push.md §1).
+// Claude Code's inbox socket (docs/delivery.md#claude-codes-inbox-socket).
 
 package livepush
 
@@ -29,7 +29,7 @@ const ClaudeInboxName = "claude-inbox"
 // CLAUDE_CODE_MESSAGING_SOCKET): one JSON line, {"type":"user",
 // "message":{"role":"user","content":…},"msg_id":…}; the socket answers
 // nothing, and an idle session starts a turn with it (measured on Claude
-// Code 2.1.332, reference/live-push.md §1).
+// Code 2.1.332, docs/delivery.md#claude-codes-inbox-socket).
 type ClaudeInbox struct {
 	// Timeout bounds connecting and writing; 0 means 2 s.
 	Timeout time.Duration
@@ -97,8 +97,8 @@ func (t ClaudeInbox) Offer(ctx context.Context, b router.Binding, m *protocol.Me
 // socket (not a symlink) owned by our uid with no group or other
 // permission, and the session record Claude Code keeps at
 // <CLAUDE_CONFIG_DIR, else $HOME/.claude>/sessions/<pid>.json must name
-// the same pid, session and socket (reference/adapters.md §7.5, "Bind";
-// live-push.md §1). Anything else is an error saying what did not hold,
+// the same pid, session and socket
+// (docs/delivery.md#claude-codes-inbox-socket). Anything else is an error saying what did not hold,
 // and the session gets no live binding.
 func ClaudeEndpoint(getenv func(string) string, clientSessionID string, pid int) (string, error) {
 	sock := getenv("CLAUDE_CODE_MESSAGING_SOCKET")

@@ -32,7 +32,7 @@ const CodexQueueName = "codex-queue"
 // session's CODEX_HOME. The item lands in the thread's queue
 // ($CODEX_HOME/queue_1.sqlite); the running TUI looks at the queue every
 // 10 s and, idle, starts a turn with the text as its prompt (measured on
-// Codex 0.171.0: 0–10 s, median ≈5 s; reference/live-push.md §2).
+// Codex 0.171.0: 0–10 s, median ≈5 s; docs/delivery.md#codexs-queue).
 type CodexQueue struct {
 	// Timeout bounds the command, its output included; 0 means 5 s.
 	Timeout time.Duration

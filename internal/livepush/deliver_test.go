@@ -59,7 +59,7 @@ func TestDeliverOncePerMessage(t *testing.T) {
 	var wg sync.WaitGroup
 	outcomes := make([][]router.Delivery, 4)
 	for i := range outcomes {
-		wg.Go(func() { outcomes[i] = Deliver(ctx, room, &res.Message, actionable, nil) })
+		wg.Go(func() { outcomes[i] = deliver(ctx, room, &res.Message, actionable, nil) })
 	}
 	wg.Wait()
 	for i, d := range outcomes {
@@ -98,14 +98,14 @@ func TestDeliverPolicy(t *testing.T) {
 		return &res.Message
 	}
 	note := send(protocol.KindNote, []string{"bob"})
-	if d := Deliver(ctx, room, note, actionable, nil); len(d) != 1 || d[0].Outcome != router.OutcomeQueued || d[0].ErrorCode == nil || *d[0].ErrorCode != router.ErrDeliveryDisabled {
+	if d := deliver(ctx, room, note, actionable, nil); len(d) != 1 || d[0].Outcome != router.OutcomeQueued || d[0].ErrorCode == nil || *d[0].ErrorCode != router.ErrDeliveryDisabled {
 		t.Errorf("a note under actionable: %+v", d)
 	}
 	q := send(protocol.KindQuestion, []string{"bob"})
-	if d := Deliver(ctx, room, q, func(string) string { return router.PolicyOff }, nil); len(d) != 1 || d[0].ErrorCode == nil || *d[0].ErrorCode != router.ErrDeliveryDisabled {
+	if d := deliver(ctx, room, q, func(string) string { return router.PolicyOff }, nil); len(d) != 1 || d[0].ErrorCode == nil || *d[0].ErrorCode != router.ErrDeliveryDisabled {
 		t.Errorf("a question with the policy off: %+v", d)
 	}
-	if d := Deliver(ctx, room, send(protocol.KindNote, nil), func(string) string { return router.PolicyAll }, nil); len(d) != 0 {
+	if d := deliver(ctx, room, send(protocol.KindNote, nil), func(string) string { return router.PolicyAll }, nil); len(d) != 0 {
 		t.Errorf("a room message: %+v", d)
 	}
 	select {

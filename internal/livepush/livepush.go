@@ -1,6 +1,6 @@
 // Package livepush holds the live-push transports of pkg/router: ways to
 // make an idle session of a client start a turn through the client's own
-// channel (issue 10, reference/live-push.md). They are used only for a
+// channel (issue 10, docs/delivery.md#live-push-waking-an-idle-session). They are used only for a
 // session whose client has live push proven for its version, whose
 // binding is current, and whose owner's policy admits the message.
 package livepush
@@ -62,14 +62,30 @@ func Endpoint(id string, getenv func(string) string, clientSessionID string, pid
 	return "", "", fmt.Errorf("%s has no live transport", id)
 }
 
-// Deliver routes a committed send (router.Router.Deliver) with this
+// AfterSend is the one thing a surface does after it recorded a message
+// (acc message, request, reply and finish, and acc-mcp's send tools): it
+// decides how the recorded message m reaches each addressed recipient and
+// makes the offers that decision calls for, and returns one
+// router.Delivery per addressed recipient (none for a room message) for
+// the surface to report (docs/delivery.md#where-delivery-is-decided). The
+// client installations' policies are the room's one reading of them
+// (core.Room.Install). The message is recorded whatever happens here, so
+// ctx's deadline, which may have run out while the send waited for the
+// store, does not apply: each step bounds itself (router.SendBound) and a
+// failure leaves the recipient queued with the reason.
+func AfterSend(ctx context.Context, room *core.Room, m *protocol.Message) []router.Delivery {
+	return deliver(context.WithoutCancel(ctx), room, m, room.Install.LivePush, room.Install.Turn)
+}
+
+// deliver routes a committed send (router.Router.Deliver) with this
 // platform's live transports, one offer per message and recipient at a
 // time: an offer is made holding <workspace runtime dir>/live.<recipient>.lock
 // (gofrs/flock) and only while the receipt is still queued, so a retry of
-// a send racing the first cannot push it twice. turn gives the turn-delivery
-// policies recorded per client installation (router.Router.TurnPolicy; nil
-// leaves the room's alone).
-func Deliver(ctx context.Context, room *core.Room, m *protocol.Message, policy func(adapter string) string, turn func(adapter string) (midTurn, endOfTurn string)) []router.Delivery {
+// a send racing the first cannot push it twice. policy gives the live-push
+// policy recorded per client installation (nil: off), turn the
+// turn-delivery policies (router.Router.TurnPolicy; nil leaves the
+// room's alone).
+func deliver(ctx context.Context, room *core.Room, m *protocol.Message, policy func(adapter string) string, turn func(adapter string) (midTurn, endOfTurn string)) []router.Delivery {
 	rt := Router()
 	rt.TurnPolicy = turn
 	rt.Reserve = func(ctx context.Context, m *protocol.Message, participantID string) (func(), string, error) {

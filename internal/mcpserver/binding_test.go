@@ -19,7 +19,7 @@ func presenceOf(r *room, sessionID string) string {
 }
 
 // TestRestartResumesSession: the binding is keyed by mcp, the participant
-// and the workspace (A4), so a server started after a crash, with another
+// and the workspace (docs/mcp.md#sessions), so a server started after a crash, with another
 // clientInfo, resumes the same session; the crashed server's recorded pid
 // makes that session offline while no server is running.
 func TestRestartResumesSession(t *testing.T) {
@@ -51,7 +51,7 @@ func TestRestartResumesSession(t *testing.T) {
 	}
 	// The end of input leaves the session open but offline (the server's
 	// pid is gone), and the next server resumes it: a clean restart is a
-	// restart too (A4, A11 item 7).
+	// restart too (docs/mcp.md#sessions, docs/mcp.md#conformance item 7).
 	p2.in.Close()
 	done := make(chan error, 1)
 	go func() { done <- p2.cmd.Wait() }()

@@ -19,11 +19,11 @@ import (
 	_ "modernc.org/sqlite"
 )
 
-// The conformance suite: every row of reference/mcp-acp.md A11, driven
+// The conformance suite: every row of the list of docs/mcp.md#conformance, driven
 // over real stdio against the built acc-mcp, for each era a client can
 // speak — initialized 2025-06-18, initialized 2025-11-25, and the
 // 2026-07-28 per-request interface. Replies are matched by id (string and
-// numeric ids both); each row names its A11 item.
+// numeric ids both); each row names its docs/mcp.md#conformance item.
 
 // era is one way of speaking to acc-mcp.
 type era struct {
@@ -63,7 +63,7 @@ func (e era) params(p map[string]any) map[string]any {
 }
 
 // call sends one request in this era and checks the result envelope the
-// era requires (A3): resultType "complete" and serverInfo on a modern
+// era requires (docs/mcp.md#protocol-revisions): resultType "complete" and serverInfo on a modern
 // result, neither on a legacy one.
 func (e era) call(t *testing.T, c *client, method string, p map[string]any) map[string]any {
 	t.Helper()
@@ -88,7 +88,7 @@ type toolOutcome struct {
 	reason string // structuredContent.error.reasonCode (failure)
 }
 
-// tool calls a tool and checks A6: success is the pretty-printed JSON of
+// tool calls a tool and checks docs/mcp.md#tools: success is the pretty-printed JSON of
 // the value as text, and the same value as structuredContent unless a
 // 2025 client would get an array (then structuredContent is absent);
 // failure is isError with "<tool>: <message>" as text.
@@ -171,7 +171,7 @@ func rosterText(t *testing.T, e era, c *client) string {
 	return res["contents"].([]any)[0].(map[string]any)["text"].(string)
 }
 
-// A11 item 1: the A2 five-line vector, in order, then the connection lives.
+// docs/mcp.md#conformance item 1: the five-line framing vector, in order, then the connection lives.
 func TestConformanceFramingVector(t *testing.T) {
 	c := startBinary(t, newRoom(t), "mcp")
 	for _, line := range []string{`null`, `{`, `{"method":42,"id":7}`, `{"jsonrpc":"2.0","id":8,"method":"ping","params":false}`, `{"jsonrpc":"2.0","id":9,"method":"ping"}`} {
@@ -203,7 +203,7 @@ func TestConformanceFramingVector(t *testing.T) {
 	pingOK(t, c)
 }
 
-// A11 item 2, for each era: the basic session.
+// docs/mcp.md#conformance item 2, for each era: the basic session.
 func TestConformanceBasicSession(t *testing.T) {
 	for _, e := range eras {
 		t.Run(e.name, func(t *testing.T) {
@@ -265,7 +265,7 @@ func mustJSON(v any) string {
 	return string(b)
 }
 
-// A11 items 3, 4 and 5: negotiation and the legacy handshake gate.
+// docs/mcp.md#conformance items 3, 4 and 5: negotiation and the legacy handshake gate.
 func TestConformanceHandshake(t *testing.T) {
 	t.Run("unknown versions negotiate 2025-11-25", func(t *testing.T) {
 		for _, v := range []string{"2099-01-01", versionModern, "1999-01-01"} {
@@ -334,7 +334,7 @@ func TestConformanceHandshake(t *testing.T) {
 	})
 }
 
-// A11 item 6: the two eras keep apart. A modern request never inherits
+// docs/mcp.md#conformance item 6: the two eras keep apart. A modern request never inherits
 // metadata from initialize, works in any phase and leaves the phase as it
 // was; a legacy request may carry extension _meta keys.
 func TestConformanceEraSeparation(t *testing.T) {
@@ -388,8 +388,8 @@ func TestConformanceEraSeparation(t *testing.T) {
 	}
 }
 
-// A11 item 7: a restart with another clientInfo, and another era, keeps
-// the same session (the binding is the launch configuration's, A4).
+// docs/mcp.md#conformance item 7: a restart with another clientInfo, and another era, keeps
+// the same session (the binding is the launch configuration's, docs/mcp.md#sessions).
 func TestConformanceRestartKeepsSession(t *testing.T) {
 	r := newRoom(t)
 	first, p1 := spawnBinary(t, r, "research")
@@ -510,7 +510,7 @@ func badCalls() []badCall {
 	}...)
 }
 
-// A11 items 8 and 9, for each era: every refusal is an isError result
+// docs/mcp.md#conformance items 8 and 9, for each era: every refusal is an isError result
 // naming the field and carrying its reasonCode, the connection stays
 // usable, the store does not change and no presence is created.
 func TestConformanceToolValidation(t *testing.T) {
@@ -549,7 +549,7 @@ func TestConformanceToolValidation(t *testing.T) {
 	}
 }
 
-// A11 item 10, for each era: the snapshot keeps the whole thread and
+// docs/mcp.md#conformance item 10, for each era: the snapshot keeps the whole thread and
 // handoff envelope, escapes control characters and marks peer content.
 func TestConformanceSnapshot(t *testing.T) {
 	for _, e := range eras {
@@ -613,7 +613,7 @@ func findMessages(v any) []map[string]any {
 	return out
 }
 
-// The escaping of A7 reaches every string of a message, nested ones
+// The escaping of docs/mcp.md#resources reaches every string of a message, nested ones
 // included, and leaves other records alone. (The store refuses most
 // control characters on write, so this is checked on a crafted snapshot.)
 func TestPeerSnapshotEscapes(t *testing.T) {

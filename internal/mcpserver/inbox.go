@@ -16,7 +16,7 @@ const inboxURI = "acc://inbox"
 
 // subscribe accepts a subscription to acc://inbox (the only resource that
 // changes for its reader) and starts watching the store for it. Like a
-// read of the inbox, it resolves the participant first (A4), so that
+// read of the inbox, it resolves the participant first (docs/mcp.md#sessions), so that
 // messages can be addressed to it while it waits; that is the only write,
 // and it happens before the watch starts.
 func (s *server) subscribe(ctx context.Context, req *mcp.SubscribeRequest) error {

@@ -40,7 +40,7 @@ func complete(t *testing.T, what string, res map[string]any) {
 }
 
 // TestModernInterface drives the built acc-mcp with 2026-07-28 requests
-// and no initialize (A3, A6).
+// and no initialize (docs/mcp.md#protocol-revisions, docs/mcp.md#tools).
 func TestModernInterface(t *testing.T) {
 	r := newRoom(t)
 	c := startBinary(t, r, "research")
@@ -87,7 +87,7 @@ func TestModernInterface(t *testing.T) {
 }
 
 // TestDiscoverThenInitialize: a modern probe followed by the legacy
-// handshake keeps the eras apart (A3; B1 item 5).
+// handshake keeps the eras apart (docs/mcp.md#protocol-revisions; docs/mcp.md#wire-details).
 func TestDiscoverThenInitialize(t *testing.T) {
 	r := newRoom(t)
 	c := startBinary(t, r, "research")
@@ -121,7 +121,7 @@ func TestDiscoverThenInitialize(t *testing.T) {
 			}
 		}
 	}
-	// The legacy exact read drops the array from structuredContent (A3).
+	// The legacy exact read drops the array from structuredContent (docs/mcp.md#protocol-revisions).
 	alice := r.acc("attach", "--participant", "alice")
 	q := r.acc("message", "--to", "research", "--type", "question", "--subject", "q", "--body", "?",
 		"--session", alice["sessionId"].(string), "--generation", alice["generation"].(string))

@@ -16,7 +16,7 @@ type resource struct {
 	read mcp.ResourceHandler
 }
 
-// resources are the three read-only views of A7. Snapshot and roster need
+// resources are the three read-only views of docs/mcp.md#resources. Snapshot and roster need
 // no session; the inbox resolves the connection's session and, like
 // acc_inbox without messageId, moves no receipt.
 func (s *server) resources() []resource {
@@ -86,7 +86,7 @@ func contents(uri string, v any, err error) (*mcp.ReadResourceResult, error) {
 	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: "application/json", Text: string(text)}}}, nil
 }
 
-// peerSnapshot marks the messages of a full sync as peer content (A7):
+// peerSnapshot marks the messages of a full sync as peer content (docs/mcp.md#resources):
 // every string inside each message, recursively (subject, body, artifact
 // descriptions, handoff lists), has its control characters escaped
 // (escapeA7), and each message gains trust "untrusted peer content". Attribution is kept as it is. Other records pass unchanged.
@@ -126,7 +126,7 @@ func escapeStrings(v any) any {
 	return v
 }
 
-// escapeA7 is A7's peer escaping: each code point below 32 other than
+// escapeA7 is the peer escaping of docs/mcp.md#resources: each code point below 32 other than
 // newline and tab, and 127, becomes the six characters \u00XX; nothing
 // else changes. It is the wire contract of the acc://snapshot resource, a
 // JSON document for programs (docs/mcp.md), so it stays this narrow set;

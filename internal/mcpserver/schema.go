@@ -15,7 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// Schema builders: every tool's inputSchema is a closed object (A5).
+// Schema builders: every tool's inputSchema is a closed object (docs/mcp.md#tools).
 
 func closed(required []string, props map[string]*jsonschema.Schema) *jsonschema.Schema {
 	if required == nil {
@@ -68,7 +68,7 @@ func requires(fields ...string) *jsonschema.Schema { return &jsonschema.Schema{R
 func anyOf(s ...*jsonschema.Schema) *jsonschema.Schema { return &jsonschema.Schema{AnyOf: s} }
 
 // argError is a refused tool argument: exit 2 with a reason, worded as
-// "arguments.<field> …" (A6).
+// "arguments.<field> …" (docs/mcp.md#tools).
 func argError(reason, format string, a ...any) *protocol.Error {
 	return protocol.Errorf(reason, format, a...)
 }

@@ -1,7 +1,6 @@
-// Package mcpserver is acc-mcp, the MCP stdio server (reference/mcp-acp.md
-// part A) on github.com/modelcontextprotocol/go-sdk, behind a small
+// Package mcpserver is acc-mcp, the MCP stdio server (docs/mcp.md) on github.com/modelcontextprotocol/go-sdk, behind a small
 // prefilter (wire.go). Identity comes only from the launch configuration:
-// ACC_MCP_PARTICIPANT and ACC_MCP_WORKSPACE (SPEC decision 19). Every tool
+// ACC_MCP_PARTICIPANT and ACC_MCP_WORKSPACE (docs/decisions.md#19-workspace-config). Every tool
 // calls the same pkg/core operation as the CLI.
 package mcpserver
 
@@ -19,6 +18,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/acc-go/acc/internal/install"
 	"github.com/acc-go/acc/internal/wording"
 	"github.com/acc-go/acc/pkg/core"
 	"github.com/acc-go/acc/pkg/protocol"
@@ -26,7 +26,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// Launch variables (A1).
+// Launch variables (docs/mcp.md#registering-it).
 const (
 	EnvParticipant = "ACC_MCP_PARTICIPANT"
 	EnvWorkspace   = "ACC_MCP_WORKSPACE"
@@ -38,7 +38,7 @@ const (
 // variable so that tests can shorten it).
 var storeWait = 5 * time.Second
 
-// Version is reported as serverInfo.version: the package version (A1),
+// Version is reported as serverInfo.version: the package version (docs/mcp.md#registering-it),
 // the same as `acc version` prints.
 var Version = buildinfo.Version()
 
@@ -50,7 +50,7 @@ type Config struct {
 	Getenv func(string) string
 }
 
-// ConfigFromEnv reads the launch configuration (A1): the participant from
+// ConfigFromEnv reads the launch configuration (docs/mcp.md#registering-it): the participant from
 // ACC_MCP_PARTICIPANT (default mcp, sanitised like ACC_PARTICIPANT), the
 // directory from ACC_MCP_WORKSPACE (absolute) else wd. Errors are exit 2.
 func ConfigFromEnv(getenv func(string) string, wd string) (*Config, error) {
@@ -98,9 +98,9 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // Serve runs one connection over r and w until the end of input, and
 // answers every request it took before it returns. The acc session is left
 // open, bound to the launch configuration: the next server started with it
-// resumes the same session (A4, A11 item 7), and while none runs the
+// resumes the same session (docs/mcp.md#sessions, docs/mcp.md#conformance item 7), and while none runs the
 // session shows offline, since its recorded pid (this process) is gone. An
-// MCP session declares no session-end capability (A8); acc_finish ends it.
+// MCP session declares no session-end capability (docs/mcp.md#protocol-revisions); acc_finish ends it.
 func Serve(ctx context.Context, cfg *Config, r io.Reader, w, logw io.Writer) error {
 	s := &server{cfg: cfg, logw: logw, life: ctx}
 	srv := s.newMCPServer()
@@ -169,7 +169,7 @@ func (s *server) newMCPServer() *mcp.Server {
 		UnsubscribeHandler:        s.unsubscribe,
 		SupportedProtocolVersions: supportedVersions,
 		// Cache hints on modern results: nothing acc-mcp lists is cached
-		// across callers or over time (A3; legacy results drop them, wire.go).
+		// across callers or over time (docs/mcp.md#protocol-revisions; legacy results drop them, wire.go).
 		SetCacheable: func(_ context.Context, _ mcp.Request, c *mcp.Cacheable) { c.TTLMs, c.CacheScope = 0, "private" },
 	})
 	known := map[string]bool{}
@@ -184,7 +184,7 @@ func (s *server) newMCPServer() *mcp.Server {
 		srv.AddResource(res.def, res.read)
 	}
 	s.srv = srv
-	// An unknown tool is a tool result, not a protocol error (A6, B1 item 7).
+	// An unknown tool is a tool result, not a protocol error (docs/mcp.md#tools, docs/mcp.md#wire-details).
 	srv.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			if ct, ok := req.(*mcp.CallToolRequest); ok && method == "tools/call" && !known[ct.Params.Name] {
@@ -199,7 +199,7 @@ func (s *server) newMCPServer() *mcp.Server {
 	return srv
 }
 
-// listedSchema is a tool's input schema as tools/list shows it: A5's
+// listedSchema is a tool's input schema as tools/list shows it: the
 // literal shape, which always carries "required" ([] when nothing is),
 // where jsonschema-go leaves an empty list out.
 func listedSchema(schema *schemaT) json.RawMessage {
@@ -223,7 +223,7 @@ func listedSchema(schema *schemaT) json.RawMessage {
 
 // openOptions are how this server opens its room: the workspace from
 // ACC_MCP_WORKSPACE (else the launch directory) only, with ACC_WORKSPACE_ROOT
-// hidden from discovery (SPEC decision 19); the store created when create.
+// hidden from discovery (docs/decisions.md#19-workspace-config); the store created when create.
 func (s *server) openOptions(create bool) core.OpenOptions {
 	getenv := func(k string) string {
 		if k == "ACC_WORKSPACE_ROOT" {
@@ -231,13 +231,13 @@ func (s *server) openOptions(create bool) core.OpenOptions {
 		}
 		return s.cfg.Getenv(k)
 	}
-	return core.OpenOptions{Cwd: s.cfg.Dir, Getenv: getenv, NoCreate: !create, Front: core.FrontMCP}
+	return core.OpenOptions{Cwd: s.cfg.Dir, Getenv: getenv, NoCreate: !create, Front: core.FrontMCP, ReadInstall: install.ReadPolicies}
 }
 
 // open opens the room for one call, as the CLI does for one command. The
 // workspace comes from ACC_MCP_WORKSPACE (else the launch directory) only:
 // ACC_WORKSPACE_ROOT, the CLI's override, is hidden from discovery, so it
-// cannot move this server into another room (SPEC decision 19).
+// cannot move this server into another room (docs/decisions.md#19-workspace-config).
 func (s *server) open(ctx context.Context, create bool, fn func(r *core.Room) error) error {
 	r, err := core.Open(ctx, s.openOptions(create))
 	if err != nil {
@@ -247,19 +247,19 @@ func (s *server) open(ctx context.Context, create bool, fn func(r *core.Room) er
 	return fn(r)
 }
 
-// bindingAdapter is the adapter id of acc-mcp's session bindings (A4).
+// bindingAdapter is the adapter id of acc-mcp's session bindings (docs/mcp.md#sessions).
 const bindingAdapter = "mcp"
 
 // bindingID is the client session id acc-mcp binds its acc session under:
 // the participant and the workspace, never anything the client reports, so
 // a restarted server with the same configuration resumes the same session
-// while it is still open (A4, A11 item 7).
+// while it is still open (docs/mcp.md#sessions, docs/mcp.md#conformance item 7).
 func (s *server) bindingID(r *core.Room) string {
 	return s.cfg.Participant + "@" + r.WS.ID
 }
 
 // owner returns the connection's session, resolved on every call through
-// the persistent binding (A4): the bound session is resumed while it is
+// the persistent binding (docs/mcp.md#sessions): the bound session is resumed while it is
 // open at its bound generation — which refreshes its heartbeat and records
 // this server's pid, so a session two servers share stays online while
 // either runs — and a new one is opened and bound when it is not (finished
@@ -281,7 +281,7 @@ func (s *server) owner(ctx context.Context, r *core.Room, heartbeat bool) (core.
 	res, err := r.HookAttach(ctx, core.HookAttachInput{Adapter: bindingAdapter, ClientSessionID: s.bindingID(r),
 		Participant: s.cfg.Participant, PID: os.Getpid(),
 		Enforcement: protocol.EnforcementAdvisory, Lifecycle: protocol.LifecycleManual,
-		Capabilities: &protocol.DeclaredCapabilities{}}) // the floor of A8: nothing
+		Capabilities: &protocol.DeclaredCapabilities{}}) // the floor of docs/mcp.md#protocol-revisions: nothing
 	if err != nil {
 		return core.Caller{}, err
 	}
@@ -430,7 +430,7 @@ func (s *server) handler(t tool) mcp.ToolHandler {
 			err = retryAdvice(name, raw, err)
 		}
 		if err != nil {
-			// Every failure inside a call is a tool result (A6), the
+			// Every failure inside a call is a tool result (docs/mcp.md#tools), the
 			// store's own included (exit 1, internal); only a panic, a bug,
 			// is a protocol error (the recover above).
 			if protocol.CodeOf(err) == protocol.ExitInternal {
@@ -508,9 +508,9 @@ func isModern(meta map[string]any) bool {
 	return v >= versionModern
 }
 
-// okResult is a success (A6): the pretty JSON as text, and the same value as
+// okResult is a success (docs/mcp.md#tools): the pretty JSON as text, and the same value as
 // structuredContent unless it is not an object and the caller speaks a
-// 2025 revision, which requires an object there (A3).
+// 2025 revision, which requires an object there (docs/mcp.md#protocol-revisions).
 func okResult(v any, modern bool) (*mcp.CallToolResult, error) {
 	text, err := protocol.MarshalIndent(v)
 	if err != nil {
@@ -523,7 +523,7 @@ func okResult(v any, modern bool) (*mcp.CallToolResult, error) {
 	return res, nil
 }
 
-// errorResult is a refusal as a tool result (A6): "<tool>: <message>" as
+// errorResult is a refusal as a tool result (docs/mcp.md#tools): "<tool>: <message>" as
 // text, and the exit-code name and reasonCode in structuredContent. The
 // message is in acc-mcp's words: its fields are arguments.<name> and its
 // next steps tool calls (docs/mcp.md#refusal-details).

@@ -189,7 +189,7 @@ func TestBadInput(t *testing.T) {
 	if code := c.request("initialize", map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "x", "version": "1"}})["error"].(map[string]any)["code"]; code != -32600.0 {
 		t.Errorf("second initialize: %v", code)
 	}
-	// The A2 vector.
+	// The framing vector of docs/mcp.md#conformance.
 	for _, line := range []string{`null`, `{`, `{"method":42,"id":7}`, `{"jsonrpc":"2.0","id":8,"method":"ping","params":false}`} {
 		c.send(line)
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 
-	"github.com/acc-go/acc/internal/install"
 	"github.com/acc-go/acc/internal/livepush"
 	"github.com/acc-go/acc/pkg/core"
 	"github.com/acc-go/acc/pkg/protocol"
@@ -42,7 +41,7 @@ type tool struct {
 	// run decodes raw (already validated) and calls the core operation.
 	run func(ctx context.Context, c *call, raw json.RawMessage) (any, error)
 	// finish marks acc_finish: it uses the session without a heartbeat
-	// first and forgets it afterwards (A4).
+	// first and forgets it afterwards (docs/mcp.md#sessions).
 	finish bool
 }
 
@@ -80,13 +79,12 @@ type sent struct {
 	Delivery []router.Delivery `json:"delivery"`
 }
 
-// sentOf routes a committed send. The call's deadline may have run out while
-// it waited for the store's lock; the send is recorded all the same, so
-// routing runs within its own bound (pkg/router's SendBound) instead of
-// failing on the call's (docs/delivery.md "When acc cannot tell whether a
-// write landed").
+// sentOf has a committed send delivered (livepush.AfterSend). The call's
+// deadline may have run out while it waited for the store's lock; the send
+// is recorded all the same, so delivery runs within its own bound instead
+// of failing on the call's (docs/delivery.md#when-acc-cannot-tell-whether-a-write-landed).
 func sentOf(ctx context.Context, r *core.Room, res *core.SendResult) *sent {
-	d := livepush.Deliver(context.WithoutCancel(ctx), r, &res.Message, install.Policies(r.DataHome), install.TurnPolicies(r.DataHome))
+	d := livepush.AfterSend(ctx, r, &res.Message)
 	return &sent{Message: res.Message, Receipt: res.Receipt, Delivery: d}
 }
 
@@ -95,7 +93,7 @@ func statusTool() tool {
 		def: def("acc_status", "Show the room: every participant's live session (presence, enforcement, lifecycle, checkout, branch), the live claims and the room's protection verdict. Read-only."+pollNote,
 			closed(nil, nil)),
 		run: func(ctx context.Context, c *call, _ json.RawMessage) (any, error) {
-			return c.room.Status(ctx, core.StatusQuery{Caller: &c.caller, Sender: &c.caller, LivePolicy: install.Policies(c.room.DataHome)})
+			return c.room.Status(ctx, core.StatusQuery{Caller: &c.caller, Sender: &c.caller, LivePolicy: c.room.Install.LivePush})
 		},
 	}
 }

@@ -18,51 +18,51 @@ import (
 // The prefilter: a small mcp.Transport in front of go-sdk v1.8.0 that
 // screens every input line before the SDK decodes it, for the differences
 // between the SDK and the contract that matter most
-// (reference/mcp-acp.md B1):
+// (docs/mcp.md#wire-details):
 //
 //   - a line that is not JSON, not an object, or not a JSON-RPC 2.0 envelope
 //     is answered (-32700, -32600) and the connection carries on, where the
-//     SDK would end it (B1 item 1, A2);
-//   - a request whose params is null or a primitive gets -32602 (A2);
+//     SDK would end it (docs/mcp.md#wire-details);
+//   - a request whose params is null or a primitive gets -32602 (docs/mcp.md#wire-details);
 //   - notifications are never answered; only notifications/initialized
-//     reaches the SDK (A2);
-//   - the legacy handshake is gated as A3 says: a malformed initialize is
+//     reaches the SDK (docs/mcp.md#wire-details);
+//   - the legacy handshake is gated as docs/mcp.md#protocol-revisions says: a malformed initialize is
 //     -32602 and changes nothing, a second one -32600, a request before
 //     initialize -32602, one between initialize and initialized -32600
-//     (B1 items 2, 3);
+//     (docs/mcp.md#wire-details);
 //   - a request with modern metadata (either reserved _meta key, or
 //     server/discover) must carry both keys (-32602) and exactly version
-//     2026-07-28 (-32022 with data{supported, requested}) (B1 item 4).
+//     2026-07-28 (-32022 with data{supported, requested}) (docs/mcp.md#wire-details).
 //
 //   - a modern ping is answered {} in the complete envelope, where the SDK
-//     says -32601 (B1 item 6);
+//     says -32601 (docs/mcp.md#wire-details);
 //   - legacy and modern requests go to two separate SDK sessions, so a
 //     server/discover (or any modern request) never makes a later
 //     initialize a duplicate nor leaks modern shaping into legacy results
-//     (B1 item 5);
+//     (docs/mcp.md#wire-details);
 //   - on the way out, every modern result carries resultType "complete",
-//     the unknown-tool isError result a middleware builds included (B1
-//     item 7), and legacy results lose the SDK's ttlMs/cacheScope, which
-//     the 2025 revisions do not define (B1 item 9). Modern results keep
+//     the unknown-tool isError result a middleware builds included
+//     (docs/mcp.md#wire-details), and legacy results lose the SDK's ttlMs/cacheScope, which
+//     the 2025 revisions do not define (docs/mcp.md#wire-details). Modern results keep
 //     them, set to ttlMs 0 and cacheScope "private" (server.go). A
 //     server/discover result also gains accCapabilities, the ACC extension
-//     field holding the session's capability floor (A3, A8).
+//     field holding the session's capability floor (docs/mcp.md#protocol-revisions).
 //
 //   - only the routed methods reach the SDK (initialize, ping,
 //     server/discover, tools/list, tools/call, resources/list,
-//     resources/read); any other is -32601 "unknown method: <m>" (A3);
+//     resources/read); any other is -32601 "unknown method: <m>" (docs/mcp.md#wire-details);
 //   - an initialize is always legacy: it reaches the SDK with the
 //     negotiated version and without modern metadata, and one the SDK could
 //     not decode is -32602 before it can half-initialize the session;
 //   - every request reaches the SDK under a substitute id, and its answer
 //     goes out with the client's id exactly as spelled (1.5, 1e2, numbers
-//     past int64), which the SDK would round (A2);
-//   - an error the SDK would send as code 0 goes out as -32603 (A9);
+//     past int64), which the SDK would round (docs/mcp.md#wire-details);
+//   - an error the SDK would send as code 0 goes out as -32603 (docs/mcp.md#wire-details);
 //   - at the end of input every answer owed is written before the
 //     sessions stop, with no time limit: each handler is bounded itself.
 //
-// Left to the SDK: concurrent calls may be answered out of order (B1 item
-// 11); clients match replies by id.
+// Left to the SDK: concurrent calls may be answered out of order
+// (docs/mcp.md#wire-details); clients match replies by id.
 
 const (
 	versionModern = "2026-07-28"
@@ -97,7 +97,7 @@ const (
 // and one for the 2026-07-28 per-request interface. The SDK keeps one
 // InitializeParams per session, so a single session would let a modern
 // request (server/discover, say) make a later legacy initialize a
-// "duplicate" and tag legacy results with resultType (B1 item 5); with a
+// "duplicate" and tag legacy results with resultType (docs/mcp.md#wire-details); with a
 // session per era the two never share state. Lines are read and screened
 // by one goroutine, so phase needs no lock.
 type mux struct {
@@ -116,7 +116,7 @@ type mux struct {
 	pending map[string]bool
 	waiters []chan struct{} // closed when pending empties
 	// discover holds the ids of server/discover requests not answered
-	// yet: their results gain accCapabilities on the way out (A3, A8).
+	// yet: their results gain accCapabilities on the way out (docs/mcp.md#protocol-revisions).
 	discover map[string]bool
 	// ids maps the ids given to the SDK back to the client's own.
 	ids    map[string]json.RawMessage
@@ -260,7 +260,7 @@ func (c *filterConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		}
 		if res.Error != nil {
 			// The SDK turns a plain Go error into code 0, which JSON-RPC does
-			// not define; such a failure is an internal error (A2, A9).
+			// not define; such a failure is an internal error (docs/mcp.md#wire-details).
 			we := &jsonrpc.Error{Message: res.Error.Error()}
 			var inner *jsonrpc.Error
 			if errors.As(res.Error, &inner) {
@@ -300,7 +300,7 @@ func (c *filterConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 // remembers the client's own id
 // exactly as it was spelled (1.5, 1e2, 1E400, a number past int64), which
 // the SDK would round, clip or refuse; the answer carries the original
-// back (A2: the id is echoed).
+// back (docs/mcp.md#wire-details: the id is echoed).
 func (m *mux) forward(raw map[string]json.RawMessage, id json.RawMessage, params map[string]any, changed ...string) *jsonrpc.Request {
 	m.pmu.Lock()
 	m.nextID++
@@ -399,7 +399,7 @@ func (m *mux) wasDiscover(id jsonrpc.ID) bool {
 }
 
 // withAccCapabilities adds the ACC extension field accCapabilities, the
-// capability floor of an MCP session (A8: every capability false), to a
+// capability floor of an MCP session (docs/mcp.md#protocol-revisions: every capability false), to a
 // server/discover result.
 func withAccCapabilities(raw json.RawMessage) json.RawMessage {
 	var obj map[string]any
@@ -421,8 +421,8 @@ func withAccCapabilities(raw json.RawMessage) json.RawMessage {
 // shapeResult applies the era's result conventions to a result the SDK
 // built: a 2026-07-28 result always carries resultType "complete" (the SDK
 // leaves it off a result a middleware made, such as the unknown-tool
-// isError result, B1 item 7); a 2025 result carries no ttlMs or cacheScope,
-// which those revisions do not define (B1 item 9).
+// isError result, docs/mcp.md#wire-details); a 2025 result carries no ttlMs or cacheScope,
+// which those revisions do not define (docs/mcp.md#wire-details).
 func shapeResult(raw json.RawMessage, modern bool) json.RawMessage {
 	var obj map[string]json.RawMessage
 	if json.Unmarshal(raw, &obj) != nil || obj == nil {
@@ -470,8 +470,8 @@ func (m *mux) reply(id json.RawMessage, code int, msg string, data any) {
 }
 
 // modernPing answers ping under the 2026-07-28 interface. That revision
-// drops ping and the SDK answers -32601 (B1 item 6); acc-mcp answers it as
-// ACC 0.4.0 does, an empty result in the complete envelope (A3).
+// drops ping and the SDK answers -32601 (docs/mcp.md#wire-details); acc-mcp answers it as
+// ACC 0.4.0 does, an empty result in the complete envelope (docs/mcp.md#protocol-revisions).
 func (m *mux) modernPing(id json.RawMessage) {
 	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "result": map[string]any{
 		"resultType": "complete",
@@ -480,7 +480,7 @@ func (m *mux) modernPing(id json.RawMessage) {
 	_ = m.writeLine(b)
 }
 
-// routed are the methods acc-mcp serves after the gate (A3); any other is
+// routed are the methods acc-mcp serves after the gate (docs/mcp.md#wire-details); any other is
 // -32601, even where the SDK would answer it (prompts/list,
 // resources/templates/list, logging/setLevel, …).
 var routed = map[string]bool{"tools/list": true, "tools/call": true, "resources/list": true, "resources/read": true}
@@ -537,7 +537,7 @@ func (c *mux) screen(line []byte) (jsonrpc.Message, bool) {
 		c.reply(id, codeInvalidArgs, "invalid params", nil)
 		return nil, false
 	}
-	if method == "initialize" { // always the legacy path, whatever its _meta (A3)
+	if method == "initialize" { // always the legacy path, whatever its _meta (docs/mcp.md#protocol-revisions)
 		if c.phase != phaseUninitialized {
 			c.reply(id, codeInvalidReq, "already initialized", nil)
 			return nil, false
@@ -653,7 +653,7 @@ func echoID(obj map[string]any, raw map[string]json.RawMessage) (json.RawMessage
 	return nil, false
 }
 
-// checkInitialize validates initialize params as A3 step 2 says, and as
+// checkInitialize validates initialize params as docs/mcp.md#protocol-revisions says, and as
 // the SDK will decode them (a params object the SDK cannot read would leave
 // its session half-initialized for good), and returns the version to
 // negotiate: the requested one when acc-mcp initializes it, else 2025-11-25.

@@ -291,7 +291,8 @@ func (w *world) receipt(id, recipient string) (string, error) {
 	return "", fmt.Errorf("message %s has no receipt for %s: %s", id, recipient, data)
 }
 
-// ownerPattern is the trusted line a hook shows the model (SPEC decision 2).
+// ownerPattern is the trusted line a hook shows the model
+// (docs/decisions.md#2-caller-identity).
 var ownerPattern = regexp.MustCompile(`acc: --session (session_[A-Za-z0-9_-]+) --generation (generation_[A-Za-z0-9_-]+)`)
 
 // ownerLines lists every owner line in a model request, in body order.

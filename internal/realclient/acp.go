@@ -6,8 +6,9 @@ import (
 	"runtime"
 )
 
-// The pinned ACP agents `acc acp` is tested with (SPEC decision 20: exact
-// versions), from reference/acp-agents.md. Gemini CLI is its own agent
+// The pinned ACP agents `acc acp` is tested with
+// (docs/decisions.md#20-tests-and-time: exact versions;
+// docs/real-clients.md#acp-agents-behind-acc-acp). Gemini CLI is its own agent
 // (gemini --acp, the pinned client); the other two are adapters from the
 // ACP project that drive the vendors' agents. claude-agent-acp needs
 // Node 22 (its engines field), which the tests run it with.
@@ -70,7 +71,7 @@ func (a Agent) Argv(ctx context.Context) ([]string, error) {
 // Environ is the agent's whole environment in home, talking to the fake
 // model at modelURL: its client's (Setup.Environ), and for Claude's
 // adapter IS_SANDBOX=1, without which Claude's runtime refuses to run as
-// root (reference/acp-agents.md, gotcha 1).
+// root (docs/real-clients.md#acp-agents-behind-acc-acp).
 func (a Agent) Environ(home, modelURL string) []string {
 	env := Setup{Client: a.Client, Home: home, ModelURL: modelURL}.Environ()
 	if a.Name == ClaudeACP.Name {

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/acc-go/acc/internal/hook"
+	"github.com/acc-go/acc/internal/clients"
 	"github.com/acc-go/acc/pkg/adapters/adapter"
 )
 
@@ -138,7 +138,7 @@ func TestCertify(t *testing.T) {
 		t.Errorf("acc certify: ok %v, but every capability proven: %v", envl.OK, all)
 	}
 	for _, r := range res {
-		builtIn, _ := adapter.CapabilitiesFor(hook.Registry()[r.Adapter], r.Version)
+		builtIn, _ := adapter.CapabilitiesFor(clients.Get(r.Adapter), r.Version)
 		claims := map[string]bool{"attach": builtIn.Attach, "nextTurn": builtIn.NextTurn, "guardFiles": builtIn.GuardFiles, "guardShell": builtIn.GuardShell, "sessionEnd": builtIn.SessionEnd, "midTurn": builtIn.MidTurn, "endOfTurn": builtIn.EndOfTurn}
 		headless := map[string]Client{}
 		for _, c := range Pinned {

@@ -2,7 +2,8 @@ package realclient
 
 import "slices"
 
-// The pinned client versions (SPEC decision 20: always exact). They are the
+// The pinned client versions (docs/decisions.md#20-tests-and-time: always
+// exact; docs/real-clients.md#pinned-versions). They are the
 // newest releases that install from npm and run headless here (Kimi Code on
 // the pinned Node 22, NodeVersion; the others on Node 20);
 // scripts/install-clients.sh and docs/real-clients.md name the same ones, and

@@ -1,6 +1,7 @@
 package realclient
 
-// Capability evidence (SPEC decision 6) from the end-to-end runs.
+// Capability evidence (docs/decisions.md#6-measured-capabilities) from the
+// end-to-end runs.
 //
 // The conversation and guard tests report what they proved about each real
 // client: attach (its session start fired and acc attached the session),
@@ -38,8 +39,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acc-go/acc/internal/clients"
 	"github.com/acc-go/acc/internal/evidence"
-	"github.com/acc-go/acc/internal/hook"
 	"github.com/acc-go/acc/pkg/adapters/adapter"
 	"github.com/acc-go/acc/pkg/adapters/adapter/adaptertest"
 )
@@ -171,7 +172,7 @@ func observe(t testing.TB, w *world, c Client, p proof) {
 	p.Marker = w.sanitizer().Replace(p.Marker)
 	p.Seen = w.sanitizer().Replace(p.Seen)
 	if p.OK && p.Purpose != "" {
-		if _, err := classify(hook.Registry()[c.Name], p.Cap, p.Record); err != nil {
+		if _, err := classify(clients.Get(c.Name), p.Cap, p.Record); err != nil {
 			t.Errorf("%s cannot rest on this call: %v", p.Cap, err)
 			p.OK = false
 		}
@@ -230,7 +231,7 @@ func observeFired(w *world, r *run, recs []HookRecord) {
 // the client version under test.
 func checkCapability(t testing.TB, c Client, name string, observed bool) {
 	t.Helper()
-	a := hook.Registry()[c.Name]
+	a := clients.Get(c.Name)
 	var exact *adapter.Evidence
 	for _, e := range a.Evidence() {
 		if e.Version == c.Version {
@@ -255,7 +256,7 @@ func checkCapability(t testing.TB, c Client, name string, observed bool) {
 // what the adapter's evidence, embedded in the binaries under test, proves
 // for the version under test.
 func expectGuarded(c Client) bool {
-	caps, _ := adapter.CapabilitiesFor(hook.Registry()[c.Name], c.Version)
+	caps, _ := adapter.CapabilitiesFor(clients.Get(c.Name), c.Version)
 	return caps.Guarded()
 }
 
@@ -383,7 +384,7 @@ func finishEvidence(code int) int {
 // returns the record's path.
 func writeEvidence(o *clientObservations, now time.Time) (string, error) {
 	c := o.client
-	a := hook.Registry()[c.Name]
+	a := clients.Get(c.Name)
 	// Every capability must have been measured; one a passing run measured
 	// as not proven (a client without the event, e.g. Kimi Code's session
 	// end, or whose answer does not reach the model) is recorded false.
@@ -700,7 +701,7 @@ func finishTurnEvidence(code int) int {
 // needs the whole package run under UpdateEvidenceEnv.
 func mergeTurnEvidence(o *clientObservations, now time.Time) (string, error) {
 	c := o.client
-	a := hook.Registry()[c.Name]
+	a := clients.Get(c.Name)
 	for _, n := range turnCaps {
 		if p, ok := o.proofs[n]; !ok || !p.OK {
 			return "", fmt.Errorf("%s@%s: %s not proven in this run", c.Name, c.Version, n)

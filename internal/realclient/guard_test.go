@@ -12,8 +12,8 @@ import (
 
 	"github.com/pelletier/go-toml/v2"
 
+	"github.com/acc-go/acc/internal/clients"
 	"github.com/acc-go/acc/internal/fakemodel"
-	"github.com/acc-go/acc/internal/hook"
 	"github.com/acc-go/acc/pkg/adapters/adapter"
 )
 
@@ -266,7 +266,7 @@ func playGuard(t *testing.T, w *world, r *run, holder string, list []guardStep, 
 // over the tool name (adapter.GuardMatcher).
 func installedToolMatcher(t *testing.T, c Client) func(tool string) bool {
 	t.Helper()
-	a, ok := hook.Registry()[c.Name].(adapter.Installer)
+	a, ok := clients.Get(c.Name).(adapter.Installer)
 	if !ok {
 		t.Fatalf("%s has no install plan", c.Name)
 	}

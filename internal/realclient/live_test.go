@@ -18,9 +18,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acc-go/acc/internal/clients"
 	"github.com/acc-go/acc/internal/evidence"
 	"github.com/acc-go/acc/internal/fakemodel"
-	"github.com/acc-go/acc/internal/hook"
 	"github.com/acc-go/acc/pkg/adapters/adapter"
 	"github.com/acc-go/acc/pkg/core"
 	"github.com/acc-go/acc/pkg/protocol"
@@ -180,7 +180,7 @@ func startLive(t testing.TB, c Client, script fakemodel.Script) *liveWorld {
 	if updatingEvidence() {
 		// Under the update switch the run is what proves live push: acc
 		// is told to try it, as acc certify's record would.
-		a := hook.Registry()[c.Name]
+		a := clients.Get(c.Name)
 		caps, ev := adapter.CapabilitiesFor(a, c.Version)
 		e := adapter.Evidence{Version: c.Version, Recorded: time.Now().UTC().Format(time.RFC3339), Test: "TestLivePush (being measured)"}
 		if ev != nil {

@@ -16,9 +16,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acc-go/acc/internal/clients"
 	"github.com/acc-go/acc/internal/evidence"
 	"github.com/acc-go/acc/internal/fakemodel"
-	"github.com/acc-go/acc/internal/hook"
 	"github.com/acc-go/acc/pkg/adapters/adapter"
 	"github.com/acc-go/acc/pkg/core"
 )
@@ -59,7 +59,7 @@ func TestMidTurnUnawaited(t *testing.T) {
 				// certify's trial record does, and the run shows what
 				// reached the model. Mid-turn delivery is not attempted: acc
 				// install subscribes no post-tool hook for this client.
-				caps, ev := adapter.CapabilitiesFor(hook.Registry()[c.Name], c.Version)
+				caps, ev := adapter.CapabilitiesFor(clients.Get(c.Name), c.Version)
 				e := adapter.Evidence{Version: c.Version, Recorded: time.Now().UTC().Format(time.RFC3339), Test: "TestMidTurnUnawaited (being measured)"}
 				if ev != nil {
 					e = *ev

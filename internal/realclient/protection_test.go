@@ -6,7 +6,8 @@ import (
 	"github.com/acc-go/acc/internal/fakemodel"
 )
 
-// TestProtection proves SPEC decision 6's last rule with real clients:
+// TestProtection proves the last rule of docs/decisions.md#6-measured-capabilities
+// with real clients:
 // `acc status` reports protection guarded only while every live session's
 // client has its guard proven and every live claim is guarded. Claude Code
 // in worktree A, Codex and Kimi Code in worktree B are held mid-turn (their sessions

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/acc-go/acc/internal/hook"
+	"github.com/acc-go/acc/internal/clients"
 	"github.com/acc-go/acc/pkg/adapters/adapter"
 )
 
@@ -130,7 +130,7 @@ func TestSessionEndInteractive(t *testing.T) {
 // managed lifecycle: whether the built-in evidence proves the version's
 // session end.
 func expectManaged(c Client) bool {
-	caps, _ := adapter.CapabilitiesFor(hook.Registry()[c.Name], c.Version)
+	caps, _ := adapter.CapabilitiesFor(clients.Get(c.Name), c.Version)
 	return caps.SessionEnd
 }
 

@@ -12,7 +12,8 @@ import (
 )
 
 // A TUI is one real client running interactively, as a person runs it, in
-// a terminal of its own tmux server (reference/live-push.md, "Setup").
+// a terminal of its own tmux server (docs/real-clients.md#acc-on-the-real-clients,
+// TestLivePush).
 // Only tmux's own socket is shared with the test: the client's whole
 // environment is Setup.Environ, with a terminal type a TUI can draw on.
 type TUI struct {

@@ -13,7 +13,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/acc-go/acc/internal/install"
 	"strings"
 	"sync"
 	"time"
@@ -109,7 +108,7 @@ func (s *roomSource) Read(ctx context.Context) Snapshot {
 		snap.Waiting, snap.Err = err == nil, err
 		return snap
 	}
-	snap.Status, snap.Err = r.Status(ctx, core.StatusQuery{LivePolicy: install.Policies(r.DataHome)})
+	snap.Status, snap.Err = r.Status(ctx, core.StatusQuery{LivePolicy: r.Install.LivePush})
 	if snap.Err == nil {
 		snap.Threads, snap.Err = r.OpenThreads(ctx, 30, 500)
 	}

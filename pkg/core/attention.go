@@ -9,7 +9,7 @@ import (
 	"github.com/acc-go/acc/pkg/storage"
 )
 
-// Attention kinds (reference/core.md §10.4), in priority order.
+// Attention kinds (docs/protocol.md#attention), in priority order.
 const (
 	AttentionReplyRequired           = "reply_required"
 	AttentionAcknowledgementRequired = "acknowledgement_required"
@@ -20,7 +20,7 @@ const (
 )
 
 // Attention computes what session me owes or should know, by exactly the six
-// rules of reference/core.md §10.4, sorted by priority then source id.
+// rules of docs/protocol.md#attention, sorted by priority then source id.
 // Replaced decisions never appear. It reads only.
 func (r *Room) Attention(tx storage.ReadTx, me *protocol.Session) ([]Attention, error) {
 	sessions, err := allSessions(tx, false)

@@ -13,7 +13,7 @@ import (
 	"github.com/acc-go/acc/pkg/storage"
 )
 
-// Claim leases (reference/core.md §7.3).
+// Claim leases (docs/protocol.md#acquiring-a-claim).
 const (
 	DefaultLeaseSeconds = 1800
 	MaxLeaseSeconds     = 7 * 24 * 3600
@@ -97,7 +97,7 @@ func (r *Room) prepareClaim(in *ClaimInput) (string, time.Duration, error) {
 // Claim acquires a claim, or renews the caller's own claim on the identical
 // resource (same claim id, acquiredAt kept, new expiry and claim generation;
 // a mode, enforcement or reason left empty keeps the renewed claim's own),
-// in one transaction with the overlap check (reference/core.md §7.3). It
+// in one transaction with the overlap check (docs/protocol.md#acquiring-a-claim). It
 // materialises the room. Errors: exit 2 for a resource spelling acc refuses
 // or a path outside the workspace; exit 4 for invalid text or lease; exit 5
 // claim_conflict when an overlapping live claim of another session is
@@ -391,7 +391,8 @@ func (r *Room) RenewClaim(ctx context.Context, c Caller, claimID string, leaseSe
 		now := r.now()
 		at := protocol.FormatTime(now)
 		// An expired claim may have been overtaken meanwhile: renewing it
-		// must not make a second holder (reference/core.md §7.3).
+		// must not make a second holder
+		// (docs/protocol.md#acquiring-a-claim).
 		claims, err := tx.Claims()
 		if err != nil {
 			return err
@@ -445,7 +446,7 @@ type ReleaseResult struct {
 	ToldMessageID string `json:"toldMessageId,omitempty"`
 }
 
-// Release removes a claim (reference/core.md §7.5): the owner's release,
+// Release removes a claim (docs/protocol.md#releasing-a-claim): the owner's release,
 // expired or not, is claim.released; another session's claim needs
 // --authority human or policy and a reason (claim.force_released), and
 // policy authority covers only a claim whose lease has run out
@@ -609,7 +610,8 @@ func (r *Room) tellForced(tx storage.Tx, me *protocol.Session, c *protocol.Claim
 	return res.Message.MessageID, nil
 }
 
-// IntentInput publishes (or clears) the caller's intent (reference/core.md §5.3).
+// IntentInput publishes (or clears) the caller's intent
+// (docs/protocol.md#intent-lifecycle).
 type IntentInput struct {
 	Caller  Caller
 	Summary string

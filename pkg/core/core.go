@@ -16,12 +16,36 @@ type Room struct {
 	WS       *Workspace
 	Store    storage.Store
 	DataHome string
-	// Env is the validated environment of §4.4 (Open resolves it once).
+	// Env is the validated environment of
+	// docs/protocol.md#environment-variables (Open resolves it once).
 	Env *RuntimeEnv
 	// Now is the clock; tests replace it.
 	Now func() time.Time
 	// Probe answers whether a client process is alive.
 	Probe ProcessProbe
+	// Install is what the client installations of this data home record
+	// of delivery, as OpenOptions.ReadInstall gave it when the room was
+	// opened (one reading per room); the zero value records nothing.
+	Install InstallPolicies
+}
+
+// InstallPolicies are the delivery policies that acc install recorded
+// for each client it wired, one reading of the data home's record per
+// opened room: every reader of one process (the status's live-push column, the
+// router deciding a send's delivery, a hook's mid-turn and end-of-turn
+// decision) takes them from the opened room, so they judge by the same
+// record (docs/delivery.md#where-delivery-is-decided). pkg/core only
+// carries them; the internal side that knows the record supplies them.
+type InstallPolicies struct {
+	// LivePush gives the live-push policy recorded for a client by adapter
+	// id: off, actionable or all (docs/delivery.md#live-push-waking-an-idle-session).
+	// nil is off for every client.
+	LivePush func(adapter string) string
+	// Turn gives the mid-turn and end-of-turn policies recorded for a
+	// client by adapter id, "" for each that is not set (the room's
+	// policy.midTurn and policy.endOfTurn then decide alone;
+	// docs/delivery.md#mid-turn). nil sets none.
+	Turn func(adapter string) (midTurn, endOfTurn string)
 }
 
 // OpenOptions select the workspace and the data home.
@@ -44,10 +68,16 @@ type OpenOptions struct {
 	// the CLI); every other refusal is rendered by the surface itself
 	// (docs/cli.md#refusal-details).
 	Front Front
+	// ReadInstall reads the client installations' delivery policies of
+	// the data home (its argument), once, into Room.Install; nil leaves
+	// Room.Install empty (no client's policy is known: live push off, the
+	// room's turn policies alone).
+	ReadInstall func(dataHome string) InstallPolicies
 }
 
-// Open discovers the workspace governing o.Cwd (reference/core.md §3.2),
-// resolves and validates the environment of §4.4 (RuntimeEnv), refuses
+// Open discovers the workspace governing o.Cwd (docs/protocol.md#workspace-discovery),
+// resolves and validates the environment of
+// docs/protocol.md#environment-variables (RuntimeEnv), refuses
 // runtime state inside the workspace
 // (for a Git workspace: any of its worktrees, or its .git; exit 2), refuses
 // a data home that exists but is no usable directory (data_home_unusable,
@@ -74,7 +104,11 @@ func Open(ctx context.Context, o OpenOptions) (*Room, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newRoom(ws, st, env), nil
+	r := newRoom(ws, st, env)
+	if o.ReadInstall != nil {
+		r.Install = o.ReadInstall(home)
+	}
+	return r, nil
 }
 
 // newRoom is an opened room of ws over st, with the system clock and
@@ -88,7 +122,7 @@ func (r *Room) Close() error { return r.Store.Close() }
 
 func (r *Room) now() time.Time { return r.Now().UTC().Truncate(time.Millisecond) }
 
-// Caller is the session a command acts as (SPEC decision 2).
+// Caller is the session a command acts as (docs/decisions.md#2-caller-identity).
 type Caller struct {
 	SessionID  string `json:"sessionId"`
 	Generation string `json:"generation"`

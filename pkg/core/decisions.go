@@ -8,18 +8,18 @@ import (
 	"github.com/acc-go/acc/pkg/storage"
 )
 
-// Decision states (reference/core.md §2.10, §8.6).
+// Decision states (docs/protocol.md#decisions).
 const (
 	DecisionCurrent    = "current"
 	DecisionWithdrawn  = "withdrawn"
 	DecisionSuperseded = "superseded"
 )
 
-// MaxDecisionTargets is how many decisions one change may name (§8.6).
+// MaxDecisionTargets is how many decisions one change may name (docs/protocol.md#decisions).
 const MaxDecisionTargets = 16
 
 // DecisionStatus is the derived view of one decision within its connected
-// group of changes (§8.6). It is recomputed on every read, never stored.
+// group of changes (docs/protocol.md#decisions). It is recomputed on every read, never stored.
 type DecisionStatus struct {
 	// State is current (a head that is not a withdrawal), withdrawn (a
 	// withdrawal head, or a replaced member of a group whose heads are all
@@ -47,7 +47,7 @@ type MessageView struct {
 }
 
 // DecisionGroupView computes the decision view of every member of one
-// connected group from its links (§8.6). member is included even when it has
+// connected group from its links (docs/protocol.md#decisions). member is included even when it has
 // no links (a decision nobody changed). The result maps each member id to
 // its status.
 func DecisionGroupView(member string, links []storage.DecisionLink) map[string]*DecisionStatus {
@@ -137,7 +137,7 @@ func (v *decisionViews) view(m *protocol.Message) (MessageView, error) {
 }
 
 // prepareDecisionChange checks the shape of a send's supersedes/withdraws
-// (§8.6) before any transaction: exit 2 when both are given or the kind is
+// (docs/protocol.md#decisions) before any transaction: exit 2 when both are given or the kind is
 // not a decision; exit 4 for more than 16, repeated or malformed ids. It
 // sets in.change with the ids sorted.
 func prepareDecisionChange(in *SendInput) error {
@@ -181,7 +181,7 @@ func prepareDecisionChange(in *SendInput) error {
 // inheritRecipients checks that every target of change is a decision of this
 // workspace (exit 4 otherwise) and returns the change's recipients: the
 // explicit ones plus every target's author and receipt holders, without the
-// changing participant, deduplicated and sorted (§8.6).
+// changing participant, deduplicated and sorted (docs/protocol.md#decisions).
 func inheritRecipients(tx storage.ReadTx, me *protocol.Session, change *protocol.DecisionChange, explicit []string) ([]string, error) {
 	set := map[string]bool{}
 	for _, p := range explicit {

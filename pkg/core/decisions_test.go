@@ -13,7 +13,7 @@ import (
 	"github.com/acc-go/acc/pkg/storage"
 )
 
-// TestDecisionGroupView checks the read model of §8.6 on link sets alone.
+// TestDecisionGroupView checks the read model of docs/protocol.md#decisions on link sets alone.
 func TestDecisionGroupView(t *testing.T) {
 	rep := func(from string, to ...string) []storage.DecisionLink {
 		var out []storage.DecisionLink

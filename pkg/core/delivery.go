@@ -21,14 +21,15 @@ type DeliveryTarget struct {
 	Live map[string]LiveEndpoint
 	// NotPending: the message is a decision a later change already names
 	// (superseded or withdrawn), which no inbox lists and no projection
-	// shows (reference/mcp-acp.md A5, "pending"); only an exact read
+	// shows (docs/protocol.md#pending-messages); only an exact read
 	// returns it.
 	NotPending bool
 }
 
 // DeliveryTargets reads, in one read transaction, the receipt and the live
-// sessions of each participant of messageID (reference/adapters.md §7.3
-// steps 1–2). A participant without a receipt is reported with receipt "".
+// sessions of each participant of messageID (the first two steps of
+// docs/delivery.md#live-push-waking-an-idle-session). A participant
+// without a receipt is reported with receipt "".
 // An unknown messageID is an error (exit 4, message_not_found).
 func (r *Room) DeliveryTargets(ctx context.Context, messageID string, participants []string) ([]DeliveryTarget, error) {
 	out := make([]DeliveryTarget, 0, len(participants))

@@ -21,5 +21,5 @@
 // A lone session leaves no durable history: its participant, session and
 // intent live in the store's ephemeral area. The second open session, or the
 // first durable object (a message or a claim), materialises the room in the
-// same transaction (reference/core.md §6).
+// same transaction (docs/protocol.md#lazy-materialisation).
 package core

@@ -15,7 +15,7 @@ import (
 	"github.com/acc-go/acc/pkg/storage"
 )
 
-// AdapterIDs are the client ids of SPEC decision 14, the only values an
+// AdapterIDs are the client ids of docs/decisions.md#14-client-ids, the only values an
 // adapter can have.
 var AdapterIDs = []string{"claude", "codex", "gemini", "grok", "kimi"}
 

@@ -47,7 +47,7 @@ func gitTry(dir string, args ...string) (string, error) {
 }
 
 // gitFixture makes a repository: main has two commits (the second changes
-// docs/readme.md); feature branches from the first, changes src/b.go and
+// readme.md in docs); feature branches from the first, changes src/b.go and
 // adds src/feat.go. The checkout is on main, clean.
 func gitFixture(t *testing.T) string {
 	t.Helper()

@@ -10,7 +10,7 @@ import (
 	"github.com/acc-go/acc/pkg/storage"
 )
 
-// GuardInput is a write a client is about to make (reference/adapters.md §5).
+// GuardInput is a write a client is about to make (docs/hooks.md#what-the-guard-sees).
 type GuardInput struct {
 	// SessionID is the writing session ("" when the client is not bound:
 	// every claim then belongs to someone else).
@@ -93,7 +93,7 @@ type GuardDecision struct {
 }
 
 // CheckWrite decides a write with the one canonical name function
-// (SPEC decision 8): it denies when a live guarded claim owned by another
+// (docs/decisions.md#8-one-canonical-path): it denies when a live guarded claim owned by another
 // session overlaps any target's resource, and allows everything else — a
 // session is never blocked by its own claim, and a target outside the
 // workspace is allowed and reported. When some of the call's targets are

@@ -13,7 +13,7 @@ import (
 
 // BindingKey is the session-binding key of a client's own session id: the
 // first 32 hex digits of SHA-256 over "<adapter>:<client session id>"
-// (reference/core.md §2.11).
+// (docs/protocol.md#session-binding).
 func BindingKey(adapter, clientSessionID string) string {
 	sum := sha256.Sum256([]byte(adapter + ":" + clientSessionID))
 	return hex.EncodeToString(sum[:])[:32]
@@ -21,7 +21,7 @@ func BindingKey(adapter, clientSessionID string) string {
 
 // DefaultHookParticipant is the participant id of a hooked session when
 // ACC_PARTICIPANT is unset: "<adapter>-" + the first 6 characters of
-// base64url(SHA-256(client session id)) (reference/core.md §1.2).
+// base64url(SHA-256(client session id)) (docs/protocol.md#generated-ids).
 func DefaultHookParticipant(adapter, clientSessionID string) string {
 	sum := sha256.Sum256([]byte(clientSessionID))
 	return adapter + "-" + base64.RawURLEncoding.EncodeToString(sum[:])[:6]
@@ -64,8 +64,9 @@ type HookAttachResult struct {
 	Resumed bool `json:"resumed"`
 }
 
-// HookAttach is the session-start handler's rule (reference/adapters.md
-// §1.4): a binding whose session is still open at the bound generation is
+// HookAttach is the session-start handler's rule
+// (docs/hooks.md#what-each-event-does): a binding whose session is still
+// open at the bound generation is
 // resumed (pid, enforcement, lifecycle and heartbeat refreshed; no event);
 // otherwise a fresh session is opened and bound in one transaction.
 func (r *Room) HookAttach(ctx context.Context, in HookAttachInput) (*HookAttachResult, error) {

@@ -11,7 +11,7 @@ import (
 )
 
 // IdentityInput is everything that can name the calling session
-// (SPEC decision 2).
+// (docs/decisions.md#2-caller-identity).
 type IdentityInput struct {
 	// FlagSession and FlagGeneration are --session and --generation.
 	FlagSession, FlagGeneration string

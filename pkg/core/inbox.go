@@ -9,7 +9,7 @@ import (
 	"github.com/acc-go/acc/pkg/storage"
 )
 
-// Page limits (reference/core.md §9.2).
+// Page limits (docs/protocol.md#inbox-summary).
 const (
 	DefaultPageLimit    = 20
 	MaxPageLimit        = 500
@@ -20,7 +20,7 @@ const (
 )
 
 // Summary is the allow-listed view of a message in a page: never its body,
-// artifacts, handoff payload or recipients (§9.2).
+// artifacts, handoff payload or recipients (docs/protocol.md#inbox-summary).
 type Summary struct {
 	MessageID         string  `json:"messageId"`
 	ThreadID          string  `json:"threadId"`
@@ -34,7 +34,7 @@ type Summary struct {
 	BodyBytes         int     `json:"bodyBytes"`
 	ArtifactCount     int     `json:"artifactCount"`
 	Trust             string  `json:"trust"`
-	// DecisionStatus is set on decisions only (§8.6).
+	// DecisionStatus is set on decisions only (docs/protocol.md#decisions).
 	DecisionStatus *DecisionStatus `json:"decisionStatus,omitempty"`
 }
 
@@ -86,7 +86,8 @@ func CheckLimit(limit int) (int, error) {
 	return limit, nil
 }
 
-// Inbox lists the caller's pending messages as summaries (§9.1–9.2). It is
+// Inbox lists the caller's pending messages as summaries
+// (docs/protocol.md#pending-messages, docs/protocol.md#inbox-summary). It is
 // read-only: no receipt moves and no event is appended. Errors: exit 2 for a
 // bad limit or a cursor that is not a message of this participant's list;
 // exit 4 when one summary alone exceeds the page budget; exit 5 for a stale
@@ -175,7 +176,7 @@ func DamagedLine(damaged []storage.DamagedRecord) string {
 }
 
 // fitsBudget reports whether items plus item, with item's id as the next
-// cursor, serialise within PageBudgetBytes (§9.2).
+// cursor, serialise within PageBudgetBytes (docs/protocol.md#inbox-summary).
 func fitsBudget(items []InboxItem, item InboxItem) bool {
 	next := item.Message.MessageID
 	b, err := protocol.MarshalIndent(InboxPage{Items: append(items[:len(items):len(items)], item), NextCursor: &next})
@@ -189,7 +190,7 @@ type ExactItem struct {
 	Receipt protocol.Receipt `json:"receipt"`
 }
 
-// ReadMessage is the exact read (§9.3): it returns the complete message (a
+// ReadMessage is the exact read (docs/protocol.md#exact-read): it returns the complete message (a
 // replaced decision too, with its decisionStatus) and advances the caller's
 // receipt to retrieved (one message.retrieved event, on
 // the first read only). An acknowledged receipt is returned unchanged.

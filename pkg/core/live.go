@@ -10,10 +10,10 @@ import (
 )
 
 // LiveLease is how long the checks a session's hook made of its live
-// channel stand on their own (reference/adapters.md §7.2, "lease"); the
+// channel stand on their own (docs/delivery.md#live-push-waking-an-idle-session); the
 // hooks renew it at every turn. Past it the binding is Expired, not gone:
 // an idle session is exactly the one to wake, so the sender revalidates
-// the same endpoint before using it (§7.3 step 7), as every transport
+// the same endpoint before using it, as every transport
 // does on each offer anyway.
 const LiveLease = 10 * time.Minute
 

@@ -14,7 +14,7 @@ import (
 	"github.com/acc-go/acc/pkg/storage"
 )
 
-// SendInput is a message to record (reference/core.md §8). To holds
+// SendInput is a message to record (docs/protocol.md#messages). To holds
 // participant ids or client names; empty means a room message.
 type SendInput struct {
 	Caller          Caller
@@ -25,7 +25,7 @@ type SendInput struct {
 	ClientMessageID string // "" = generated client_…
 	Artifacts       []protocol.ArtifactRef
 	// Supersedes or Withdraws (never both, decisions only) make the
-	// decision a change of 1..16 earlier decisions (§8.6).
+	// decision a change of 1..16 earlier decisions (docs/protocol.md#decisions).
 	Supersedes, Withdraws []string
 
 	// set by Send from Supersedes or Withdraws
@@ -50,8 +50,9 @@ type SendResult struct {
 }
 
 // Send records a note, question, request or decision with one queued receipt
-// per recipient, in one transaction, before anything delivers it (§8.10).
-// A decision with Supersedes or Withdraws is a decision change (§8.6): it
+// per recipient, in one transaction, before anything delivers it
+// (docs/protocol.md#record-then-offer).
+// A decision with Supersedes or Withdraws is a decision change (docs/protocol.md#decisions): it
 // also reaches every target's author and recipients, and its targets stop
 // being heads. Errors: exit 2 for a kind this command cannot send (answer,
 // handoff), a duplicate or ambiguous recipient, or supersedes/withdraws
@@ -117,7 +118,8 @@ func CheckSend(in SendInput) error {
 	return nil
 }
 
-// checkObligation refuses an obligation the kind does not take (§8.1).
+// checkObligation refuses an obligation the kind does not take
+// (docs/protocol.md#kinds-and-obligations).
 func checkObligation(kind, obligation string) error {
 	if valid := protocol.ValidObligations[kind]; !slices.Contains(valid, obligation) {
 		return protocol.Errorf(protocol.ReasonInvalidInput,
@@ -228,7 +230,8 @@ func (r *Room) recordAs(tx storage.Tx, me *protocol.Session, in SendInput) (*Sen
 			return nil, err
 		}
 		if in.change != nil {
-			// Inherited before the idempotency comparison (§8.5).
+			// Inherited before the idempotency comparison
+			// (docs/protocol.md#idempotency).
 			if to, err = inheritRecipients(tx, me, in.change, to); err != nil {
 				return nil, err
 			}
@@ -337,7 +340,8 @@ func (r *Room) touch(tx storage.Tx, sessionID, at string) error {
 }
 
 // sameContent compares the logical content of two messages for idempotency
-// (§8.5): recipients, kind, obligation, subject, body, inReplyTo, artifacts,
+// (docs/protocol.md#idempotency): recipients, kind, obligation, subject,
+// body, inReplyTo, artifacts,
 // handoff and decisionChange.
 func sameContent(a, b *protocol.Message) bool {
 	return reflect.DeepEqual(a.ToParticipantIDs, b.ToParticipantIDs) && a.Kind == b.Kind &&
@@ -354,7 +358,8 @@ func normArtifacts(a []protocol.ArtifactRef) []protocol.ArtifactRef {
 }
 
 // roomRecipients are the participants, other than the sender's, with an open
-// session at commit (by record state, not presence; §8.3), sorted.
+// session at commit (by record state, not presence; docs/protocol.md#recipients),
+// sorted.
 func roomRecipients(tx storage.ReadTx, sender string) ([]string, error) {
 	ss, err := allSessions(tx, true)
 	if err != nil {
@@ -374,7 +379,8 @@ func roomRecipients(tx storage.ReadTx, sender string) ([]string, error) {
 	return out, nil
 }
 
-// resolveRecipients maps each --to value to a participant id (§8.3): an exact
+// resolveRecipients maps each --to value to a participant id
+// (docs/protocol.md#recipients): an exact
 // participant id wins; otherwise a client name resolves when exactly one
 // non-offline session of that client belongs to another participant.
 func (r *Room) resolveRecipients(tx storage.ReadTx, me *protocol.Session, raw []string) ([]string, error) {
@@ -456,7 +462,8 @@ func (r *Room) resolveRecipients(tx storage.ReadTx, me *protocol.Session, raw []
 	return out, nil
 }
 
-// RequestInput is a request: one addressed message of kind request (§8.7).
+// RequestInput is a request: one addressed message of kind request
+// (docs/protocol.md#kinds-and-obligations).
 type RequestInput struct {
 	Caller          Caller
 	To              string
@@ -465,7 +472,7 @@ type RequestInput struct {
 }
 
 // Request records a request; without a detail the title is the body
-// (SPEC decision 18).
+// (docs/decisions.md#18-details-the-original-left-open).
 func (r *Room) Request(ctx context.Context, in RequestInput) (*SendResult, error) {
 	if err := CheckRequest(in); err != nil {
 		return nil, err
@@ -478,7 +485,7 @@ func (r *Room) Request(ctx context.Context, in RequestInput) (*SendResult, error
 		Subject: in.Title, Body: body, ClientMessageID: in.ClientMessageID}, "send a request")
 }
 
-// ReplyInput answers a message in its thread (§8.8).
+// ReplyInput answers a message in its thread (docs/protocol.md#reply-and-acknowledge).
 type ReplyInput struct {
 	Caller          Caller
 	MessageID       string
@@ -489,7 +496,7 @@ type ReplyInput struct {
 // Reply records an answer to the original's author in the original's thread
 // and acknowledges the caller's receipt for the original, in one
 // transaction. A reply to an already acknowledged message adds an answer
-// (SPEC decision 4). Errors: exit 4 when the message does not exist; exit 5
+// (docs/decisions.md#4-reply-and-ack). Errors: exit 4 when the message does not exist; exit 5
 // when the caller's participant holds no receipt for it, or the generation is
 // stale.
 func (r *Room) Reply(ctx context.Context, in ReplyInput) (*SendResult, error) {
@@ -555,7 +562,7 @@ func replySubject(s string) string {
 }
 
 // advance moves a receipt forward to state, appending the matching event
-// only on a real change (§5.4).
+// only on a real change (docs/protocol.md#receipt-states).
 func (r *Room) advance(tx storage.Tx, actor string, rc *protocol.Receipt, state string) (*protocol.Receipt, error) {
 	changed, err := protocol.ReceiptTransition(rc.State, state)
 	if err != nil || !changed {
@@ -583,7 +590,8 @@ func (r *Room) advance(tx storage.Tx, actor string, rc *protocol.Receipt, state 
 }
 
 // Ack acknowledges the caller's receipt for a message without answering it
-// (§8.8). Acknowledging twice is a no-op. Errors: exit 5 reply_required for a
+// (docs/protocol.md#reply-and-acknowledge). Acknowledging twice is a no-op.
+// Errors: exit 5 reply_required for a
 // question or request not yet answered (its obligation is a reply), exit 5
 // not_addressed when the caller holds no receipt, exit 5 for a stale
 // generation.
@@ -627,7 +635,7 @@ func (r *Room) Ack(ctx context.Context, c Caller, messageID string) (*protocol.R
 	return out, err
 }
 
-// FinishInput is a handoff that ends a session (§8.9).
+// FinishInput is a handoff that ends a session (docs/protocol.md#handoff).
 type FinishInput struct {
 	Caller          Caller
 	Goal            string

@@ -3,7 +3,7 @@ package core
 import "strings"
 
 // Overlaps reports whether two canonical resources touch the same thing
-// (reference/core.md §7.2): they are identical, or they share a scheme and
+// (docs/protocol.md#overlap): they are identical, or they share a scheme and
 // one is a glob X/** whose prefix X equals the other's path or contains it
 // segment-wise (file:a/** covers file:a and file:a/x, never file:ab/x). Two
 // globs overlap when either prefix covers the other. Different schemes

@@ -17,14 +17,14 @@ import (
 	"github.com/acc-go/acc/pkg/storage"
 )
 
-// Presence values (reference/core.md §5.1).
+// Presence values (docs/protocol.md#presence).
 const (
 	PresenceOnline  = "online"
 	PresenceStale   = "stale"
 	PresenceOffline = "offline"
 )
 
-// Presence thresholds (reference/core.md §5.1).
+// Presence thresholds (docs/protocol.md#presence).
 const (
 	// StaleCadenceMultiple: a session is online while its last heartbeat is
 	// at most this many cadences old.
@@ -58,8 +58,8 @@ type ProcessProbe interface {
 	Probe(pid int) ProcessInfo
 }
 
-// SystemProbe returns the probe of the running machine (reference/core.md
-// §5.1 with its later refinements). Existence follows signal-0 semantics:
+// SystemProbe returns the probe of the running machine (docs/protocol.md#presence,
+// with the pid start time and zombies). Existence follows signal-0 semantics:
 // kill(pid, 0) succeeding or failing with EPERM means the process exists;
 // only ESRCH means it does not. Zombie status and the start time come from
 // gopsutil (Linux: /proc; macOS: sysctl and ps). The probe is safe for
@@ -109,7 +109,7 @@ func startTimeOf(ctx context.Context, p *process.Process) time.Time {
 // UTC) and true, or the zero time and false when the process does not exist
 // or its start time cannot be read. Callers record it as a session's
 // pidStartedAt when they record its pid, so Presence can later tell a reused
-// pid from the client (SPEC §3 "pid plus process start time").
+// pid from the client (docs/decisions.md#18-details-the-original-left-open).
 func ProcessStart(pid int) (time.Time, bool) {
 	info := SystemProbe().Probe(pid)
 	if !info.Exists || info.StartedAt.IsZero() {
@@ -146,8 +146,8 @@ func RecordedProcessGone(s *protocol.Session, probe ProcessProbe) bool {
 	return false
 }
 
-// Presence classifies a session at time now (reference/core.md §5.1 and its
-// refinements: pid start time, zombies). It reads the process table through
+// Presence classifies a session at time now (docs/protocol.md#presence,
+// with the pid start time and zombies). It reads the process table through
 // probe and never writes anything. A nil probe means SystemProbe().
 //
 //   - closed, or a nil session: offline;

@@ -9,7 +9,7 @@ import (
 	"github.com/acc-go/acc/pkg/storage"
 )
 
-// Projection budgets (reference/adapters.md §4.4).
+// Projection budgets (docs/protocol.md#before-turn-context).
 const (
 	// projectionScanLimit bounds how many pending messages one projection
 	// looks at; the rest are counted as "more in acc inbox".
@@ -22,7 +22,7 @@ const (
 )
 
 // OwnerLine is the one trusted line that tells an agent which session it
-// is (SPEC decision 2): "acc: --session S --generation G".
+// is (docs/decisions.md#2-caller-identity): "acc: --session S --generation G".
 func OwnerLine(c Caller) string {
 	return "acc: --session " + c.SessionID + " --generation " + c.Generation
 }
@@ -71,9 +71,10 @@ type ProjectionOptions struct {
 	Withhold bool
 }
 
-// Project builds the before-turn context of session c (reference/adapters.md
-// §4): the owner line always; then, when there is something to say, the
-// peers with their intents, the caller's attention (urgent items first),
+// Project builds the before-turn context of session c
+// (docs/protocol.md#before-turn-context): the owner line always; then,
+// when there is something to say, the peers with their intents, the
+// caller's attention (urgent items first),
 // and each pending message addressed to the caller — newest first, each in
 // an attributed, escaped "untrusted peer message" block, whole or not at
 // all — within the byte budget. A body that does not fit is never cut: a
@@ -213,7 +214,7 @@ const maxReminderLines = 3
 // or is named by the recovery line, so it gets no line of its own; the
 // standing reminders are listed while few and counted beyond that, so a
 // backlog of unanswered questions never crowds the new bodies out of the
-// budget (reference/adapters.md §4.2, §4.6).
+// budget (docs/protocol.md#before-turn-context).
 func reminderLines(attention []Attention, pending []protocol.Message) []string {
 	shown := make(map[string]bool, len(pending))
 	for i := range pending {
@@ -279,7 +280,7 @@ func LiveFrame(m *protocol.Message) string {
 }
 
 // PeerBlock renders one message as an attributed, escaped peer block
-// (reference/adapters.md §4.2–4.3). Only subject and body are peer text;
+// (docs/protocol.md#before-turn-context). Only subject and body are peer text;
 // ids, kinds and attribution are generated or validated.
 func PeerBlock(m *protocol.Message) string {
 	var b strings.Builder
@@ -299,7 +300,7 @@ func PeerBlock(m *protocol.Message) string {
 }
 
 // EscapePeerText neutralises peer-authored text so it can neither close nor
-// forge a block or a header (reference/adapters.md §4.3): every "```" gets a
+// forge a block or a header (docs/protocol.md#before-turn-context): every "```" gets a
 // leading quote, a line starting with "subject:", "body:" or "acc:" (the
 // owner line's prefix) gets a leading quote, and the text is then shown by
 // the one display rule, protocol.EscapeText in TextBlock mode (controls
@@ -364,7 +365,7 @@ func (b *budgetWriter) addTruncated(s string) {
 func (b *budgetWriter) text() string { return strings.Join(b.lines, "\n") }
 
 // MarkOffered records that the projected bodies of ids reached the client
-// of session c through transport (reference/adapters.md §4.5): each receipt
+// of session c through transport (docs/protocol.md#before-turn-context): each receipt
 // still queued moves to offered with a message.offer_succeeded event. Call
 // it only after the client accepted the bytes. Receipts already past queued
 // are left alone.

@@ -9,7 +9,8 @@ import (
 	"github.com/acc-go/acc/pkg/protocol"
 )
 
-// CanonicalResource is the one canonical name function of SPEC decision 8:
+// CanonicalResource is the one canonical name function of
+// docs/decisions.md#8-one-canonical-path:
 // claims, intent hints, the write guard and status all call it. raw is a
 // resource as a caller typed it ("file:./src//a.go", "file:src/**",
 // "url:https://…"); cwd is the absolute directory it was typed in (the CLI's
@@ -21,7 +22,7 @@ import (
 // cleaned, symlinks are resolved through the deepest existing ancestor, and a
 // trailing "/**" (the only glob understood) is kept. A file that does not
 // exist yet is fine. Other schemes are opaque and kept verbatim
-// (reference/core.md §7.1).
+// (docs/protocol.md#resources).
 //
 // Errors (nothing is touched): exit 2 resource_spelling for "file:src/",
 // "file:src/*", "file:src/*.go" and an existing directory without "/**",
@@ -147,7 +148,7 @@ type nameBase struct{ dir, prefix string }
 // name never depends on where the caller started: every root is a base whose
 // prefix is its place under that directory. In Git, every other worktree of
 // the repository mirrors the caller's, so a path into a sibling worktree
-// names the same file there (SPEC decision 8). A path outside every base is
+// names the same file there (docs/decisions.md#8-one-canonical-path). A path outside every base is
 // outside the workspace.
 func (w *Workspace) nameBases() []nameBase {
 	top := w.CheckoutRoot()

@@ -8,13 +8,14 @@ import (
 	"github.com/acc-go/acc/pkg/storage"
 )
 
-// Heartbeat cadences in milliseconds (reference/core.md §2.3).
+// Heartbeat cadences in milliseconds
+// (docs/protocol.md#session-and-generation).
 const (
 	DefaultCLICadenceMs  = 30000
 	DefaultHookCadenceMs = 60000
 )
 
-// AttachInput opens a session (reference/core.md §5.2).
+// AttachInput opens a session (docs/protocol.md#session-lifecycle).
 type AttachInput struct {
 	// ParticipantID is the address peers use with --to (a portable id).
 	ParticipantID string
@@ -254,7 +255,8 @@ func reopenRefused(sessionID string, wrong bool) error {
 // materialise promotes the ephemeral room to durable state in the caller's
 // transaction: the workspace record, workspace.materialised, then every
 // ephemeral participant, session (session.opened) and intent
-// (intent.published), and removes the ephemeral copies (reference/core.md §6).
+// (intent.published), and removes the ephemeral copies
+// (docs/protocol.md#lazy-materialisation).
 func (r *Room) materialise(tx storage.Tx, reason, actor, at string) error {
 	if err := tx.PutWorkspace(&protocol.Workspace{
 		SchemaVersion: protocol.SchemaVersion, WorkspaceID: r.WS.ID, DisplayName: r.WS.DisplayName,
@@ -355,7 +357,7 @@ type DetachResult struct {
 	State     string `json:"state"`
 }
 
-// Detach closes the caller's session (reference/core.md §5.2). An ephemeral
+// Detach closes the caller's session (docs/protocol.md#session-lifecycle). An ephemeral
 // session and its intent are deleted, leaving no trace; a durable one is
 // marked closed with a session.closed event. Claims are not released.
 // Errors: exit 5 when the session is closed, missing or replaced.

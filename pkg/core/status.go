@@ -38,7 +38,7 @@ type SessionRow struct {
 
 // DeliveryBindingRow is one session's live-push binding as status shows
 // it: the transport and whether it can be used now, never the endpoint
-// (reference/adapters.md §7.2).
+// (docs/delivery.md#live-push-waking-an-idle-session).
 type DeliveryBindingRow struct {
 	SessionID     string `json:"sessionId"`
 	ParticipantID string `json:"participantId"`
@@ -79,7 +79,7 @@ type ClaimRow struct {
 	Orphaned *Orphan `json:"orphaned"`
 }
 
-// Attention is one thing the caller owes or should know (§10.4).
+// Attention is one thing the caller owes or should know (docs/protocol.md#attention).
 type Attention struct {
 	Kind     string `json:"kind"`
 	Priority int    `json:"priority"`
@@ -98,7 +98,7 @@ type StatusCounts struct {
 	Messages int64 `json:"messages"`
 }
 
-// Status is the room as one read sees it (§11).
+// Status is the room as one read sees it (docs/protocol.md#status).
 type Status struct {
 	WorkspaceID  string       `json:"workspaceId"`
 	DisplayName  string       `json:"displayName"`
@@ -137,7 +137,7 @@ type StatusQuery struct {
 	Sender *Caller
 }
 
-// Status reads the room (§11). It never writes. With a caller it also checks
+// Status reads the room (docs/protocol.md#status). It never writes. With a caller it also checks
 // the caller's generation (exit 5 when stale).
 func (r *Room) Status(ctx context.Context, q StatusQuery) (*Status, error) {
 	st := &Status{WorkspaceID: r.WS.ID, DisplayName: r.WS.DisplayName, Source: r.WS.Source,

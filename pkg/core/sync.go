@@ -10,21 +10,21 @@ import (
 	"github.com/acc-go/acc/pkg/storage"
 )
 
-// Sync scopes (reference/core.md §10.1).
+// Sync scopes (docs/protocol.md#sync-scopes).
 const (
 	SyncScopeDelta   = "delta"
 	SyncScopeFull    = "full"
 	SyncScopeHistory = "history"
 )
 
-// Sync limits (§10.1): delta and full pages of events; history pages of
+// Sync limits (docs/protocol.md#sync-scopes): delta and full pages of events; history pages of
 // messages use DefaultPageLimit and MaxPageLimit like the inbox.
 const (
 	DefaultSyncLimit = 100
 	MaxSyncLimit     = 500
 )
 
-// History views (§10.1).
+// History views (docs/protocol.md#sync-scopes).
 const (
 	HistoryViewSummary = "summary"
 	HistoryViewMessage = "message"
@@ -112,7 +112,8 @@ type Snapshot struct {
 	Receipts     []protocol.Receipt     `json:"receipts"`
 }
 
-// SyncDelta is the result of scopes delta and full (§10.1–10.2).
+// SyncDelta is the result of scopes delta and full
+// (docs/protocol.md#sync-scopes, docs/protocol.md#events-since-a-cursor).
 type SyncDelta struct {
 	// Cursor is the last returned event's sequence, or the input cursor
 	// when no event was returned.
@@ -131,7 +132,7 @@ type SyncDelta struct {
 	Damaged []storage.DamagedRecord `json:"damaged,omitempty"`
 }
 
-// HistoryPage is a page of workspace history as summaries (§10.1).
+// HistoryPage is a page of workspace history as summaries (docs/protocol.md#sync-scopes).
 type HistoryPage struct {
 	Scope      string    `json:"scope"`
 	View       string    `json:"view"`
@@ -143,7 +144,7 @@ type HistoryPage struct {
 }
 
 // PublicReceipt is what history shows of one recipient's receipt
-// (SPEC decision 18).
+// (docs/decisions.md#18-details-the-original-left-open).
 type PublicReceipt struct {
 	RecipientParticipantID string `json:"recipientParticipantId"`
 	State                  string `json:"state"`
@@ -178,7 +179,8 @@ func (s *SyncResult) Data() any {
 	}
 }
 
-// Sync reads the room for a caller that keeps up with it (§10): scope delta
+// Sync reads the room for a caller that keeps up with it
+// (docs/protocol.md#sync-and-attention): scope delta
 // returns the events after a cursor with the roster and the caller's
 // attention; full adds a snapshot of every record; history lists the
 // workspace's messages as summaries, or reads one completely with every
@@ -429,7 +431,8 @@ func snapshot(tx storage.ReadTx, sessions []protocol.Session, claims []protocol.
 }
 
 // historyPage lists the workspace's messages as summaries, newest first,
-// within the page limit and byte budget, like the inbox (§9.2, §10.1).
+// within the page limit and byte budget, like the inbox
+// (docs/protocol.md#inbox-summary, docs/protocol.md#sync-scopes).
 func (r *Room) historyPage(ctx context.Context, q SyncQuery) (*SyncResult, error) {
 	limit, err := checkHistoryPageQuery(q)
 	if err != nil {
@@ -489,7 +492,8 @@ func (r *Room) historyPage(ctx context.Context, q SyncQuery) (*SyncResult, error
 }
 
 // fits reports whether the page plus s, with s's id as the next cursor,
-// serialises within PageBudgetBytes; the scope and view count (§9.2).
+// serialises within PageBudgetBytes; the scope and view count
+// (docs/protocol.md#inbox-summary).
 func (p *HistoryPage) fits(s Summary) bool {
 	next := s.MessageID
 	b, err := protocol.MarshalIndent(HistoryPage{Scope: p.Scope, View: p.View, Items: append(p.Items[:len(p.Items):len(p.Items)], s), NextCursor: &next})

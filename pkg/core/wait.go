@@ -8,7 +8,7 @@ import (
 	"github.com/acc-go/acc/pkg/storage"
 )
 
-// What a wait waits for (SPEC decision 22).
+// What a wait waits for (docs/decisions.md#22-waiting).
 const (
 	WaitInbox   = "inbox"    // the caller's inbox holds a pending item (the default)
 	WaitAnswer  = "answer"   // an answer in reply to a given message

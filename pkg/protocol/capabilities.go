@@ -3,7 +3,7 @@ package protocol
 import "encoding/json"
 
 // DeclaredCapabilities is what a surface that is not a native adapter
-// declares it can do for its sessions (reference/mcp-acp.md A8): acc-mcp
+// declares it can do for its sessions (docs/mcp.md#sessions): acc-mcp
 // declares every one false, so its participants are advisory and manual.
 // It is carried as accCapabilities on the MCP server/discover result.
 type DeclaredCapabilities struct {

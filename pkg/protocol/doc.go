@@ -10,9 +10,10 @@
 //
 // Each durable record kind (workspace, participant, session, intent, claim,
 // message, receipt, event) is a closed Go type. Decoding refuses unknown
-// fields; [Validate] methods apply the field rules of reference/core.md §1.1
-// and the semantic message rules of §8.2. Text limits count Unicode code
-// points (SPEC decision 5); byte budgets count UTF-8 bytes of [MarshalIndent].
+// fields; [Validate] methods apply the field rules of
+// docs/protocol.md#identifiers-and-text-fields and the semantic message rules
+// of docs/protocol.md#message-rules. Text limits count Unicode code points
+// (docs/decisions.md#5-text-limits); byte budgets count UTF-8 bytes of [MarshalIndent].
 //
 // # Text
 //
@@ -26,7 +27,7 @@
 // # Errors
 //
 // An [*Error] carries an [ExitCode] and a stable snake_case reason code
-// (SPEC decisions 3 and 17). [Reasons] lists every reason code with its exit
+// (docs/decisions.md#3-exit-codes, docs/decisions.md#17-reason-codes). [Reasons] lists every reason code with its exit
 // code and meaning; it is the single source for help text and docs.
 //
 // A refusal names the fields it is about and the next steps it suggests as

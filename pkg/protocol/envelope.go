@@ -14,7 +14,7 @@ import (
 const EnvelopeVersion = 1
 
 // Envelope is the one JSON object a --json command prints on stdout
-// (reference/core.md §15.1): {"envelope_version":1,"ok":true,"data":…} or
+// (docs/protocol.md#output-envelope): {"envelope_version":1,"ok":true,"data":…} or
 // {"envelope_version":1,"ok":false,"error":{"code":N,"message":…,"details":{"reasonCode":…}}}.
 type Envelope struct {
 	EnvelopeVersion int            `json:"envelope_version"`
@@ -52,8 +52,7 @@ func Failure(err error) Envelope {
 	return Envelope{EnvelopeVersion: EnvelopeVersion, OK: false, Error: &EnvelopeError{Code: int(pe.Code()), Message: pe.Message, Details: details}}
 }
 
-// MarshalIndent encodes v the way acc counts bytes everywhere (SPEC decision
-// 5): two-space indentation, no HTML escaping, no trailing newline.
+// MarshalIndent encodes v the way acc counts bytes everywhere (docs/decisions.md#5-text-limits): two-space indentation, no HTML escaping, no trailing newline.
 func MarshalIndent(v any) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -77,7 +76,7 @@ func MarshalCompact(v any) ([]byte, error) {
 }
 
 // DecodeStrict decodes one JSON value into v as a closed object
-// (reference/core.md §1.1): unknown fields and trailing data are refused,
+// (docs/protocol.md#identifiers-and-text-fields): unknown fields and trailing data are refused,
 // field names must match exactly (encoding/json alone would take "MessageId"
 // for "messageId"), and every struct field not tagged omitempty or omitzero
 // must be present (a nullable one as null). Maps, interfaces and types with
@@ -105,7 +104,7 @@ var unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
 // to the Go type it was decoded into. It refuses an object key that matched a
 // struct field only case-insensitively, and a missing key of a field without
 // omitempty: records are closed objects whose listed keys are all required
-// unless optional (reference/core.md §1.1); a nullable field is present as
+// unless optional (docs/protocol.md#identifiers-and-text-fields); a nullable field is present as
 // null. Maps, interfaces and types with their own UnmarshalJSON are open and
 // not inspected.
 func checkExactKeys(dec *json.Decoder, t reflect.Type, path string) error {

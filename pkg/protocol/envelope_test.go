@@ -261,7 +261,7 @@ func TestDecodeStrictRequiredKeys(t *testing.T) {
 			t.Errorf("without %s: %v, want \"message.%s is required\"", key, err, key)
 		}
 	}
-	// Optional keys of the reference stay optional: the decision change,
+	// Optional keys of docs/protocol.md#records stay optional: the decision change,
 	// extensions and an artifact's sha256.
 	m := validMessage()
 	m.Artifacts[0].SHA256 = nil
@@ -282,7 +282,7 @@ func TestDecodeStrictRequiredKeys(t *testing.T) {
 	}
 }
 
-// TestEveryRecordAcceptsExtensions: reference/core.md §2 allows an optional,
+// TestEveryRecordAcceptsExtensions: docs/protocol.md#records allows an optional,
 // free-form extensions object on every durable record.
 func TestEveryRecordAcceptsExtensions(t *testing.T) {
 	records := map[string]func() any{

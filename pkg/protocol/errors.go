@@ -6,8 +6,8 @@ import (
 	"sort"
 )
 
-// ExitCode is a process exit status with a stable meaning (SPEC decision 3,
-// reference/core.md §15.2).
+// ExitCode is a process exit status with a stable meaning (docs/decisions.md#3-exit-codes,
+// docs/exit-codes.md#exit-codes).
 type ExitCode int
 
 // The stable exit codes.
@@ -49,7 +49,7 @@ func (c ExitCode) Name() string {
 	return "unknown"
 }
 
-// Reason codes: every refusal carries one (SPEC decision 17). Each is listed
+// Reason codes: every refusal carries one (docs/decisions.md#17-reason-codes). Each is listed
 // in Reasons with its exit code and meaning.
 const (
 	ReasonInternal = "internal_error"

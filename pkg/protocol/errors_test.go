@@ -15,7 +15,7 @@ import (
 )
 
 func TestExitCodesTable(t *testing.T) {
-	// The stable codes of SPEC decision 3, retyped.
+	// The stable codes of docs/decisions.md#3-exit-codes, retyped.
 	want := map[ExitCode]string{0: "ok", 1: "internal", 2: "usage", 3: "timeout", 4: "data", 5: "conflict", 6: "reserved"}
 	if len(ExitCodes) != len(want) {
 		t.Fatalf("ExitCodes has %d rows, want %d", len(ExitCodes), len(want))
@@ -88,8 +88,9 @@ func TestReasonsTable(t *testing.T) {
 	}
 }
 
-// TestSpecReasonCodes checks the reason codes SPEC decisions 16 and 17 name,
-// retyped here with the exit codes the spec gives them.
+// TestSpecReasonCodes checks the reason codes docs/decisions.md#16-store-busy
+// and docs/decisions.md#17-reason-codes name, retyped here with the exit
+// codes those decisions give them.
 func TestSpecReasonCodes(t *testing.T) {
 	want := map[string]ExitCode{
 		"caller_identity_unresolved": ExitUsage,

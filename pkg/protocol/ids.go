@@ -8,7 +8,7 @@ import (
 	"strings"
 )
 
-// ID kinds used as prefixes of generated identifiers (reference/core.md §1.2).
+// ID kinds used as prefixes of generated identifiers (docs/protocol.md#generated-ids).
 const (
 	KindSession     = "session"
 	KindGeneration  = "generation"
@@ -16,12 +16,12 @@ const (
 	KindMessage     = "message"
 	KindEvent       = "event"
 	KindWorkspace   = "workspace"
-	KindClient      = "client" // generated clientMessageId (SPEC decision 18)
+	KindClient      = "client" // generated clientMessageId (docs/decisions.md#18-details-the-original-left-open)
 	KindTransaction = "transaction"
 )
 
 // NewID returns "<kind>_" followed by 22 base64url characters encoding 128
-// random bits from crypto/rand (reference/core.md §1.2). It panics only if the
+// random bits from crypto/rand (docs/protocol.md#generated-ids). It panics only if the
 // operating system's random source fails, which Go's crypto/rand never
 // reports on Linux or macOS.
 func NewID(kind string) string {
@@ -45,7 +45,8 @@ func IsGeneratedID(kind, s string) bool {
 }
 
 // DerivedWorkspaceID returns "workspace_" + the first 32 lowercase hex digits
-// of SHA-256 over the canonical absolute path (reference/core.md §1.2, §3.2).
+// of SHA-256 over the canonical absolute path (docs/protocol.md#generated-ids,
+// docs/protocol.md#workspace-discovery).
 func DerivedWorkspaceID(canonicalPath string) string {
 	sum := sha256.Sum256([]byte(canonicalPath))
 	return "workspace_" + hex.EncodeToString(sum[:])[:32]
@@ -63,7 +64,7 @@ func init() {
 
 // IsPortableID reports whether s is a portable id: 1–200 characters from
 // [A-Za-z0-9._-], starting alphanumeric, not ending with '.', and not a
-// Windows device name alone or followed by '.' (reference/core.md §1.1).
+// Windows device name alone or followed by '.' (docs/protocol.md#identifiers-and-text-fields).
 func IsPortableID(s string) bool {
 	if len(s) == 0 || len(s) > 200 || s[len(s)-1] == '.' {
 		return false
@@ -81,7 +82,7 @@ func IsPortableID(s string) bool {
 
 // SanitiseParticipantID turns free text (ACC_PARTICIPANT) into a portable id:
 // trimmed, every run of characters outside [A-Za-z0-9._-] replaced by '-',
-// cut to 60 characters (reference/core.md §1.2). It returns "" when nothing
+// cut to 60 characters (docs/protocol.md#generated-ids). It returns "" when nothing
 // portable is left.
 func SanitiseParticipantID(s string) string {
 	s = strings.TrimSpace(s)

@@ -10,7 +10,7 @@ import (
 // SchemaVersion is the record schema every durable record carries.
 const SchemaVersion = 3
 
-// Enumerations (reference/core.md §2).
+// Enumerations (docs/protocol.md#records).
 const (
 	SourceConfig    = "config"
 	SourceGit       = "git"
@@ -53,7 +53,7 @@ const (
 // MessageKinds lists the six message kinds.
 var MessageKinds = []string{KindNote, KindQuestion, KindRequest, KindAnswer, KindDecision, KindHandoff}
 
-// IntentModes and IntentStates list the intent enumerations (§2.4).
+// IntentModes and IntentStates list the intent enumerations (docs/protocol.md#intent).
 var (
 	IntentModes  = []string{"observe", "explore", "edit", "review", "coordinate", "wait"}
 	IntentStates = []string{"active", "blocked", "waiting", "done"}
@@ -62,7 +62,7 @@ var (
 // Extensions is the one open object every record may carry.
 type Extensions map[string]any
 
-// Workspace is the durable workspace record (§2.1), written once by
+// Workspace is the durable workspace record (docs/protocol.md#workspace), written once by
 // materialisation and never removed.
 type Workspace struct {
 	SchemaVersion int        `json:"schemaVersion"`
@@ -86,7 +86,7 @@ func (w *Workspace) Validate() error {
 	)
 }
 
-// Participant is a stable address for messages (§2.2).
+// Participant is a stable address for messages (docs/protocol.md#participant).
 type Participant struct {
 	SchemaVersion int        `json:"schemaVersion"`
 	ParticipantID string     `json:"participantId"`
@@ -109,12 +109,14 @@ func (p *Participant) Validate() error {
 	)
 }
 
-// Session is one client conversation in the room (§2.3). Generation is the
+// Session is one client conversation in the room
+// (docs/protocol.md#session-and-generation). Generation is the
 // secret proof of ownership; it is never shown by status or sent to peers.
 //
-// PIDStartedAt is acc's addition to the reference record: the start time of
+// PIDStartedAt is acc's addition to the session record of
+// docs/protocol.md#session-and-generation: the start time of
 // the process PID named when it was recorded, so a reused pid is never taken
-// for the client (SPEC decision: "pid plus process start time").
+// for the client (docs/decisions.md#18-details-the-original-left-open).
 type Session struct {
 	SchemaVersion      int        `json:"schemaVersion"`
 	SessionID          string     `json:"sessionId"`
@@ -175,7 +177,7 @@ func (s *Session) Validate() error {
 	)
 }
 
-// Intent is a session's published awareness of what it is doing (§2.4).
+// Intent is a session's published awareness of what it is doing (docs/protocol.md#intent).
 type Intent struct {
 	SchemaVersion int        `json:"schemaVersion"`
 	SessionID     string     `json:"sessionId"`
@@ -202,7 +204,7 @@ func (i *Intent) Validate() error {
 	)
 }
 
-// Claim reserves a resource for one session (§2.5).
+// Claim reserves a resource for one session (docs/protocol.md#claim).
 type Claim struct {
 	SchemaVersion  int        `json:"schemaVersion"`
 	ClaimID        string     `json:"claimId"`
@@ -235,7 +237,7 @@ func (c *Claim) Validate() error {
 	)
 }
 
-// ArtifactRef points at something a message refers to (§2.6).
+// ArtifactRef points at something a message refers to (docs/protocol.md#message).
 type ArtifactRef struct {
 	Kind        string  `json:"kind"`
 	URI         string  `json:"uri"`
@@ -259,7 +261,8 @@ func (a *ArtifactRef) Validate(field string) error {
 	)
 }
 
-// HandoffPayload is the structured part of a handoff (§2.6, §8.9).
+// HandoffPayload is the structured part of a handoff (docs/protocol.md#message,
+// docs/protocol.md#handoff).
 type HandoffPayload struct {
 	Status       string        `json:"status"`
 	Completed    []string      `json:"completed"`
@@ -287,7 +290,7 @@ func (h *HandoffPayload) Validate() error {
 }
 
 // DecisionChange links a decision to the decisions it replaces or withdraws
-// (§8.6). MessageIDs are 1..16 unique ids, stored sorted.
+// (docs/protocol.md#decisions). MessageIDs are 1..16 unique ids, stored sorted.
 type DecisionChange struct {
 	Action     string   `json:"action"`
 	MessageIDs []string `json:"messageIds"`
@@ -317,7 +320,7 @@ func (d *DecisionChange) Validate() error {
 	return nil
 }
 
-// Message is a durable, attributed message (§2.6). An empty ToParticipantIDs
+// Message is a durable, attributed message (docs/protocol.md#message). An empty ToParticipantIDs
 // is a room record.
 type Message struct {
 	SchemaVersion     int             `json:"schemaVersion"`
@@ -343,7 +346,7 @@ type Message struct {
 // IsRoom reports whether m is a room record (no addressed recipients).
 func (m *Message) IsRoom() bool { return len(m.ToParticipantIDs) == 0 }
 
-// CheckKindObligation applies §8.1's rules to a message's kind and
+// CheckKindObligation applies the rules of docs/protocol.md#kinds-and-obligations to a message's kind and
 // obligation: a room message (no addressed recipient) is a note, decision
 // or handoff with obligation none, and each kind carries only its valid
 // obligations. Errors are exit 4 invalid_input.
@@ -366,7 +369,8 @@ func CheckKindObligation(kind, obligation string, room bool) error {
 	return Errorf(ReasonInvalidInput, "a %s cannot carry obligation %s", kind, obligation)
 }
 
-// ValidObligations maps each kind to the obligations it may carry (§8.1).
+// ValidObligations maps each kind to the obligations it may carry
+// (docs/protocol.md#kinds-and-obligations).
 var ValidObligations = map[string][]string{
 	KindNote:     {ObligationNone},
 	KindQuestion: {ObligationReply},
@@ -390,7 +394,8 @@ func DefaultObligation(kind string, room bool) string {
 	return ObligationNone
 }
 
-// Validate checks every field rule and the semantic rules of §8.2.
+// Validate checks every field rule and the semantic rules of
+// docs/protocol.md#message-rules.
 func (m *Message) Validate() error {
 	errs := []error{
 		checkSchema("message", m.SchemaVersion),
@@ -466,7 +471,7 @@ func (m *Message) checkSemantics() error {
 	return nil
 }
 
-// Receipt states (§5.4).
+// Receipt states (docs/protocol.md#receipt-states).
 const (
 	ReceiptQueued       = "queued"
 	ReceiptOffered      = "offered"
@@ -477,7 +482,7 @@ const (
 // ReceiptStates lists the receipt states in their only order.
 var ReceiptStates = []string{ReceiptQueued, ReceiptOffered, ReceiptRetrieved, ReceiptAcknowledged}
 
-// Receipt is one recipient's progress on one message (§2.7).
+// Receipt is one recipient's progress on one message (docs/protocol.md#receipt).
 type Receipt struct {
 	SchemaVersion          int        `json:"schemaVersion"`
 	MessageID              string     `json:"messageId"`
@@ -527,7 +532,7 @@ func ReceiptTransition(from, to string) (changed bool, err error) {
 	return true, nil
 }
 
-// Event types (§2.8).
+// Event types (docs/protocol.md#event).
 const (
 	EventWorkspaceMaterialised = "workspace.materialised"
 	EventSessionOpened         = "session.opened"
@@ -557,7 +562,7 @@ var EventTypes = []string{
 	EventMessageAcknowledged, EventMessageOfferSucceeded, EventMessageOfferFailed,
 }
 
-// Event is one immutable entry of the workspace's append-only log (§2.8).
+// Event is one immutable entry of the workspace's append-only log (docs/protocol.md#event).
 // Sequence is 16 zero-padded decimal digits, gap-free from 0000000000000001.
 type Event struct {
 	SchemaVersion  int            `json:"schemaVersion"`

@@ -313,7 +313,7 @@ func msg(kind, obligation string, to []string, reply bool) *Message {
 }
 
 // TestMessageObligationMatrix checks every kind × obligation × addressing
-// combination against the table of reference/core.md §8.1, retyped here.
+// combination against the table of docs/protocol.md#kinds-and-obligations, retyped here.
 func TestMessageObligationMatrix(t *testing.T) {
 	addressed := map[string][]string{
 		KindNote:     {ObligationNone},
@@ -537,7 +537,8 @@ func TestDefaultObligation(t *testing.T) {
 	}
 }
 
-// TestReceiptTransition walks the whole §5.4 table, retyped here: forward
+// TestReceiptTransition walks the whole table of
+// docs/protocol.md#receipt-states, retyped here: forward
 // moves (skips included) change the receipt, the same state is a no-op,
 // backward moves are exit 5, unknown states exit 4.
 func TestReceiptTransition(t *testing.T) {

@@ -8,7 +8,8 @@ import (
 	"unicode/utf8"
 )
 
-// Text limits in Unicode code points (SPEC decision 5, reference/core.md §1.1).
+// Text limits in Unicode code points (docs/decisions.md#5-text-limits,
+// docs/protocol.md#identifiers-and-text-fields).
 const (
 	MaxLineText     = 500
 	MaxIntentText   = 280
@@ -89,8 +90,9 @@ func CheckResource(field, s string) error {
 	if !utf8.ValidString(s) {
 		return Errorf(ReasonInvalidInput, "%s must be valid UTF-8", field)
 	}
-	// The reference pattern's \s is JavaScript's, which also matches Unicode
-	// spaces; Go's RE2 \s is ASCII only, so those are refused here.
+	// The resource pattern's \s is JavaScript's, which also matches Unicode
+	// spaces (docs/protocol.md#identifiers-and-text-fields); Go's RE2 \s is
+	// ASCII only, so those are refused here.
 	if !resourcePattern().MatchString(s) || strings.IndexFunc(s, isJSSpace) >= 0 {
 		if !strings.Contains(s, ":") && s != "" && strings.IndexFunc(s, isJSSpace) < 0 {
 			return Errorf(ReasonInvalidInput, "%s %q is not a resource like file:src/a.go; for a file, write file:%s", field, s, s)
@@ -129,7 +131,8 @@ func CheckOneOf(field, s string, allowed ...string) error {
 }
 
 // TruncateUTF8 cuts s to at most max UTF-8 bytes on a character boundary,
-// ending with "…" when shortened (the inbox subject rule, §9.2). When max is
+// ending with "…" when shortened (the inbox subject rule,
+// docs/protocol.md#inbox-summary). When max is
 // too small to hold "…" (3 bytes), the cut has no ellipsis; max <= 0 gives "".
 func TruncateUTF8(s string, max int) string {
 	if len(s) <= max {

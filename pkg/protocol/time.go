@@ -3,7 +3,8 @@ package protocol
 import "time"
 
 // TimestampLayout is the only accepted timestamp spelling: UTC with exactly
-// three fractional digits, e.g. 2026-09-04T09:00:00.000Z (reference/core.md §1.1).
+// three fractional digits, e.g. 2026-09-04T09:00:00.000Z
+// (docs/protocol.md#identifiers-and-text-fields).
 const TimestampLayout = "2006-01-02T15:04:05.000Z"
 
 // FormatTime renders t in UTC with millisecond precision (truncated).

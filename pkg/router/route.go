@@ -31,8 +31,8 @@ const (
 // recipient on its next turn or in its inbox.
 const ErrRoomMessage = "room_message"
 
-// Policies of live delivery a recipient consents to (reference/adapters.md
-// §3.6), recorded per client installation by `acc install --delivery`.
+// Policies of live delivery a recipient consents to
+// (docs/delivery.md#live-push-waking-an-idle-session), recorded per client installation by `acc install --delivery`.
 const (
 	PolicyOff        = "off"
 	PolicyActionable = "actionable"
@@ -135,8 +135,8 @@ type Transport interface {
 }
 
 // Router decides, per recipient, which path carries a committed message
-// (reference/adapters.md §7.3, adapted: next-turn projection is a path of
-// its own).
+// (docs/delivery.md; docs/protocol.md#record-then-offer): next-turn
+// projection is a path of its own.
 type Router struct {
 	// Transports are the live transports by name (internal/livepush.Router
 	// has this platform's).
@@ -389,7 +389,7 @@ func code(c string) *string { return &c }
 // failure to read the targets leaves every recipient queued in its inbox
 // with transport_error: the message is recorded either way.
 func (rt Router) Deliver(ctx context.Context, room *core.Room, m *protocol.Message, policy func(adapter string) string) []Delivery {
-	// One entry per addressed recipient (SPEC decision 22): a room message
+	// One entry per addressed recipient (docs/decisions.md#22-waiting): a room message
 	// has none; it waits in each receipt holder's inbox and next turn.
 	participants := m.ToParticipantIDs
 	targets, err := room.DeliveryTargets(ctx, m.MessageID, participants)

@@ -1,6 +1,6 @@
 // Package router decides, after a send has committed, which path may carry
 // the message to each addressed recipient, and reports one delivery outcome
-// per recipient (reference/core.md §8.10, reference/adapters.md §7).
+// per recipient (docs/protocol.md#record-then-offer, docs/delivery.md).
 //
 // The durable record is the truth: a delivery outcome never changes whether
 // a message was recorded, and a failed or skipped transport never changes a
@@ -18,12 +18,13 @@ const (
 	OutcomeOffered = "offered"
 
 	// TransportDurable: the message waits in the recipient's inbox (the
-	// durable record) for the recipient to read (reference/core.md §8.10).
+	// durable record) for the recipient to read
+	// (docs/protocol.md#record-then-offer).
 	TransportDurable = "durable"
 )
 
 // Reasons a live delivery was not attempted or failed: the closed set of safe
-// offer error codes (reference/core.md §8.10).
+// offer error codes (docs/protocol.md#record-then-offer).
 const (
 	ErrDeliveryDisabled         = "delivery_disabled"
 	ErrAmbiguousSessions        = "ambiguous_recipient_sessions"
@@ -34,7 +35,7 @@ const (
 	ErrUnsupportedClientVersion = "unsupported_client_version"
 )
 
-// Delivery is one recipient's outcome (SPEC decision 22):
+// Delivery is one recipient's outcome (docs/decisions.md#22-waiting):
 // {recipientParticipantId, outcome, transport, errorCode}.
 type Delivery struct {
 	RecipientParticipantID string  `json:"recipientParticipantId"`

@@ -24,5 +24,6 @@
 // Participants, sessions and intents exist in two areas: [Durable] (with
 // events) and [Ephemeral] (before the workspace is materialised; no events).
 // Both live in the same database so that materialisation is one transaction
-// (reference/core.md §6, SPEC decision 15).
+// (docs/protocol.md#lazy-materialisation,
+// docs/decisions.md#15-storage-layout).
 package storage

@@ -2,7 +2,7 @@ package storage
 
 // schemaSQL creates every table of schema version 1. Records are stored whole
 // as JSON in a record column; the fields that queries filter or sort on are
-// copied into indexed columns (SPEC decision 15).
+// copied into indexed columns (docs/decisions.md#15-storage-layout).
 const schemaSQL = `
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE workspace (workspace_id TEXT PRIMARY KEY, record TEXT NOT NULL) WITHOUT ROWID;
@@ -100,7 +100,8 @@ CREATE TABLE session_bindings (
 `
 
 // durableTables lists the tables whose rows are durable history; a lone
-// session must leave every one of them empty (reference/core.md §6).
+// session must leave every one of them empty
+// (docs/protocol.md#lazy-materialisation).
 var durableTables = []string{"workspace", "participants", "sessions", "intents", "claims", "messages", "receipts", "decision_links", "events"}
 
 // allTables lists every table in a stable order, for fingerprints.

@@ -18,11 +18,12 @@ import (
 )
 
 // DefaultBusyWait bounds the wait for the write lock when the caller's
-// context has no deadline (SPEC decision 16).
+// context has no deadline (docs/decisions.md#16-store-busy).
 const DefaultBusyWait = 5 * time.Second
 
 // SQLite is the SQLite implementation of Store: one database file per
-// workspace (SPEC decisions 1 and 15).
+// workspace (docs/decisions.md#1-storage-engine,
+// docs/decisions.md#15-storage-layout).
 type SQLite struct {
 	db          *sql.DB
 	path        string
@@ -741,7 +742,7 @@ const queryOwed = `SELECT m.record, r.record, r.message_id, r.recipient_particip
 		ORDER BY r.sent_at DESC, r.message_id DESC`
 
 // queryOutstanding lists what a sender is still owed (replaced decisions
-// excluded: they leave attention, §8.6). CROSS JOIN keeps
+// excluded: they leave attention, docs/protocol.md#decisions). CROSS JOIN keeps
 // receipts as the outer loop, so the partial index receipts_outstanding
 // drives the query rather than the sender's history.
 const queryOutstanding = `SELECT m.record, r.record, r.message_id, r.recipient_participant_id FROM receipts r

@@ -850,7 +850,7 @@ func suiteInboxOrder(t *testing.T, s Store) {
 func suiteInboxListable(t *testing.T, s Store) {
 	ws := s.WorkspaceID()
 	// Each case is one message to bob; listable is the rule of
-	// reference/core.md §9.1, retyped: queued/offered always; retrieved only
+	// docs/protocol.md#pending-messages, retyped: queued/offered always; retrieved only
 	// with an obligation; acknowledged never; replaced decisions never.
 	type c struct {
 		kind     string

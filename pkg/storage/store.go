@@ -40,8 +40,8 @@ type Store interface {
 // InboxQuery selects a participant's receipts, newest message first.
 type InboxQuery struct {
 	Recipient string
-	// ListableOnly keeps receipts that are still pending (reference/core.md
-	// §9.1): queued or offered, or retrieved with an obligation, and not a
+	// ListableOnly keeps receipts that are still pending
+	// (docs/protocol.md#pending-messages): queued or offered, or retrieved with an obligation, and not a
 	// replaced decision.
 	ListableOnly bool
 	// QueuedOnly keeps receipts still in state queued (what a next-turn
@@ -101,7 +101,7 @@ type Counts struct {
 }
 
 // SessionBinding maps a client's own session id to an acc session
-// (reference/core.md §2.11). Key is derived from the client and its id.
+// (docs/protocol.md#session-binding). Key is derived from the client and its id.
 type SessionBinding struct {
 	Key              string `json:"key"`
 	Harness          string `json:"harness"`
@@ -203,7 +203,7 @@ type Tx interface {
 	// the targets must already be stored.
 	InsertMessage(m *protocol.Message) error
 	// MarkDecisionReplaced records that a decision has a successor, so it
-	// leaves inbox listings (reference/core.md §8.6).
+	// leaves inbox listings (docs/protocol.md#decisions).
 	MarkDecisionReplaced(messageID string) error
 	// PutReceipt inserts or replaces a receipt; its message must exist.
 	PutReceipt(r *protocol.Receipt) error

@@ -152,7 +152,8 @@ func checkStoreFile(path string) (short string, err error) {
 	}
 	pages := int64(binary.BigEndian.Uint32(h[28:32]))
 	// The header's page count is valid while its change counter and
-	// version-valid-for number agree (SQLite file format, §1.3.7).
+	// version-valid-for number agree (section 1.3.7 of SQLite's file format document,
+	// https://www.sqlite.org/fileformat.html).
 	valid := binary.BigEndian.Uint32(h[24:28]) == binary.BigEndian.Uint32(h[92:96])
 	if valid && pages > 0 && info.Size() < pages*pageSize {
 		return fmt.Sprintf("its header counts %d pages of %d bytes (%d bytes) but the file has %d bytes", pages, pageSize, pages*pageSize, info.Size()), nil

@@ -1,6 +1,7 @@
 // Package acp is what acc has proven about the ACP agents its relay
 // (`acc acp -- <agent…>`) wraps, per agent family and version, in the same
-// evidence records as the native adapters (SPEC decision 6): a capability
+// evidence records as the native adapters
+// (docs/decisions.md#6-measured-capabilities): a capability
 // holds from the lowest version a real-agent test proved it.
 //
 // A family is named by the last segment of the agentInfo.name the agent

@@ -6,8 +6,8 @@
 // # The contract
 //
 // An adapter turns one client's hook payload into an [Event]
-// (reference/adapters.md §1.3) and renders acc's answers in the shape that
-// client expects (§2.1): context to inject before a turn, a denial before a
+// (docs/adapters.md#the-normalised-event) and renders acc's answers in the
+// shape that client expects (docs/adapters.md#what-each-client-is-told): context to inject before a turn, a denial before a
 // tool call, or nothing. It never performs I/O beyond parsing its input and
 // never decides coordination rules; pkg/core does. Unknown events and
 // payloads without a session id or cwd are refused, never guessed.
@@ -15,7 +15,7 @@
 // # Capabilities
 //
 // A capability is true for a client version when a real capture proved it
-// at that version or a lower one (SPEC decision 6), each capability on its
+// at that version or a lower one (docs/decisions.md#6-measured-capabilities), each capability on its
 // own; unknown or older versions inherit nothing. Evidence lives in each
 // adapter module as evidence/<version>.json (an [Evidence], read by
 // [LoadEvidence]) beside evidence/<version>/ with the payloads and
@@ -25,8 +25,8 @@
 //
 // A file-writing tool names its target in the payload; the adapter puts
 // it in [Event.Targets]. A shell tool's command stays in [Event.Shell] for
-// the guard, which reads its targets with [ShellWriteTargets] (SPEC
-// decision 7). Codex patches are read with [PatchTargets]. A call of an MCP
+// the guard, which reads its targets with [ShellWriteTargets]
+// (docs/decisions.md#7-shell-writes). Codex patches are read with [PatchTargets]. A call of an MCP
 // server's file-writing tool (the filesystem server's write_file,
 // edit_file, create_directory, move_file and a few others) is a write of
 // the paths its arguments name, read with [MCPWriteTargets] once the
@@ -37,7 +37,7 @@
 // print answers; adaptertest is the suite every adapter module runs.
 package adapter
 
-// Kind is a normalised event kind (reference/adapters.md §1.3).
+// Kind is a normalised event kind (docs/adapters.md#the-normalised-event).
 type Kind string
 
 // The event kinds acc handles; every other client event is Other.
@@ -116,7 +116,7 @@ type Output struct {
 }
 
 // Capabilities are the hook capabilities proven for one client version
-// (SPEC decision 6). Transport capabilities (live push) are separate and
+// (docs/decisions.md#6-measured-capabilities). Transport capabilities (live push) are separate and
 // per platform.
 type Capabilities struct {
 	// Attach: SessionStart fires and acc can bind the client's session.
@@ -130,7 +130,8 @@ type Capabilities struct {
 	// SessionEnd: a session-end event fires when the client exits.
 	SessionEnd bool `json:"sessionEnd"`
 	// LivePush: a message written to the client's own channel makes an
-	// idle session start a turn (reference/live-push.md); absent from
+	// idle session start a turn
+	// (docs/delivery.md#live-push-waking-an-idle-session); absent from
 	// records that do not prove it.
 	LivePush bool `json:"livePush,omitempty"`
 	// MidTurn: context printed by the post-tool hook reaches the model's
@@ -157,7 +158,7 @@ type Evidence struct {
 
 // Adapter is one native client.
 type Adapter interface {
-	// ID is the client id (SPEC decision 14).
+	// ID is the client id (docs/decisions.md#14-client-ids).
 	ID() string
 	// DisplayName is the product name.
 	DisplayName() string
@@ -199,7 +200,7 @@ type Adapter interface {
 // CapabilitiesFor returns what a's evidence proves for version. Each
 // capability is true when some evidence recorded at a version not above
 // version proves it: a capability holds from the lowest version a capture
-// proved it, for every later version (SPEC decision 6), so a later capture
+// proved it, for every later version (docs/decisions.md#6-measured-capabilities), so a later capture
 // that tested less never takes back what an earlier one proved. Versions
 // compare numerically, dot by dot. An unknown, unparsable or older version
 // gets nothing. The evidence returned is the newest record not above

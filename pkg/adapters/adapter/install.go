@@ -10,7 +10,8 @@ import (
 )
 
 // Installer is implemented by an adapter that `acc install` can wire
-// (reference/adapters.md §6; SPEC decision 9). The plan is pure: the same
+// (docs/adapters.md#what-acc-install-writes; docs/decisions.md#9-installer-ownership).
+// The plan is pure: the same
 // environment gives the same plan, and nothing is read or written.
 type Installer interface {
 	Adapter

@@ -3,7 +3,7 @@ package adapter
 import "strings"
 
 // Header lines of a Codex apply_patch body that name a file the patch
-// writes (reference/adapters.md §2.2, §5.1). A move writes both sides: the
+// writes (docs/adapters.md#codex). A move writes both sides: the
 // Update File line names the source, Move to the destination.
 var patchHeaders = []string{
 	"*** Add File:",
@@ -45,7 +45,7 @@ func PatchTargets(patch string) []string {
 
 // IsPatchEnvelope reports whether text is itself an apply_patch body (its
 // first non-blank line is "*** Begin Patch"), the form in which Codex may
-// hand a patch to its shell tool (reference/adapters.md §5.1).
+// hand a patch to its shell tool (docs/adapters.md#codex).
 func IsPatchEnvelope(text string) bool {
 	text = strings.TrimLeft(text, " \t\r\n")
 	first, _, _ := strings.Cut(text, "\n")

@@ -12,7 +12,7 @@ import (
 
 // ErrShellUnparsable is wrapped by ShellWriteTargets when the command is
 // not valid shell: the guard lets such a command through and reports it
-// (SPEC decision 7: never block at random).
+// (docs/decisions.md#7-shell-writes: never block at random).
 var ErrShellUnparsable = errors.New("shell command does not parse")
 
 // ErrShellUnknownDir is wrapped by ShellWriteTargets when a cd (or git -C,
@@ -67,7 +67,8 @@ type errWorkDone struct{ why string }
 const maxShellNesting = 4
 
 // ShellWriteTargets returns the paths a shell command line would write
-// (SPEC decision 7, reference/adapters.md §5.3), without duplicates, in the
+// (docs/decisions.md#7-shell-writes, docs/hooks.md#how-the-guard-reads-a-shell-command),
+// without duplicates, in the
 // order they appear. The command is parsed with a real shell parser (bash
 // dialect) and every simple command is examined: in lists, pipelines,
 // subshells, blocks, conditionals, loops, functions, command and process

@@ -13,8 +13,9 @@ type shellCase struct {
 	want []string
 }
 
-// referenceVectors are the vectors of reference/adapters.md §5.3, with the
-// one change SPEC decision 7 makes: a literal cd moves the base.
+// referenceVectors are the shell vectors the upstream project's parser was
+// held to, with the one change docs/decisions.md#7-shell-writes makes: a
+// literal cd moves the base (docs/hooks.md#how-the-guard-reads-a-shell-command).
 var referenceVectors = []shellCase{
 	{`printf '%s\n' '// via shell' >> src/parser.mjs`, []string{"src/parser.mjs"}},
 	{`echo x > notes.txt`, []string{"notes.txt"}},
@@ -47,7 +48,7 @@ var referenceVectors = []shellCase{
 	{`git log -1 -- f`, nil},
 	{`git diff f`, nil},
 	{`npm test && printf x > f`, []string{"f"}},
-	// Reference: [parser.mjs] ("cd is not tracked"); SPEC decision 7 tracks it.
+	// Upstream's parser did not track cd; docs/decisions.md#7-shell-writes does.
 	{`cd src; rm parser.mjs`, []string{"src/parser.mjs"}},
 	{`cat in | tee f`, []string{"f"}},
 	{`echo 'a > b'`, nil},
@@ -174,7 +175,7 @@ var ownVectors = []shellCase{
 	// apply_patch through the shell (Codex)
 	{"apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: a.go\n@@\n-x\n+y\n*** End Patch\nEOF", []string{"a.go"}},
 	{"apply_patch '*** Begin Patch\n*** Add File: n.txt\n+hi\n*** End Patch'", []string{"n.txt"}},
-	// cd moves the base (SPEC decision 7)
+	// cd moves the base (docs/decisions.md#7-shell-writes)
 	{`cd src && rm a.go`, []string{"src/a.go"}},
 	{`cd /abs && rm a`, []string{"/abs/a"}},
 	{`cd .. && rm a`, []string{"../a"}},

@@ -19,8 +19,8 @@ var files embed.FS
 // for the decoding before.
 var loadEvidence = sync.OnceValues(func() ([]adapter.Evidence, error) { return adapter.LoadEvidence(files) })
 
-// spec is Claude Code's hook surface (reference/adapters.md §2.3; payload
-// keys as in fixtures/captured/claude and fixtures/upstream/claude-code).
+// spec is Claude Code's hook surface (docs/adapters.md#claude-code; payload
+// keys as in evidence/*/payloads and testdata/upstream-2.1.233).
 var spec = &hookio.Spec{
 	Adapter: ID,
 	Events: []hookio.EventKind{
@@ -50,7 +50,7 @@ var spec = &hookio.Spec{
 	StopActiveKeys: []string{"stop_hook_active"},
 	ToolKeys:       []string{"tool_name"},
 	InputKeys:      []string{"tool_input"},
-	// §5.1: the edit tools name their file in file_path, NotebookEdit in
+	// The edit tools name their file in file_path, NotebookEdit in
 	// notebook_path; Read and the other tools write nothing.
 	FileTools: map[string][]string{
 		"Write":        {"file_path"},
@@ -65,7 +65,8 @@ var spec = &hookio.Spec{
 }
 
 // contextEvents are the events whose additionalContext reached the model
-// in the 2.1.197 capture (fixtures/captured/claude/injection.md).
+// in the 2.1.197 capture (evidence/2.1.197/observations.json;
+// docs/adapters.md#claude-code).
 var contextEvents = []string{"SessionStart", "UserPromptSubmit", "PostToolUse"}
 
 type client struct{}
@@ -78,7 +79,7 @@ func (client) DisplayName() string { return DisplayName }
 
 // ClientCommand: Claude Code runs as its own native binary, started as
 // "claude" (the npm 2.1.197 package links bin/claude.exe under that name;
-// reference/real-clients.md), so the process is named claude.
+// docs/adapters.md#claude-code), so the process is named claude.
 func (client) ClientCommand() string { return "claude" }
 
 // SessionEnvVars: every hook of the 2.1.197 capture had
@@ -96,7 +97,7 @@ func (client) Normalize(event string, payload []byte) (*adapter.Event, error) {
 // "additionalContext":<text>}} and exits 0: on SessionStart and
 // UserPromptSubmit the text reached the next model request as a system
 // message, on PostToolUse inside the tool result
-// (fixtures/captured/claude/injection.md; reference/adapters.md §2.1).
+// (evidence/2.1.197/observations.json; docs/adapters.md#claude-code).
 func (c client) Inject(ev *adapter.Event, context string) adapter.Output {
 	if ev == nil || context == "" || !hookio.Has(contextEvents, ev.Name) {
 		return c.Allow(ev)
@@ -107,8 +108,8 @@ func (c client) Inject(ev *adapter.Event, context string) adapter.Output {
 // Deny prints {"hookSpecificOutput":{"hookEventName":"PreToolUse",
 // "permissionDecision":"deny","permissionDecisionReason":<reason>}} and
 // exits 0: the Bash call did not run and the model's tool_result was
-// exactly the reason (fixtures/captured/claude/deny-responses.md;
-// reference/adapters.md §2.1). Exit 2 also blocks, but the model then sees
+// exactly the reason (evidence/2.1.197/observations.json;
+// docs/adapters.md#claude-code). Exit 2 also blocks, but the model then sees
 // the hook's command line around the reason, so it is not used.
 func (c client) Deny(ev *adapter.Event, reason string) adapter.Output {
 	if ev == nil || ev.Kind != adapter.BeforeTool {

@@ -9,7 +9,7 @@ import (
 // Binary: Claude Code is started as claude.
 func (client) Binary() string { return "claude" }
 
-// ConfigDir is CLAUDE_CONFIG_DIR, else ~/.claude (reference/adapters.md §6.1).
+// ConfigDir is CLAUDE_CONFIG_DIR, else ~/.claude (docs/adapters.md#claude-code).
 func (client) ConfigDir(env adapter.InstallEnv) string {
 	return env.Dir("CLAUDE_CONFIG_DIR", ".claude")
 }
@@ -20,7 +20,8 @@ func (client) ConfigDir(env adapter.InstallEnv) string {
 var hookEvents = []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop", "SessionEnd"}
 
 // InstallPlan wires Claude Code through its user settings.json, which
-// 2.1.x loads hooks from (reference/real-clients.md; SPEC decision 9): one
+// 2.1.x loads hooks from (docs/adapters.md#claude-code;
+// docs/decisions.md#9-installer-ownership): one
 // matcher group per event under hooks.<Event>, timeout in seconds; tool
 // events match the file-writing tools, Bash and the MCP tools that write
 // files (adapter.GuardMatcher; 2.1.332 reads a matcher with characters

@@ -19,9 +19,10 @@ var files embed.FS
 // for the decoding before.
 var loadEvidence = sync.OnceValues(func() ([]adapter.Evidence, error) { return adapter.LoadEvidence(files) })
 
-// spec is Codex's hook surface (reference/adapters.md §2.2: the event enum
-// of the binary, the payload keys and their documented aliases; keys as in
-// fixtures/captured/codex and fixtures/upstream/codex).
+// spec is Codex's hook surface (docs/adapters.md#codex: the event enum of
+// the binary, the payload keys and their documented aliases; keys as in
+// evidence/0.171.0/payloads, testdata/captured-0.171.0 and
+// testdata/upstream-0.147.0).
 var spec = &hookio.Spec{
 	Adapter: ID,
 	Events: []hookio.EventKind{
@@ -48,10 +49,10 @@ var spec = &hookio.Spec{
 	PromptKeys:     []string{"prompt"},
 	ToolKeys:       []string{"tool_name", "toolName", "tool"},
 	InputKeys:      []string{"tool_input"},
-	// §2.2, §5.1: file edits arrive as apply_patch with the patch body in
+	// docs/adapters.md#codex: file edits arrive as apply_patch with the patch body in
 	// command (patch or input tolerated); shell commands as Bash (older
 	// builds: shell) with command or input. exec_command is the name the
-	// model calls the shell by (reference/real-clients.md); 0.171.0 hooks
+	// model calls the shell by (docs/adapters.md#codex); 0.171.0 hooks
 	// see it as Bash, but the raw name is read the same way in case a build
 	// passes it through.
 	PatchTools: map[string][]string{"apply_patch": {"command", "patch", "input"}},
@@ -68,7 +69,8 @@ var spec = &hookio.Spec{
 }
 
 // contextEvents are the events whose additionalContext reached the model
-// in the 0.171.0 capture (fixtures/captured/codex/injection.md).
+// in the 0.171.0 capture (testdata/captured-0.171.0/observations.json;
+// docs/adapters.md#codex).
 var contextEvents = []string{"SessionStart", "UserPromptSubmit", "PostToolUse"}
 
 type client struct{}
@@ -80,7 +82,7 @@ func (client) ID() string          { return ID }
 func (client) DisplayName() string { return DisplayName }
 
 // ClientCommand: the npm launcher starts the native binary named codex
-// (reference/real-clients.md), which is the process hooks descend from.
+// (docs/adapters.md#codex), which is the process hooks descend from.
 func (client) ClientCommand() string { return "codex" }
 
 // SessionEnvVars: none. The 0.171.0 hook environment carries no session id
@@ -96,8 +98,9 @@ func (client) Normalize(event string, payload []byte) (*adapter.Event, error) {
 // Inject prints {"hookSpecificOutput":{"hookEventName":<event>,
 // "additionalContext":<text>}} and exits 0: in 0.171.0 each such context
 // became its own developer-role input item, text unchanged
-// (fixtures/captured/codex/injection.md). Reference §2.1 chose plain text
-// from an older measurement; the JSON shape is the one our capture proves.
+// (testdata/captured-0.171.0/observations.json). Plain text was measured
+// on older versions; the JSON shape is the one our capture proves
+// (docs/adapters.md#codex).
 func (client) Inject(ev *adapter.Event, context string) adapter.Output {
 	if ev == nil || context == "" || !hookio.Has(contextEvents, ev.Name) {
 		return hookio.Allow()
@@ -107,10 +110,9 @@ func (client) Inject(ev *adapter.Event, context string) adapter.Output {
 
 // Deny prints nothing on stdout, the reason on stderr, and exits 2. In
 // 0.171.0 this stopped the shell call and the model got "Command blocked by
-// PreToolUse hook: <reason>. …" (fixtures/captured/codex/deny-responses.md;
+// PreToolUse hook: <reason>. …" (testdata/captured-0.171.0/observations.json;
 // the JSON permissionDecision shape did the same there). Exit 2 is the
-// shape reference/adapters.md §2.1 and §2.2 measured stopping apply_patch
-// too. Codex needs a non-empty reason; a blank one gets the default.
+// shape measured stopping apply_patch too (docs/adapters.md#codex). Codex needs a non-empty reason; a blank one gets the default.
 func (client) Deny(ev *adapter.Event, reason string) adapter.Output {
 	if ev == nil || ev.Kind != adapter.BeforeTool {
 		return hookio.Allow()
@@ -118,7 +120,7 @@ func (client) Deny(ev *adapter.Event, reason string) adapter.Output {
 	return hookio.ExitTwoDeny(reason)
 }
 
-// Allow prints nothing and exits 0 (reference/adapters.md §2.1).
+// Allow prints nothing and exits 0 (docs/adapters.md#what-each-client-is-told).
 func (client) Allow(*adapter.Event) adapter.Output { return hookio.Allow() }
 
 // Hold prints {"decision":"block","reason":<reason>} on Stop and exits 0:

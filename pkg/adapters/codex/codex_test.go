@@ -83,7 +83,7 @@ func TestTools(t *testing.T) {
 	if got, err := adapter.ShellWriteTargets(`'bash' '-lc' 'echo "it'\''s" > out.txt'`); err != nil || !slices.Equal(got, []string{"out.txt"}) {
 		t.Errorf("argv command targets %q %v", got, err)
 	}
-	// Aliases of the session id and cwd keys (reference/adapters.md §2.2).
+	// Aliases of the session id and cwd keys (docs/adapters.md#codex).
 	ev, err := a.Normalize("SessionStart", []byte(`{"thread_id":"t1","working_directory":"/w","eventName":"SessionStart"}`))
 	if err != nil || ev.SessionID != "t1" || ev.Cwd != "/w" {
 		t.Errorf("aliases: %+v %v", ev, err)

@@ -9,14 +9,14 @@ import (
 // Binary: Codex is started as codex.
 func (client) Binary() string { return "codex" }
 
-// ConfigDir is CODEX_HOME, else ~/.codex (reference/adapters.md §6.1).
+// ConfigDir is CODEX_HOME, else ~/.codex (docs/adapters.md#codex).
 func (client) ConfigDir(env adapter.InstallEnv) string { return env.Dir("CODEX_HOME", ".codex") }
 
 var hookEvents = []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop", "SessionEnd"}
 
 // InstallPlan wires Codex through $CODEX_HOME/hooks.json, the user hook
-// layer 0.171 loads (hooks are on by default there; SPEC decision 9,
-// reference/real-clients.md), in the same event → matcher group →
+// layer 0.171 loads (hooks are on by default there;
+// docs/decisions.md#9-installer-ownership, docs/adapters.md#codex), in the same event → matcher group →
 // handlers layout as Claude Code, timeout in seconds. Tool events match
 // apply_patch, the shell tool's names and the MCP tools that write files
 // (adapter.GuardMatcher: Codex matches a regular expression). The skill goes to

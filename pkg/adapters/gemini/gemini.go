@@ -19,9 +19,9 @@ var files embed.FS
 // for the decoding before.
 var loadEvidence = sync.OnceValues(func() ([]adapter.Evidence, error) { return adapter.LoadEvidence(files) })
 
-// spec is Gemini CLI's hook surface: the events of reference/adapters.md
-// §2.4 plus the per-model-call ones the 0.61.0 capture fired (BeforeModel,
-// BeforeToolSelection, AfterModel; fixtures/captured/gemini/README.md).
+// spec is Gemini CLI's hook surface (docs/adapters.md#gemini-cli),
+// including the per-model-call events the 0.61.0 capture fired (BeforeModel,
+// BeforeToolSelection, AfterModel; testdata/captured-0.61.0/observations.json).
 var spec = &hookio.Spec{
 	Adapter: ID,
 	Events: []hookio.EventKind{
@@ -50,7 +50,7 @@ var spec = &hookio.Spec{
 	StopActiveKeys: []string{"stop_hook_active"},
 	ToolKeys:       []string{"tool_name"},
 	InputKeys:      []string{"tool_input"},
-	// §2.4, §5.1: write_file and replace name their file in file_path; the
+	// write_file and replace name their file in file_path; the
 	// shell tool is run_shell_command.
 	FileTools: map[string][]string{
 		"write_file": {"file_path"},
@@ -66,7 +66,8 @@ var spec = &hookio.Spec{
 }
 
 // contextEvents are the events whose additionalContext reached the model
-// in the 0.61.0 capture (fixtures/captured/gemini/injection.md).
+// in the 0.61.0 capture (testdata/captured-0.61.0/observations.json;
+// docs/adapters.md#gemini-cli).
 var contextEvents = []string{"SessionStart", "BeforeAgent", "AfterTool"}
 
 type client struct{}
@@ -78,7 +79,7 @@ func (client) ID() string          { return ID }
 func (client) DisplayName() string { return DisplayName }
 
 // ClientCommand: "" — Gemini CLI is a Node script, so its process is named
-// node and cannot be told apart by name (reference/adapters.md §1.6).
+// node and cannot be told apart by name (docs/adapters.md#gemini-cli).
 func (client) ClientCommand() string { return "" }
 
 // SessionEnvVars: every hook of the 0.61.0 capture had GEMINI_SESSION_ID
@@ -95,7 +96,7 @@ func (client) Normalize(event string, payload []byte) (*adapter.Event, error) {
 // "additionalContext":<text>}} and exits 0: in 0.61.0 the client put each
 // context in the next request inside <hook_context>…</hook_context>, the
 // BeforeAgent one as its own part of the user turn
-// (fixtures/captured/gemini/injection.md; reference/adapters.md §2.1).
+// (testdata/captured-0.61.0/observations.json; docs/adapters.md#gemini-cli).
 func (client) Inject(ev *adapter.Event, context string) adapter.Output {
 	if ev == nil || context == "" || !hookio.Has(contextEvents, ev.Name) {
 		return hookio.Allow()
@@ -105,10 +106,10 @@ func (client) Inject(ev *adapter.Event, context string) adapter.Output {
 
 // Deny prints {"decision":"deny","reason":<reason>} and exits 0: in 0.61.0
 // the shell call did not run and the model got {"error":"Tool execution
-// blocked: <reason>"} (fixtures/captured/gemini/deny-responses.md; exit 2
+// blocked: <reason>"} (testdata/captured-0.61.0/observations.json; exit 2
 // did the same). Gemini ignores Claude's hookSpecificOutput denial
-// (reference/adapters.md §2.1), so that shape is never used here;
-// {"decision":"block"}, which §2.1 measured on older versions, was not
+// (docs/adapters.md#gemini-cli), so that shape is never used here;
+// {"decision":"block"}, measured denying on older versions, was not
 // tried on 0.61.0.
 func (client) Deny(ev *adapter.Event, reason string) adapter.Output {
 	if ev == nil || ev.Kind != adapter.BeforeTool {

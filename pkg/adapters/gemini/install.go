@@ -10,19 +10,19 @@ import (
 // Binary: Gemini CLI is started as gemini (its process is node).
 func (client) Binary() string { return "gemini" }
 
-// ConfigDir is ~/.gemini (reference/adapters.md §6.1).
+// ConfigDir is ~/.gemini (docs/adapters.md#gemini-cli).
 func (client) ConfigDir(env adapter.InstallEnv) string { return env.Dir("", ".gemini") }
 
 var hookEvents = []string{"SessionStart", "BeforeAgent", "BeforeTool", "AfterTool", "AfterAgent", "SessionEnd"}
 
 // InstallPlan wires Gemini CLI through its user settings.json (0.61 runs
-// hooks from there with no feature flag; reference/real-clients.md): one
+// hooks from there with no feature flag; docs/adapters.md#gemini-cli): one
 // matcher group per event, each handler named acc-<Event>, timeout in
 // milliseconds; tool events match the file tools, run_shell_command and
 // the MCP tools that write files (adapter.GuardMatcher: 0.61 tests the
 // matcher as a regular expression against the tool name).
 // The instructions ride in an extension whose context file Gemini CLI
-// loads into every session (§2.4; the extension ships no hooks.json, which
+// loads into every session (docs/adapters.md#gemini-cli; the extension ships no hooks.json, which
 // Gemini would load a second time).
 func (c client) InstallPlan(env adapter.InstallEnv) adapter.InstallPlan {
 	dir := c.ConfigDir(env)

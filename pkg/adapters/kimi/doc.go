@@ -8,7 +8,8 @@
 package kimi
 
 // ID is the client id used everywhere: the session's harness, acc-hook's
-// first argument, --to by client name and install --adapter (SPEC decision 14).
+// first argument, --to by client name and install --adapter
+// (docs/decisions.md#14-client-ids).
 const ID = "kimi"
 
 // DisplayName is the client's product name.

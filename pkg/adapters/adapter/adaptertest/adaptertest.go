@@ -17,11 +17,12 @@ import (
 	"github.com/acc-go/acc/pkg/adapters/adapter/hookio"
 )
 
-// ClientIDs are the five adapter ids (SPEC decision 14).
+// ClientIDs are the five adapter ids (docs/decisions.md#14-client-ids).
 var ClientIDs = []string{"claude", "codex", "gemini", "kimi", "grok"}
 
 // expectedKinds is the suite's own reading of which client event is which
-// kind (reference/adapters.md §1.3, §2.2–2.6). An adapter that maps an event
+// kind (docs/adapters.md#the-normalised-event and each client's section of
+// docs/adapters.md). An adapter that maps an event
 // otherwise fails the suite, so the five stay consistent.
 var expectedKinds = map[string]adapter.Kind{
 	"SessionStart":       adapter.SessionStart,

@@ -1,7 +1,8 @@
 // Package hookio holds what the five adapters share when they read a hook
 // payload and write a hook's answer: a strict JSON object reader, a
 // table-driven normaliser (each adapter describes its client in a [Spec];
-// the rules of reference/adapters.md §1.3 are applied once, here), and the
+// the rules of docs/adapters.md#the-normalised-event are applied once,
+// here), and the
 // few reply shapes the clients accept. Which shape a client gets is each
 // adapter's decision, made and cited there.
 package hookio
@@ -154,7 +155,7 @@ func (o Object) Obj(keys ...string) Object {
 // Spec describes one client's hooks for [Spec.Normalize]. Key lists name
 // the payload keys a value may arrive under, in order of preference.
 type Spec struct {
-	// Adapter is the client id (SPEC decision 14).
+	// Adapter is the client id (docs/decisions.md#14-client-ids).
 	Adapter string
 	// Events lists the client's event names (what acc-hook is given) with
 	// their kinds, in the client's documented order.
@@ -190,7 +191,7 @@ type Spec struct {
 	MCPContextKeys []string
 	// ShellPatches: a shell command that is itself a patch envelope, or
 	// nothing but an apply_patch call carrying one (adapter.ShellPatch), is a
-	// patch (Codex, reference/adapters.md §5.1).
+	// patch (docs/adapters.md#codex).
 	ShellPatches bool
 }
 
@@ -227,7 +228,7 @@ const (
 )
 
 // Normalize turns one payload of the client event into an [adapter.Event]
-// (reference/adapters.md §1.3). It refuses an unknown event; a payload that
+// (docs/adapters.md#the-normalised-event). It refuses an unknown event; a payload that
 // is not one JSON object; one whose event name disagrees with event; one
 // without a session id (non-empty, at most 512 bytes, no control
 // characters) or cwd (absolute, at most 4096 bytes, no NUL). Transcript
@@ -431,7 +432,7 @@ func clip(s string) string {
 }
 
 // JSONLine encodes v as one line of JSON and a newline, without HTML
-// escaping (SPEC decision 5: our own encoding).
+// escaping (docs/decisions.md#5-text-limits: our own encoding).
 func JSONLine(v any) []byte {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
@@ -447,7 +448,9 @@ func JSONLine(v any) []byte {
 func Allow() adapter.Output { return adapter.Output{} }
 
 // AdditionalContext is the hookSpecificOutput context reply that Claude
-// Code, Codex and Gemini CLI all accept (fixtures/captured/*/injection.md),
+// Code, Codex and Gemini CLI all accept (docs/adapters.md#claude-code,
+// docs/adapters.md#codex, docs/adapters.md#gemini-cli: "What reaches the
+// model"),
 // on stdout, exit 0.
 func AdditionalContext(event, text string) adapter.Output {
 	type specific struct {
@@ -512,7 +515,7 @@ func ExitTwoDeny(reason string) adapter.Output {
 }
 
 // DefaultReason is the reason a denial gives when acc supplied none (a
-// client may refuse an empty one: fixtures/captured/codex/deny-responses.md).
+// client may refuse an empty one: Codex does, docs/adapters.md#codex).
 const DefaultReason = "acc: this write is blocked by another session's guarded claim; run `acc status` to see who holds it"
 
 // Reason returns reason, or DefaultReason when it is blank.

@@ -1,14 +1,16 @@
-package hook
+package clients
 
 import (
 	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
+	"sync"
 )
 
-// npmVersion returns the version of the npm package that provides the
+// NPMVersion returns the version of the npm package that provides the
 // command name found on PATH, or "" when the program is not an npm package's
 // bin. Clients written for Node (Gemini CLI; Codex's launcher) may take
 // longer to answer --version than the probe allows — Gemini CLI 0.61 needs
@@ -18,7 +20,7 @@ import (
 // running anything. The package is the nearest package.json above the resolved
 // program, inside a node_modules tree, whose "bin" names exactly this
 // program; any doubt returns "" and the caller falls back to --version.
-func npmVersion(name string) string {
+func NPMVersion(name string) string {
 	path, err := exec.LookPath(name)
 	if err != nil {
 		return ""
@@ -26,7 +28,7 @@ func npmVersion(name string) string {
 	return NPMVersionAt(path)
 }
 
-// NPMVersionAt is npmVersion for a program given by its path (acc
+// NPMVersionAt is NPMVersion for a program given by its path (acc
 // certify's --client): the version of the npm package whose bin it is, or
 // "".
 func NPMVersionAt(path string) string {
@@ -71,3 +73,6 @@ func NPMVersionAt(path string) string {
 	}
 	return ""
 }
+
+// versionPattern is a dotted version, compiled when first used.
+var versionPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\d+\.\d+(?:\.\d+)*`) })

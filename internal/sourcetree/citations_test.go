@@ -1,0 +1,403 @@
+package sourcetree
+
+import (
+	"errors"
+	"fmt"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"unicode"
+)
+
+// The rule these tests keep: the code and the docs cite only documents of
+// the repository. A comment that cites docs/<file>.md#<anchor> names a file of
+// docs/ and a heading of it, by GitHub's anchor rules; a comment or a doc
+// never points at material outside the repository (the contract the
+// project started from, its reference notes and captures), since a reader
+// of the repository cannot open it. The words the code relies on are in
+// docs/protocol.md and docs/decisions.md.
+
+// forbidden are the spellings of citations that point outside the
+// repository, each with what to write instead.
+var forbidden = []struct {
+	re   *regexp.Regexp
+	what string
+}{
+	{regexp.MustCompile(`reference/`), "cites reference/…, outside the repository"},
+	{regexp.MustCompile(`\bSPEC\b`), "cites SPEC, outside the repository"},
+	{regexp.MustCompile(`§`), "cites a section with §, outside the repository"},
+	{regexp.MustCompile(`seeds/`), "cites seeds/…, outside the repository"},
+	{regexp.MustCompile(`fixtures/captured`), "cites fixtures/captured, outside the repository"},
+	{regexp.MustCompile(`/shared/`), "cites /shared/, outside the repository"},
+}
+
+// docCitation matches docs/<file>.md with an optional #anchor, not as the
+// tail of a longer path.
+var docCitation = regexp.MustCompile(`(?:^|[^A-Za-z0-9_./-])docs/([A-Za-z0-9_.-]+?\.md)(#[A-Za-z0-9_-]+)?`)
+
+// mdLink matches the target of a Markdown link, "](target)".
+var mdLink = regexp.MustCompile(`\]\(([^)\s]+)\)`)
+
+// slug turns a heading into its GitHub anchor: lower case; letters,
+// digits, '-' and '_' kept; spaces turned into '-'; everything else
+// (punctuation, backticks, dots) dropped.
+func slug(heading string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(strings.TrimSpace(heading)) {
+		switch {
+		case r == ' ':
+			b.WriteByte('-')
+		case r == '-' || r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r):
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// anchors returns the anchors of a Markdown document's headings: ATX
+// headings ("#" to "######" then a space) outside fenced code blocks; a
+// heading whose slug was already taken gets "-1", "-2", … as GitHub does.
+func anchors(md string) map[string]bool {
+	out := map[string]bool{}
+	count := map[string]int{}
+	fence := ""
+	for _, line := range strings.Split(md, "\n") {
+		trimmed := strings.TrimLeft(line, " ")
+		if fence != "" {
+			if strings.HasPrefix(trimmed, fence) {
+				fence = ""
+			}
+			continue
+		}
+		if strings.HasPrefix(trimmed, "```") || strings.HasPrefix(trimmed, "~~~") {
+			fence = trimmed[:3]
+			continue
+		}
+		level := len(trimmed) - len(strings.TrimLeft(trimmed, "#"))
+		if level < 1 || level > 6 || len(trimmed) == level || trimmed[level] != ' ' {
+			continue
+		}
+		text := strings.TrimRight(strings.TrimSpace(trimmed[level:]), "#")
+		s := slug(text)
+		if n := count[s]; n > 0 {
+			out[fmt.Sprintf("%s-%d", s, n)] = true
+		} else {
+			out[s] = true
+		}
+		count[s]++
+	}
+	return out
+}
+
+// docSet is what the checks know of the repository's Markdown files:
+// a slash path relative to the repository root ("docs/protocol.md") to
+// the anchors of its headings. A file that is absent has no entry.
+type docSet map[string]map[string]bool
+
+// checkLine returns what is wrong with one line of text that cites docs
+// as a comment does (docs/<file>.md relative to the repository root): a
+// forbidden citation, a docs file that does not exist, an anchor that is
+// not a heading of it.
+func checkLine(line string, docs docSet) []string {
+	var out []string
+	for _, f := range forbidden {
+		if f.re.MatchString(line) {
+			out = append(out, f.what)
+		}
+	}
+	for _, m := range docCitation.FindAllStringSubmatch(line, -1) {
+		file := "docs/" + m[1]
+		heads, ok := docs[file]
+		if !ok {
+			out = append(out, fmt.Sprintf("cites %s, which does not exist", file))
+			continue
+		}
+		if a := strings.TrimPrefix(m[2], "#"); a != "" && !heads[a] {
+			out = append(out, fmt.Sprintf("cites %s#%s, which is no heading of %s", file, a, file))
+		}
+	}
+	return out
+}
+
+// checkMarkdown returns what is wrong in a Markdown file at slash path
+// name (relative to the repository root): forbidden citations, and
+// relative links to .md files (or to "#anchor" in the same file) that do
+// not resolve. Each problem is "name:line: what".
+func checkMarkdown(name, text string, docs docSet) []string {
+	var out []string
+	for i, line := range strings.Split(text, "\n") {
+		at := fmt.Sprintf("%s:%d: ", name, i+1)
+		for _, f := range forbidden {
+			if f.re.MatchString(line) {
+				out = append(out, at+f.what)
+			}
+		}
+		for _, m := range mdLink.FindAllStringSubmatch(line, -1) {
+			target := m[1]
+			if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
+				continue
+			}
+			file, anchor, _ := strings.Cut(target, "#")
+			if file != "" && !strings.HasSuffix(file, ".md") {
+				continue
+			}
+			resolved := name
+			if file != "" {
+				resolved = path.Clean(path.Join(path.Dir(name), file))
+			}
+			heads, ok := docs[resolved]
+			if !ok {
+				out = append(out, fmt.Sprintf("%slinks to %s, which does not exist", at, target))
+				continue
+			}
+			if anchor != "" && !heads[anchor] {
+				out = append(out, fmt.Sprintf("%slinks to %s, but %s has no heading #%s", at, target, resolved, anchor))
+			}
+		}
+	}
+	return out
+}
+
+// checkGoSource returns what is wrong in the comments of one Go file at
+// slash path name; src is its text. A file that does not parse is
+// reported, not skipped.
+func checkGoSource(name string, src []byte, docs docSet) []string {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, name, src, parser.ParseComments)
+	if err != nil {
+		return []string{fmt.Sprintf("%s: does not parse: %v", name, err)}
+	}
+	var out []string
+	for _, group := range f.Comments {
+		for _, c := range group.List {
+			first := fset.Position(c.Pos()).Line
+			for i, line := range strings.Split(c.Text, "\n") {
+				for _, what := range checkLine(line, docs) {
+					out = append(out, fmt.Sprintf("%s:%d: %s", name, first+i, what))
+				}
+			}
+		}
+	}
+	return out
+}
+
+// repoRoot is the directory holding go.work, found walking up from the
+// test's directory.
+func repoRoot(t *testing.T) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.work")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("no go.work above the test's directory")
+		}
+		dir = parent
+	}
+}
+
+// skipDir reports whether the walk leaves a directory out: built binaries,
+// Git's and other hidden directories, and test data (copies of foreign
+// material that acc's tests read, not acc's own words).
+func skipDir(name string) bool {
+	return name == "bin" || name == "testdata" || name == "node_modules" || strings.HasPrefix(name, ".")
+}
+
+// TestCitationsResolve walks every Go file of every module and every
+// Markdown file of docs/ plus README.md, and reports, all at once, each
+// citation that points outside the repository and each docs file or
+// anchor cited that does not exist.
+func TestCitationsResolve(t *testing.T) {
+	root := repoRoot(t)
+	docs := docSet{}
+	var goFiles, mdFiles []string
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if p != root && skipDir(d.Name()) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		rel, err := filepath.Rel(root, p)
+		if err != nil {
+			return err
+		}
+		rel = filepath.ToSlash(rel)
+		switch {
+		case strings.HasSuffix(rel, ".go"):
+			goFiles = append(goFiles, rel)
+		case strings.HasSuffix(rel, ".md"):
+			text, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			docs[rel] = anchors(string(text))
+			if rel == "README.md" || path.Dir(rel) == "docs" {
+				mdFiles = append(mdFiles, rel)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(goFiles) == 0 || docs["docs/protocol.md"] == nil {
+		t.Fatalf("the walk from %s found %d Go files and no docs/protocol.md: not the repository", root, len(goFiles))
+	}
+	var problems []string
+	for _, rel := range goFiles {
+		src, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(rel)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		problems = append(problems, checkGoSource(rel, src, docs)...)
+	}
+	for _, rel := range mdFiles {
+		text, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(rel)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		problems = append(problems, checkMarkdown(rel, string(text), docs)...)
+	}
+	slices.Sort(problems)
+	if len(problems) > 0 {
+		t.Errorf("%d citation problem(s); cite docs/<file>.md or docs/<file>.md#<heading-anchor> of this repository:\n%s",
+			len(problems), strings.Join(problems, "\n"))
+	}
+}
+
+// testDocs is a small docs/ for the checker's own tests.
+var testDocs = docSet{
+	"docs/protocol.md":  anchors("# Protocol\n\n## Identifiers and text fields\n\n### Receipt states\n"),
+	"docs/decisions.md": anchors("# Decisions\n\n## 14. Client ids\n"),
+	"README.md":         anchors("# acc\n\n## Install\n"),
+}
+
+func TestSlug(t *testing.T) {
+	for in, want := range map[string]string{
+		"14. Client ids":                    "14-client-ids",
+		"Receipt states":                    "receipt-states",
+		"`acc.workspace.json`":              "accworkspacejson",
+		"`acc doctor`":                      "acc-doctor",
+		"Live push: waking an idle session": "live-push-waking-an-idle-session",
+		"0. Wire acc into your clients":     "0-wire-acc-into-your-clients",
+		"snake_case and kebab-case":         "snake_case-and-kebab-case",
+		"Überblick":                         "überblick",
+	} {
+		if got := slug(in); got != want {
+			t.Errorf("slug(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestAnchors(t *testing.T) {
+	md := "# Title\n\n## Usage\n\n```sh\n# not a heading\n```\n\n## Usage\n\n### Usage\n\n#NoSpace\n\n~~~\n## fenced\n~~~\n## Closing ##\n"
+	got := anchors(md)
+	for _, want := range []string{"title", "usage", "usage-1", "usage-2", "closing"} {
+		if !got[want] {
+			t.Errorf("anchors lack %q; have %v", want, got)
+		}
+	}
+	for _, not := range []string{"not-a-heading", "nospace", "fenced", "closing-"} {
+		if got[not] {
+			t.Errorf("anchors hold %q, which is no heading; have %v", not, got)
+		}
+	}
+}
+
+func TestCheckGoSource(t *testing.T) {
+	cases := []struct {
+		name, comment string
+		want          []string // substrings of the problems, in order; none = clean
+	}{
+		{"good file", "// Rules: docs/protocol.md.", nil},
+		{"good anchor", "// Limits (docs/protocol.md#identifiers-and-text-fields).", nil},
+		{"good decision", "// Client ids (docs/decisions.md#14-client-ids); states docs/protocol.md#receipt-states", nil},
+		{"longer path is no citation", "// see pkg/adapters/claude/docs/x.md", nil},
+		{"missing file", "// see docs/nowhere.md#x", []string{"x.go:3: cites docs/nowhere.md, which does not exist"}},
+		{"missing anchor", "// see docs/protocol.md#no-such-heading", []string{"x.go:3: cites docs/protocol.md#no-such-heading, which is no heading of docs/protocol.md"}},
+		{"reference", "// Limits (reference/core.md §1.1).", []string{"x.go:3: cites reference/", "x.go:3: cites a section with §"}},
+		{"spec decision", "// Exit codes (SPEC decision 3).", []string{"x.go:3: cites SPEC"}},
+		{"bare section", "// the inbox rule, §9.2", []string{"x.go:3: cites a section with §"}},
+		{"seeds", "// from seeds/000_x.txt", []string{"x.go:3: cites seeds/"}},
+		{"captures", "// fixtures/captured/kimi-2.1.0", []string{"x.go:3: cites fixtures/captured"}},
+		{"shared", "// /work/shared/notes", []string{"x.go:3: cites /shared/"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			src := "package x\n\n" + c.comment + "\nvar V = 1\n"
+			got := checkGoSource("x.go", []byte(src), testDocs)
+			if len(got) != len(c.want) {
+				t.Fatalf("problems %q, want %d like %q", got, len(c.want), c.want)
+			}
+			for i, w := range c.want {
+				if !strings.Contains(got[i], w) {
+					t.Errorf("problem %d = %q, want it to contain %q", i, got[i], w)
+				}
+			}
+		})
+	}
+}
+
+func TestCheckGoSourceLines(t *testing.T) {
+	src := "package x\n\n/*\nfine\nsee SPEC decision 3\n*/\nvar V = 1 // and docs/gone.md\n\nvar s = \"SPEC in a string is no comment\"\n"
+	got := checkGoSource("x.go", []byte(src), testDocs)
+	want := []string{"x.go:5: cites SPEC, outside the repository", "x.go:7: cites docs/gone.md, which does not exist"}
+	if !slices.Equal(got, want) {
+		t.Errorf("problems %q, want %q", got, want)
+	}
+	if bad := checkGoSource("y.go", []byte("package"), testDocs); len(bad) != 1 || !strings.Contains(bad[0], "does not parse") {
+		t.Errorf("an unparsable file gives %q, want one 'does not parse'", bad)
+	}
+}
+
+func TestCheckMarkdown(t *testing.T) {
+	md := strings.Join([]string{
+		"# Guide",
+		"See [ids](protocol.md#identifiers-and-text-fields), [decisions](decisions.md) and [top](#guide).",
+		"The [site](https://example.test/x.md#nowhere) and [a picture](x.png) are not checked.",
+		"Broken: [gone](gone.md), [anchor](protocol.md#nope), [here](#nope), [up](../README.md#install).",
+		"From the original's reference/core.md §8.2 and SPEC decision 5.",
+	}, "\n")
+	got := checkMarkdown("docs/guide.md", md, docSet{
+		"docs/guide.md":     anchors(md),
+		"docs/protocol.md":  testDocs["docs/protocol.md"],
+		"docs/decisions.md": testDocs["docs/decisions.md"],
+		"README.md":         testDocs["README.md"],
+	})
+	want := []string{
+		"docs/guide.md:4: links to gone.md, which does not exist",
+		"docs/guide.md:4: links to protocol.md#nope, but docs/protocol.md has no heading #nope",
+		"docs/guide.md:4: links to #nope, but docs/guide.md has no heading #nope",
+		"docs/guide.md:5: cites reference/…, outside the repository",
+		"docs/guide.md:5: cites SPEC, outside the repository",
+		"docs/guide.md:5: cites a section with §, outside the repository",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("problems:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestRepoRootHoldsGoWork keeps repoRoot honest: the directory it finds
+// holds go.work and this package.
+func TestRepoRootHoldsGoWork(t *testing.T) {
+	root := repoRoot(t)
+	if _, err := os.Stat(filepath.Join(root, "internal", "sourcetree", "citations_test.go")); errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("repoRoot %s does not hold internal/sourcetree", root)
+	}
+}
