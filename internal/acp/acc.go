@@ -15,6 +15,7 @@ import (
 
 	"github.com/gofrs/flock"
 
+	"github.com/acc-go/acc/internal/wording"
 	acpfam "github.com/acc-go/acc/pkg/adapters/acp"
 	"github.com/acc-go/acc/pkg/adapters/adapter"
 	"github.com/acc-go/acc/pkg/core"
@@ -93,7 +94,7 @@ func newAccSide(cfg Config) *accSide {
 // note tells the person once per distinct message that acc could not do
 // something; the relay carries on.
 func (a *accSide) note(what string, err error) {
-	reason := protocol.AsError(err).Message
+	reason := protocol.AsError(wording.CLIError(err)).Message
 	if errors.Is(err, context.DeadlineExceeded) {
 		reason = "acc's store did not answer in time"
 	}

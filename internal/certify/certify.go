@@ -53,6 +53,7 @@ import (
 	"github.com/acc-go/acc/internal/fakemodel"
 	"github.com/acc-go/acc/internal/probe"
 	"github.com/acc-go/acc/internal/realclient"
+	"github.com/acc-go/acc/internal/wording"
 	"github.com/acc-go/acc/pkg/adapters/adapter"
 	"github.com/acc-go/acc/pkg/core"
 	"github.com/acc-go/acc/pkg/protocol"
@@ -482,20 +483,20 @@ func play(ctx context.Context, o Options, c realclient.Client, bin string, w *wo
 	// The other session: in the second worktree, holding src/a.go.
 	room, err := core.Open(ctx, core.OpenOptions{Cwd: w.wt, Getenv: w.env})
 	if err != nil {
-		st.set("attach", false, "cannot open the temporary room: "+protocol.AsError(err).Message)
+		st.set("attach", false, "cannot open the temporary room: "+protocol.AsError(wording.CLIError(err)).Message)
 		st.envFault = true
 		return false
 	}
 	defer room.Close()
 	peer, err := room.Attach(ctx, core.AttachInput{ParticipantID: peerName, Harness: "cli"})
 	if err != nil {
-		st.set("attach", false, "cannot attach the other session: "+protocol.AsError(err).Message)
+		st.set("attach", false, "cannot attach the other session: "+protocol.AsError(wording.CLIError(err)).Message)
 		st.envFault = true
 		return false
 	}
 	peerCaller := core.Caller{SessionID: peer.SessionID, Generation: peer.Generation}
 	if _, err := room.Claim(ctx, core.ClaimInput{Caller: peerCaller, Resource: "file:src/a.go", Cwd: w.wt, Enforcement: protocol.EnforcementGuarded}); err != nil {
-		st.set("guardFiles", false, "cannot claim src/a.go for the other session: "+protocol.AsError(err).Message)
+		st.set("guardFiles", false, "cannot claim src/a.go for the other session: "+protocol.AsError(wording.CLIError(err)).Message)
 		st.envFault = true
 	}
 
@@ -674,7 +675,7 @@ func play(ctx context.Context, o Options, c realclient.Client, bin string, w *wo
 	}
 	// sessionEnd: the client has exited; its sessions must be closed.
 	if s, err := room.Status(ctx, core.StatusQuery{All: true}); err != nil {
-		st.set("sessionEnd", false, "cannot read the room: "+protocol.AsError(err).Message)
+		st.set("sessionEnd", false, "cannot read the room: "+protocol.AsError(wording.CLIError(err)).Message)
 	} else {
 		open, seen := 0, 0
 		for _, p := range s.Participants {
@@ -701,7 +702,7 @@ func play(ctx context.Context, o Options, c realclient.Client, bin string, w *wo
 	// hook wrapper, right after the session start hook answered — so only
 	// the before-turn hook can bring it to the model.
 	if _, err := room.Status(ctx, core.StatusQuery{Participant: participantOf(c.Name)}); err != nil {
-		st.set("nextTurn", false, "cannot read the room: "+protocol.AsError(err).Message)
+		st.set("nextTurn", false, "cannot read the room: "+protocol.AsError(wording.CLIError(err)).Message)
 		return true
 	}
 	sendCmd := fmt.Sprintf("%s message --cwd %s --session %s --generation %s --to %s --type question --subject certify --body 'Which port? CERTIFY_QUESTION_MARK' --json > %s 2>&1",
@@ -748,7 +749,7 @@ func play(ctx context.Context, o Options, c realclient.Client, bin string, w *wo
 			st.set(capability, false, "the client's session is not in the room, so no question could reach it")
 			return ""
 		} else if err != nil {
-			st.set(capability, false, "the other session could not send its question: "+e.Message)
+			st.set(capability, false, "the other session could not send its question: "+protocol.AsError(wording.CLIError(e)).Message)
 			st.mu.Lock()
 			st.envFault = true
 			st.mu.Unlock()

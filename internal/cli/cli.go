@@ -20,6 +20,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/acc-go/acc/internal/wording"
 	"github.com/acc-go/acc/pkg/protocol"
 	"github.com/urfave/cli/v3"
 )
@@ -138,7 +139,7 @@ type app struct {
 // fail prints err (an envelope on stdout with --json, one line on stderr
 // through screen otherwise) and returns its exit code.
 func (a *app) fail(err error) int {
-	pe := protocol.AsError(err)
+	pe := protocol.AsError(wording.CLIError(err))
 	if a.jsonMode {
 		b, _ := protocol.MarshalIndent(protocol.Failure(pe))
 		fmt.Fprintln(a.env.Stdout, string(b))

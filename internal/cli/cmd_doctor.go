@@ -8,6 +8,7 @@ import (
 
 	"github.com/acc-go/acc/internal/install"
 	"github.com/acc-go/acc/internal/probe"
+	"github.com/acc-go/acc/internal/wording"
 	acpfam "github.com/acc-go/acc/pkg/adapters/acp"
 	"github.com/acc-go/acc/pkg/adapters/adapter"
 	"github.com/acc-go/acc/pkg/core"
@@ -63,7 +64,7 @@ func (a *app) doctorCommand() *cli.Command {
 				cs, cerr := ienv.Clients(ctx)
 				clients = cs
 				if cerr != nil {
-					clientNotes = append(clientNotes, protocol.AsError(cerr).Message)
+					clientNotes = append(clientNotes, protocol.AsError(wording.CLIError(cerr)).Message)
 				}
 			}
 			installed := func(id string) bool {

@@ -33,6 +33,7 @@ func RenderReference() string {
 	b.WriteString("order: the client's own session id in the environment matching one live hook binding; the one live\n")
 	b.WriteString("session whose checkout is this worktree; the one live session of the room. When that leaves none or\n")
 	b.WriteString("several, the command stops with exit 2 and names the candidates.\n\n")
+	writeRefusalDetails(&b)
 	b.WriteString("## Command-line syntax\n\n")
 	b.WriteString("A flag takes its value as `--name value` or `--name=value`. acc refuses with exit 2, changing nothing:\n")
 	b.WriteString("a positional argument where the command takes none, a flag the command does not have, a flag whose\n")
@@ -160,3 +161,39 @@ func writeFlags(b *strings.Builder, flags []cli.Flag) {
 
 // defaultSuffix is the "(default: X)" urfave/cli ends a flag's help with.
 var defaultSuffix = regexp.MustCompile(` \(default: [^()]*(\([^()]*\)[^()]*)*\)$`)
+
+// writeRefusalDetails documents the structured half of a refusal: the
+// fields and next steps core names as data (protocol.Field, protocol.Step)
+// and this surface words (internal/wording).
+func writeRefusalDetails(b *strings.Builder) {
+	b.WriteString("## Refusal details\n\n")
+	b.WriteString("A refusal's `details` always hold `reasonCode`, and the facts of the case (ids, resources, the holder\n")
+	b.WriteString("of a claim). When the rule behind it is about a flag, or it suggests what to do next, the details say\n")
+	b.WriteString("so as data, the same on every surface, while the message words it for the surface that refused:\n\n")
+	b.WriteString("- `fields`: the fields the refusal is about, by neutral name — acc-mcp's argument names. Here `kind` is\n")
+	b.WriteString("  `--type`, `messageId` is `--message`, `clientMessageId` is `--client-message-id`, and any other name\n")
+	b.WriteString("  `x` is `--x`.\n")
+	b.WriteString("- `nextSteps`: the steps the message suggests, in its order, each `{\"command\":…,\"args\":{…}}`; `args`\n")
+	b.WriteString("  holds what the step needs (`to` for `message`, `messageId` for `reply`, `resource` for `wait-release`).\n")
+	b.WriteString("  The commands are " + codeList(protocol.StepCommands) + ".\n\n")
+	b.WriteString("For example, `acc reply` to a message addressed to someone else is refused with\n")
+	b.WriteString("`details.nextSteps: [{\"command\":\"message\",\"args\":{\"to\":\"alice\"}}]` and a message ending\n")
+	b.WriteString("``send a new message with `acc message --to alice` ``; acc-mcp words the same refusal with\n")
+	b.WriteString("`acc_message {to: [\"alice\"]}` ([mcp.md](mcp.md#refusal-details)).\n\n")
+}
+
+// codeList spells names as `a`, `b` and `c`.
+func codeList(names []string) string {
+	out := ""
+	for i, n := range names {
+		switch {
+		case i == 0:
+		case i == len(names)-1:
+			out += " and "
+		default:
+			out += ", "
+		}
+		out += "`" + n + "`"
+	}
+	return out
+}

@@ -299,6 +299,9 @@ func cmdEnvelope(ts *testscript.TestScript, neg bool, args []string) {
 	if msg == "" || strings.ContainsAny(msg, "\r\n") {
 		ts.Fatalf("error.message must be one non-empty line, got %q", msg)
 	}
+	if protocol.Unrendered(msg) {
+		ts.Fatalf("error.message holds a field or step the CLI did not word: %q", msg)
+	}
 	d, _ := e["details"].(map[string]any)
 	if got := fmt.Sprint(d["reasonCode"]); got != args[2] {
 		ts.Fatalf("error.details.reasonCode = %s, want %s", got, args[2])
@@ -322,6 +325,9 @@ func cmdOneline(ts *testscript.TestScript, neg bool, args []string) {
 	errText := ts.ReadFile("stderr")
 	if !strings.HasPrefix(errText, "acc: ") || !strings.HasSuffix(errText, "\n") || strings.Count(errText, "\n") != 1 {
 		ts.Fatalf("stderr is not one line starting \"acc: \": %q", clip(errText))
+	}
+	if protocol.Unrendered(errText) {
+		ts.Fatalf("the refusal holds a field or step the CLI did not word: %q", clip(errText))
 	}
 }
 

@@ -68,6 +68,7 @@ import (
 	"github.com/acc-go/acc/internal/evidence"
 	"github.com/acc-go/acc/internal/livepush"
 	"github.com/acc-go/acc/internal/probe"
+	"github.com/acc-go/acc/internal/wording"
 	"github.com/acc-go/acc/pkg/adapters/adapter"
 	"github.com/acc-go/acc/pkg/adapters/claude"
 	"github.com/acc-go/acc/pkg/adapters/grok"
@@ -220,7 +221,7 @@ func (r *Runner) Run(args []string, stdin io.Reader, stdout, stderr io.Writer) (
 		}
 		fmt.Fprintf(stderr, "acc: coordination unavailable (%s); hook continued without context\n", reason)
 		if r.Getenv("ACC_HOOK_DEBUG") == "1" {
-			fmt.Fprintf(stderr, "acc: %v\n", err)
+			fmt.Fprintf(stderr, "acc: %v\n", wording.CLIError(err))
 		}
 		failOpen()
 		return 0

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/acc-go/acc/internal/watch"
+	"github.com/acc-go/acc/internal/wording"
 	"github.com/acc-go/acc/pkg/core"
 	"github.com/acc-go/acc/pkg/protocol"
 	"github.com/acc-go/acc/pkg/workspace"
@@ -94,13 +95,13 @@ func (s *server) watchRoom(ctx context.Context) (*core.Room, error) {
 func (s *server) watchInbox(ctx context.Context) {
 	r, err := s.watchRoom(ctx)
 	if err != nil {
-		s.logf("watch %s: %v", inboxURI, protocol.AsError(err).Message)
+		s.logf("watch %s: %v", inboxURI, protocol.AsError(wording.MCPError(err)).Message)
 		return
 	}
 	defer r.Close()
 	last, err := s.inboxState(ctx, r)
 	if err != nil {
-		s.logf("watch %s: %v", inboxURI, protocol.AsError(err).Message)
+		s.logf("watch %s: %v", inboxURI, protocol.AsError(wording.MCPError(err)).Message)
 	}
 	s.notifyOnChange(ctx, r, inboxURI, last, func(ctx context.Context) (string, error) { return s.inboxState(ctx, r) })
 }
@@ -120,7 +121,7 @@ func (s *server) notifyOnChange(ctx context.Context, r *core.Room, uri, last str
 		now, err := state(ctx)
 		if err != nil {
 			if ctx.Err() == nil {
-				s.logf("watch %s: %v", uri, protocol.AsError(err).Message)
+				s.logf("watch %s: %v", uri, protocol.AsError(wording.MCPError(err)).Message)
 				time.Sleep(time.Second)
 			}
 			continue

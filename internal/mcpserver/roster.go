@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/acc-go/acc/internal/watch"
+	"github.com/acc-go/acc/internal/wording"
 	"github.com/acc-go/acc/pkg/core"
 	"github.com/acc-go/acc/pkg/protocol"
 	"github.com/acc-go/acc/pkg/workspace"
@@ -40,7 +41,7 @@ func (s *server) openRoster(ctx context.Context) (r *core.Room, waited bool) {
 			if ctx.Err() != nil {
 				return nil, false
 			}
-			s.logf("watch %s: %v", rosterURI, protocol.AsError(err).Message)
+			s.logf("watch %s: %v", rosterURI, protocol.AsError(wording.MCPError(err)).Message)
 			select {
 			case <-ctx.Done():
 				return nil, false
@@ -93,7 +94,7 @@ func (s *server) watchRoster(ctx context.Context) {
 	defer r.Close()
 	last, err := rosterState(ctx, r)
 	if err != nil {
-		s.logf("watch %s: %v", rosterURI, protocol.AsError(err).Message)
+		s.logf("watch %s: %v", rosterURI, protocol.AsError(wording.MCPError(err)).Message)
 	}
 	if waited && last != "" {
 		// The roster was empty at subscribe; the first session joined.

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/acc-go/acc/internal/install"
+	"github.com/acc-go/acc/internal/wording"
 	"github.com/acc-go/acc/pkg/core"
 	"github.com/acc-go/acc/pkg/protocol"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -537,9 +538,11 @@ func okResult(v any, modern bool) (*mcp.CallToolResult, error) {
 }
 
 // errorResult is a refusal as a tool result (docs/mcp.md#tools): "<tool>: <message>" as
-// text, and the exit-code name and reasonCode in structuredContent.
+// text, and the exit-code name and reasonCode in structuredContent. The
+// message is in acc-mcp's words: its fields are arguments.<name> and its
+// next steps tool calls (docs/mcp.md#refusal-details).
 func errorResult(name string, err error) *mcp.CallToolResult {
-	pe := protocol.AsError(err)
+	pe := protocol.AsError(wording.MCPError(err))
 	code := pe.Code()
 	details := pe.Details
 	if details == nil {

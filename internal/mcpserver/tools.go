@@ -144,7 +144,7 @@ func syncTool() tool {
 			if err != nil {
 				return err
 			}
-			return core.CheckSyncQuery(a.query(), core.FrontMCP)
+			return core.CheckSyncQuery(a.query())
 		},
 		run: func(ctx context.Context, c *call, raw json.RawMessage) (any, error) {
 			a, err := decode[syncArgs](raw)
@@ -347,7 +347,7 @@ func messageTool() tool {
 			if err != nil {
 				return err
 			}
-			return core.CheckSend(a.input(core.Caller{}), core.FrontMCP)
+			return core.CheckSend(a.input(core.Caller{}))
 		},
 		run: func(ctx context.Context, c *call, raw json.RawMessage) (any, error) {
 			a, err := decode[messageArgs](raw)
@@ -394,7 +394,7 @@ func requestTool() tool {
 			if err != nil {
 				return err
 			}
-			return core.CheckRequest(in, core.FrontMCP)
+			return core.CheckRequest(in)
 		},
 		run: func(ctx context.Context, c *call, raw json.RawMessage) (any, error) {
 			in, err := requestInput(raw, c.caller)
@@ -437,7 +437,7 @@ func inboxTool() tool {
 			if a.MessageID != "" {
 				return core.CheckMessageID(a.MessageID)
 			}
-			return core.CheckInbox(core.InboxQuery{Cursor: a.Cursor, Limit: a.Limit}, core.FrontMCP)
+			return core.CheckInbox(core.InboxQuery{Cursor: a.Cursor, Limit: a.Limit})
 		},
 		run: func(ctx context.Context, c *call, raw json.RawMessage) (any, error) {
 			a, err := decode[inboxArgs](raw)

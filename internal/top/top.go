@@ -21,6 +21,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/acc-go/acc/internal/watch"
+	"github.com/acc-go/acc/internal/wording"
 	"github.com/acc-go/acc/pkg/core"
 	"github.com/acc-go/acc/pkg/protocol"
 )
@@ -385,7 +386,7 @@ func (m Model) roomLines() []string {
 	if st == nil {
 		switch {
 		case m.snap.Err != nil:
-			return []string{"acc top: " + screenSafe(protocol.AsError(m.snap.Err).Message), "q quits"}
+			return []string{"acc top: " + screenSafe(protocol.AsError(wording.CLIError(m.snap.Err)).Message), "q quits"}
 		case m.snap.Waiting:
 			return []string{"acc top — " + screenSafe(m.title), "nobody has attached in this room yet; waiting for the first acc attach", "q quits"}
 		}
@@ -394,7 +395,7 @@ func (m Model) roomLines() []string {
 	now := m.now()
 	header := []string{fmt.Sprintf("acc top — %s (%s) — protection %s — %s", screenSafe(m.title), st.WorkspaceID, st.Protection, m.snap.At.Format("15:04:05"))}
 	if m.snap.Err != nil {
-		header = append(header, "  (last refresh failed: "+screenSafe(protocol.AsError(m.snap.Err).Message)+")")
+		header = append(header, "  (last refresh failed: "+screenSafe(protocol.AsError(wording.CLIError(m.snap.Err)).Message)+")")
 	}
 	sessions := section{title: "SESSIONS", empty: "nobody is here", focus: -1}
 	for _, p := range st.Participants {
@@ -559,7 +560,7 @@ func expandTabs(text string) string {
 func (m Model) threadLines() []string {
 	out := []string{"esc goes back, ↑/↓ scroll, q quits (reading here changes no receipt)"}
 	if m.open.err != nil && m.open.res == nil {
-		return append(out, "cannot open the thread: "+screenSafe(protocol.AsError(m.open.err).Message))
+		return append(out, "cannot open the thread: "+screenSafe(protocol.AsError(wording.CLIError(m.open.err)).Message))
 	}
 	if m.open.res == nil || m.open.res.Message == nil || len(m.open.res.Message.Items) == 0 {
 		return append(out, "the message is gone from this room")

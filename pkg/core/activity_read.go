@@ -62,7 +62,7 @@ func (r *Room) peerCondition(tx storage.ReadTx, q WaitQuery, res *WaitResult) er
 	}
 	if !known {
 		return protocol.Errorf(protocol.ReasonUnknownRecipient,
-			"no participant here is called %s; %s lists who is in the room", q.Participant, r.Front.Cmd("`acc status --all`", "acc_status")).
+			"no participant here is called %s; %s lists who is in the room", q.Participant, protocol.Step{Command: protocol.StepStatus, Args: map[string]string{"all": "true"}}).
 			With("participant", q.Participant)
 	}
 	res.Participant = q.Participant

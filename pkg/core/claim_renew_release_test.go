@@ -112,8 +112,8 @@ func TestReleaseByResourceHeldByTwoOthersNamesTheWayOut(t *testing.T) {
 	if err == nil {
 		t.Fatal("which of two claims? must be refused")
 	}
-	if msg := err.Error(); !strings.Contains(msg, "--claim") {
-		t.Errorf("the refusal must name --claim ID, the only way to pick one: %v", msg)
+	if msg := err.Error(); !strings.Contains(msg, "{field claim=ID}") {
+		t.Errorf("the refusal must name the claim field (--claim ID), the only way to pick one: %v", msg)
 	}
 	if fp2, _ := w.main.Store.(*storage.SQLite).Fingerprint(ctx); fp2 != fp {
 		t.Fatal("a refused release changed the store")

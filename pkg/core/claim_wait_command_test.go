@@ -2,9 +2,7 @@ package core
 
 import (
 	"context"
-	"os/exec"
-	"regexp"
-	"strings"
+	"reflect"
 	"testing"
 
 	"github.com/acc-go/acc/pkg/protocol"
@@ -16,12 +14,10 @@ import (
 // line must still paste back the resource's exact bytes: single quotes
 // showed 'file:src/evil\u009b…', which the shell passes as those six
 // characters — a resource no claim holds, so `acc wait` answered at once,
-// exit 0, "… is free", while the peer still held the file.
+// exit 0, "… is free", while the peer still held the file. Core hands the
+// surface the resource's exact bytes and the flags already quoted; the CLI's
+// words for the step, and that they paste back, are tested in internal/wording.
 func TestClaimConflictWaitCommandPastesBack(t *testing.T) {
-	bash, err := exec.LookPath("bash")
-	if err != nil {
-		t.Skip("bash not found")
-	}
 	w := newClaimWorld(t)
 	ctx := context.Background()
 	attach := func(r *Room, p string) Caller {
@@ -36,20 +32,15 @@ func TestClaimConflictWaitCommandPastesBack(t *testing.T) {
 	if _, err := w.main.Claim(ctx, ClaimInput{Caller: a, Resource: resource, Cwd: w.repo}); err != nil {
 		t.Fatal(err)
 	}
-	_, err = w.main.Claim(ctx, ClaimInput{Caller: b, Resource: resource, Cwd: w.repo,
-		WaitFlags: []string{"--session", b.SessionID}})
+	_, err := w.main.Claim(ctx, ClaimInput{Caller: b, Resource: resource, Cwd: w.repo,
+		WaitFlags: []string{"--session", b.SessionID, "--cwd", "/tmp/a b"}})
 	wantReason(t, err, protocol.ReasonClaimConflict, protocol.ExitConflict)
-	shown := protocol.EscapeText(err.Error(), protocol.TextLine)
-	m := regexp.MustCompile("`(acc wait --released [^`]*)`").FindStringSubmatch(shown)
-	if m == nil {
-		t.Fatalf("no wait command in %q", shown)
+	steps, _ := protocol.AsError(err).Details["nextSteps"].([]protocol.Step)
+	want := []protocol.Step{
+		{Command: protocol.StepMessage, Args: map[string]string{"to": "alice"}},
+		{Command: protocol.StepWaitRelease, Args: map[string]string{"resource": resource, "flags": "--session " + b.SessionID + " --cwd '/tmp/a b'"}},
 	}
-	out, err := exec.Command(bash, "-c", "printf '%s\\0' "+strings.TrimPrefix(m[1], "acc wait --released ")).Output()
-	if err != nil {
-		t.Fatalf("bash: %v", err)
-	}
-	got := strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00")
-	if got[0] != resource {
-		t.Errorf("pasting the shown %s passes the resource %q, not the claimed %q", m[1], got[0], resource)
+	if !reflect.DeepEqual(steps, want) {
+		t.Errorf("nextSteps = %#v\nwant       %#v", steps, want)
 	}
 }

@@ -343,25 +343,22 @@ func checkLease(seconds int) (time.Duration, error) {
 }
 
 // claimConflict is the exit-5 refusal naming the holder of c and the
-// three ways on: ask them, narrow the claim, or wait for its release —
-// with the command that waits for requested, spelled as it names it from
-// the caller's directory, followed by waitFlags (acc_claim has no wait
-// tool: it claims again).
+// three ways on: ask them, narrow the claim, or wait for its release. The
+// wait is a protocol.StepWaitRelease carrying requested as the caller
+// spelled it from its directory and waitFlags quoted for the shell; the CLI
+// words it as an acc wait command, acc-mcp (which has no wait tool) as
+// claiming again (docs/cli.md#refusal-details).
 func (r *Room) claimConflict(tx storage.ReadTx, c *protocol.Claim, requested, spelled string, waitFlags []string, me *protocol.Session, now time.Time) error {
 	owner, presence := c.OwnerSessionID, PresenceOffline
 	if s, _, err := findSession(tx, c.OwnerSessionID); err == nil && s != nil {
 		owner = s.ParticipantID
 		presence = Presence(s, now, r.Probe)
 	}
-	wait := "acc wait --released " + ShellWord(spelled)
-	for _, f := range waitFlags {
-		wait += " " + ShellWord(f)
-	}
 	return protocol.Errorf(protocol.ReasonClaimConflict,
 		"%s is already claimed by %s (%s, %s, %s) until %s; ask them (%s), narrow your claim, or %s",
 		requested, owner, c.OwnerSessionID, presence, c.Mode+" "+c.Resource, c.ExpiresAt,
-		r.Front.Cmd(fmt.Sprintf("`acc message --to %s`", owner), fmt.Sprintf("acc_message {to: [%q]}", owner)),
-		r.Front.Cmd("wait for its release (`"+wait+"`)", "claim again once it is released")).
+		protocol.Step{Command: protocol.StepMessage, Args: map[string]string{"to": owner}},
+		protocol.Step{Command: protocol.StepWaitRelease, Args: map[string]string{"resource": spelled, "flags": shellWords(waitFlags)}}).
 		With("claimId", c.ClaimID).With("resource", c.Resource).With("ownerSessionId", c.OwnerSessionID).
 		With("ownerParticipantId", owner).With("ownerPresence", presence).With("expiresAt", c.ExpiresAt).
 		With("requestedBy", me.SessionID)
@@ -386,7 +383,7 @@ func (r *Room) RenewClaim(ctx context.Context, c Caller, claimID string, leaseSe
 			return err
 		}
 		if cl == nil {
-			return claimNotFound(claimID, r.Front)
+			return claimNotFound(claimID)
 		}
 		if cl.OwnerSessionID != me.SessionID {
 			return protocol.Errorf(protocol.ReasonClaimNotOwner, "only the owning session generation may renew claim %s; claim the resource yourself once it is released", claimID).With("claimId", claimID)
@@ -424,8 +421,8 @@ func (r *Room) RenewClaim(ctx context.Context, c Caller, claimID string, leaseSe
 	return out, err
 }
 
-func claimNotFound(id string, f Front) error {
-	return protocol.Errorf(protocol.ReasonClaimNotFound, "the claim %s does not exist (it was released, or never made); %s lists live claims", id, f.Cmd("`acc status`", "acc_status")).With("claimId", id)
+func claimNotFound(id string) error {
+	return protocol.Errorf(protocol.ReasonClaimNotFound, "the claim %s does not exist (it was released, or never made); %s lists live claims", id, protocol.Step{Command: protocol.StepStatus}).With("claimId", id)
 }
 
 // ReleaseInput names a claim by id or by resource (matched against the
@@ -472,7 +469,7 @@ func (r *Room) Release(ctx context.Context, in ReleaseInput) (*ReleaseResult, er
 			return nil, err
 		}
 		if in.Reason == "" {
-			return nil, protocol.Errorf(protocol.ReasonInvalidInput, "a forced release needs --reason describing the human decision or the policy that allows it")
+			return nil, protocol.Errorf(protocol.ReasonInvalidInput, "a forced release needs %s describing the human decision or the policy that allows it", protocol.Field("reason"))
 		}
 	}
 	if in.Reason != "" {
@@ -492,7 +489,7 @@ func (r *Room) Release(ctx context.Context, in ReleaseInput) (*ReleaseResult, er
 				return err
 			}
 			if target == nil {
-				return claimNotFound(in.ClaimID, r.Front)
+				return claimNotFound(in.ClaimID)
 			}
 		} else {
 			claims, err := tx.Claims()
@@ -528,34 +525,31 @@ func (r *Room) Release(ctx context.Context, in ReleaseInput) (*ReleaseResult, er
 						reason = protocol.ReasonUsage
 					}
 					return protocol.Errorf(reason,
-						"%s is held by %d other sessions (claims %s); name the one to release with --claim ID (with --authority human|policy and --reason), or ask its holder", resource, len(others), strings.Join(ids, ", ")).
+						"%s is held by %d other sessions (claims %s); name the one to release with %s (with %s and %s), or ask its holder", resource, len(others), strings.Join(ids, ", "),
+						protocol.FieldValue{Name: "claim", Value: "ID"}, protocol.FieldValue{Name: "authority", Value: "human|policy"}, protocol.Field("reason")).
 						With("claimIds", ids)
 				}
 				if len(others) > 0 {
 					return protocol.Errorf(protocol.ReasonForceReleaseAuthority,
-						"%s is held by another session (claim %s); releasing it needs --authority human|policy and --reason, or ask its holder", resource, others[0].ClaimID).
+						"%s is held by another session (claim %s); releasing it needs %s and %s, or ask its holder", resource, others[0].ClaimID,
+						protocol.FieldValue{Name: "authority", Value: "human|policy"}, protocol.Field("reason")).
 						With("claimId", others[0].ClaimID)
 				}
-				return protocol.Errorf(protocol.ReasonClaimNotFound, "you hold no claim on %s; %s lists live claims", resource, r.Front.Cmd("`acc status`", "acc_status")).With("resource", resource)
+				return protocol.Errorf(protocol.ReasonClaimNotFound, "you hold no claim on %s; %s lists live claims", resource, protocol.Step{Command: protocol.StepStatus}).With("resource", resource)
 			}
 		}
 		at := protocol.FormatTime(r.now())
 		forced := target.OwnerSessionID != me.SessionID
 		if forced && in.Authority == "" {
-			if r.Front == FrontMCP {
-				return protocol.Errorf(protocol.ReasonForceReleaseAuthority,
-					"claim %s on %s belongs to another session; ask its holder to release it (only a person can force a release, with acc release --authority)", target.ClaimID, target.Resource).
-					With("claimId", target.ClaimID)
-			}
 			return protocol.Errorf(protocol.ReasonForceReleaseAuthority,
-				"claim %s on %s belongs to another session; force release requires --authority human or policy and a --reason (a peer's request is not authority)", target.ClaimID, target.Resource).
+				"claim %s on %s belongs to another session; %s", target.ClaimID, target.Resource, protocol.Step{Command: protocol.StepForceRelease}).
 				With("claimId", target.ClaimID)
 		}
 		if forced && in.Authority == "policy" && target.ExpiresAt > at {
 			return protocol.Errorf(protocol.ReasonForceReleaseAuthority,
 				"claim %s on %s is live until %s: policy authority releases only a claim whose lease has run out, and an agent's word is not policy; "+
-					"ask its holder to release it, or ask your human to run `acc release --claim %s --authority human --reason …` at a terminal",
-				target.ClaimID, target.Resource, target.ExpiresAt, target.ClaimID).
+					"ask its holder to release it, or ask your human to run %s at a terminal",
+				target.ClaimID, target.Resource, target.ExpiresAt, protocol.Step{Command: protocol.StepReleaseAsHuman, Args: map[string]string{"claimId": target.ClaimID}}).
 				With("claimId", target.ClaimID).With("expiresAt", target.ExpiresAt)
 		}
 		if err := tx.DeleteClaim(target.ClaimID); err != nil {
@@ -764,6 +758,15 @@ func ShellWord(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
+// shellWords joins words with spaces, each as ShellWord spells it.
+func shellWords(words []string) string {
+	out := make([]string, len(words))
+	for i, w := range words {
+		out[i] = ShellWord(w)
+	}
+	return strings.Join(out, " ")
+}
+
 // ANSICQuote writes s as $'…' (bash, zsh, ksh and POSIX.1-2024 sh):
 // printable ASCII and every UTF-8 character the display rule keeps stay as
 // they are; backslash and quote are escaped; every other byte is \xNN. The
@@ -833,7 +836,7 @@ func damagedClaimIn(tx storage.ReadTx, now, me string, resources []string, lapse
 // must know what damaged claim d says before it can act on resource.
 func damagedClaimRefusal(d *storage.DamagedClaim, resource, doing string) error {
 	return protocol.Errorf(protocol.ReasonStoreCorrupt,
-		"cannot %s %s: claim %s on %s (session %s, until %s) is stored damaged, so acc cannot tell its mode; `acc doctor` names it; restore the store from a backup, or try again after it expires",
-		doing, EscapePeerLine(resource), d.ClaimID, EscapePeerLine(d.Resource), EscapePeerLine(d.OwnerSessionID), EscapePeerLine(d.ExpiresAt)).
+		"cannot %s %s: claim %s on %s (session %s, until %s) is stored damaged, so acc cannot tell its mode; %s names it; restore the store from a backup, or try again after it expires",
+		doing, EscapePeerLine(resource), d.ClaimID, EscapePeerLine(d.Resource), EscapePeerLine(d.OwnerSessionID), EscapePeerLine(d.ExpiresAt), protocol.Step{Command: protocol.StepDoctor}).
 		With("claimId", d.ClaimID)
 }

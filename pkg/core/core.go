@@ -24,8 +24,6 @@ type Room struct {
 	Now func() time.Time
 	// Probe answers whether a client process is alive.
 	Probe ProcessProbe
-	// Front words refusals for the interface the caller uses.
-	Front Front
 	// Install is what the client installations of this data home record
 	// of delivery, as OpenOptions.ReadInstall gave it when the room was
 	// opened (one reading per room); the zero value records nothing.
@@ -66,7 +64,10 @@ type OpenOptions struct {
 	// store file yet, so commands that cannot create anything (everything but
 	// attach) leave no file behind.
 	NoCreate bool
-	// Front words refusals for the caller's interface (default the CLI).
+	// Front words the workspace-discovery refusals (no_room, an
+	// unresolvable working directory) for the caller's surface (default
+	// the CLI); every other refusal is rendered by the surface itself
+	// (docs/cli.md#refusal-details).
 	Front Front
 	// ReadInstall reads the client installations' delivery policies of
 	// the data home (its argument), once, into Room.Install; nil leaves
@@ -104,7 +105,7 @@ func Open(ctx context.Context, o OpenOptions) (*Room, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := newRoom(ws, st, env, o.Front)
+	r := newRoom(ws, st, env)
 	if o.ReadInstall != nil {
 		r.Install = o.ReadInstall(home)
 	}
@@ -113,8 +114,8 @@ func Open(ctx context.Context, o OpenOptions) (*Room, error) {
 
 // newRoom is an opened room of ws over st, with the system clock and
 // process probe.
-func newRoom(ws *workspace.Workspace, st storage.Store, env *workspace.RuntimeEnv, front Front) *Room {
-	return &Room{WS: ws, Store: st, DataHome: env.DataHome, Env: env, Now: time.Now, Probe: SystemProbe(), Front: front}
+func newRoom(ws *workspace.Workspace, st storage.Store, env *workspace.RuntimeEnv) *Room {
+	return &Room{WS: ws, Store: st, DataHome: env.DataHome, Env: env, Now: time.Now, Probe: SystemProbe()}
 }
 
 // Close releases the store.
@@ -149,14 +150,14 @@ func requireOwner(tx storage.ReadTx, c Caller, action string) (*protocol.Session
 	}
 	if s == nil {
 		return nil, area, protocol.Errorf(protocol.ReasonSessionNotOpen,
-			"session %s is not open in this workspace; attach again with `acc attach` and use the pair it prints", c.SessionID).With("sessionId", c.SessionID)
+			"session %s is not open in this workspace; attach again with %s and use the pair it prints", c.SessionID, protocol.Step{Command: protocol.StepAttach}).With("sessionId", c.SessionID)
 	}
 	if s.Generation != c.Generation {
 		return nil, area, staleGeneration(action, c.SessionID)
 	}
 	if s.State != protocol.SessionOpen {
 		return nil, area, protocol.Errorf(protocol.ReasonSessionNotOpen,
-			"cannot %s: session %s is closed; attach a new session with `acc attach`", action, c.SessionID).With("sessionId", c.SessionID)
+			"cannot %s: session %s is closed; attach a new session with %s", action, c.SessionID, protocol.Step{Command: protocol.StepAttach}).With("sessionId", c.SessionID)
 	}
 	return s, area, nil
 }

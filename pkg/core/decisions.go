@@ -140,21 +140,21 @@ func (v *decisionViews) view(m *protocol.Message) (MessageView, error) {
 // (docs/protocol.md#decisions) before any transaction: exit 2 when both are given or the kind is
 // not a decision; exit 4 for more than 16, repeated or malformed ids. It
 // sets in.change with the ids sorted.
-func prepareDecisionChange(in *SendInput, f Front) error {
+func prepareDecisionChange(in *SendInput) error {
 	if len(in.Supersedes) == 0 && len(in.Withdraws) == 0 {
 		return nil
 	}
 	if len(in.Supersedes) > 0 && len(in.Withdraws) > 0 {
 		return protocol.Errorf(protocol.ReasonDecisionChangeUsage,
-			"a decision change either supersedes or withdraws, never both; send one change with %s, or one with %s", f.Field("supersedes"), f.Field("withdraws"))
+			"a decision change either supersedes or withdraws, never both; send one change with %s, or one with %s", protocol.Field("supersedes"), protocol.Field("withdraws"))
 	}
 	if in.Kind != protocol.KindDecision {
 		return protocol.Errorf(protocol.ReasonDecisionChangeUsage,
-			"only decisions accept %s or %s; add %s", f.Field("supersedes"), f.Field("withdraws"), f.Value("kind", protocol.KindDecision)).With("kind", in.Kind)
+			"only decisions accept %s or %s; add %s", protocol.Field("supersedes"), protocol.Field("withdraws"), protocol.FieldValue{Name: "kind", Value: protocol.KindDecision}).With("kind", in.Kind)
 	}
-	action, ids, flag := protocol.DecisionReplace, in.Supersedes, f.Field("supersedes")
+	action, ids, flag := protocol.DecisionReplace, in.Supersedes, protocol.Field("supersedes")
 	if len(in.Withdraws) > 0 {
-		action, ids, flag = protocol.DecisionWithdraw, in.Withdraws, f.Field("withdraws")
+		action, ids, flag = protocol.DecisionWithdraw, in.Withdraws, protocol.Field("withdraws")
 	}
 	if len(ids) > MaxDecisionTargets {
 		return protocol.Errorf(protocol.ReasonDecisionTargets,
@@ -182,7 +182,7 @@ func prepareDecisionChange(in *SendInput, f Front) error {
 // workspace (exit 4 otherwise) and returns the change's recipients: the
 // explicit ones plus every target's author and receipt holders, without the
 // changing participant, deduplicated and sorted (docs/protocol.md#decisions).
-func inheritRecipients(tx storage.ReadTx, me *protocol.Session, change *protocol.DecisionChange, explicit []string, front Front) ([]string, error) {
+func inheritRecipients(tx storage.ReadTx, me *protocol.Session, change *protocol.DecisionChange, explicit []string) ([]string, error) {
 	set := map[string]bool{}
 	for _, p := range explicit {
 		set[p] = true
@@ -199,7 +199,7 @@ func inheritRecipients(tx storage.ReadTx, me *protocol.Session, change *protocol
 			}
 			return nil, protocol.Errorf(protocol.ReasonDecisionTargets,
 				"a decision change must reference existing decisions in this workspace: %s %s; %s lists them", id, what,
-				front.Cmd("`acc sync --scope history --type decision`", `acc_sync {scope: "history", kind: "decision"}`)).
+				protocol.Step{Command: protocol.StepHistory, Args: map[string]string{"kind": protocol.KindDecision}}).
 				With("messageId", id)
 		}
 		inherited := []string{m.FromParticipantID}

@@ -368,7 +368,7 @@ func TestDecisionChangeRefusals(t *testing.T) {
 		{"both lists", SendInput{Kind: protocol.KindDecision, Supersedes: []string{d1}, Withdraws: []string{d1}},
 			protocol.ReasonDecisionChangeUsage, protocol.ExitUsage, "never both"},
 		{"not a decision", SendInput{Kind: protocol.KindNote, Supersedes: []string{d1}},
-			protocol.ReasonDecisionChangeUsage, protocol.ExitUsage, "add --type decision"},
+			protocol.ReasonDecisionChangeUsage, protocol.ExitUsage, "add {field kind=decision}"},
 		{"a question", SendInput{Kind: protocol.KindQuestion, To: []string{"bob"}, Withdraws: []string{d1}},
 			protocol.ReasonDecisionChangeUsage, protocol.ExitUsage, "only decisions"},
 		{"17 targets", SendInput{Kind: protocol.KindDecision, Supersedes: many},

@@ -309,7 +309,7 @@ func (f *roomFinder) check(fr *foundRoom, in RoomsInput) (*GuardDecision, error)
 	if err != nil {
 		return nil, err
 	}
-	room := newRoom(fr.ws, st, f.env, FrontCLI)
+	room := newRoom(fr.ws, st, f.env)
 	defer room.Close()
 	writer := ""
 	if in.Adapter != "" && in.ClientSessionID != "" {

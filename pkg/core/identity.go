@@ -60,10 +60,10 @@ func (r *Room) ResolveCaller(ctx context.Context, in IdentityInput) (Caller, err
 		// A pair is both flags or both variables, never one of each
 		// (docs/cli.md): say so, or ACC_SESSION looks ignored.
 		return Caller{}, protocol.Errorf(protocol.ReasonCallerIdentityUnresolved,
-			"--generation was given without --session: pass --session too (acc never pairs a flag with ACC_SESSION from the environment)")
+			"%s was given without %s: pass %s too (acc never pairs a flag with ACC_SESSION from the environment)", protocol.Field("generation"), protocol.Field("session"), protocol.Field("session"))
 	case in.FlagGeneration != "":
 		return Caller{}, protocol.Errorf(protocol.ReasonCallerIdentityUnresolved,
-			"--generation was given without --session: pass --session too; both come from the output of `acc attach`")
+			"%s was given without %s: pass %s too; both come from the output of %s", protocol.Field("generation"), protocol.Field("session"), protocol.Field("session"), protocol.Step{Command: protocol.StepAttach})
 	case in.FlagSession == "" && in.EnvSession != "" && in.EnvGeneration != "":
 		return Caller{SessionID: in.EnvSession, Generation: in.EnvGeneration}, nil
 	case in.FlagSession == "" && in.EnvSession != "":
@@ -72,7 +72,7 @@ func (r *Room) ResolveCaller(ctx context.Context, in IdentityInput) (Caller, err
 		named, source = in.EnvSession, " (named by ACC_SESSION)"
 	case in.FlagSession == "" && in.EnvGeneration != "":
 		return Caller{}, protocol.Errorf(protocol.ReasonCallerIdentityUnresolved,
-			"ACC_GENERATION is set but ACC_SESSION is not; set both from the output of `acc attach`, or pass --session and --generation").
+			"ACC_GENERATION is set but ACC_SESSION is not; set both from the output of %s, or pass %s and %s", protocol.Step{Command: protocol.StepAttach}, protocol.Field("session"), protocol.Field("generation")).
 			With("variable", "ACC_SESSION")
 	}
 	var out Caller
@@ -84,7 +84,7 @@ func (r *Room) ResolveCaller(ctx context.Context, in IdentityInput) (Caller, err
 			}
 			if s == nil || s.State != protocol.SessionOpen {
 				return protocol.Errorf(protocol.ReasonCallerIdentityUnresolved,
-					"no open session %s%s in this workspace; `acc status` lists the sessions here", named, source).With("sessionId", named)
+					"no open session %s%s in this workspace; %s lists the sessions here", named, source, protocol.Step{Command: protocol.StepStatus}).With("sessionId", named)
 			}
 			proved, err := boundInEnv(tx, s, in.Environ)
 			if err != nil {
@@ -156,7 +156,7 @@ func (r *Room) ResolveCaller(ctx context.Context, in IdentityInput) (Caller, err
 		}
 		if len(live) == 0 {
 			return protocol.Errorf(protocol.ReasonCallerIdentityUnresolved,
-				"no live session is attached here; run `acc attach --participant NAME`, then pass --session and --generation")
+				"no live session is attached here; run %s, then pass %s and %s", protocol.Step{Command: protocol.StepAttach, Args: map[string]string{"participant": "NAME"}}, protocol.Field("session"), protocol.Field("generation"))
 		}
 		cands := live
 		if len(here) > 1 {
@@ -167,7 +167,7 @@ func (r *Room) ResolveCaller(ctx context.Context, in IdentityInput) (Caller, err
 			names = append(names, fmt.Sprintf("%s (%s) %s", s.ParticipantID, s.Harness, s.SessionID))
 		}
 		return protocol.Errorf(protocol.ReasonCallerIdentityAmbiguous,
-			"could not tell which of %d live sessions is running this: %s; pass --session and --generation", len(cands), strings.Join(names, "; ")).
+			"could not tell which of %d live sessions is running this: %s; pass %s and %s", len(cands), strings.Join(names, "; "), protocol.Field("session"), protocol.Field("generation")).
 			With("candidates", names)
 	})
 	if err != nil || !guessed {
@@ -183,8 +183,8 @@ func (r *Room) ResolveCaller(ctx context.Context, in IdentityInput) (Caller, err
 	if agent != nil && agent.SessionID != out.SessionID {
 		return Caller{}, protocol.Errorf(protocol.ReasonCallerIdentityUnresolved,
 			"this command runs under the client of %s (%s session %s), so acc will not act as the session %s that this directory would otherwise pick; "+
-				"pass your own --session and --generation (your hook's trusted line `acc: --session … --generation …` has them)",
-			agent.ParticipantID, agent.Harness, agent.SessionID, out.SessionID).With("sessionId", agent.SessionID)
+				"pass your own %s and %s (your hook's trusted line %s has them)",
+			agent.ParticipantID, agent.Harness, agent.SessionID, out.SessionID, protocol.Field("session"), protocol.Field("generation"), protocol.Step{Command: protocol.StepTrustedLine}).With("sessionId", agent.SessionID)
 	}
 	return out, nil
 }
@@ -225,13 +225,14 @@ func boundInEnv(tx storage.ReadTx, s *protocol.Session, environ []string) (bool,
 // without the environment's proof (fromEnv: named by ACC_SESSION): it says
 // why and where the pair is found.
 func generationRequired(sessionID string, fromEnv bool) error {
-	named, missing := "--session "+sessionID, "--generation"
+	var named, missing any = protocol.FieldValue{Name: "session", Value: sessionID}, protocol.Field("generation")
 	if fromEnv {
 		named, missing = "ACC_SESSION="+sessionID, "ACC_GENERATION"
 	}
 	return protocol.Errorf(protocol.ReasonGenerationRequired,
-		"%s needs its %s: a session id is public (deny reasons and `acc status` show it) and only the generation proves the caller is that session; "+
-			"if it is your session, the pair is in the trusted line `acc: --session %s --generation …` your hook gives you each turn, or in the output of `acc attach`; "+
-			"if it is another's, you cannot act as it: ask its participant with `acc message`, or wait for what you need",
-		named, missing, sessionID).With("sessionId", sessionID)
+		"%s needs its %s: a session id is public (deny reasons and %s show it) and only the generation proves the caller is that session; "+
+			"if it is your session, the pair is in the trusted line %s your hook gives you each turn, or in the output of %s; "+
+			"if it is another's, you cannot act as it: ask its participant with %s, or wait for what you need",
+		named, missing, protocol.Step{Command: protocol.StepStatus}, protocol.Step{Command: protocol.StepTrustedLine, Args: map[string]string{"session": sessionID}},
+		protocol.Step{Command: protocol.StepAttach}, protocol.Step{Command: protocol.StepMessage}).With("sessionId", sessionID)
 }

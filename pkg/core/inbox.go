@@ -93,7 +93,7 @@ func CheckLimit(limit int) (int, error) {
 // exit 4 when one summary alone exceeds the page budget; exit 5 for a stale
 // generation or closed session.
 func (r *Room) Inbox(ctx context.Context, q InboxQuery) (*InboxPage, error) {
-	if err := CheckInbox(q, r.Front); err != nil {
+	if err := CheckInbox(q); err != nil {
 		return nil, err
 	}
 	limit, err := CheckLimit(q.Limit)
@@ -211,7 +211,7 @@ func (r *Room) ReadMessage(ctx context.Context, c Caller, messageID string) ([]E
 			return err
 		}
 		if m == nil {
-			return unknownMessage(messageID, r.Front)
+			return unknownMessage(messageID)
 		}
 		rc, err := tx.Receipt(messageID, me.ParticipantID)
 		if err != nil {
@@ -219,7 +219,7 @@ func (r *Room) ReadMessage(ctx context.Context, c Caller, messageID string) ([]E
 		}
 		if rc == nil {
 			return protocol.Errorf(protocol.ReasonNotRecoverable,
-				"message %s was not addressed to %s, so it cannot read it in full; %s lists what was", messageID, me.ParticipantID, r.Front.Cmd("`acc inbox`", "acc_inbox")).
+				"message %s was not addressed to %s, so it cannot read it in full; %s lists what was", messageID, me.ParticipantID, protocol.Step{Command: protocol.StepInbox}).
 				With("messageId", messageID)
 		}
 		if rc.State != protocol.ReceiptAcknowledged {
@@ -240,12 +240,12 @@ func (r *Room) ReadMessage(ctx context.Context, c Caller, messageID string) ([]E
 
 // CheckInbox applies Inbox's rules that need no store: the limit range and
 // the cursor's spelling (a message id). Exit 2.
-func CheckInbox(q InboxQuery, f Front) error {
+func CheckInbox(q InboxQuery) error {
 	if _, err := CheckLimit(q.Limit); err != nil {
 		return err
 	}
 	if q.Cursor != "" && !protocol.IsPortableID(q.Cursor) {
-		return protocol.Errorf(protocol.ReasonInvalidCursor, "cursor %q is not a message id; pass the nextCursor of a previous page, or start again without %s", q.Cursor, f.Field("cursor"))
+		return protocol.Errorf(protocol.ReasonInvalidCursor, "cursor %q is not a message id; pass the nextCursor of a previous page, or start again without %s", q.Cursor, protocol.Field("cursor"))
 	}
 	return nil
 }

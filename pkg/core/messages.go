@@ -60,13 +60,13 @@ type SendResult struct {
 // that are not 1..16 existing decisions; exit 5 for a stale generation or a
 // clientMessageId reused with other content.
 func (r *Room) Send(ctx context.Context, in SendInput) (*SendResult, error) {
-	if err := CheckSend(in, r.Front); err != nil {
+	if err := CheckSend(in); err != nil {
 		return nil, err
 	}
 	if in.Kind == "" {
 		in.Kind = protocol.KindNote
 	}
-	if err := prepareDecisionChange(&in, r.Front); err != nil {
+	if err := prepareDecisionChange(&in); err != nil {
 		return nil, err
 	}
 	return r.record(ctx, in, "send a message")
@@ -78,20 +78,20 @@ func (r *Room) Send(ctx context.Context, in SendInput) (*SendResult, error) {
 // and no change, whose recipients it would inherit), the room's rules.
 // Surfaces that must refuse bad input before they resolve a session (MCP,
 // A4) call it first; Send calls it too. Errors as Send's, exit 2 and 4.
-func CheckSend(in SendInput, f Front) error {
+func CheckSend(in SendInput) error {
 	if in.Kind == "" {
 		in.Kind = protocol.KindNote
 	}
 	switch in.Kind {
 	case protocol.KindNote, protocol.KindQuestion, protocol.KindRequest, protocol.KindDecision:
 	case protocol.KindAnswer:
-		return protocol.Errorf(protocol.ReasonKindNotAllowed, "an answer is sent with %s, which keeps it in the thread", f.Cmd("`acc reply --message ID`", "acc_reply"))
+		return protocol.Errorf(protocol.ReasonKindNotAllowed, "an answer is sent with %s, which keeps it in the thread", protocol.Step{Command: protocol.StepReply})
 	case protocol.KindHandoff:
-		return protocol.Errorf(protocol.ReasonKindNotAllowed, "a handoff is sent with %s, which carries its structured payload", f.Cmd("`acc finish --goal …`", "acc_finish"))
+		return protocol.Errorf(protocol.ReasonKindNotAllowed, "a handoff is sent with %s, which carries its structured payload", protocol.Step{Command: protocol.StepFinish})
 	default:
 		return protocol.Errorf(protocol.ReasonKindNotAllowed, "message kind %q is not one of note, question, request, decision", in.Kind)
 	}
-	if err := prepareDecisionChange(&in, f); err != nil {
+	if err := prepareDecisionChange(&in); err != nil {
 		return err
 	}
 	if err := checkMessageText(in); err != nil {
@@ -108,10 +108,10 @@ func CheckSend(in SendInput, f Front) error {
 			ob = protocol.DefaultObligation(in.Kind, true)
 		}
 		if in.Kind != protocol.KindNote && in.Kind != protocol.KindDecision {
-			return protocol.Errorf(protocol.ReasonInvalidInput, "a room message cannot have kind %s; address it with %s", in.Kind, f.Field("to"))
+			return protocol.Errorf(protocol.ReasonInvalidInput, "a room message cannot have kind %s; address it with %s", in.Kind, protocol.Field("to"))
 		}
 		if in.Kind == protocol.KindDecision && ob != protocol.ObligationNone {
-			return roomDecisionAck(f)
+			return roomDecisionAck()
 		}
 		// A note's obligation was checked above; nothing else is left.
 	}
@@ -129,17 +129,17 @@ func checkObligation(kind, obligation string) error {
 	return nil
 }
 
-func roomDecisionAck(f Front) error {
-	return protocol.Errorf(protocol.ReasonInvalidInput, "a room decision cannot ask for acknowledgement; address it with %s", f.Field("to"))
+func roomDecisionAck() error {
+	return protocol.Errorf(protocol.ReasonInvalidInput, "a room decision cannot ask for acknowledgement; address it with %s", protocol.Field("to"))
 }
 
 // CheckRequest is CheckSend for a request (Request's rules without a store).
-func CheckRequest(in RequestInput, f Front) error {
+func CheckRequest(in RequestInput) error {
 	body := in.Detail
 	if body == "" {
 		body = in.Title
 	}
-	return CheckSend(SendInput{To: []string{in.To}, Kind: protocol.KindRequest, Subject: in.Title, Body: body, ClientMessageID: in.ClientMessageID}, f)
+	return CheckSend(SendInput{To: []string{in.To}, Kind: protocol.KindRequest, Subject: in.Title, Body: body, ClientMessageID: in.ClientMessageID})
 }
 
 // CheckReply applies Reply's rules that need no store: the message id, the
@@ -232,7 +232,7 @@ func (r *Room) recordAs(tx storage.Tx, me *protocol.Session, in SendInput) (*Sen
 		if in.change != nil {
 			// Inherited before the idempotency comparison
 			// (docs/protocol.md#idempotency).
-			if to, err = inheritRecipients(tx, me, in.change, to, r.Front); err != nil {
+			if to, err = inheritRecipients(tx, me, in.change, to); err != nil {
 				return nil, err
 			}
 		}
@@ -289,7 +289,7 @@ func (r *Room) recordAs(tx storage.Tx, me *protocol.Session, in SendInput) (*Sen
 	}
 	if room {
 		if m.Kind == protocol.KindDecision && m.Obligation != protocol.ObligationNone {
-			return nil, roomDecisionAck(r.Front)
+			return nil, roomDecisionAck()
 		}
 		if err := m.Validate(); err != nil {
 			return nil, err
@@ -435,7 +435,7 @@ func (r *Room) resolveRecipients(tx storage.ReadTx, me *protocol.Session, raw []
 				}
 				sort.Strings(names)
 				return nil, protocol.Errorf(protocol.ReasonAmbiguousRecipient,
-					"--to %s matches %d live %s sessions (%s); address one of them by participant id", v, len(names), v, strings.Join(names, ", ")).
+					"%s matches %d live %s sessions (%s); address one of them by participant id", protocol.FieldValue{Name: "to", Value: v}, len(names), v, strings.Join(names, ", ")).
 					With("candidates", names)
 			}
 		}
@@ -456,7 +456,7 @@ func (r *Room) resolveRecipients(tx storage.ReadTx, me *protocol.Session, raw []
 			list = "nobody yet"
 		}
 		return nil, protocol.Errorf(protocol.ReasonUnknownRecipient,
-			"no participant here is called %s. This workspace has: %s (see %s; a client name such as claude works while exactly one live session of that client is here)", strings.Join(strangers, ", "), list, r.Front.Cmd("`acc status`", "acc_status")).
+			"no participant here is called %s. This workspace has: %s (see %s; a client name such as claude works while exactly one live session of that client is here)", strings.Join(strangers, ", "), list, protocol.Step{Command: protocol.StepStatus}).
 			With("strangers", strangers).With("known", known)
 	}
 	return out, nil
@@ -474,7 +474,7 @@ type RequestInput struct {
 // Request records a request; without a detail the title is the body
 // (docs/decisions.md#18-details-the-original-left-open).
 func (r *Room) Request(ctx context.Context, in RequestInput) (*SendResult, error) {
-	if err := CheckRequest(in, r.Front); err != nil {
+	if err := CheckRequest(in); err != nil {
 		return nil, err
 	}
 	body := in.Detail
@@ -515,19 +515,19 @@ func (r *Room) Reply(ctx context.Context, in ReplyInput) (*SendResult, error) {
 			return err
 		}
 		if orig == nil {
-			return unknownMessage(in.MessageID, r.Front)
+			return unknownMessage(in.MessageID)
 		}
 		rc, err := tx.Receipt(orig.MessageID, me.ParticipantID)
 		if err != nil {
 			return err
 		}
 		if rc == nil {
-			hint := "send a new message with " + r.Front.Cmd(fmt.Sprintf("`acc message --to %s`", orig.FromParticipantID), fmt.Sprintf("acc_message {to: [%q]}", orig.FromParticipantID))
-			if orig.FromParticipantID == me.ParticipantID {
-				hint = "you sent it; to add to the conversation send a new message to its recipients"
+			hint, next := "you sent it; to add to the conversation send a new message to its recipients%s", any("")
+			if orig.FromParticipantID != me.ParticipantID {
+				hint, next = "send a new message with %s", protocol.Step{Command: protocol.StepMessage, Args: map[string]string{"to": orig.FromParticipantID}}
 			}
 			return protocol.Errorf(protocol.ReasonNotAddressed,
-				"message %s is not addressed to %s, so it cannot be replied to from here; %s", orig.MessageID, me.ParticipantID, hint).
+				"message %s is not addressed to %s, so it cannot be replied to from here; "+hint, orig.MessageID, me.ParticipantID, next).
 				With("messageId", orig.MessageID)
 		}
 		subject := in.Subject
@@ -610,7 +610,7 @@ func (r *Room) Ack(ctx context.Context, c Caller, messageID string) (*protocol.R
 			return err
 		}
 		if m == nil {
-			return unknownMessage(messageID, r.Front)
+			return unknownMessage(messageID)
 		}
 		rc, err := tx.Receipt(messageID, me.ParticipantID)
 		if err != nil {
@@ -626,7 +626,7 @@ func (r *Room) Ack(ctx context.Context, c Caller, messageID string) (*protocol.R
 		if m.Obligation == protocol.ObligationReply {
 			return protocol.Errorf(protocol.ReasonReplyRequired,
 				"%s %s asks for a reply, not an acknowledgement; answer it with %s (a reply may also decline)", m.Kind, messageID,
-				r.Front.Cmd(fmt.Sprintf("`acc reply --message %s --body …`", messageID), fmt.Sprintf("acc_reply {messageId: %q, body: …}", messageID))).
+				protocol.Step{Command: protocol.StepReply, Args: map[string]string{"messageId": messageID}}).
 				With("messageId", messageID)
 		}
 		out, err = r.advance(tx, me.SessionID, rc, protocol.ReceiptAcknowledged)
@@ -696,7 +696,7 @@ func (r *Room) Finish(ctx context.Context, in FinishInput) (*SendResult, error) 
 			return err
 		}
 		if s == nil {
-			return protocol.Errorf(protocol.ReasonSessionNotOpen, "session %s is not open in this workspace; %s", in.Caller.SessionID, r.Front.Cmd("attach again with `acc attach`", "call again: the next call opens a new session"))
+			return protocol.Errorf(protocol.ReasonSessionNotOpen, "session %s is not open in this workspace; %s", in.Caller.SessionID, protocol.Step{Command: protocol.StepReattach})
 		}
 		if s.Generation != in.Caller.Generation {
 			return staleGeneration("finish", s.SessionID)
@@ -724,8 +724,7 @@ func (r *Room) Finish(ctx context.Context, in FinishInput) (*SendResult, error) 
 		}
 		if s.State != protocol.SessionOpen {
 			return protocol.Errorf(protocol.ReasonSessionNotOpen, "cannot finish: session %s is already closed; %s", s.SessionID,
-				r.Front.Cmd("repeat the first finish with its --client-message-id to get its handoff back, or open a new session with `acc attach`",
-					"repeat the first acc_finish with its clientMessageId to get its handoff back")).With("sessionId", s.SessionID)
+				protocol.Step{Command: protocol.StepRepeatFinish}).With("sessionId", s.SessionID)
 		}
 		claims, err := tx.Claims()
 		if err != nil {
@@ -812,8 +811,8 @@ func handoffBody(goal string, h *protocol.HandoffPayload) string {
 
 // unknownMessage is the exit-4 refusal for a message id this workspace has
 // never recorded.
-func unknownMessage(id string, f Front) error {
-	return protocol.Errorf(protocol.ReasonUnknownMessage, "message %s does not exist in this workspace; %s lists your pending messages with their ids", id, f.Cmd("`acc inbox`", "acc_inbox")).With("messageId", id)
+func unknownMessage(id string) error {
+	return protocol.Errorf(protocol.ReasonUnknownMessage, "message %s does not exist in this workspace; %s lists your pending messages with their ids", id, protocol.Step{Command: protocol.StepInbox}).With("messageId", id)
 }
 
 // releasedClaimsOf reads the claim ids a handoff recorded as released.
@@ -832,7 +831,7 @@ func releasedClaimsOf(m *protocol.Message) []string {
 // session's current one.
 func staleGeneration(action, sessionID string) error {
 	return protocol.Errorf(protocol.ReasonStaleGeneration,
-		"cannot %s from this session generation: it is not the current generation of %s (the session was reattached, or the value is mistyped); use the --generation printed by the latest attach", action, sessionID).
+		"cannot %s from this session generation: it is not the current generation of %s (the session was reattached, or the value is mistyped); use the %s printed by the latest attach", action, sessionID, protocol.Field("generation")).
 		With("sessionId", sessionID)
 }
 

@@ -391,7 +391,7 @@ func TestReopenNeedsProof(t *testing.T) {
 		_, err := tr.Attach(ctx, in)
 		wantReason(t, err, protocol.ReasonGenerationRequired, protocol.ExitUsage)
 		msg := protocol.AsError(err).Message
-		if strings.Contains(msg, a.Generation) || !strings.Contains(msg, "attach without --session to open a new session") {
+		if strings.Contains(msg, a.Generation) || !strings.Contains(msg, "attach without {field session} to open a new session") {
 			t.Fatalf("%s: %q", name, msg)
 		}
 		if fp := tr.fingerprint(); fp != before {

@@ -128,7 +128,7 @@ func (r *Room) attach(ctx context.Context, in AttachInput, then func(tx storage.
 		}
 		if old == nil && in.Generation != "" {
 			return protocol.Errorf(protocol.ReasonSessionNotOpen,
-				"no session %s in this workspace to reopen, so a generation proves nothing here; attach without --session to open a new session", sessionID).
+				"no session %s in this workspace to reopen, so a generation proves nothing here; attach without %s to open a new session", sessionID, protocol.Field("session")).
 				With("sessionId", sessionID)
 		}
 		if old != nil {
@@ -141,7 +141,7 @@ func (r *Room) attach(ctx context.Context, in AttachInput, then func(tx storage.
 			}
 			if old.ParticipantID != in.ParticipantID {
 				return protocol.Errorf(protocol.ReasonSessionParticipantMismatch,
-					"session %s belongs to participant %s, not %s; reattach it with --participant %s, or attach without --session to open a new session", sessionID, old.ParticipantID, in.ParticipantID, old.ParticipantID).
+					"session %s belongs to participant %s, not %s; reattach it with %s, or attach without %s to open a new session", sessionID, old.ParticipantID, in.ParticipantID, protocol.FieldValue{Name: "participant", Value: old.ParticipantID}, protocol.Field("session")).
 					With("sessionId", sessionID).With("participantId", old.ParticipantID)
 			}
 			if in.Harness == "" {
@@ -149,7 +149,7 @@ func (r *Room) attach(ctx context.Context, in AttachInput, then func(tx storage.
 			}
 			if old.State == protocol.SessionOpen && !RecordedProcessGone(old, r.Probe) {
 				return protocol.Errorf(protocol.ReasonSessionLive,
-					"session %s is already open and its process is not known to have exited; attach without --session to open a new one", sessionID).With("sessionId", sessionID)
+					"session %s is already open and its process is not known to have exited; attach without %s to open a new one", sessionID, protocol.Field("session")).With("sessionId", sessionID)
 			}
 			replaced = strPtr(old.Generation)
 			if oldArea != area {
@@ -242,13 +242,13 @@ func reopenProved(tx storage.ReadTx, old *protocol.Session, in AttachInput) (boo
 // (wrong: a generation was given and is not the session's last one). It
 // names what is missing and the ways that remain, never the generation.
 func reopenRefused(sessionID string, wrong bool) error {
-	what := "needs its last generation (--generation, or ACC_SESSION and ACC_GENERATION naming that pair)"
+	what, gen := "needs its last generation (%s, or ACC_SESSION and ACC_GENERATION naming that pair)", any(protocol.Field("generation"))
 	if wrong {
-		what = "was refused: the generation given is not its last one"
+		what, gen = "was refused: the generation given is not its last one%s", ""
 	}
 	return protocol.Errorf(protocol.ReasonGenerationRequired,
-		"reopening session %s %s, since the reopened session takes over its claims and a session id is public; "+
-			"attach without --session to open a new session; a session's claims pass to another only by release or takeover, or when their lease runs out", sessionID, what).
+		"reopening session %s "+what+", since the reopened session takes over its claims and a session id is public; "+
+			"attach without %s to open a new session; a session's claims pass to another only by release or takeover, or when their lease runs out", sessionID, gen, protocol.Field("session")).
 		With("sessionId", sessionID)
 }
 

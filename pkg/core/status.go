@@ -152,7 +152,7 @@ func (r *Room) Status(ctx context.Context, q StatusQuery) (*Status, error) {
 				return err
 			}
 			if s == nil {
-				return protocol.Errorf(protocol.ReasonSessionNotOpen, "session %s is not in this workspace; `acc status` without --session shows the room", q.Caller.SessionID)
+				return protocol.Errorf(protocol.ReasonSessionNotOpen, "session %s is not in this workspace; %s without %s shows the room", q.Caller.SessionID, protocol.Step{Command: protocol.StepStatus}, protocol.Field("session"))
 			}
 			if s.Generation != q.Caller.Generation {
 				return staleGeneration("read status", s.SessionID)

@@ -193,7 +193,7 @@ func (r *Room) Sync(ctx context.Context, q SyncQuery) (*SyncResult, error) {
 	if q.Scope == "" {
 		q.Scope = SyncScopeDelta
 	}
-	if err := CheckSyncQuery(q, r.Front); err != nil {
+	if err := CheckSyncQuery(q); err != nil {
 		return nil, err
 	}
 	switch q.Scope {
@@ -212,24 +212,24 @@ func (r *Room) Sync(ctx context.Context, q SyncQuery) (*SyncResult, error) {
 // scope, the fields each scope takes, the cursor spelling and the limit
 // range. Surfaces that must refuse a malformed query before they resolve a
 // caller (acc-mcp) call it first; Sync calls it too.
-func CheckSyncQuery(q SyncQuery, f Front) error {
+func CheckSyncQuery(q SyncQuery) error {
 	if q.Scope == "" {
 		q.Scope = SyncScopeDelta
 	}
 	switch q.Scope {
 	case SyncScopeDelta, SyncScopeFull:
-		return checkDeltaQuery(q, f)
+		return checkDeltaQuery(q)
 	case SyncScopeHistory:
 		if q.MessageID != "" {
-			return checkHistoryMessageQuery(q, f)
+			return checkHistoryMessageQuery(q)
 		}
-		_, err := checkHistoryPageQuery(q, f)
+		_, err := checkHistoryPageQuery(q)
 		return err
 	}
-	return protocol.Errorf(protocol.ReasonSyncUsage, "%s is one of delta, full, history, not %q", f.Field("scope"), q.Scope).With("scope", q.Scope)
+	return protocol.Errorf(protocol.ReasonSyncUsage, "%s is one of delta, full, history, not %q", protocol.Field("scope"), q.Scope).With("scope", q.Scope)
 }
 
-func checkDeltaQuery(q SyncQuery, f Front) error {
+func checkDeltaQuery(q SyncQuery) error {
 	var wrong []string
 	if q.Kind != "" {
 		wrong = append(wrong, "kind")
@@ -241,11 +241,11 @@ func checkDeltaQuery(q SyncQuery, f Front) error {
 		wrong = append(wrong, "current")
 	}
 	if len(wrong) > 0 {
-		return protocol.Errorf(protocol.ReasonSyncUsage, "only %s takes %s (this is %s); add %s", f.Value("scope", "history"), f.Fields("and", wrong...), f.Value("scope", q.Scope), f.Value("scope", "history"))
+		return protocol.Errorf(protocol.ReasonSyncUsage, "only %s takes %s (this is %s); add %s", protocol.FieldValue{Name: "scope", Value: "history"}, protocol.FieldList{Conj: "and", Names: wrong}, protocol.FieldValue{Name: "scope", Value: q.Scope}, protocol.FieldValue{Name: "scope", Value: "history"})
 	}
 	if q.Cursor != "" && !protocol.IsSequence(q.Cursor) {
 		return protocol.Errorf(protocol.ReasonInvalidCursor,
-			"a cursor is the 16-digit sequence a previous sync returned, not %q; pass it as printed, or leave %s out to start from the beginning", q.Cursor, f.Field("cursor"))
+			"a cursor is the 16-digit sequence a previous sync returned, not %q; pass it as printed, or leave %s out to start from the beginning", q.Cursor, protocol.Field("cursor"))
 	}
 	if q.Limit < 0 || q.Limit > MaxSyncLimit {
 		return protocol.Errorf(protocol.ReasonInvalidLimit, "sync limit must be an integer from 1 to %d (default %d)", MaxSyncLimit, DefaultSyncLimit)
@@ -278,7 +278,7 @@ func (r *Room) syncDelta(ctx context.Context, q SyncQuery) (*SyncResult, error) 
 				return err
 			}
 			if s == nil {
-				return protocol.Errorf(protocol.ReasonSessionNotOpen, "session %s is not in this workspace; `acc sync` without --session reads the room publicly", q.Caller.SessionID).
+				return protocol.Errorf(protocol.ReasonSessionNotOpen, "session %s is not in this workspace; %s without %s reads the room publicly", q.Caller.SessionID, protocol.Step{Command: protocol.StepSync}, protocol.Field("session")).
 					With("sessionId", q.Caller.SessionID)
 			}
 			if s.Generation != q.Caller.Generation {
@@ -326,7 +326,7 @@ func (r *Room) syncDelta(ctx context.Context, q SyncQuery) (*SyncResult, error) 
 		if after > last {
 			return protocol.Errorf(protocol.ReasonInvalidCursor,
 				"cursor %s is past the end of this room's event log (last %s), so no sync of this room returned it; leave %s out to start from the beginning",
-				q.Cursor, protocol.FormatSequence(last), r.Front.Field("cursor")).With("cursor", q.Cursor)
+				q.Cursor, protocol.FormatSequence(last), protocol.Field("cursor")).With("cursor", q.Cursor)
 		}
 		events, err := tx.Events(after, limit)
 		if err != nil {
@@ -434,7 +434,7 @@ func snapshot(tx storage.ReadTx, sessions []protocol.Session, claims []protocol.
 // within the page limit and byte budget, like the inbox
 // (docs/protocol.md#inbox-summary, docs/protocol.md#sync-scopes).
 func (r *Room) historyPage(ctx context.Context, q SyncQuery) (*SyncResult, error) {
-	limit, err := checkHistoryPageQuery(q, r.Front)
+	limit, err := checkHistoryPageQuery(q)
 	if err != nil {
 		return nil, err
 	}
@@ -503,7 +503,7 @@ func (p *HistoryPage) fits(s Summary) bool {
 // historyMessage is the exact history read: public, read-only, for any
 // message of the workspace (a replaced decision too).
 func (r *Room) historyMessage(ctx context.Context, q SyncQuery) (*SyncResult, error) {
-	if err := checkHistoryMessageQuery(q, r.Front); err != nil {
+	if err := checkHistoryMessageQuery(q); err != nil {
 		return nil, err
 	}
 	out := &HistoryMessage{Scope: SyncScopeHistory, View: HistoryViewMessage, Receipts: []PublicReceipt{}}
@@ -514,7 +514,7 @@ func (r *Room) historyMessage(ctx context.Context, q SyncQuery) (*SyncResult, er
 		}
 		if m == nil {
 			return protocol.Errorf(protocol.ReasonUnknownMessage,
-				"message %s does not exist in this workspace; %s lists its messages", q.MessageID, r.Front.Cmd("`acc sync --scope history`", `acc_sync {scope: "history"}`)).With("messageId", q.MessageID)
+				"message %s does not exist in this workspace; %s lists its messages", q.MessageID, protocol.Step{Command: protocol.StepHistory}).With("messageId", q.MessageID)
 		}
 		mv, err := newDecisionViews(tx).view(m)
 		if err != nil {
@@ -538,12 +538,12 @@ func (r *Room) historyMessage(ctx context.Context, q SyncQuery) (*SyncResult, er
 
 // checkHistoryPageQuery validates a history list query and returns its
 // effective limit.
-func checkHistoryPageQuery(q SyncQuery, f Front) (int, error) {
+func checkHistoryPageQuery(q SyncQuery) (int, error) {
 	if q.Kind != "" && !slices.Contains(protocol.MessageKinds, q.Kind) {
-		return 0, protocol.Errorf(protocol.ReasonInvalidFlagValue, "%s %q is not one of %s", f.Field("kind"), q.Kind, strings.Join(protocol.MessageKinds, ", ")).With("type", q.Kind)
+		return 0, protocol.Errorf(protocol.ReasonInvalidFlagValue, "%s %q is not one of %s", protocol.Field("kind"), q.Kind, strings.Join(protocol.MessageKinds, ", ")).With("type", q.Kind)
 	}
 	if q.Current && q.Kind != protocol.KindDecision {
-		return 0, protocol.Errorf(protocol.ReasonSyncUsage, "%s lists decision heads; add %s", f.Field("current"), f.Value("kind", protocol.KindDecision))
+		return 0, protocol.Errorf(protocol.ReasonSyncUsage, "%s lists decision heads; add %s", protocol.Field("current"), protocol.FieldValue{Name: "kind", Value: protocol.KindDecision})
 	}
 	limit, err := CheckLimit(q.Limit)
 	if err != nil {
@@ -551,15 +551,15 @@ func checkHistoryPageQuery(q SyncQuery, f Front) (int, error) {
 	}
 	if q.Cursor != "" && !protocol.IsPortableID(q.Cursor) {
 		return 0, protocol.Errorf(protocol.ReasonInvalidCursor,
-			"a history cursor is a message id (a previous page's nextCursor), not %q; start again without %s", q.Cursor, f.Field("cursor"))
+			"a history cursor is a message id (a previous page's nextCursor), not %q; start again without %s", q.Cursor, protocol.Field("cursor"))
 	}
 	return limit, nil
 }
 
 // checkHistoryMessageQuery validates an exact history read.
-func checkHistoryMessageQuery(q SyncQuery, f Front) error {
+func checkHistoryMessageQuery(q SyncQuery) error {
 	if q.Kind != "" || q.Cursor != "" || q.Limit != 0 || q.Current {
-		return protocol.Errorf(protocol.ReasonSyncUsage, "%s reads one message; it cannot be combined with %s", f.Field("messageId"), f.Fields("or", "kind", "cursor", "limit", "current"))
+		return protocol.Errorf(protocol.ReasonSyncUsage, "%s reads one message; it cannot be combined with %s", protocol.Field("messageId"), protocol.FieldList{Conj: "or", Names: []string{"kind", "cursor", "limit", "current"}})
 	}
 	if !protocol.IsPortableID(q.MessageID) {
 		return protocol.Errorf(protocol.ReasonInvalidInput, "%q is not a message id", q.MessageID)

@@ -122,7 +122,7 @@ func (r *Room) CheckCondition(ctx context.Context, q WaitQuery) (*WaitResult, er
 				return err
 			}
 			if orig == nil {
-				return unknownMessage(q.MessageID, r.Front)
+				return unknownMessage(q.MessageID)
 			}
 			// Answers live in their question's thread; the whole thread is
 			// read (by its index), whatever the clocks said when each was sent.
@@ -138,7 +138,7 @@ func (r *Room) CheckCondition(ctx context.Context, q WaitQuery) (*WaitResult, er
 				return err
 			}
 			if m == nil {
-				return unknownMessage(q.MessageID, r.Front)
+				return unknownMessage(q.MessageID)
 			}
 			rcs, err := tx.ReceiptsByMessage(q.MessageID)
 			if err != nil {
@@ -146,7 +146,7 @@ func (r *Room) CheckCondition(ctx context.Context, q WaitQuery) (*WaitResult, er
 			}
 			if len(rcs) == 0 {
 				return protocol.Errorf(protocol.ReasonInvalidInput,
-					"message %s has no recipients, so nobody can acknowledge it; wait for a reply with %s instead", q.MessageID, r.Front.Field("answer")).With("messageId", q.MessageID)
+					"message %s has no recipients, so nobody can acknowledge it; wait for a reply with %s instead", q.MessageID, protocol.Field("answer")).With("messageId", q.MessageID)
 			}
 			res.Receipts = rcs
 		case WaitRelease:

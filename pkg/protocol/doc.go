@@ -29,4 +29,9 @@
 // An [*Error] carries an [ExitCode] and a stable snake_case reason code
 // (docs/decisions.md#3-exit-codes, docs/decisions.md#17-reason-codes). [Reasons] lists every reason code with its exit
 // code and meaning; it is the single source for help text and docs.
+//
+// A refusal names the fields it is about and the next steps it suggests as
+// slots ([Field], [FieldValue], [FieldList], [Step]) rather than as any
+// surface's words; each surface renders them with its [Speller] through
+// [Render] (docs/cli.md#refusal-details).
 package protocol

@@ -266,12 +266,19 @@ type Error struct {
 	Message string
 	Details map[string]any
 	Err     error // optional cause, never shown to callers
+	// slots are the slots Errorf put into Message, for Render (see
+	// refusal.go).
+	slots []Slot
 }
 
 // Errorf builds an *Error with a formatted message. The reason must be listed
-// in Reasons; an unknown reason is a bug and reports exit 1.
+// in Reasons; an unknown reason is a bug and reports exit 1. An argument
+// that is a [Slot] (a [Field], [FieldValue], [FieldList] or [Step]) is
+// worded by the surface that shows the refusal, through [Render]; it must be
+// formatted with %s (docs/cli.md#refusal-details).
 func Errorf(reason, format string, args ...any) *Error {
-	return &Error{Reason: reason, Message: fmt.Sprintf(format, args...)}
+	e := &Error{Reason: reason, Message: fmt.Sprintf(format, args...)}
+	return e.withSlots(format, args)
 }
 
 // With returns e with one more detail set.
