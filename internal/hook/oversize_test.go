@@ -31,6 +31,9 @@ func TestScanFields(t *testing.T) {
 			map[string]any{"tool_name": "Write", "n": json.Number("12"), "t": true, "z": nil}, true},
 		{` { "cwd" : "/r\u00e9po\/x" , "k":[1,[2]] } `, map[string]any{"cwd": "/répo/x"}, true},
 		{`{"big":"` + long + `","tool_name":"Bash"}`, map[string]any{"tool_name": "Bash"}, true},
+		// Escapes on either side of the reader's 64 KiB buffer's edges.
+		{`{"esc":"` + strings.Repeat(`x\"\\`, 40_000) + `","tool_name":"Bash"}`, map[string]any{"tool_name": "Bash"}, true},
+		{`{"k":"` + strings.Repeat("y", 65_520) + `\"z\\","n":1}`, map[string]any{"k": strings.Repeat("y", 65_520) + `"z\`, "n": json.Number("1")}, true},
 		{`{"session_id":"c1","tool_input":{"content":"aaa`, map[string]any{"session_id": "c1"}, false},
 		{`{"session_id":"c1",]`, map[string]any{"session_id": "c1"}, false},
 		{`["tool_name","Write"]`, map[string]any{}, false},
@@ -214,5 +217,22 @@ func TestOversizePayloadNotReadInTimeWithoutGuardedClaim(t *testing.T) {
 	}
 	if w.storeFingerprint() != before {
 		t.Errorf("the store changed under oversized calls")
+	}
+}
+
+// BenchmarkScanFields reads the fields of a payload over MaxPayload whose
+// tool input (one long string, some of it escaped) comes first, as a
+// client that sends its fields in another order would: the time the
+// oversize path spends before it can judge the call. Measured, never
+// asserted.
+func BenchmarkScanFields(b *testing.B) {
+	content := strings.Repeat(`func f() {\n\treturn \"x\"\n}\n`+strings.Repeat("A", 200), MaxPayload/230)
+	p := []byte(`{"tool_input":{"file_path":"/r/x.go","content":"` + content + `"},"session_id":"c1","cwd":"/r","hook_event_name":"PreToolUse","tool_name":"Write"}`)
+	b.SetBytes(int64(len(p)))
+	for b.Loop() {
+		n := 0
+		if !scanFields(bytes.NewReader(p), func(string, any) { n++ }) || n != 4 {
+			b.Fatalf("%d fields", n)
+		}
 	}
 }
