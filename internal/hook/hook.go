@@ -400,9 +400,10 @@ func (r *Runner) oversize(ctx context.Context, a adapter.Adapter, event string, 
 	return res, nil
 }
 
-// unknownSession stands for a client session id acc-hook could not read
-// (unreadPreTool). No client's id has this form: it holds a space, and
-// acc-hook never binds it.
+// unknownSession stands in for a client session id acc-hook could not read
+// while the adapter normalises the fields that were (unreadPreTool); the
+// call is then judged with an empty session id, which no binding has (the
+// adapters refuse an empty one).
 const unknownSession = "acc: unread session id"
 
 // unreadPreTool judges an oversized payload whose reading ran out of time
@@ -410,8 +411,8 @@ const unknownSession = "acc: unread session id"
 // (docs/hooks.md#payloads-not-read-in-time). When event is the client's
 // pre-tool event, the call is a tool call whose tool, targets and perhaps
 // session are unknown: its directory is the one the payload states when it
-// was read, else the hook process's working directory (Runner.Getwd, where
-// the clients start their hooks); its session, when not read, is nobody's,
+// was read, else the hook process's working directory (Runner.Getwd; the
+// doc says what that rests on); its session, when not read, is nobody's,
 // so every guarded claim in the room counts, the caller's own included,
 // since acc cannot tell which are the caller's. The call is denied when
 // such a claim is live; it proceeds as payload_too_large (tooLarge) when
@@ -470,6 +471,7 @@ func (r *Runner) unreadPreTool(ctx context.Context, a adapter.Adapter, event str
 	unknown := fmt.Sprintf("the payload is over %d bytes and %s could not be read within the hook's budget", MaxPayload, missing)
 	if sessionUnread {
 		unknown += ", so every guarded claim counts, yours too: if it is yours, release it; else write smaller pieces"
+		ev.SessionID = ""
 	}
 	room, err := core.Open(ctx, core.OpenOptions{Cwd: ev.Cwd, Getenv: r.Getenv, NoCreate: true, ReadInstall: r.ReadInstall})
 	if noRoomHere(err) {
