@@ -304,3 +304,51 @@ func TestHookOversizePayloadInputFirstIsGuarded(t *testing.T) {
 		})
 	}
 }
+
+// TestHookOversizePayloadNotReadInTimeIsGuarded: the built acc-hook,
+// started by Claude Code's rules in the session's directory, gets a
+// pre-tool payload over the 16 MiB read cap whose tool input comes first
+// and whose other fields never arrive before it answers (its stdin stays
+// open): the reading of its fields runs out of time, as on a loaded
+// machine. A peer holds a guarded claim in the room, so the write is
+// denied, saying that the session id and directory could not be read, and
+// the store is unchanged.
+func TestHookOversizePayloadNotReadInTimeIsGuarded(t *testing.T) {
+	c := hookClients[0]
+	fr := newFailRoom(t, c) // the peer holds a guarded claim on src/a.go
+	before := fingerprint(t, fr.sb, fr.wsID)
+	ctx, cancel := withTimeout()
+	defer cancel()
+	cmd := exec.CommandContext(ctx, hookBin, c.id, c.tool)
+	cmd.Dir = fr.repo
+	cmd.Env = fr.sb.environ()
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	head := `{"` + c.inputKey + `":{"file_path":"src/b.go","content":"` + strings.Repeat("A", hook.MaxPayload)
+	go func() { _, _ = stdin.Write([]byte(head)) }() // the rest never comes
+	err = cmd.Wait()
+	r := hookRun{stdout: out.String(), stderr: errb.String()}
+	if ee, ok := err.(*exec.ExitError); ok {
+		r.code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("acc-hook: %v\n%s", err, r)
+	}
+	reason, denied := c.denial(t, r)
+	if !denied {
+		t.Fatalf("a write whose payload could not be read in time went through a room with a guarded claim:\n%s", r)
+	}
+	why := fmt.Sprintf("acc cannot tell where it writes (the payload is over %d bytes and its session id and directory could not be read within the hook's budget", hook.MaxPayload)
+	if !strings.Contains(reason, why) || !strings.Contains(reason, "file:src/a.go is claimed by peer") {
+		t.Errorf("the reason lacks %q and the claim: %q", why, reason)
+	}
+	if fingerprint(t, fr.sb, fr.wsID) != before {
+		t.Errorf("the store changed under an oversized hook call")
+	}
+}

@@ -19,7 +19,9 @@
 //     is not parsed, and its reading is bounded by a step count and by the
 //     deadline less shellReadReserve; at most maxGuardTargets paths are
 //     checked. A write whose targets are therefore unknown is denied when
-//     another session holds a guarded claim in the room.
+//     another session holds a guarded claim in the room; so is a pre-tool
+//     call whose oversized payload was not read in time, judged from argv
+//     (docs/hooks.md#payloads-not-read-in-time).
 //   - It fails open: on any error, deadline or panic the client's action
 //     proceeds, stdout stays empty, exit 0, and one line on stderr says so
 //     (naming only a reason code, never payload text).
@@ -114,6 +116,10 @@ type Runner struct {
 	// (core.NarrowerTurnPolicy; docs/delivery.md#mid-turn). nil: the
 	// workspace's policy alone.
 	ReadInstall func(dataHome string) core.InstallPolicies
+	// Getwd returns the hook process's working directory, the directory
+	// of a pre-tool call whose payload could not be read in time
+	// (Runner.unreadPreTool). nil: os.Getwd.
+	Getwd func() (string, error)
 }
 
 // Main runs acc-hook with the registered adapters and returns its exit
@@ -350,18 +356,27 @@ func readPayload(ctx context.Context, stdin io.Reader) ([]byte, error) {
 // it: its top-level scalar fields are read (readFields, whatever their
 // order; the tool's input is skipped). A pre-tool call of a file-writing or
 // shell tool is guarded as one whose write targets are unknown, so a
-// peer's guarded claim denies it (docs/hooks.md, "Commands too large to
-// read"); so is a pre-tool call whose tool's name could not be read, since
-// only a call known to be a read may go unchecked. A call of a tool known
-// not to write, another event, or a payload whose session id or directory
-// could not be read (no room to check) fails open as payload_too_large.
+// peer's guarded claim denies it (docs/hooks.md#commands-too-large-to-read);
+// so is a pre-tool call whose tool's name could not be read, since only a
+// call known to be a read may go unchecked. A call of a tool known not to
+// write, another event, or a payload read to its end whose session id or
+// directory is missing or unusable fails open as payload_too_large.
+//
+// A payload whose reading ran out of time before its session id or
+// directory was reached is still known, from argv, to be the pre-tool
+// event: it is judged by unreadPreTool
+// (docs/hooks.md#payloads-not-read-in-time).
 func (r *Runner) oversize(ctx context.Context, a adapter.Adapter, event string, payload []byte, rest io.Reader) (*result, error) {
 	tooLarge := protocol.Errorf(protocol.ReasonPayloadTooLarge, "the payload is over %d bytes; it was not read", MaxPayload)
-	lead, err := json.Marshal(readFields(ctx, io.MultiReader(bytes.NewReader(payload), rest)))
+	fields, finished := readFields(ctx, io.MultiReader(bytes.NewReader(payload), rest))
+	lead, err := json.Marshal(fields)
 	if err != nil {
 		return nil, tooLarge
 	}
 	ev, err := a.Normalize(event, lead)
+	if err != nil && !finished {
+		return r.unreadPreTool(ctx, a, event, fields, tooLarge)
+	}
 	if err != nil || ev.Kind != adapter.BeforeTool {
 		return nil, tooLarge
 	}
@@ -386,23 +401,119 @@ func (r *Runner) oversize(ctx context.Context, a adapter.Adapter, event string, 
 	return res, nil
 }
 
+// unknownSession stands in for a client session id acc-hook could not read
+// while the adapter normalises the fields that were (unreadPreTool); the
+// call is then judged with an empty session id, which no binding has (the
+// adapters refuse an empty one).
+const unknownSession = "acc: unread session id"
+
+// unreadPreTool judges an oversized payload whose reading ran out of time
+// before its session id or directory was reached
+// (docs/hooks.md#payloads-not-read-in-time). When event is the client's
+// pre-tool event, the call is a tool call whose tool, targets and perhaps
+// session are unknown: its directory is the one the payload states when it
+// was read, else the hook process's working directory (Runner.Getwd; the
+// doc says what that rests on); its session, when not read, is nobody's,
+// so every guarded claim in the room counts, the caller's own included,
+// since acc cannot tell which are the caller's. The call is denied when
+// such a claim is live; it proceeds as payload_too_large (tooLarge) when
+// none is, when the directory is in no room, when the tool's name was read
+// and it writes nothing, or when event is not the pre-tool event.
+func (r *Runner) unreadPreTool(ctx context.Context, a adapter.Adapter, event string, fields map[string]any, tooLarge error) (*result, error) {
+	getwd := r.Getwd
+	if getwd == nil {
+		getwd = os.Getwd
+	}
+	wd, err := getwd()
+	if err != nil || !filepath.IsAbs(wd) {
+		return nil, tooLarge
+	}
+	// The adapter is asked with the fields read plus stand-ins for what
+	// was not: the session id or the directory alone first, so that one
+	// read under another of the client's spellings still counts.
+	var ev *adapter.Event
+	cwdUnread := false
+	for _, fill := range []map[string]any{
+		{"cwd": wd},
+		{"session_id": unknownSession, "sessionId": unknownSession},
+		{"session_id": unknownSession, "sessionId": unknownSession, "cwd": wd},
+	} {
+		m := maps.Clone(fields)
+		_, cwdRead := m["cwd"]
+		for k, v := range fill {
+			if _, ok := m[k]; !ok {
+				m[k] = v
+			}
+		}
+		b, err := json.Marshal(m)
+		if err != nil {
+			return nil, tooLarge
+		}
+		if ev, err = a.Normalize(event, b); err == nil {
+			cwdUnread = !cwdRead && fill["cwd"] != nil && ev.Cwd == wd
+			break
+		}
+	}
+	if ev == nil || ev.Kind != adapter.BeforeTool || (ev.Tool != "" && !ev.Write && !ev.ShellTool) {
+		return nil, tooLarge
+	}
+	sessionUnread := ev.SessionID == unknownSession
+	var missing string
+	switch {
+	case sessionUnread && cwdUnread:
+		missing = "its session id and directory"
+	case sessionUnread:
+		missing = "its session id"
+	case cwdUnread:
+		missing = "its directory"
+	default:
+		missing = "its fields"
+	}
+	unknown := fmt.Sprintf("the payload is over %d bytes and %s could not be read within the hook's budget", MaxPayload, missing)
+	if sessionUnread {
+		unknown += ", so every guarded claim counts, yours too: if it is yours, release it; else write smaller pieces"
+		ev.SessionID = ""
+	}
+	room, err := core.Open(ctx, core.OpenOptions{Cwd: ev.Cwd, Getenv: r.Getenv, NoCreate: true, ReadInstall: r.ReadInstall})
+	if noRoomHere(err) {
+		return nil, tooLarge
+	}
+	if err != nil {
+		return nil, err
+	}
+	res, err := r.guard(ctx, a, ev, room, unknown)
+	if err != nil {
+		room.Close()
+		return nil, err
+	}
+	if reflect.DeepEqual(res.out, a.Allow(ev)) {
+		// Nothing here for it to write into: it proceeds as any payload
+		// too large to read does.
+		room.Close()
+		return nil, tooLarge
+	}
+	res.close = func() { room.Close() }
+	return res, nil
+}
+
 // fieldsReserve is the part of the hook's deadline left, after reading an
 // oversized payload's fields, for checking the call and answering.
 const fieldsReserve = 2 * time.Second
 
 // readFields returns the top-level scalar fields of the JSON object in
 // payload (scanFields), found until the object ends or ctx's deadline less
-// fieldsReserve, whichever is first. The rest of payload is read on in the
-// background, so that a client still writing does not fail on a closed
-// pipe while the call is answered.
-func readFields(ctx context.Context, payload io.Reader) map[string]any {
+// fieldsReserve, whichever is first; finished is false when the time ran
+// out first. The rest of payload is read on in the background, so that a
+// client still writing does not fail on a closed pipe while the call is
+// answered.
+func readFields(ctx context.Context, payload io.Reader) (fields map[string]any, finished bool) {
 	var mu sync.Mutex
-	fields := map[string]any{}
+	found := map[string]any{}
 	done := make(chan struct{})
 	go func() {
 		scanFields(payload, func(k string, v any) {
 			mu.Lock()
-			fields[k] = v
+			found[k] = v
 			mu.Unlock()
 		})
 		close(done)
@@ -416,11 +527,17 @@ func readFields(ctx context.Context, payload io.Reader) map[string]any {
 	}
 	select {
 	case <-done:
+		finished = true
 	case <-stop:
+		select {
+		case <-done: // finished as the time ran out
+			finished = true
+		default:
+		}
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	return maps.Clone(fields)
+	return maps.Clone(found), finished
 }
 
 // beforeHandler, when a test sets it, runs as each handler starts (the

@@ -100,32 +100,50 @@ func (s *fieldScanner) next() (byte, bool) {
 }
 
 // str reads a string whose opening quote was read; raw is its text with
-// both quotes while it fits in maxFieldBytes (fits false after that).
+// both quotes while it fits in maxFieldBytes (fits false after that). The
+// text between quotes and backslashes is passed over a buffer at a time,
+// not a byte at a time: a tool input of many megabytes is mostly such text.
 func (s *fieldScanner) str() (raw []byte, fits, ok bool) {
 	raw, fits = []byte{'"'}, true
-	keep := func(c byte) {
-		if fits && len(raw) < maxFieldBytes {
-			raw = append(raw, c)
+	keep := func(b []byte) {
+		if fits && len(raw)+len(b) <= maxFieldBytes {
+			raw = append(raw, b...)
 			return
 		}
 		fits, raw = false, nil
 	}
 	for {
+		if _, err := s.r.Peek(1); err != nil {
+			return nil, false, false
+		}
+		buf, _ := s.r.Peek(s.r.Buffered())
+		// The plain run ends at the first quote before the first backslash.
+		end := bytes.IndexByte(buf, '\\')
+		if end < 0 {
+			end = len(buf)
+		}
+		if q := bytes.IndexByte(buf[:end], '"'); q >= 0 {
+			end = q
+		}
+		keep(buf[:end])
+		_, _ = s.r.Discard(end)
+		if end == len(buf) {
+			continue
+		}
 		c, err := s.r.ReadByte()
 		if err != nil {
 			return nil, false, false
 		}
-		keep(c)
-		switch c {
-		case '"':
+		keep([]byte{c})
+		if c == '"' {
 			return raw, fits, true
-		case '\\':
-			c, err = s.r.ReadByte()
-			if err != nil {
-				return nil, false, false
-			}
-			keep(c)
 		}
+		// A backslash: the byte after it is part of the string.
+		c, err = s.r.ReadByte()
+		if err != nil {
+			return nil, false, false
+		}
+		keep([]byte{c})
 	}
 }
 
