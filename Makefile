@@ -8,6 +8,7 @@
 #   make fuzz    each fuzz target for FUZZTIME (default 30s)
 #   make test-clients-latest  the real-client tests against the newest npm releases
 #   make evidence  rerun the real-client tests and rewrite the adapters' capability evidence
+#   make release-snapshot  the release archives into ./dist, unpublished, and checks them (docs/releasing.md)
 
 GO ?= go
 BIN := $(CURDIR)/bin
@@ -19,7 +20,7 @@ LDFLAGS := -X github.com/acc-go/acc/internal/buildinfo.buildVersion=$(VERSION)
 # would point their git commands at the caller's repository instead.
 unexport GIT_DIR GIT_WORK_TREE GIT_INDEX_FILE GIT_OBJECT_DIRECTORY GIT_ALTERNATE_OBJECT_DIRECTORIES GIT_COMMON_DIR GIT_PREFIX GIT_NAMESPACE
 
-.PHONY: build demo test clients vet stress bench fuzz test-clients-latest evidence
+.PHONY: build demo test clients vet stress bench fuzz test-clients-latest evidence release-snapshot
 
 # build says what it is doing first: the first build downloads the Go modules
 # and compiles SQLite, minutes with no other output.
@@ -66,6 +67,12 @@ test-clients-latest:
 # the tests proved (docs/real-clients.md). Review the diff, then run make test.
 evidence: clients
 	ACC_UPDATE_EVIDENCE=1 ACC_REQUIRE_CLIENTS=1 $(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./internal/realclient/
+
+# release-snapshot builds the release archives with the pinned GoReleaser
+# (scripts/install-goreleaser.sh, cached outside the clone) into ./dist without
+# publishing anything, and checks them (scripts/release-snapshot.sh; CI runs it).
+release-snapshot:
+	scripts/release-snapshot.sh
 
 stress:
 	ACC_STRESS=1 $(GO) test -count=1 -run 'Concurrent|Crash' -v -timeout 30m ./internal/e2e/
