@@ -10,10 +10,11 @@
 #   make fuzz    each fuzz target for FUZZTIME (default 30s)
 #   make test-clients-latest  the real-client tests against the newest npm releases
 #   make evidence  rerun the real-client tests and rewrite the adapters' capability evidence
+#   make release-snapshot  the release archives into ./dist, unpublished, and checks them (docs/releasing.md)
 
 GO ?= go
 BIN := $(CURDIR)/bin
-VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
+VERSION ?= $(shell git describe --tags --match 'v[0-9]*' --always --dirty 2>/dev/null || echo devel)
 LDFLAGS := -X github.com/acc-go/acc/internal/buildinfo.buildVersion=$(VERSION)
 
 # The tests and the demo make Git repositories of their own: a GIT_* variable
@@ -21,7 +22,7 @@ LDFLAGS := -X github.com/acc-go/acc/internal/buildinfo.buildVersion=$(VERSION)
 # would point their git commands at the caller's repository instead.
 unexport GIT_DIR GIT_WORK_TREE GIT_INDEX_FILE GIT_OBJECT_DIRECTORY GIT_ALTERNATE_OBJECT_DIRECTORIES GIT_COMMON_DIR GIT_PREFIX GIT_NAMESPACE
 
-.PHONY: build demo test clients vet modules install-check stress bench fuzz test-clients-latest evidence
+.PHONY: build demo test clients vet modules install-check stress bench fuzz test-clients-latest evidence release-snapshot
 
 # build says what it is doing first: the first build downloads the Go modules
 # and compiles SQLite, minutes with no other output.
@@ -78,6 +79,12 @@ test-clients-latest:
 # the tests proved (docs/real-clients.md). Review the diff, then run make test.
 evidence: clients
 	ACC_UPDATE_EVIDENCE=1 ACC_REQUIRE_CLIENTS=1 $(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./internal/realclient/
+
+# release-snapshot builds the release archives with the pinned GoReleaser
+# (scripts/install-goreleaser.sh, cached outside the clone) into ./dist without
+# publishing anything, and checks them (scripts/release-snapshot.sh; CI runs it).
+release-snapshot:
+	scripts/release-snapshot.sh
 
 stress:
 	ACC_STRESS=1 $(GO) test -count=1 -run 'Concurrent|Crash' -v -timeout 30m ./internal/e2e/
