@@ -42,7 +42,7 @@ type Record struct {
 // RealClientTest begins the test field of every record acc's own
 // real-client tests write (internal/realclient, ACC_UPDATE_EVIDENCE): such
 // a record rests on acc running the real client, not on someone else's
-// captures (docs/adapters.md, "Capabilities and their evidence").
+// captures (docs/adapters.md#capabilities-and-their-evidence).
 const RealClientTest = "internal/realclient "
 
 // Path is where the record of adapterID at version lives:

@@ -48,7 +48,7 @@ type Projection struct {
 	// marked offered like Offered.
 	InPrompt []string `json:"inPrompt,omitempty"`
 	// Damaged names the stored records this projection left out because
-	// they do not decode (docs/design.md, rule 11); Text says so in one
+	// they do not decode (docs/design.md#damaged-records); Text says so in one
 	// line pointing at acc doctor.
 	Damaged []storage.DamagedRecord `json:"damaged,omitempty"`
 }
@@ -67,8 +67,8 @@ type ProjectionOptions struct {
 	// (OfferLockPath), so another hook may be printing a pending message
 	// right now. No message is printed whole, so none is offered; the
 	// recovery line names the first with its `acc inbox --message`
-	// command, and they stay queued for the next hook (docs/delivery.md,
-	// "Mid-turn").
+	// command, and they stay queued for the next hook
+	// (docs/delivery.md#mid-turn).
 	Withhold bool
 }
 

@@ -32,7 +32,7 @@ type SessionRow struct {
 	// Activity is whether the session's agent is in a turn (working) or
 	// between turns (idle), and since when, as its turn hooks last
 	// recorded; absent when they never did, and for a session that is
-	// offline (docs/delivery.md, "Knowing when a peer is free").
+	// offline (docs/delivery.md#knowing-when-a-peer-is-free).
 	Activity *protocol.Activity `json:"activity,omitempty"`
 }
 
@@ -75,7 +75,7 @@ type ClaimRow struct {
 	// Orphaned, when not null, says the claim blocks nothing any more: its
 	// owner's process is gone and the grace has passed since the owner
 	// last showed life; the next overlapping claim takes it over
-	// (docs/concepts.md, "When a holder dies").
+	// (docs/concepts.md#when-a-holder-dies).
 	Orphaned *Orphan `json:"orphaned"`
 }
 
@@ -115,7 +115,7 @@ type Status struct {
 	// Caller is the session status was computed for, when one was identified.
 	Caller *string `json:"callerSessionId"`
 	// Damaged names the stored records status left out because they do
-	// not decode (docs/design.md, rule 11).
+	// not decode (docs/design.md#damaged-records).
 	Damaged []storage.DamagedRecord `json:"damaged,omitempty"`
 }
 

@@ -26,8 +26,8 @@ const (
 	FailAfterMessage = "after-message"
 
 	// The points below do not kill: they make a real process meet a fault
-	// that cannot be staged from outside (docs/delivery.md "When acc cannot
-	// tell whether a write landed").
+	// that cannot be staged from outside
+	// (docs/delivery.md#when-acc-cannot-tell-whether-a-write-landed).
 
 	// FailCommitLanded runs the COMMIT, which lands, and then reports it
 	// failed with an I/O error, as a disk can after the data is durable.
