@@ -1,6 +1,6 @@
-// Package certify is `acc certify` (issue 9): it proves acc's capabilities
-// on the user's own installed clients, on the user's own machine, the way
-// acc's tests prove them on the pinned clients — and touches nothing of
+// Package certify is `acc certify` (docs/certify.md): it proves acc's
+// capabilities on the user's own installed clients, on the user's own machine,
+// the way acc's tests prove them on the pinned clients — and touches nothing of
 // the user's: each client runs in a temporary HOME, a temporary Git
 // repository with a second worktree and a temporary data home, with acc's
 // hooks installed there as acc install would, headless against the

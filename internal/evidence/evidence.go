@@ -1,7 +1,7 @@
-// Package evidence is what `acc certify` proved on this machine (issue 9):
-// one record per client and exact version, in the data home, beside the
-// evidence built into the adapters (docs/decisions.md#6-measured-capabilities).
-// A record proves
+// Package evidence is what `acc certify` proved on this machine
+// (docs/certify.md): one record per client and exact version, in the data home,
+// beside the evidence built into the adapters
+// (docs/decisions.md#6-measured-capabilities). A record proves
 // what it says for its exact version only; a capability it reports not
 // proven is not assumed for that version either, whatever the built-in
 // evidence carries forward.

@@ -108,8 +108,9 @@ type Status struct {
 	Participants []SessionRow `json:"participants"`
 	Claims       []ClaimRow   `json:"claims"`
 	Attention    []Attention  `json:"attention"`
-	// DeliveryBindings are the sessions' live-push bindings (issue 10),
-	// never their endpoints.
+	// DeliveryBindings are the sessions' live-push bindings
+	// (docs/delivery.md#live-push-waking-an-idle-session), never their
+	// endpoints.
 	DeliveryBindings []DeliveryBindingRow `json:"deliveryBindings"`
 	Counts           StatusCounts         `json:"counts"`
 	// Caller is the session status was computed for, when one was identified.
