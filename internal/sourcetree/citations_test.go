@@ -42,6 +42,7 @@ var forbidden = []pattern{
 	{regexp.MustCompile(`seeds/`), "cites seeds/…, outside the repository"},
 	{regexp.MustCompile(`fixtures/captured`), "cites fixtures/captured, outside the repository"},
 	{regexp.MustCompile(`/shared/`), "cites /shared/, outside the repository"},
+	{regexp.MustCompile(`\bSTYLE\b`), "cites STYLE, outside the repository"},
 }
 
 // issueNumber matches a reference to an issue of a tracker by its
@@ -419,6 +420,8 @@ func TestCheckGoSource(t *testing.T) {
 		{"seeds", "// from seeds/000_x.txt", []string{"x.go:3: cites seeds/"}},
 		{"captures", "// fixtures/captured/kimi-2.1.0", []string{"x.go:3: cites fixtures/captured"}},
 		{"shared", "// /work/shared/notes", []string{"x.go:3: cites /shared/"}},
+		{"style guide", "// a contract (STYLE.md item 9)", []string{"x.go:3: cites STYLE"}},
+		{"style as a word", "// the display style of a line", nil},
 		{"quoted heading", `// (docs/protocol.md, "Receipt states")`, []string{"x.go:3: cites a heading by its title or number; cite docs/<file>.md#<anchor>"}},
 		{"quoted heading without comma", `// (docs/protocol.md "Receipt states")`, []string{"x.go:3: cites a heading by its title"}},
 		{"second quoted heading after an anchor", `// (docs/protocol.md#receipt-states, "Identifiers and text fields")`, []string{"x.go:3: cites a heading by its title"}},

@@ -10,8 +10,8 @@ import (
 	"syscall"
 )
 
-// Failpoints are named steps at which a test can crash a real acc process
-// (STYLE item 16). When the environment variable ACC_FAILPOINT equals a
+// Failpoints are named steps on the commit path at which a test can crash
+// a real acc process. When the environment variable ACC_FAILPOINT equals a
 // point's name, the process kills itself with SIGKILL there: no deferred
 // cleanup, no rollback, exactly as a power cut or `kill -9` would.
 const (
