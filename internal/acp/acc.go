@@ -99,7 +99,7 @@ func (a *accSide) note(what string, err error) {
 		reason = "acc's store did not answer in time"
 	}
 	// The reason may repeat text a peer or the agent wrote: shown by the
-	// one display rule (docs/concepts.md, "Peer text on the screen").
+	// one display rule (docs/concepts.md#peer-text-on-the-screen).
 	msg := fmt.Sprintf("acc acp: %s: %s; the agent's frames pass unchanged", what, protocol.EscapeText(reason, protocol.TextLine))
 	a.mu.Lock()
 	seen := a.noted[msg]
@@ -411,7 +411,7 @@ func (a *accSide) project(id string, line []byte) (out []byte, after func(delive
 		version := AgentVersion(a.agentName, a.agentVersion)
 		a.mu.Unlock()
 		// The participant's offer lock, as the hooks take it
-		// (docs/delivery.md, "Mid-turn"): held from the read of the
+		// (docs/delivery.md#mid-turn): held from the read of the
 		// receipts until the offers are recorded (or for 3*accWait at
 		// most), so no other path offers the same message meanwhile. Not
 		// obtained within offerLockWait, the block names the pending

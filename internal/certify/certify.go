@@ -1,6 +1,6 @@
-// Package certify is `acc certify` (issue 9): it proves acc's capabilities
-// on the user's own installed clients, on the user's own machine, the way
-// acc's tests prove them on the pinned clients — and touches nothing of
+// Package certify is `acc certify` (docs/certify.md): it proves acc's
+// capabilities on the user's own installed clients, on the user's own machine,
+// the way acc's tests prove them on the pinned clients — and touches nothing of
 // the user's: each client runs in a temporary HOME, a temporary Git
 // repository with a second worktree and a temporary data home, with acc's
 // hooks installed there as acc install would, headless against the
@@ -23,7 +23,7 @@
 //     tool result, framed, offered (midTurn); one sent while the model
 //     writes its final answer must make the stop hook keep the agent
 //     working, its frame in the request after the stop (endOfTurn)
-//     (docs/delivery.md, "Mid-turn" and "End of turn").
+//     (docs/delivery.md#mid-turn, docs/delivery.md#end-of-turn).
 //
 // What a run proved is written, for that exact client version, into the
 // user's data home (internal/evidence), which acc-hook and acc doctor read
@@ -860,7 +860,7 @@ var ownerPattern = regexp.MustCompile(`acc: --session (session_[A-Za-z0-9_-]+) -
 // sessionStillOpen is why sessionEnd is not proven when the client exited
 // with its session open: its session end hook did not run, and for a
 // client that fires none in a headless run (Kimi Code under kimi -p,
-// docs/adapters.md, "Kimi Code") that is to be expected. provenElsewhere
+// docs/adapters.md#kimi-code) that is to be expected. provenElsewhere
 // says acc's own interactive run proved the version's session end
 // (state.endProvenElsewhere), which the record keeps.
 func sessionStillOpen(c realclient.Client, provenElsewhere bool) string {
@@ -876,7 +876,7 @@ func sessionStillOpen(c realclient.Client, provenElsewhere bool) string {
 
 // builtInSessionEnd is whether the evidence built into acc proves the
 // session end of adapter id at version: for a client that fires none
-// headless, acc's own interactive run (docs/adapters.md, "Kimi Code").
+// headless, acc's own interactive run (docs/adapters.md#kimi-code).
 func builtInSessionEnd(o Options, id, version string) bool {
 	if o.Adapter == nil {
 		return false
@@ -892,8 +892,8 @@ func builtInSessionEnd(o Options, id, version string) bool {
 // midTurnNotCarried is why midTurn is not proven when no post-tool hook
 // carried the question. A client that starts its post-tool hook without
 // waiting for it (Kimi Code) gets no such hook from acc install, so
-// nothing can reach its model between two tool calls (docs/adapters.md,
-// "Kimi Code").
+// nothing can reach its model between two tool calls
+// (docs/adapters.md#kimi-code).
 func midTurnNotCarried(c realclient.Client) string {
 	if c.PostToolUnawaited {
 		return "the client starts its " + c.PostTool + " hook without waiting for it, so acc installs none and nothing reaches the model between two tool calls"

@@ -21,7 +21,7 @@ import (
 	"github.com/urfave/cli/v3"
 )
 
-// certifyCommand is `acc certify` (issue 9): prove acc's capabilities on
+// certifyCommand is `acc certify` (docs/certify.md): prove acc's capabilities on
 // the user's own clients, without touching the user's HOME, repositories
 // or network.
 func (a *app) certifyCommand() *cli.Command {

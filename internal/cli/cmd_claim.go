@@ -85,14 +85,14 @@ func (a *app) claimCommand() *cli.Command {
 
 // waitFlags are what the `acc wait --released` a claim refusal names needs
 // besides the resource to run where the user is and to wait as this
-// session (docs/delivery.md "Waiting for an answer without polling"):
+// session (docs/delivery.md#waiting-for-an-answer-without-polling):
 // --cwd and --workspace, absolute, when the claim was given them, and
 // --session always, so that pasted into another terminal (one without
 // ACC_SESSION) it still sets this session's own claims aside: a wait that
 // names no session counts every session's claims, the caller's own too.
 // The generation is never printed: acc wait --released takes a session
 // named alone, as the one whose claims it sets aside, acting as no one
-// (docs/concepts.md "Acting as a session").
+// (docs/concepts.md#acting-as-a-session).
 func (a *app) waitFlags(cmd *cli.Command, cwd string, c core.Caller) []string {
 	var out []string
 	if cmd.IsSet("cwd") {
@@ -167,7 +167,7 @@ func (a *app) releaseCommand() *cli.Command {
 
 // humanAuthorityRefused is --authority human without a person: acc takes
 // that authority only from a terminal, stdin and stdout both
-// (docs/concepts.md "Forced release"), since anything an agent runs
+// (docs/concepts.md#forced-release), since anything an agent runs
 // through its shell tool is a pipe. The refusal tells an agent to ask its
 // human rather than to find another way.
 func humanAuthorityRefused(cmd *cli.Command) error {

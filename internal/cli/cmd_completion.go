@@ -102,7 +102,7 @@ const (
 )
 
 // complete answers a completion request: tokens are acc's arguments
-// without the final completionRequest (docs/cli.md, acc completion).
+// without the final completionRequest (docs/cli.md#acc-completion).
 func (a *app) complete(tokens []string) int {
 	root := a.rootCommand()
 	before, cur := tokens, ""

@@ -89,7 +89,7 @@ func (a *app) doctorCommand() *cli.Command {
 			if err != nil {
 				// Unhealthy: the report still prints; the refusal follows,
 				// carrying the whole report (the clients and ACP agents
-				// too) in its details (docs/configuration.md, "acc doctor").
+				// too) in its details (docs/configuration.md#acc-doctor).
 				if !a.jsonMode {
 					printDoctor(screen{a.env.Stdout}, full)
 				}
@@ -287,7 +287,7 @@ func printMachine(w io.Writer, full *doctorReport) {
 }
 
 // doctorLegend points to where the report's words are explained
-// (docs/concepts.md, "Words in acc status and acc doctor"); outside a room
+// (docs/concepts.md#words-in-acc-status-and-acc-doctor); outside a room
 // there is no protection to explain.
 func doctorLegend(room bool) string {
 	if room {

@@ -263,7 +263,7 @@ func printInstall(w io.Writer, rep *install.Report, done string, canPush livePus
 // printDataKept ends the report of an uninstall that leaves no
 // installation with what it leaves in acc's directory in the data home —
 // the rooms' stores and acc certify's evidence — and where it says how to
-// remove them (docs/adapters.md, "In acc's data home"). It prints no
+// remove them (docs/adapters.md#in-accs-data-home). It prints no
 // removal command: a room may still have live sessions, and removing it
 // loses its messages for good.
 func printDataKept(w io.Writer, accDir string) {

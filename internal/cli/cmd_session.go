@@ -54,9 +54,10 @@ func (a *app) attachCommand() *cli.Command {
 				return protocol.Errorf(protocol.ReasonUsage,
 					"--generation proves a session being reopened and needs --session too; attach without both to open a new session")
 			}
-			// The proof of a reopen (docs/concepts.md "Reopening a
-			// session"): --generation, else the environment's pair when it
-			// names the same session, else the hook binding proof.
+			// The proof of a reopen
+			// (docs/concepts.md#reopening-a-session): --generation, else the
+			// environment's pair when it names the same session, else the hook
+			// binding proof.
 			if in.SessionID != "" && in.Generation == "" {
 				if a.env.Getenv("ACC_SESSION") == in.SessionID {
 					in.Generation = a.env.Getenv("ACC_GENERATION")

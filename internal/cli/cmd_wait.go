@@ -135,7 +135,7 @@ func (a *app) wait(ctx context.Context, cmd *cli.Command, r *core.Room, q *core.
 			// --released only sets the named session's claims aside: a
 			// session named alone there acts as no one, so it needs no
 			// generation (the claim refusal's `acc wait` line names it
-			// so, docs/concepts.md "Acting as a session").
+			// so, docs/concepts.md#acting-as-a-session).
 			in.SetAside = q.For == core.WaitRelease
 			c, err := r.ResolveCaller(ctx, in)
 			if err == nil {

@@ -11,7 +11,7 @@ import (
 
 // retryAdvice completes an outcome_unknown error — the store failed while
 // committing, so the write may or may not be recorded — with what to run
-// next (docs/delivery.md "When acc cannot tell whether a write landed"):
+// next (docs/delivery.md#when-acc-cannot-tell-whether-a-write-landed):
 // the exact command line to run again, in the message and as the detail
 // retry. A send (message, request, reply, finish) repeats with the
 // clientMessageId it used, which core put in the detail clientMessageId:

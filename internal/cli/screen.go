@@ -8,7 +8,7 @@ import (
 
 // screen is where acc's text (not JSON) output goes: everything written
 // through it is shown by the one display rule, protocol.EscapeText in
-// TextBlock mode (docs/concepts.md, "Peer text on the screen"). Lines and
+// TextBlock mode (docs/concepts.md#peer-text-on-the-screen). Lines and
 // tabs stay; a control character, a C1 control, a line or paragraph
 // separator, a bidirectional formatting character or a byte that is not
 // UTF-8 is written as a visible escape, so text a peer wrote (a subject, a

@@ -2,7 +2,8 @@ package cli_test
 
 // The CLI contract tests: one short txtar script per behaviour under
 // testdata/script, run by testscript with `acc` registered as a command that
-// re-executes this test binary and calls cli.Main (STYLE.md items 4 and 12).
+// re-executes this test binary and calls cli.Main, the real entry point
+// behind a three-line main.
 //
 // Every script starts in $WORK/repo, a real Git repository with one commit,
 // with HOME=$WORK/home and ACC_DATA_HOME=$WORK/data (outside the repository).
@@ -402,7 +403,7 @@ func cmdJSONIs(ts *testscript.TestScript, neg bool, args []string) {
 }
 
 // jsonkeys PATH KEY... asserts the object at PATH of stdout has exactly these
-// keys: the --json field set is a contract (STYLE.md item 9).
+// keys: the --json field set is a contract (docs/protocol.md#output-envelope).
 func cmdJSONKeys(ts *testscript.TestScript, neg bool, args []string) {
 	noNeg(ts, neg, "jsonkeys")
 	if len(args) < 1 {

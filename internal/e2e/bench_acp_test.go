@@ -13,8 +13,8 @@ import (
 	"time"
 )
 
-// BenchmarkACPRelay measures what acc acp adds (docs/acp.md#what-the-relay-does,
-// issue 8's "Measure"): the round trip of a request the stand-in agent
+// BenchmarkACPRelay measures what acc acp adds (docs/acp.md#what-the-relay-does):
+// the round trip of a request the stand-in agent
 // answers at once, through the relay and straight to the agent, median and
 // p99 over b.N requests; the same for a session/prompt, which through the
 // relay gains its projection block (a peer and a pending message in the

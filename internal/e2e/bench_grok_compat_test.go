@@ -10,7 +10,7 @@ import (
 // calls Grok makes when acc's Claude Code and Grok hooks are both
 // installed: its own entry (acc-hook grok, a guard check) and then the
 // Claude Code entry, which reads the environment and acc's Grok hook file
-// and does nothing (docs/hooks.md, "Grok running Claude Code's hooks").
+// and does nothing (docs/hooks.md#grok-running-claude-codes-hooks).
 // Measured, never asserted.
 func BenchmarkHookGrokCompat(b *testing.B) {
 	sb := newSandbox(b)

@@ -135,7 +135,7 @@ func (s *samples) measureHookRSS(b *testing.B, sb *sandbox, payload []byte, args
 // BenchmarkHookProcess measures whole acc-hook processes as Claude Code
 // runs them (process start, payload, workspace discovery, store open, the
 // handler, output), per event, with the median and p90 wall time and the
-// peak RSS. Targets (issue 4, for information): ≤ 10 ms median for
+// peak RSS. Targets (for information, never asserted): ≤ 10 ms median for
 // pre-tool and before-turn, ≤ 30 MB RSS. The client's version probe finds
 // no client on PATH here, so session start does not include the client's
 // own start-up time.

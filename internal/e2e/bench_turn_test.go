@@ -22,7 +22,7 @@ import (
 // each, so both see the same machine load. It reports the p50 of each
 // (post-tool-p50-ms, pre-tool-p50-ms). The post-tool hook runs after every
 // tool call of every agent, so it must cost no more than the pre-tool one
-// (docs/delivery.md, "Mid-turn"). notes=200 leaves 200 queued notes in
+// (docs/delivery.md#mid-turn). notes=200 leaves 200 queued notes in
 // the inbox, which policy.midTurn actionable does not deliver; offered=2000
 // leaves 2000 questions offered and never read with acc inbox (what a
 // hooked agent's inbox becomes over a long session).

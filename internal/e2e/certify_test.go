@@ -52,7 +52,7 @@ const (
 	hangBound   = 20 * time.Second
 )
 
-// TestCertifyStandIns is issue 9's second must-show: a client that starts
+// TestCertifyStandIns (docs/certify.md#reading-the-table): a client that starts
 // but fires no hooks, one that ignores the deny, and one that hangs each
 // give a table naming exactly what failed and why, with exit 4, and leave
 // no process and no temporary file behind; the user's HOME is unchanged. A

@@ -13,7 +13,7 @@ import (
 	"github.com/acc-go/acc/pkg/storage"
 )
 
-// Sizes of the concurrent-send load: 16 writer processes (issue 16), 500
+// Sizes of the concurrent-send load: 16 writer processes, 500
 // sends each under ACC_STRESS=1 (`make stress`) and 50 each in the default
 // test command, which runs beside every other package on two shared cores.
 const (

@@ -56,7 +56,7 @@ func straced(t *testing.T, sb *sandbox, dir string, stdin []byte, bin string, ar
 
 // TestFsyncsPerCommand counts the fsyncs of one `acc message` and of one
 // acc-hook pre-tool event in a room that has seen some traffic
-// (docs/design.md, "Durability and checkpoints"): a commit syncs the WAL
+// (docs/design.md#durability-and-checkpoints): a commit syncs the WAL
 // once, SQLite's unix VFS syncs the store directory once for a process's
 // first WAL sync, and nothing syncs acc.db itself (no checkpoint when a
 // process closes the store). Run with -v for the counts.

@@ -172,11 +172,11 @@ func TestHookStdinNeverClosed(t *testing.T) {
 // command substitutions writing into a peer's guarded claim, through the
 // built acc-hook. Reading such a command used to take time quadratic in
 // its nesting: 6,000 levels (18 KiB) ran past the hook's budget and the
-// write went through as hook_budget_exceeded (found in the review of issue
-// 16). Nested within the bound it is read and denied naming the claim;
-// nested deeper it is not read and denied as a command that could write
-// anywhere, saying why. Every call answers (the outer process timeout only
-// turns a hang into a failure) and the store is unchanged.
+// write went through as hook_budget_exceeded. Nested within the bound it is
+// read and denied naming the claim; nested deeper it is not read and denied as
+// a command that could write anywhere, saying why. Every call answers (the
+// outer process timeout only turns a hang into a failure) and the store is
+// unchanged.
 func TestHookNestedSubstitutionsAreGuarded(t *testing.T) {
 	nested := func(n int) string {
 		return "echo " + strings.Repeat("$(", n) + "x" + strings.Repeat(")", n) + " > src/a.go"
@@ -255,10 +255,9 @@ func inputFirst(t *testing.T, payload []byte, inputKey string) []byte {
 // name, the session id and the directory all after it — through the built
 // acc-hook of every client. The leading fields used to end inside the
 // input, the tool was never seen and the write into a peer's guarded claim
-// went through as payload_too_large (found in the review of issue 16). Now
-// the whole payload's top-level fields are read: the shell call and the
-// file write are denied saying why, a read proceeds naming
-// payload_too_large, and the store is unchanged.
+// went through as payload_too_large. Now the whole payload's top-level fields
+// are read: the shell call and the file write are denied saying why, a read
+// proceeds naming payload_too_large, and the store is unchanged.
 func TestHookOversizePayloadInputFirstIsGuarded(t *testing.T) {
 	bigger := hugeCommand(hook.MaxPayload)
 	why := fmt.Sprintf("acc cannot tell where it writes (the payload is over %d bytes and acc reads at most that)", hook.MaxPayload)

@@ -12,9 +12,9 @@ import (
 
 // Grok runs the hooks of ~/.claude/settings.json by default, with its own
 // payload, its own hook environment and reading the answer its own way
-// (docs/adapters.md, "Grok"; docs/hooks.md, "Grok running Claude Code's
-// hooks"). These tests call the built acc-hook as Grok would call acc's
-// Claude Code hooks.
+// (docs/adapters.md#grok;
+// docs/hooks.md#grok-running-claude-codes-hooks). These tests call the built
+// acc-hook as Grok would call acc's Claude Code hooks.
 
 // grokEnv is the environment Grok's hook runner gives a hook process for
 // event (snake_case) of client session sid in repo.

@@ -128,9 +128,9 @@ func (g *formsRoom) gitState(t *testing.T) string {
 	return strings.Join(out, "\n--\n")
 }
 
-// TestHookGuardForms is issue 17's first must-show: through the built
-// acc-hook, for every adapter's shell tool, each way an agent writes a
-// file a peer holds guarded — expansions, writers, inline code, git
+// TestHookGuardForms (docs/hooks.md#how-the-guard-reads-a-shell-command):
+// through the built acc-hook, for every adapter's shell tool, each way an agent
+// writes a file a peer holds guarded — expansions, writers, inline code, git
 // operations that change the worktree or sweep it into a commit, a later
 // syntax error — is denied with a reason that names the holder; each
 // read-only or unclaimed counterpart is allowed. Every adapter's file tool

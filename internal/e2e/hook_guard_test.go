@@ -132,7 +132,7 @@ func TestHookGuardShellVectors(t *testing.T) {
 		{"cat > g <<'EOF'\necho x > f\nrm f\nEOF", false},
 		{``, false},
 		{`   `, false},
-		{`python3 -c "open('f','w')"`, true}, // inline code naming a held file (issue 17)
+		{`python3 -c "open('f','w')"`, true}, // inline code naming a held file
 		{`eval "$CMD"`, false},
 		{`((`, false},
 		{`'unterminated`, false},
@@ -148,8 +148,8 @@ func TestHookGuardShellVectors(t *testing.T) {
 	g.untouched(t)
 }
 
-// issueCommands are the shell writes issue 4 lists, each onto the claimed
-// file f, and the reads and elsewhere-writes that must pass.
+// issueCommands are the usual ways a shell writes a file, each onto the
+// claimed file f, and the reads and elsewhere-writes that must pass.
 var issueCommands = []struct {
 	cmd  string
 	deny bool

@@ -6,7 +6,7 @@ import (
 )
 
 // mcpToolName is how the client names an MCP server's tool in its
-// pre-tool payload (docs/hooks.md, "MCP tools"): Gemini CLI as
+// pre-tool payload (docs/hooks.md#mcp-tools): Gemini CLI as
 // mcp_<server>_<tool>, the others as mcp__<server>__<tool> (Grok's form is
 // not established; acc reads it as the others').
 func (c hookClient) mcpToolName(server, tool string) string {

@@ -12,7 +12,7 @@ import (
 )
 
 // The five classes of characters a peer could use to steer a terminal
-// (docs/concepts.md, "Peer text on the screen"), each in a one-line field;
+// (docs/concepts.md#peer-text-on-the-screen), each in a one-line field;
 // a body adds a CR, which returns the cursor to overwrite "evil".
 const (
 	steeringLine = "csi\u009b2J rlo\u202egnp.exe iso\u2066x\u2069 ls\u2028ps\u2029end"

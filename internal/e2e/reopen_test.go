@@ -50,7 +50,7 @@ func (sb *sandbox) ownerOf(workspaceID, resource string) (*protocol.Claim, strin
 // TestReopenAfterKillNeedsTheHoldersGeneration: through the built
 // binaries, a holder attached with --pid of a real process holds a guarded
 // claim; the process is killed with SIGKILL, so the session may be
-// reopened — but only by itself (docs/concepts.md "Reopening a session").
+// reopened — but only by itself (docs/concepts.md#reopening-a-session).
 // A peer that read the session id from its deny reason and the participant
 // from status runs `acc attach --participant <holder's> --session <holder's>`,
 // bare and from its own hooked client's environment: exit 2

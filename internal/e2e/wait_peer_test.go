@@ -15,8 +15,8 @@ import (
 // when the peer's turn ends (its activity recorded idle, as its turn-end
 // hook does), naming the session; --finished when its last session
 // closes; a peer still working runs a wait out (exit 3). The wake-up
-// latencies are logged, not asserted (docs/delivery.md, "Knowing when a
-// peer is free").
+// latencies are logged, not asserted
+// (docs/delivery.md#knowing-when-a-peer-is-free).
 func TestWaitIdleAndFinished(t *testing.T) {
 	t.Parallel() // waits on timers and processes more than it computes
 	sb := newSandbox(t)

@@ -1,7 +1,7 @@
-// Package evidence is what `acc certify` proved on this machine (issue 9):
-// one record per client and exact version, in the data home, beside the
-// evidence built into the adapters (docs/decisions.md#6-measured-capabilities).
-// A record proves
+// Package evidence is what `acc certify` proved on this machine
+// (docs/certify.md): one record per client and exact version, in the data home,
+// beside the evidence built into the adapters
+// (docs/decisions.md#6-measured-capabilities). A record proves
 // what it says for its exact version only; a capability it reports not
 // proven is not assumed for that version either, whatever the built-in
 // evidence carries forward.
@@ -42,7 +42,7 @@ type Record struct {
 // RealClientTest begins the test field of every record acc's own
 // real-client tests write (internal/realclient, ACC_UPDATE_EVIDENCE): such
 // a record rests on acc running the real client, not on someone else's
-// captures (docs/adapters.md, "Capabilities and their evidence").
+// captures (docs/adapters.md#capabilities-and-their-evidence).
 const RealClientTest = "internal/realclient "
 
 // Path is where the record of adapterID at version lives:

@@ -13,7 +13,7 @@ import (
 // when React returns calls, the model makes those instead and the step waits
 // for the next model call. This is how a test has a busy agent notice a
 // peer's message that arrived in a tool result and answer it without losing
-// its place (docs/delivery.md, "Mid-turn").
+// its place (docs/delivery.md#mid-turn).
 type Agenda struct {
 	// Steps are the tool calls of the turn, in order.
 	Steps []Call

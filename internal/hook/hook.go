@@ -10,12 +10,12 @@
 //   - `acc-hook claude <event>` started by Grok's hook runner (Grok runs
 //     Claude Code's hooks by default) is handled by the Grok adapter, or
 //     does nothing when acc's Grok hook file runs that event too
-//     (docs/hooks.md, "Grok running Claude Code's hooks").
+//     (docs/hooks.md#grok-running-claude-codes-hooks).
 //   - Everything runs under one 5-second deadline.
-//   - Its work is bounded whatever the payload (docs/hooks.md, "Commands
-//     too large to read"): a payload over MaxPayload is read only for its
-//     top-level scalar fields (oversize); a shell command over
-//     adapter.MaxShellCommand or nested deeper than adapter.MaxShellDepth
+//   - Its work is bounded whatever the payload
+//     (docs/hooks.md#commands-too-large-to-read): a payload over MaxPayload is
+//     read only for its top-level scalar fields (oversize); a shell command
+//     over adapter.MaxShellCommand or nested deeper than adapter.MaxShellDepth
 //     is not parsed, and its reading is bounded by a step count and by the
 //     deadline less shellReadReserve; at most maxGuardTargets paths are
 //     checked. A write whose targets are therefore unknown is denied when
@@ -37,12 +37,13 @@
 // turn it records the session working and projects; before a tool it reads the write targets
 // (file tools, the shell with mvdan.cc/sh, patches) and denies a write into
 // another session's guarded claim, each target judged in the room that
-// holds it, even from a directory in no room (docs/hooks.md, "Targets in
-// other rooms"); after a tool it heartbeats when due and, where the
-// client's mid-turn delivery is proven, delivers one waiting message
-// (docs/delivery.md, "Mid-turn"); at a turn's end it records the session
-// idle or keeps a stopping agent working once (docs/delivery.md, "End of
-// turn"); at session end it closes the session and removes the binding.
+// holds it, even from a directory in no room
+// (docs/hooks.md#targets-in-other-rooms); after a tool it heartbeats when due
+// and, where the client's mid-turn delivery is proven, delivers one waiting
+// message (docs/delivery.md#mid-turn); at a turn's end it records the session
+// idle or keeps a stopping agent working once
+// (docs/delivery.md#end-of-turn); at session end it closes the session and
+// removes the binding.
 package hook
 
 import (
@@ -92,9 +93,9 @@ const recordGrace = 2 * time.Second
 const MaxPayload = 16 << 20
 
 // maxGuardTargets is the most write targets the guard names for one call;
-// a call writing more counts as writing somewhere unknown (docs/hooks.md,
-// "Commands too large to read"), so the answer never depends on how fast
-// the machine is.
+// a call writing more counts as writing somewhere unknown
+// (docs/hooks.md#commands-too-large-to-read), so the answer never depends on
+// how fast the machine is.
 const maxGuardTargets = 10_000
 
 // toolHeartbeatMs: tool hooks refresh presence when the last heartbeat is
@@ -182,9 +183,9 @@ func (r *Runner) Run(args []string, stdin io.Reader, stdout, stderr io.Writer) (
 	defer cancel()
 	payload, err := readPayload(ctx, stdin)
 	if err == nil && a.ID() == claude.ID && grok.FromHookRunner(r.Getenv, payload) {
-		// Grok running acc's Claude Code hooks (docs/hooks.md, "Grok
-		// running Claude Code's hooks"): handled as Grok, or left to
-		// acc's own Grok hook when that runs this event too.
+		// Grok running acc's Claude Code hooks
+		// (docs/hooks.md#grok-running-claude-codes-hooks): handled as Grok, or
+		// left to acc's own Grok hook when that runs this event too.
 		g := r.Adapters[grok.ID]
 		if g == nil || !slices.Contains(g.Events(), args[1]) || r.grokHookRuns(args[1]) {
 			return 0
@@ -310,7 +311,7 @@ func (r *Runner) handle(ctx context.Context, a adapter.Adapter, event string, pa
 		return nil, err
 	}
 	// A pre-tool call from a directory in no room still has its targets
-	// judged in their own rooms (docs/hooks.md, "Targets in other rooms"):
+	// judged in their own rooms (docs/hooks.md#targets-in-other-rooms):
 	// room is nil then.
 	res, err := r.dispatch(ctx, a, ev, room)
 	if err != nil {
@@ -556,13 +557,13 @@ func (r *Runner) dispatch(ctx context.Context, a adapter.Adapter, ev *adapter.Ev
 		if ev.Write && len(ev.Targets) == 0 {
 			// A file tool whose input names no file acc can read (Grok
 			// sends an input over 128 KiB as a truncated string, yet runs
-			// the tool with all of it): it could write anywhere (docs/hooks.md,
-			// "Unknown writes and their hints").
+			// the tool with all of it): it could write anywhere
+			// (docs/hooks.md#unknown-writes-and-their-hints).
 			unknown = fmt.Sprintf("acc cannot read which file %s writes: its input names none acc can read", ev.Tool)
 		}
 		if ev.ShellUnreadable {
-			// The same for a shell command acc cannot read (docs/hooks.md,
-			// "Commands too large to read").
+			// The same for a shell command acc cannot read
+			// (docs/hooks.md#commands-too-large-to-read).
 			unknown = fmt.Sprintf("acc cannot read the command %s runs: its input is not one acc can read", ev.Tool)
 		}
 		return r.guard(ctx, a, ev, room, unknown)
@@ -614,7 +615,7 @@ func (r *Runner) turn(ctx context.Context, a adapter.Adapter, ev *adapter.Event,
 	// session that has none recorded: `<client> --version` has at most
 	// ProbeBudget, which a machine busy enough can exhaust, and a session
 	// without a version is advisory with nothing proven; the next turn
-	// gives it another chance (docs/hooks.md, "Guarded or advisory").
+	// gives it another chance (docs/hooks.md#guarded-or-advisory).
 	if c == nil || ev.Kind == adapter.SessionStart || (ev.Kind == adapter.BeforeTurn && hs.ClientVersion == "") {
 		version = r.ClientVersion(ctx, a)
 		// What acc certify proved on this machine for this exact version
@@ -647,15 +648,16 @@ func (r *Runner) turn(ctx context.Context, a adapter.Adapter, ev *adapter.Event,
 		// A client carrying on after a hold with its reason as a new
 		// prompt (Gemini CLI): the same turn goes on, and the stop that
 		// follows is not held again, whatever the client says of it
-		// (docs/delivery.md, "End of turn").
+		// (docs/delivery.md#end-of-turn).
 		if _, err := room.SetActivity(ctx, *c, protocol.ActivityWorking); err != nil {
 			return nil, err
 		}
 		_, _ = room.RecordHoldContinuation(ctx, *c, ev.Prompt)
 	} else if _, err := room.BeginTurn(ctx, *c); err != nil {
 		// A turn starts: the session is working since now, even after a
-		// turn that ended with no turn-end hook (docs/delivery.md,
-		// "Knowing when a peer is free"); this is its heartbeat too.
+		// turn that ended with no turn-end hook
+		// (docs/delivery.md#knowing-when-a-peer-is-free); this is its heartbeat
+		// too.
 		return nil, err
 	}
 	r.recordLive(ctx, a, ev, room, *c, clientPID)
@@ -784,9 +786,9 @@ var shellTargets = adapter.ReadShell
 // shellReadReserve is the part of the hook's deadline left for what
 // follows reading a shell command (the git commands it runs, checking the
 // targets against the claims, answering): reading still unfinished this
-// long before the deadline counts as not read (docs/hooks.md, "Commands too
-// large to read"). The bounds in the adapter keep it from mattering on an
-// ordinary machine.
+// long before the deadline counts as not read
+// (docs/hooks.md#commands-too-large-to-read). The bounds in the adapter keep it
+// from mattering on an ordinary machine.
 const shellReadReserve = 2 * time.Second
 
 // errShellOutOfTime: reading the shell command did not finish before

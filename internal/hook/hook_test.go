@@ -452,7 +452,7 @@ func TestStdinNeverClosedCostsOnlyTheBudget(t *testing.T) {
 }
 
 // TestKimiSessionStartOffersNothing: Kimi Code's session-start output
-// reaches no model (docs/adapters.md, "Kimi Code"), so a session start
+// reaches no model (docs/adapters.md#kimi-code), so a session start
 // that finds a queued message prints nothing and leaves it queued; the
 // next UserPromptSubmit, whose prompt is Kimi's array of content parts,
 // prints it as plain text and marks it offered. Claude Code, whose
@@ -498,7 +498,7 @@ func TestKimiSessionStartOffersNothing(t *testing.T) {
 
 // TestKimiClientFoundByItsProcessName: Kimi Code 2.1.0 runs as a process
 // named kimi-code and starts its hooks through /bin/sh -c
-// (docs/adapters.md, "Kimi Code"); the hook, a child of that shell, finds
+// (docs/adapters.md#kimi-code); the hook, a child of that shell, finds
 // the kimi-code process as the client. The stand-in is a shell started
 // under the name kimi-code; this test binary plays the hook.
 func TestKimiClientFoundByItsProcessName(t *testing.T) {

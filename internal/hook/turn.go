@@ -50,7 +50,7 @@ func (r *Runner) turnPolicies(adapterID string, room *core.Room) (midTurn, endOf
 	return midTurn, endOfTurn
 }
 
-// afterTool is the post-tool hook (docs/delivery.md, "Mid-turn"). For a
+// afterTool is the post-tool hook (docs/delivery.md#mid-turn). For a
 // session whose client has Delivery.MidTurn proven, one admitted queued
 // message is injected into the tool result, framed (core.ProjectMidTurn),
 // holding the offer lock from the second read of the receipts until the
@@ -92,7 +92,7 @@ func (r *Runner) afterTool(ctx context.Context, a adapter.Adapter, ev *adapter.E
 	return res, nil
 }
 
-// turnEnd is the turn-end hook (docs/delivery.md, "End of turn"). When
+// turnEnd is the turn-end hook (docs/delivery.md#end-of-turn). When
 // core.ProjectTurnEnd finds a message to hold the stopping agent for, it
 // prints the adapter's Hold with the frame and the command that answers,
 // under the offer lock, and records the hold (and the offer, transport

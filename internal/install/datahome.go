@@ -14,7 +14,7 @@ import (
 // checkDataPaths refuses (exit 5 install_conflict, nothing written) what
 // would stop a run from writing acc's own files in the data home, before
 // anything is written. A dry run checks the same, so that it never
-// promises what the run refuses (docs/adapters.md, "In acc's data home"):
+// promises what the run refuses (docs/adapters.md#in-accs-data-home):
 //
 //   - a path on the way to acc/bin (acc's directory, the data home, their
 //     parents) that exists but is no usable directory: a broken symlink, a

@@ -13,8 +13,8 @@ import (
 // the temporary files of the shim and the record, and — killed between
 // writing the shim and recording it — a shim no record lists. They are
 // acc's own by name and, for the shim, by content: the next install
-// replaces them, the next uninstall removes them (docs/adapters.md, "If a
-// run is cut short").
+// replaces them, the next uninstall removes them
+// (docs/adapters.md#if-a-run-is-cut-short).
 
 // shimPathIn is the hook shim's path in dataHome (Env.shimPath).
 func shimPathIn(dataHome string) string {

@@ -9,7 +9,7 @@ import (
 )
 
 // LiveDelivery is the live-push policy acc can honour for client a at
-// version (issue 10; docs/delivery.md#live-push-waking-an-idle-session:
+// version (docs/delivery.md#live-push-waking-an-idle-session:
 // consent cannot create a capability): the requested policy when a has a live transport on this
 // platform and live push is proven for version (built-in evidence or acc
 // certify's record in dataHome), else "off" with the reason in words.

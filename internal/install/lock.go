@@ -37,8 +37,8 @@ func lockPath(dataHome string) string { return filepath.Join(dataHome, "acc", "i
 // installs.json, the lock file is their only record: a run killed before
 // that (kill -9 during a first install) leaves them listed there, and the
 // next run holding the lock adopts them, so the next install records them
-// and the next uninstall removes them (docs/adapters.md, "If a run is cut
-// short").
+// and the next uninstall removes them
+// (docs/adapters.md#if-a-run-is-cut-short).
 type installLock struct {
 	dataHome string
 	f        *os.File

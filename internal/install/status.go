@@ -251,8 +251,8 @@ func unprovenList(caps adapter.Capabilities) string {
 // next turn, file guard, shell guard; not proven: session end". A record
 // written by acc's real-client tests names them first in its test field
 // (evidence.RealClientTest); one resting on someone else's captures says
-// "upstream capture"; any other basis is not named (docs/adapters.md,
-// "Capabilities and their evidence").
+// "upstream capture"; any other basis is not named
+// (docs/adapters.md#capabilities-and-their-evidence).
 func proofDetail(a adapter.Adapter, ev adapter.Evidence) string {
 	var basis string
 	switch {

@@ -141,7 +141,7 @@ func tomlHasTable(src []byte, keys ...string) bool {
 // names shim, the hook shim every command acc installs runs
 // (adapter.InstallEnv.HookCommand): acc's lines outlived their marker
 // lines, as when a client writes its configuration back from what it
-// parsed (docs/adapters.md, "Kimi Code").
+// parsed (docs/adapters.md#kimi-code).
 func runsShim(src []byte, shim string) bool {
 	return shim != "" && bytes.Contains(src, []byte(shim))
 }

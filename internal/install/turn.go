@@ -11,8 +11,8 @@ import (
 
 // Turn-delivery policies an installation may record (acc install
 // --mid-turn, --end-of-turn): "" means not set, so the room's
-// policy.midTurn and policy.endOfTurn decide alone (docs/delivery.md,
-// "Mid-turn" and "End of turn").
+// policy.midTurn and policy.endOfTurn decide alone
+// (docs/delivery.md#mid-turn, docs/delivery.md#end-of-turn).
 var (
 	MidTurnPolicies   = []string{"off", "actionable", "all"}
 	EndOfTurnPolicies = []string{"off", "actionable"}

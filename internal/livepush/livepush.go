@@ -1,7 +1,7 @@
 // Package livepush holds the live-push transports of pkg/router: ways to
 // make an idle session of a client start a turn through the client's own
-// channel (issue 10, docs/delivery.md#live-push-waking-an-idle-session). They are used only for a
-// session whose client has live push proven for its version, whose
+// channel (docs/delivery.md#live-push-waking-an-idle-session). They are used
+// only for a session whose client has live push proven for its version, whose
 // binding is current, and whose owner's policy admits the message.
 package livepush
 

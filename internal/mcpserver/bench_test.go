@@ -9,9 +9,9 @@ import (
 	"time"
 )
 
-// The measurements of issue 5, as benchmarks (reported, never asserted):
-// tool-call latency over one warm stdio connection to the built acc-mcp,
-// and its resident memory across the run.
+// The speed of acc-mcp (docs/mcp.md#speed), as benchmarks (reported, never
+// asserted): tool-call latency over one warm stdio connection to the built
+// acc-mcp, and its resident memory across the run.
 //
 //	go test -run '^$' -bench MCP -benchtime 10000x ./internal/mcpserver/
 //

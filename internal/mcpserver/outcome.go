@@ -9,10 +9,11 @@ import (
 
 // retryAdvice completes an outcome_unknown error — the store failed while
 // committing, so the write may or may not be recorded — with the call to
-// make next (docs/delivery.md "When acc cannot tell whether a write
-// landed"): the detail retry holds the tool's name and the arguments to
-// call it with. A send repeats with the clientMessageId it used (core put
-// it in the detail clientMessageId), which records it once either way.
+// make next
+// (docs/delivery.md#when-acc-cannot-tell-whether-a-write-landed): the detail
+// retry holds the tool's name and the arguments to call it with. A send repeats
+// with the clientMessageId it used (core put it in the detail clientMessageId),
+// which records it once either way.
 func retryAdvice(tool string, raw json.RawMessage, err error) error {
 	pe := protocol.AsError(err)
 	args := map[string]any{}

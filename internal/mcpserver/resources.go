@@ -131,7 +131,7 @@ func escapeStrings(v any) any {
 // else changes. It is the wire contract of the acc://snapshot resource, a
 // JSON document for programs (docs/mcp.md), so it stays this narrow set;
 // text acc shows to a person or a model goes through protocol.EscapeText
-// (docs/concepts.md, "Peer text on the screen").
+// (docs/concepts.md#peer-text-on-the-screen).
 func escapeA7(s string) string {
 	if !strings.ContainsFunc(s, a7Escaped) {
 		return s

@@ -36,7 +36,7 @@ func treeHash(t *testing.T, dir string, skip func(rel string) bool) string {
 	return fmt.Sprintf("%x", h.Sum(nil))
 }
 
-// TestCertify is issue 9's first must-show: `acc certify`, run by a user
+// TestCertify (docs/certify.md#the-proofs): `acc certify`, run by a user
 // whose PATH has the pinned Claude Code, Codex, Gemini CLI and Kimi Code
 // (with the pinned Node, which Kimi needs), proves
 // every capability the built-in evidence claims for those versions; acc

@@ -42,7 +42,7 @@ const (
 	answerBody   = "Port 8080, from config/dev.toml. ANSWER_MARK_7371"
 )
 
-// TestConversation is issue 4's first must-show, on real clients: one
+// TestConversation proves the basic exchange on real clients: one
 // client in worktree A asks a client in worktree B a question through acc;
 // B sees it on its next turn, framed as an untrusted peer message, reads and
 // answers it; A sees the answer on its next turn and acknowledges it.
@@ -65,7 +65,7 @@ const (
 //
 // B's owner switched mid-turn and end-of-turn delivery off for its client
 // (acc install --mid-turn off --end-of-turn off): a question that arrives
-// during B's turn still waits for the next one, as before issue 18.
+// during B's turn still waits for the next one (docs/delivery.md#mid-turn).
 //
 // It runs as Claude Code asking Codex, Gemini CLI asking Claude Code and
 // Kimi Code asking Claude Code.

@@ -66,7 +66,7 @@ func fileWrite(c Client, abs, rel string) []guardStep {
 	}
 }
 
-// TestGuard is issue 4's second must-show, on each real client: another
+// TestGuard proves the write guard on each real client: another
 // session (a manual `acc attach`) holds a guarded claim on src/a.go; the
 // client's file-write tool and its shell writing the file in every usual
 // way are denied, the model is told the reason instead of a result, and the
@@ -131,7 +131,7 @@ func TestGuard(t *testing.T) {
 	}
 }
 
-// TestGuardBypass is issue 4's third must-show on a real client (Claude
+// TestGuardBypass proves on a real client (Claude
 // Code): the write guard holds however the target is reached. The session
 // runs in src/ of the repository reached through a symlink, and its hooks
 // run in / (`cd / && …`), so relative targets can only resolve against the

@@ -14,7 +14,7 @@ import (
 // TestGuardAgentWays: what a stash, a checkout or a rewrite would lose.
 const holderEdit = "package a\n\n// the holder's work in progress\n"
 
-// TestGuardAgentWays is issue 17's second must-show on real Claude Code and
+// TestGuardAgentWays proves on real Claude Code and
 // Codex: in a room whose peer holds a guarded claim on src/a.go (with an
 // uncommitted edit in it), the model tries the ways agents take when a
 // write is denied — `git stash`, `git checkout src/a.go` (no `--`) and a

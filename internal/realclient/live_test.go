@@ -1,7 +1,8 @@
 package realclient
 
-// Live push (issue 10): a real interactive client, idle in tmux against
-// the loopback fake model, is woken by a message another session sends.
+// Live push (docs/delivery.md#live-push-waking-an-idle-session): a real
+// interactive client, idle in tmux against the loopback fake model, is woken by
+// a message another session sends.
 
 import (
 	"context"

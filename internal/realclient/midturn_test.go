@@ -1,7 +1,8 @@
 package realclient
 
-// Delivery to a busy agent (issue 18): after each tool call and at the end
-// of its turn, on the real clients, with acc's own hooks.
+// Delivery to a busy agent (docs/delivery.md#mid-turn,
+// docs/delivery.md#end-of-turn): after each tool call and at the end of its
+// turn, on the real clients, with acc's own hooks.
 
 import (
 	"bytes"

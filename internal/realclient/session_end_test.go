@@ -29,8 +29,9 @@ func TestSessionEndInteractive(t *testing.T) {
 	r := w.hooked(t, Kimi, w.repo, answers(5))
 	c := r.client
 	r.configure()
-	// A second session makes the room durable (docs/design.md, lazy
-	// materialisation), so a closed session stays on record.
+	// A second session makes the room durable
+	// (docs/design.md#lazy-materialisation), so a closed session stays on
+	// record.
 	w.attach(w.repo, "alice")
 	u, err := r.setup.StartTUI(context.Background())
 	if err != nil {

@@ -18,24 +18,74 @@ import (
 
 // The rule these tests keep: the code and the docs cite only documents of
 // the repository. A comment that cites docs/<file>.md#<anchor> names a file of
-// docs/ and a heading of it, by GitHub's anchor rules; a comment or a doc
-// never points at material outside the repository (the contract the
-// project started from, its reference notes and captures), since a reader
-// of the repository cannot open it. The words the code relies on are in
+// docs/ and a heading of it, by GitHub's anchor rules, never a heading by
+// its quoted title or a rule by its number, which no check can follow; a
+// comment or a doc never points at material outside the repository (the
+// contract the project started from, its reference notes and captures, the
+// numbers of its tracker's issues), since a reader of the repository
+// cannot open it. The words the code relies on are in
 // docs/protocol.md and docs/decisions.md.
+
+// pattern is a spelling of a citation the checks refuse, with what they
+// say about it.
+type pattern struct {
+	re   *regexp.Regexp
+	what string
+}
 
 // forbidden are the spellings of citations that point outside the
 // repository, each with what to write instead.
-var forbidden = []struct {
-	re   *regexp.Regexp
-	what string
-}{
+var forbidden = []pattern{
 	{regexp.MustCompile(`reference/`), "cites reference/…, outside the repository"},
 	{regexp.MustCompile(`\bSPEC\b`), "cites SPEC, outside the repository"},
 	{regexp.MustCompile(`§`), "cites a section with §, outside the repository"},
 	{regexp.MustCompile(`seeds/`), "cites seeds/…, outside the repository"},
 	{regexp.MustCompile(`fixtures/captured`), "cites fixtures/captured, outside the repository"},
 	{regexp.MustCompile(`/shared/`), "cites /shared/, outside the repository"},
+	{regexp.MustCompile(`\bSTYLE\b`), "cites STYLE, outside the repository"},
+}
+
+// issueNumber matches a reference to an issue of a tracker by its
+// number, in either case, with or without '#', not a word that merely
+// ends in "issue" ("tissue").
+var issueNumber = regexp.MustCompile(`(?i)\bissues?\s+#?\d+\b`)
+
+// headingByName matches a docs citation followed by a heading's title in
+// quotes, or a file (with no anchor) followed by the number of a rule in
+// it: a reference no checker can follow, where docs/<file>.md#<anchor>
+// can be checked.
+var headingByName = regexp.MustCompile(`(?:^|[^A-Za-z0-9_./-])docs/[A-Za-z0-9_.-]+\.md(?:(?:#[A-Za-z0-9_-]+)?,?\s+"|,?\s+rule\s+\d)`)
+
+// mdHeadingByName is headingByName in Markdown: a link to a file
+// followed by a heading's title in quotes or a rule's number.
+var mdHeadingByName = pattern{
+	regexp.MustCompile(`\]\([^)\s]*\.md\),?\s+(?:"|rule\s+\d)`),
+	"cites a heading by its title or number; link to <file>.md#<anchor>",
+}
+
+// acrossLines are the patterns a comment or a paragraph may break over
+// two lines; each is looked for in a line joined to the next, and
+// reported on the line where it starts.
+var acrossLines = []pattern{
+	{issueNumber, "cites an issue number, outside the repository; say what the rule is or cite docs/<file>.md#<anchor>"},
+	{headingByName, "cites a heading by its title or number; cite docs/<file>.md#<anchor>"},
+}
+
+// acrossLineProblems returns what acrossLines finds starting in line,
+// with next (the following line of the same comment or paragraph, "" when
+// there is none) joined to it by a space.
+func acrossLineProblems(line, next string, extra ...pattern) []string {
+	joined := line + " " + strings.TrimSpace(next)
+	var out []string
+	for _, f := range append(slices.Clone(acrossLines), extra...) {
+		for _, loc := range f.re.FindAllStringIndex(joined, -1) {
+			if loc[0] < len(line) {
+				out = append(out, f.what)
+				break
+			}
+		}
+	}
+	return out
 }
 
 // docCitation matches docs/<file>.md with an optional #anchor, not as the
@@ -103,15 +153,26 @@ type docSet map[string]map[string]bool
 
 // checkLine returns what is wrong with one line of text that cites docs
 // as a comment does (docs/<file>.md relative to the repository root): a
-// forbidden citation, a docs file that does not exist, an anchor that is
-// not a heading of it.
-func checkLine(line string, docs docSet) []string {
+// forbidden citation, one that names a heading other than by its anchor,
+// a docs file that does not exist, an anchor that is not a heading of it.
+// next is the comment's following line ("" at its end), for the citations
+// a line break may split.
+func checkLine(line, next string, docs docSet) []string {
 	var out []string
 	for _, f := range forbidden {
 		if f.re.MatchString(line) {
 			out = append(out, f.what)
 		}
 	}
+	out = append(out, acrossLineProblems(line, next)...)
+	return append(out, docProblems(line, docs)...)
+}
+
+// docProblems returns, for each docs/<file>.md citation in line (relative
+// to the repository root), that the file does not exist or that its anchor
+// is no heading of it.
+func docProblems(line string, docs docSet) []string {
+	var out []string
 	for _, m := range docCitation.FindAllStringSubmatch(line, -1) {
 		file := "docs/" + m[1]
 		heads, ok := docs[file]
@@ -132,12 +193,23 @@ func checkLine(line string, docs docSet) []string {
 // not resolve. Each problem is "name:line: what".
 func checkMarkdown(name, text string, docs docSet) []string {
 	var out []string
-	for i, line := range strings.Split(text, "\n") {
+	lines := strings.Split(text, "\n")
+	for i, line := range lines {
 		at := fmt.Sprintf("%s:%d: ", name, i+1)
 		for _, f := range forbidden {
 			if f.re.MatchString(line) {
 				out = append(out, at+f.what)
 			}
+		}
+		next := ""
+		if i+1 < len(lines) {
+			next = lines[i+1]
+		}
+		for _, what := range acrossLineProblems(line, next, mdHeadingByName) {
+			out = append(out, at+what)
+		}
+		for _, what := range docProblems(line, docs) {
+			out = append(out, at+what)
 		}
 		for _, m := range mdLink.FindAllStringSubmatch(line, -1) {
 			target := m[1]
@@ -176,12 +248,25 @@ func checkGoSource(name string, src []byte, docs docSet) []string {
 	}
 	var out []string
 	for _, group := range f.Comments {
+		type numbered struct {
+			n    int
+			text string
+		}
+		var lines []numbered
 		for _, c := range group.List {
 			first := fset.Position(c.Pos()).Line
-			for i, line := range strings.Split(c.Text, "\n") {
-				for _, what := range checkLine(line, docs) {
-					out = append(out, fmt.Sprintf("%s:%d: %s", name, first+i, what))
-				}
+			text := strings.TrimPrefix(c.Text, "//")
+			for i, line := range strings.Split(text, "\n") {
+				lines = append(lines, numbered{first + i, line})
+			}
+		}
+		for i, l := range lines {
+			next := ""
+			if i+1 < len(lines) {
+				next = lines[i+1].text
+			}
+			for _, what := range checkLine(l.text, next, docs) {
+				out = append(out, fmt.Sprintf("%s:%d: %s", name, l.n, what))
 			}
 		}
 	}
@@ -216,7 +301,7 @@ func skipDir(name string) bool {
 }
 
 // TestCitationsResolve walks every Go file of every module and every
-// Markdown file of docs/ plus README.md, and reports, all at once, each
+// Markdown file outside test data, and reports, all at once, each
 // citation that points outside the repository and each docs file or
 // anchor cited that does not exist.
 func TestCitationsResolve(t *testing.T) {
@@ -247,9 +332,7 @@ func TestCitationsResolve(t *testing.T) {
 				return err
 			}
 			docs[rel] = anchors(string(text))
-			if rel == "README.md" || path.Dir(rel) == "docs" {
-				mdFiles = append(mdFiles, rel)
-			}
+			mdFiles = append(mdFiles, rel)
 		}
 		return nil
 	})
@@ -337,6 +420,19 @@ func TestCheckGoSource(t *testing.T) {
 		{"seeds", "// from seeds/000_x.txt", []string{"x.go:3: cites seeds/"}},
 		{"captures", "// fixtures/captured/kimi-2.1.0", []string{"x.go:3: cites fixtures/captured"}},
 		{"shared", "// /work/shared/notes", []string{"x.go:3: cites /shared/"}},
+		{"style guide", "// a contract (STYLE.md item 9)", []string{"x.go:3: cites STYLE"}},
+		{"style as a word", "// the display style of a line", nil},
+		{"quoted heading", `// (docs/protocol.md, "Receipt states")`, []string{"x.go:3: cites a heading by its title or number; cite docs/<file>.md#<anchor>"}},
+		{"quoted heading without comma", `// (docs/protocol.md "Receipt states")`, []string{"x.go:3: cites a heading by its title"}},
+		{"second quoted heading after an anchor", `// (docs/protocol.md#receipt-states, "Identifiers and text fields")`, []string{"x.go:3: cites a heading by its title"}},
+		{"rule number", "// (docs/protocol.md, rule 3)", []string{"x.go:3: cites a heading by its title or number"}},
+		{"rule number under an anchor", "// (docs/protocol.md#identifiers-and-text-fields, rule 3)", nil},
+		{"quotes elsewhere", `// docs/protocol.md#receipt-states says "queued" first`, nil},
+		{"issue", "// found in the review of issue 16", []string{"x.go:3: cites an issue number, outside the repository"}},
+		{"issue with hash", "// Issue #17 lists them", []string{"x.go:3: cites an issue number"}},
+		{"issues", "// see issues 9 and 10", []string{"x.go:3: cites an issue number"}},
+		{"word ending in issue", "// tissue 4 and reissue 5 are words", nil},
+		{"issue without number", "// an issue the guard has", nil},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -361,6 +457,12 @@ func TestCheckGoSourceLines(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("problems %q, want %q", got, want)
 	}
+	split := "package x\n\n// Held (docs/protocol.md,\n// \"Receipt states\"); found in issue\n// 16.\nvar V = 1\n\n// One line (docs/protocol.md,\nvar W = 1 // \"Receipt states\") is no comment group\n"
+	got = checkGoSource("x.go", []byte(split), testDocs)
+	want = []string{"x.go:3: cites a heading by its title or number; cite docs/<file>.md#<anchor>", "x.go:4: cites an issue number, outside the repository; say what the rule is or cite docs/<file>.md#<anchor>"}
+	if !slices.Equal(got, want) {
+		t.Errorf("a citation split over two comment lines: problems %q, want %q", got, want)
+	}
 	if bad := checkGoSource("y.go", []byte("package"), testDocs); len(bad) != 1 || !strings.Contains(bad[0], "does not parse") {
 		t.Errorf("an unparsable file gives %q, want one 'does not parse'", bad)
 	}
@@ -373,6 +475,8 @@ func TestCheckMarkdown(t *testing.T) {
 		"The [site](https://example.test/x.md#nowhere) and [a picture](x.png) are not checked.",
 		"Broken: [gone](gone.md), [anchor](protocol.md#nope), [here](#nope), [up](../README.md#install).",
 		"From the original's reference/core.md §8.2 and SPEC decision 5.",
+		"As [protocol.md](protocol.md), \"Receipt states\" says, and issue",
+		"#12; docs/protocol.md#nope.",
 	}, "\n")
 	got := checkMarkdown("docs/guide.md", md, docSet{
 		"docs/guide.md":     anchors(md),
@@ -387,6 +491,9 @@ func TestCheckMarkdown(t *testing.T) {
 		"docs/guide.md:5: cites reference/…, outside the repository",
 		"docs/guide.md:5: cites SPEC, outside the repository",
 		"docs/guide.md:5: cites a section with §, outside the repository",
+		"docs/guide.md:6: cites an issue number, outside the repository; say what the rule is or cite docs/<file>.md#<anchor>",
+		"docs/guide.md:6: cites a heading by its title or number; link to <file>.md#<anchor>",
+		"docs/guide.md:7: cites docs/protocol.md#nope, which is no heading of docs/protocol.md",
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("problems:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

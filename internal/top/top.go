@@ -526,8 +526,8 @@ const tabStop = 8
 // expandTabs replaces each tab of text with the spaces up to the next tab
 // stop of its line (columns counted by display width): the screen
 // renderer would drop a raw tab, and a body's character must never
-// silently disappear (docs/concepts.md, the display rule keeps tabs in a
-// body).
+// silently disappear (docs/concepts.md#peer-text-on-the-screen: the
+// display rule keeps tabs in a body).
 func expandTabs(text string) string {
 	if !strings.Contains(text, "\t") {
 		return text

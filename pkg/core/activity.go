@@ -11,11 +11,11 @@ import (
 
 // SetActivity records that session c's agent is in a turn
 // (protocol.ActivityWorking) or between turns (protocol.ActivityIdle),
-// and refreshes its heartbeat, in one write (docs/delivery.md, "Knowing
-// when a peer is free"). Since moves only when the state changes, so a
-// second before-turn hook inside one turn keeps the turn's start. It
-// returns the activity as recorded. Errors: exit 2 invalid_input for a
-// state other than those two; exit 5 when the session is closed, missing
+// and refreshes its heartbeat, in one write
+// (docs/delivery.md#knowing-when-a-peer-is-free). Since moves only when the
+// state changes, so a second before-turn hook inside one turn keeps the turn's
+// start. It returns the activity as recorded. Errors: exit 2 invalid_input for
+// a state other than those two; exit 5 when the session is closed, missing
 // or replaced (requireOwner).
 func (r *Room) SetActivity(ctx context.Context, c Caller, state string) (protocol.Activity, error) {
 	return r.setActivity(ctx, c, state, false)
@@ -25,7 +25,7 @@ func (r *Room) SetActivity(ctx context.Context, c Caller, state string) (protoco
 // since now, even when it was working already — a prompt after a turn
 // that ended without a turn-end hook (the person interrupted it) starts
 // afresh, so that turn's holds and start are not carried over
-// (docs/delivery.md, "Knowing when a peer is free"). It refreshes the
+// (docs/delivery.md#knowing-when-a-peer-is-free). It refreshes the
 // heartbeat too. Errors as SetActivity.
 func (r *Room) BeginTurn(ctx context.Context, c Caller) (protocol.Activity, error) {
 	return r.setActivity(ctx, c, protocol.ActivityWorking, true)

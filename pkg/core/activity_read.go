@@ -12,8 +12,8 @@ import (
 )
 
 // PeerSession is one open session of a watched participant as a wait for
-// idle or finished saw it (docs/delivery.md, "Knowing when a peer is
-// free").
+// idle or finished saw it
+// (docs/delivery.md#knowing-when-a-peer-is-free).
 type PeerSession struct {
 	SessionID string `json:"sessionId"`
 	Harness   string `json:"harness"`
@@ -43,8 +43,8 @@ func ActivityOf(s *protocol.Session) *protocol.Activity {
 	return &a
 }
 
-// peerCondition evaluates a wait for idle or finished (docs/delivery.md,
-// "Knowing when a peer is free") into res:
+// peerCondition evaluates a wait for idle or finished
+// (docs/delivery.md#knowing-when-a-peer-is-free) into res:
 //
 //   - idle holds when q.Participant has at least one open session and none
 //     of its open sessions that are not offline is working; a session with

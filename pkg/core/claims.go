@@ -37,7 +37,7 @@ type ClaimInput struct {
 	// WaitFlags are the flags and values the front adds to the wait
 	// command a conflict names, so that it runs where the claim ran and
 	// for the same session (the CLI's --cwd, --workspace and --session,
-	// docs/delivery.md "Waiting for an answer without polling"); each is
+	// docs/delivery.md#waiting-for-an-answer-without-polling); each is
 	// quoted for the shell.
 	WaitFlags []string
 }
@@ -104,8 +104,8 @@ func (r *Room) prepareClaim(in *ClaimInput) (string, time.Duration, error) {
 // exclusive or the request is, naming the holder; exit 5 for a stale
 // generation. An overlapping claim whose owner's process is gone past the
 // workspace's orphan grace does not conflict: the new claim takes it over
-// in the same transaction (takeOver; docs/concepts.md, "When a holder
-// dies") and ClaimResult.TakenOver names it.
+// in the same transaction (takeOver;
+// docs/concepts.md#when-a-holder-dies) and ClaimResult.TakenOver names it.
 func (r *Room) Claim(ctx context.Context, in ClaimInput) (*ClaimResult, error) {
 	// What the caller left out is kept from the claim it renews; the
 	// defaults only apply to a new claim.
@@ -178,8 +178,8 @@ func (r *Room) claimOnce(ctx context.Context, in, given ClaimInput, resource, sp
 			}
 		}
 		// An overlapping claim of a session whose process is gone past the
-		// grace does not conflict: it is taken over (docs/concepts.md,
-		// "When a holder dies").
+		// grace does not conflict: it is taken over
+		// (docs/concepts.md#when-a-holder-dies).
 		judge := r.orphans(tx, now)
 		var taken []*protocol.Claim
 		for i := range claims {
@@ -450,7 +450,7 @@ type ReleaseResult struct {
 // expired or not, is claim.released; another session's claim needs
 // --authority human or policy and a reason (claim.force_released), and
 // policy authority covers only a claim whose lease has run out
-// (docs/concepts.md "Forced release"): a live claim is released by its
+// (docs/concepts.md#forced-release): a live claim is released by its
 // holder or by a person. That human authority comes from a person at a
 // terminal is the caller's to check (the CLI does, before calling).
 // Errors: exit 5 claim_not_found, exit 5 force_release_authority (no
@@ -570,7 +570,7 @@ func (r *Room) Release(ctx context.Context, in ReleaseInput) (*ReleaseResult, er
 		}
 		if forced {
 			// The holder may still be editing under the claim: it is told,
-			// in the same transaction (docs/concepts.md "Forced release").
+			// in the same transaction (docs/concepts.md#forced-release).
 			id, err := r.tellForced(tx, me, target, in.Authority, in.Reason)
 			if err != nil {
 				return err
@@ -796,7 +796,7 @@ func ANSICQuote(s string) string {
 
 // damagedClaims returns the claim rows whose record does not decode that
 // the transaction's Claims left out, by what their own columns say
-// (docs/design.md, rule 11).
+// (docs/design.md#damaged-records).
 func damagedClaims(tx storage.ReadTx) []storage.DamagedClaim {
 	var out []storage.DamagedClaim
 	for _, d := range tx.Damaged() {
@@ -813,7 +813,7 @@ func damagedClaims(tx storage.ReadTx) []storage.DamagedClaim {
 // or any such row at all when resources is nil; nil when there is none.
 // Its mode and enforcement are lost, so it is taken for exclusive and
 // guarded: acc never grants or allows what it could have forbidden
-// (docs/hooks.md, "A damaged claim"). A non-nil lapsed leaves out the rows
+// (docs/hooks.md#a-damaged-claim). A non-nil lapsed leaves out the rows
 // of owners it reports true for (orphaned claims, orphanJudge.lapsed).
 func damagedClaimIn(tx storage.ReadTx, now, me string, resources []string, lapsed func(owner string) bool) (*storage.DamagedClaim, string) {
 	for _, d := range damagedClaims(tx) {

@@ -316,8 +316,8 @@ func TestReleaseRules(t *testing.T) {
 
 // TestPolicyReleasesOnlyAnExpiredClaim: --authority policy takes another
 // session's claim once its lease has run out, and is recorded with that
-// authority; a second before, it is refused (docs/concepts.md "Forced
-// release").
+// authority; a second before, it is refused
+// (docs/concepts.md#forced-release).
 func TestPolicyReleasesOnlyAnExpiredClaim(t *testing.T) {
 	w := newClaimWorld(t)
 	ctx := context.Background()

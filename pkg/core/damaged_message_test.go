@@ -9,9 +9,9 @@ import (
 	"github.com/acc-go/acc/pkg/storage"
 )
 
-// TestOneDamagedMessageDoesNotTakeTheHookContextOrStatusDown: docs/design.md
-// (rule 11) says one stored record that does not decode does not take an
-// inbox down, "acc inbox (and the hook's inbox digest) leave that row out".
+// TestOneDamagedMessageDoesNotTakeTheHookContextOrStatusDown:
+// docs/design.md#damaged-records says one stored record that does not
+// decode does not take an inbox down, "acc inbox (and the hook's inbox digest) leave that row out".
 // The next-turn context acc-hook gives a client (Project) and acc status
 // with a caller still decode every pending or owed row and fail whole with
 // store_corrupt: one damaged queued note, or one damaged request the

@@ -12,8 +12,8 @@ import (
 
 // TestProjectionNamesADamagedMessage: the next-turn context leaves a queued
 // message that does not decode out, still carries the good one whole, and
-// says so in one damaged: line pointing at acc doctor (docs/design.md, rule
-// 11); Damaged names it by table and key.
+// says so in one damaged: line pointing at acc doctor
+// (docs/design.md#damaged-records); Damaged names it by table and key.
 func TestProjectionNamesADamagedMessage(t *testing.T) {
 	w := newClaimWorld(t)
 	ctx := context.Background()

@@ -20,10 +20,10 @@ import (
 // adapter can have.
 var AdapterIDs = []string{"claude", "codex", "gemini", "grok", "kimi"}
 
-// DoctorReport is what `acc doctor` reports (docs/configuration.md, "acc
-// doctor"). Outside a room (NoRoom set) the room's fields (DoctorRoom) are
-// nil and absent from the JSON; the data home and the remediation are
-// always there.
+// DoctorReport is what `acc doctor` reports
+// (docs/configuration.md#acc-doctor). Outside a room (NoRoom set) the room's
+// fields (DoctorRoom) are nil and absent from the JSON; the data home and the
+// remediation are always there.
 type DoctorReport struct {
 	// Healthy is false when the store is corrupt, foreign, of an unknown
 	// schema version or fails its integrity check, and when the selected
@@ -191,7 +191,7 @@ type DoctorOptions struct {
 const NoStoreNote = "no store yet; it is created by the first `acc attach`"
 
 // Doctor inspects the workspace that o selects and its store, without
-// creating or changing anything (docs/configuration.md, "acc doctor").
+// creating or changing anything (docs/configuration.md#acc-doctor).
 //
 // Locating the workspace fails as Open does (exit 2 for the environment,
 // exit 4 for a broken config); there is then nothing to report. Where Open
@@ -508,7 +508,7 @@ const maxDamagedNamed = 20
 const fullBytes = 64 << 10
 
 // lowFreeBytes is the free space below which doctor warns, the store still
-// healthy: a few WALs' worth (docs/design.md, "Durability and checkpoints").
+// healthy: a few WALs' worth (docs/design.md#durability-and-checkpoints).
 const lowFreeBytes = 4 << 20
 
 // storeFaults finds what makes writes to the healthy store at path fail:

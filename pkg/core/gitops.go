@@ -19,7 +19,7 @@ import (
 )
 
 // GitEffect is what one git command would do to a worktree's files
-// (docs/hooks.md "Git commands the guard looks into").
+// (docs/hooks.md#git-commands-the-guard-looks-into).
 type GitEffect struct {
 	// Worktree is the absolute top of the worktree git runs in (symlinks
 	// resolved); outside any repository (only `git apply` writes there) it
@@ -112,7 +112,7 @@ var gitReadOnly = map[string]bool{
 // Git worktree (git refuses there). Anything git cannot answer becomes
 // Unknown. The only error is ctx's expiry, returned together with an effect
 // whose Unknown says the budget ran out. The rules per subcommand are in
-// docs/hooks.md "Git commands the guard looks into".
+// docs/hooks.md#git-commands-the-guard-looks-into.
 func GitTouched(ctx context.Context, dir string, args []string) (*GitEffect, error) {
 	return gitTouched(ctx, dir, args, 0, 0)
 }

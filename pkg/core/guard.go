@@ -29,7 +29,7 @@ type GuardInput struct {
 	// runs (a command substitution, a variable set outside the command,
 	// inline interpreter code): each denies the call when one of its hints
 	// reaches a live guarded claim of another session, and is allowed
-	// otherwise (docs/hooks.md, "How the guard reads a shell command").
+	// otherwise (docs/hooks.md#how-the-guard-reads-a-shell-command).
 	Hidden []HiddenWrite
 	// HintReaches decides whether a hint could name a workspace-relative
 	// path (the adapter's generous matcher); nil: only a hint that is the
@@ -38,8 +38,8 @@ type GuardInput struct {
 	// Git are the effects of git commands in this room's worktrees
 	// (GitTouched): a path one would change or sweep that a live guarded
 	// claim of another session covers denies the call, naming the paths
-	// and a command that stays clear of them (docs/hooks.md, "Git commands
-	// the guard looks into").
+	// and a command that stays clear of them
+	// (docs/hooks.md#git-commands-the-guard-looks-into).
 	Git []GitWrite
 }
 
@@ -100,11 +100,11 @@ type GuardDecision struct {
 // unknown (in.Unknown, or the targets were not all named before the last
 // second of ctx's deadline), any live guarded claim of another session
 // denies it, with a reason that says why and what to do instead
-// (docs/hooks.md, "Commands too large to read"). A claim row whose record
+// (docs/hooks.md#commands-too-large-to-read). A claim row whose record
 // does not decode counts as a guarded claim on the resource its columns
-// name (docs/hooks.md, "A damaged claim"). A claim, damaged or not, whose
+// name (docs/hooks.md#a-damaged-claim). A claim, damaged or not, whose
 // owner's process is gone past the workspace's orphan grace blocks nothing
-// (docs/concepts.md, "When a holder dies"). It only reads.
+// (docs/concepts.md#when-a-holder-dies). It only reads.
 func (r *Room) CheckWrite(ctx context.Context, in GuardInput) (*GuardDecision, error) {
 	d := &GuardDecision{Resources: []string{}}
 	unknown := in.Unknown
@@ -144,7 +144,7 @@ func (r *Room) CheckWrite(ctx context.Context, in GuardInput) (*GuardDecision, e
 		}
 		now := protocol.FormatTime(r.now())
 		// A claim whose owner's process is gone past the orphan grace no
-		// longer blocks (docs/concepts.md, "When a holder dies").
+		// longer blocks (docs/concepts.md#when-a-holder-dies).
 		orphans := r.orphans(tx, r.now())
 		var blind *protocol.Claim  // the first claim an unknown target could reach
 		var live []*protocol.Claim // every claim that blocks this writer
@@ -186,7 +186,7 @@ func (r *Room) CheckWrite(ctx context.Context, in GuardInput) (*GuardDecision, e
 		}
 		// A damaged claim row cannot say its enforcement: it is kept as
 		// guarded by its own columns, so one damaged record never leaves a
-		// guarded resource unguarded (docs/hooks.md, "A damaged claim").
+		// guarded resource unguarded (docs/hooks.md#a-damaged-claim).
 		var reach []string
 		if unknown == "" {
 			reach = d.Resources

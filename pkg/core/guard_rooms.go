@@ -17,9 +17,9 @@ import (
 )
 
 // MaxGuardRooms is the most rooms one guarded call is checked in, the
-// room of the client's directory included (docs/hooks.md, "Targets in
-// other rooms"): a call writing into more is denied, since acc could not
-// look at all of them within the hook's budget.
+// room of the client's directory included
+// (docs/hooks.md#targets-in-other-rooms): a call writing into more is denied,
+// since acc could not look at all of them within the hook's budget.
 const MaxGuardRooms = 8
 
 // RoomsInput is a write a hooked client is about to make, whose targets
@@ -41,7 +41,7 @@ type RoomsInput struct {
 
 // CheckWriteRooms decides a write whose targets may lie outside the room
 // of the client's directory: each target is checked in the room that
-// holds it (docs/hooks.md, "Targets in other rooms").
+// holds it (docs/hooks.md#targets-in-other-rooms).
 //
 // here is that room, or nil when the client's directory is in no room; it
 // is checked first with CheckWrite, as before. Then every target is

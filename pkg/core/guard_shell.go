@@ -28,7 +28,7 @@ const (
 // blocks this writer here, since it could reach it; it is allowed when none
 // does. Paths outside this room are not judged here (the hook hands them to
 // their own rooms). It reports whether it denied, having filled d.
-// docs/hooks.md, "Git commands the guard looks into".
+// docs/hooks.md#git-commands-the-guard-looks-into.
 func (r *Room) denyGit(tx storage.ReadTx, d *GuardDecision, in GuardInput, bases []nameBase, live []*protocol.Claim) bool {
 	if len(live) == 0 {
 		return false
@@ -136,9 +136,9 @@ const maxHintShown = 80
 // denyHidden decides the writes of a call whose targets cannot be known
 // (in.Hidden): one whose hint reaches a claim that blocks this writer
 // denies it, naming the hint and the holder and saying what to do instead;
-// the others are allowed (docs/hooks.md, "How the guard reads a shell
-// command", unknown writes and their hints). It reports whether it denied,
-// having filled d.
+// the others are allowed
+// (docs/hooks.md#how-the-guard-reads-a-shell-command, unknown writes and their
+// hints). It reports whether it denied, having filled d.
 func (r *Room) denyHidden(tx storage.ReadTx, d *GuardDecision, in GuardInput, live []*protocol.Claim) bool {
 	for _, h := range in.Hidden {
 		for _, hint := range h.Hints {
@@ -212,7 +212,7 @@ func (r *Room) Holds(path string) bool {
 // (absolute) within ctx, without the caller's GIT_* variables: the top of
 // the work tree holding dir, and false when there is none or git fails.
 // The shell guard resolves `$(git rev-parse --show-toplevel)` with it
-// (docs/hooks.md, "How the guard reads a shell command").
+// (docs/hooks.md#how-the-guard-reads-a-shell-command).
 func GitToplevel(ctx context.Context, dir string) (string, bool) {
 	out, err := workspace.RunGit(ctx, append(workspace.GitEnv(), "GIT_OPTIONAL_LOCKS=0"), dir, "--no-optional-locks", "rev-parse", "--show-toplevel")
 	top := strings.TrimSuffix(out, "\n")

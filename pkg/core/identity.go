@@ -35,7 +35,7 @@ type IdentityInput struct {
 // checkout is this worktree, else exactly one live session.
 //
 // A session id alone (--session, or ACC_SESSION without ACC_GENERATION)
-// does not act as that session (docs/concepts.md "Acting as a session"):
+// does not act as that session (docs/concepts.md#acting-as-a-session):
 // a session id is public — deny reasons and status show it — and the
 // generation is the proof. It is accepted only when the first automatic
 // step proves it: a value in the environment equals the client session id
@@ -206,7 +206,7 @@ func envValues(environ []string) map[string]bool {
 // boundInEnv reports whether environ proves the caller is session s: a
 // hook binding of s at its current generation (not a live-push endpoint)
 // holds a client session id that is a value in environ — the proof
-// automatic resolution uses (docs/concepts.md "Acting as a session").
+// automatic resolution uses (docs/concepts.md#acting-as-a-session).
 func boundInEnv(tx storage.ReadTx, s *protocol.Session, environ []string) (bool, error) {
 	bindings, err := tx.Bindings()
 	if err != nil {

@@ -164,9 +164,10 @@ func (r *Room) Inbox(ctx context.Context, q InboxQuery) (*InboxPage, error) {
 }
 
 // DamagedLine is the one text line every text output prints for the
-// records it left out because they do not decode (docs/design.md, rule
-// 11): "damaged: N stored record(s) could not be read and are not listed
-// (TABLE KEY, …); run `acc doctor`", keys shown by the display rule.
+// records it left out because they do not decode
+// (docs/design.md#damaged-records): "damaged: N stored record(s) could not
+// be read and are not listed (TABLE KEY, …); run `acc doctor`", keys shown
+// by the display rule.
 func DamagedLine(damaged []storage.DamagedRecord) string {
 	keys := make([]string, len(damaged))
 	for i, d := range damaged {

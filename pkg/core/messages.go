@@ -179,7 +179,7 @@ func (r *Room) record(ctx context.Context, in SendInput, action string) (*SendRe
 // sendKey returns key, or a new client_… id when it is empty: every send
 // has its clientMessageId before its transaction starts, so that a send
 // whose outcome is unknown can name the key its retry must reuse
-// (docs/delivery.md "When acc cannot tell whether a write landed").
+// (docs/delivery.md#when-acc-cannot-tell-whether-a-write-landed).
 func sendKey(key string) string {
 	if key == "" {
 		return protocol.NewID(protocol.KindClient)
@@ -739,7 +739,7 @@ func (r *Room) Finish(ctx context.Context, in FinishInput) (*SendResult, error) 
 			}
 		}
 		// A damaged claim row of this session is released too: its id and
-		// owner are its own columns (docs/design.md, rule 11).
+		// owner are its own columns (docs/design.md#damaged-records).
 		for _, d := range damagedClaims(tx) {
 			if d.OwnerSessionID == s.SessionID {
 				owned = append(owned, protocol.Claim{ClaimID: d.ClaimID, OwnerSessionID: d.OwnerSessionID})

@@ -13,7 +13,7 @@ import (
 
 // Orphan says why a claim no longer blocks anyone: the process recorded on
 // its owner session is gone on this host, and the grace has passed since
-// the session last showed life (docs/concepts.md, "When a holder dies").
+// the session last showed life (docs/concepts.md#when-a-holder-dies).
 type Orphan struct {
 	// PID is the owner session's recorded process, which is gone.
 	PID int `json:"pid"`

@@ -204,7 +204,7 @@ func PresenceWindows(s *protocol.Session) (online, offline time.Duration) {
 // shorter than: three cadences must end before the offline limit
 // (PresenceWindows), so that a session is stale, not offline, after three
 // missed beats — 10 minutes without a pid, 8 hours with one
-// (docs/design.md "Presence"). At the limit itself three cadences end at
+// (docs/design.md#presence). At the limit itself three cadences end at
 // the offline limit, leaving no stale time at all.
 func CadenceLimit(withPID bool) time.Duration {
 	if withPID {
@@ -279,7 +279,7 @@ const maxAncestry = 64
 // process, or nil when there is none. A terminal an agent opens for
 // itself (script, unbuffer, expect) is still a terminal, so `--authority
 // human` also asks that no agent's client started the command
-// (docs/concepts.md, "Forced release"). A recorded process that is gone is
+// (docs/concepts.md#forced-release). A recorded process that is gone is
 // skipped, so that a reused pid never counts. It reads the store and the
 // process table only.
 func (r *Room) AgentAncestor(ctx context.Context) (*protocol.Session, error) {

@@ -10,7 +10,7 @@ import (
 )
 
 // BenchmarkProjectTenPeers200Pending measures Project with 10 peers and 200
-// pending questions addressed to the caller (issue 4's before-turn case,
+// pending questions addressed to the caller (the before-turn hook's work,
 // in process; the whole hook process adds start-up, discovery and the
 // offer commit).
 func BenchmarkProjectTenPeers200Pending(b *testing.B) {

@@ -360,12 +360,12 @@ func TestAttachReplacesOnlyADeadSession(t *testing.T) {
 }
 
 // Reopening a session gives the new generation its claims, so it needs
-// proof that the caller is that session (docs/concepts.md "Reopening a
-// session"): its last generation, or the hook binding proof in the
-// environment. A session id alone, a wrong generation, another session's
-// generation, the session's own earlier generation or an environment
-// naming another client are refused with generation_required and change
-// nothing; a generation for a session that does not exist is
+// proof that the caller is that session
+// (docs/concepts.md#reopening-a-session): its last generation, or the hook
+// binding proof in the environment. A session id alone, a wrong generation,
+// another session's generation, the session's own earlier generation or an
+// environment naming another client are refused with generation_required and
+// change nothing; a generation for a session that does not exist is
 // session_not_open.
 func TestReopenNeedsProof(t *testing.T) {
 	tr := newTestRoom(t)

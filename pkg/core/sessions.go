@@ -21,8 +21,8 @@ type AttachInput struct {
 	ParticipantID string
 	// SessionID reuses a session id; "" generates session_…. Reopening a
 	// session that exists needs proof that the caller is that session:
-	// Generation, or the hook binding proof in Environ (docs/concepts.md
-	// "Reopening a session").
+	// Generation, or the hook binding proof in Environ
+	// (docs/concepts.md#reopening-a-session).
 	SessionID string
 	// Generation is the reopened session's last generation, the proof that
 	// the caller is that session; "" when there is none. It is compared
@@ -66,7 +66,7 @@ type AttachResult struct {
 // Attach opens a session with a fresh generation. Reopening an existing
 // session id (a closed one, or one whose recorded process is gone) gives the
 // new generation that session's claims, so it needs proof that the caller
-// is that session (docs/concepts.md "Reopening a session"): its last
+// is that session (docs/concepts.md#reopening-a-session): its last
 // generation (in.Generation) or the hook binding proof (in.Environ). Errors:
 // exit 4 for an invalid participant id, harness or session id; exit 2
 // generation_required when the session exists and neither proof holds (a
@@ -215,7 +215,7 @@ func (r *Room) attach(ctx context.Context, in AttachInput, then func(tx storage.
 	})
 	if protocol.IsReason(err, protocol.ReasonOutcomeUnknown) {
 		// The retry advice needs the session id that may now be open
-		// (docs/delivery.md "When acc cannot tell whether a write landed").
+		// (docs/delivery.md#when-acc-cannot-tell-whether-a-write-landed).
 		protocol.AsError(err).With("sessionId", sessionID)
 	}
 	if err != nil {
@@ -226,8 +226,8 @@ func (r *Room) attach(ctx context.Context, in AttachInput, then func(tx storage.
 
 // reopenProved reports whether in proves the caller is session old: its
 // last generation, or a hook binding of it at that generation whose client
-// session id is a value in in.Environ (docs/concepts.md "Reopening a
-// session").
+// session id is a value in in.Environ
+// (docs/concepts.md#reopening-a-session).
 func reopenProved(tx storage.ReadTx, old *protocol.Session, in AttachInput) (bool, error) {
 	if in.Generation != "" {
 		return subtle.ConstantTimeCompare([]byte(in.Generation), []byte(old.Generation)) == 1, nil

@@ -32,7 +32,7 @@ type SessionRow struct {
 	// Activity is whether the session's agent is in a turn (working) or
 	// between turns (idle), and since when, as its turn hooks last
 	// recorded; absent when they never did, and for a session that is
-	// offline (docs/delivery.md, "Knowing when a peer is free").
+	// offline (docs/delivery.md#knowing-when-a-peer-is-free).
 	Activity *protocol.Activity `json:"activity,omitempty"`
 }
 
@@ -75,7 +75,7 @@ type ClaimRow struct {
 	// Orphaned, when not null, says the claim blocks nothing any more: its
 	// owner's process is gone and the grace has passed since the owner
 	// last showed life; the next overlapping claim takes it over
-	// (docs/concepts.md, "When a holder dies").
+	// (docs/concepts.md#when-a-holder-dies).
 	Orphaned *Orphan `json:"orphaned"`
 }
 
@@ -108,14 +108,15 @@ type Status struct {
 	Participants []SessionRow `json:"participants"`
 	Claims       []ClaimRow   `json:"claims"`
 	Attention    []Attention  `json:"attention"`
-	// DeliveryBindings are the sessions' live-push bindings (issue 10),
-	// never their endpoints.
+	// DeliveryBindings are the sessions' live-push bindings
+	// (docs/delivery.md#live-push-waking-an-idle-session), never their
+	// endpoints.
 	DeliveryBindings []DeliveryBindingRow `json:"deliveryBindings"`
 	Counts           StatusCounts         `json:"counts"`
 	// Caller is the session status was computed for, when one was identified.
 	Caller *string `json:"callerSessionId"`
 	// Damaged names the stored records status left out because they do
-	// not decode (docs/design.md, rule 11).
+	// not decode (docs/design.md#damaged-records).
 	Damaged []storage.DamagedRecord `json:"damaged,omitempty"`
 }
 

@@ -22,7 +22,7 @@ func benchRoom(b *testing.B) (*testRoom, []Caller) {
 }
 
 // BenchmarkStatusWith50SessionsAnd500Claims measures Room.Status in
-// process, with its caller's attention (issue 3's status target).
+// process, with its caller's attention.
 func BenchmarkStatusWith50SessionsAnd500Claims(b *testing.B) {
 	tr, callers := benchRoom(b)
 	me := callers[0]

@@ -59,8 +59,8 @@ type RosterRow struct {
 	Branch          *string `json:"branch"`
 	Presence        string  `json:"presence"`
 	// Activity is the session's turn (working or idle, since when) as its
-	// hooks last recorded it; absent when they never did (docs/delivery.md,
-	// "Knowing when a peer is free").
+	// hooks last recorded it; absent when they never did
+	// (docs/delivery.md#knowing-when-a-peer-is-free).
 	Activity *protocol.Activity `json:"activity,omitempty"`
 }
 
@@ -127,7 +127,7 @@ type SyncDelta struct {
 	Events    []protocol.Event `json:"events"`
 	Snapshot  *Snapshot        `json:"snapshot,omitempty"`
 	// Damaged names the stored records this sync left out because they
-	// do not decode (docs/design.md, rule 11); the cursor still moves past
+	// do not decode (docs/design.md#damaged-records); the cursor still moves past
 	// a damaged event.
 	Damaged []storage.DamagedRecord `json:"damaged,omitempty"`
 }
@@ -139,7 +139,7 @@ type HistoryPage struct {
 	Items      []Summary `json:"items"`
 	NextCursor *string   `json:"nextCursor"`
 	// Damaged names the messages this page left out because they do not
-	// decode (docs/design.md, rule 11).
+	// decode (docs/design.md#damaged-records).
 	Damaged []storage.DamagedRecord `json:"damaged,omitempty"`
 }
 

@@ -161,8 +161,9 @@ func (r *Room) CheckCondition(ctx context.Context, q WaitQuery) (*WaitResult, er
 			}
 			now := protocol.FormatTime(r.now())
 			// A dead holder's claim past the orphan grace no longer holds
-			// anything: the next claim takes it over (docs/concepts.md,
-			// "When a holder dies"); the watcher's backstop poll sees it lapse.
+			// anything: the next claim takes it over
+			// (docs/concepts.md#when-a-holder-dies); the watcher's backstop
+			// poll sees it lapse.
 			orphans := r.orphans(tx, r.now())
 			for _, c := range claims {
 				if c.ExpiresAt <= now || !Overlaps(c.Resource, resource) || orphans.lapsed(c.OwnerSessionID) {

@@ -41,10 +41,10 @@ type DeliveryCapabilities struct {
 	LivePush   bool `json:"livePush"`
 	ReplyRoute bool `json:"replyRoute"`
 	// MidTurn: context a post-tool hook prints reaches the model's next
-	// request within the same turn (docs/delivery.md, "Mid-turn").
+	// request within the same turn (docs/delivery.md#mid-turn).
 	MidTurn bool `json:"midTurn,omitempty"`
 	// EndOfTurn: a stop hook can keep the agent working once, with a reason
-	// its model reads (docs/delivery.md, "End of turn").
+	// its model reads (docs/delivery.md#end-of-turn).
 	EndOfTurn bool `json:"endOfTurn,omitempty"`
 }
 

@@ -21,7 +21,7 @@ const (
 // EscapeText is the one rule for showing text acc did not write itself
 // (peer subjects and bodies, intents, claim reasons, handoff lines, paths,
 // error messages that quote input) to a person or a model
-// (docs/concepts.md, "Peer text on the screen"). It returns s with every
+// (docs/concepts.md#peer-text-on-the-screen). It returns s with every
 // character that could move the cursor, rewrite or hide text on a
 // terminal, or make a renderer show text in another order than it is
 // stored, replaced by a visible escape:

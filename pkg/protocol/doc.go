@@ -22,7 +22,7 @@
 // in raw JSON, the invalid UTF-8 and lone surrogates that decoding would
 // silently turn into U+FFFD. [EscapeText] is the way out: the one rule by
 // which text acc did not write is shown to a person or a model
-// (docs/concepts.md, "Peer text on the screen").
+// (docs/concepts.md#peer-text-on-the-screen).
 //
 // # Errors
 //

@@ -19,9 +19,9 @@ const TransportNextTurn = "next-turn"
 // TransportMidTurn is the path of a message that a busy recipient's
 // post-tool hook puts before its model after the session's next tool
 // call, and TransportEndOfTurn the path of one that its stop hook shows
-// when the agent is about to stop (docs/delivery.md, "Mid-turn" and "End
-// of turn"). Like next-turn, the receipt stays queued until the client
-// has taken the hook's output.
+// when the agent is about to stop (docs/delivery.md#mid-turn,
+// docs/delivery.md#end-of-turn). Like next-turn, the receipt stays queued
+// until the client has taken the hook's output.
 const (
 	TransportMidTurn   = "mid-turn"
 	TransportEndOfTurn = "end-of-turn"
@@ -228,7 +228,7 @@ func (rt Router) route(ctx context.Context, m *protocol.Message, r Recipient) De
 	// not pushed to: the post-tool hook brings it within the turn, in
 	// acc's frame, while a push would mark it offered first, so that hook
 	// would skip it — and Codex's queue holds a push until the turn ends
-	// (docs/delivery.md, "Live push: waking an idle session").
+	// (docs/delivery.md#live-push-waking-an-idle-session).
 	reason := noLive
 	if !slices.ContainsFunc(r.Sessions, midTurn) {
 		reason = rt.live(ctx, m, r)
@@ -357,12 +357,13 @@ var safeCodes = []string{ErrAmbiguousSessions, ErrDeliveryDisabled, ErrRecipient
 	ErrTransportError, ErrTransportRejected, ErrUnsupportedClientVersion}
 
 // Admits reports whether a delivery policy lets an addressed message m
-// reach a recipient outside its inbox and next turn (docs/delivery.md,
-// "Live push: waking an idle session" and "Mid-turn"): off never; actionable for questions, requests,
-// answers, decisions and handoffs; all for every kind. A room message is
-// never admitted: it reaches each recipient on its next turn. It is
-// core.TurnAdmits, the rule the post-tool and stop hooks apply, so the
-// router promises only what the hooks do.
+// reach a recipient outside its inbox and next turn
+// (docs/delivery.md#live-push-waking-an-idle-session,
+// docs/delivery.md#mid-turn): off never; actionable for questions,
+// requests, answers, decisions and handoffs;
+// all for every kind. A room message is never admitted: it reaches each
+// recipient on its next turn. It is core.TurnAdmits, the rule the post-tool and
+// stop hooks apply, so the router promises only what the hooks do.
 func Admits(policy string, m *protocol.Message) bool { return core.TurnAdmits(policy, m) }
 
 // AdmitsEndOfTurn reports whether an end-of-turn policy lets m hold a
@@ -375,7 +376,7 @@ func AdmitsEndOfTurn(policy string, m *protocol.Message) bool {
 // Narrower returns the narrower of two turn-delivery policies (off <
 // actionable < all), "" meaning not set: the other one decides, and an
 // unknown value counts as off. It is core.NarrowerTurnPolicy, the rule
-// the hooks apply (docs/delivery.md, "Mid-turn").
+// the hooks apply (docs/delivery.md#mid-turn).
 func Narrower(a, b string) string { return core.NarrowerTurnPolicy(a, b) }
 
 func code(c string) *string { return &c }

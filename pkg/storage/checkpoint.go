@@ -19,16 +19,16 @@ import (
 // hook (noCheckpointOnClose) reaches acc's connections only.
 const driverName = "acc-sqlite"
 
-// walCheckpointBytes bounds the WAL (docs/design.md, "Durability and
-// checkpoints"). A commit writes its pages to acc.db-wal and fsyncs that
-// file once. When a commit leaves the WAL larger than this, the same process,
-// after the commit and still first in the writers' queue, copies the WAL
-// into acc.db and empties it (checkpointAfterCommit). SQLite's own automatic
-// checkpoint is off: it cannot empty the WAL, and because the first process
-// to open a store rebuilds the WAL index from the WAL, forgetting what was
-// already copied, it would copy the whole WAL again on every commit. The
-// bound also bounds that rebuild, which every process that finds no other
-// process using the store pays: reading at most this much.
+// walCheckpointBytes bounds the WAL
+// (docs/design.md#durability-and-checkpoints). A commit writes its pages to
+// acc.db-wal and fsyncs that file once. When a commit leaves the WAL larger
+// than this, the same process, after the commit and still first in the writers'
+// queue, copies the WAL into acc.db and empties it (checkpointAfterCommit).
+// SQLite's own automatic checkpoint is off: it cannot empty the WAL, and
+// because the first process to open a store rebuilds the WAL index from the
+// WAL, forgetting what was already copied, it would copy the whole WAL again on
+// every commit. The bound also bounds that rebuild, which every process that
+// finds no other process using the store pays: reading at most this much.
 const walCheckpointBytes = 1 << 20
 
 // checkpointWait bounds how long a checkpoint waits for readers to leave

@@ -10,8 +10,8 @@ import (
 	"syscall"
 )
 
-// Failpoints are named steps at which a test can crash a real acc process
-// (STYLE item 16). When the environment variable ACC_FAILPOINT equals a
+// Failpoints are named steps on the commit path at which a test can crash
+// a real acc process. When the environment variable ACC_FAILPOINT equals a
 // point's name, the process kills itself with SIGKILL there: no deferred
 // cleanup, no rollback, exactly as a power cut or `kill -9` would.
 const (
@@ -26,8 +26,8 @@ const (
 	FailAfterMessage = "after-message"
 
 	// The points below do not kill: they make a real process meet a fault
-	// that cannot be staged from outside (docs/delivery.md "When acc cannot
-	// tell whether a write landed").
+	// that cannot be staged from outside
+	// (docs/delivery.md#when-acc-cannot-tell-whether-a-write-landed).
 
 	// FailCommitLanded runs the COMMIT, which lands, and then reports it
 	// failed with an I/O error, as a disk can after the data is durable.

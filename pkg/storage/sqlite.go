@@ -295,7 +295,7 @@ func fullDisk(err error) bool {
 // (BEGIN IMMEDIATE under SQLite's busy handler, store_busy when it runs
 // out): once the lock is held, fn and the COMMIT run to their end whatever
 // ctx does, so a deadline can never turn a committed write into a refusal
-// (docs/delivery.md "When acc cannot tell whether a write landed"). A COMMIT
+// (docs/delivery.md#when-acc-cannot-tell-whether-a-write-landed). A COMMIT
 // that itself fails leaves the outcome unknown — outcome_unknown (exit 4),
 // wrapping ErrOutcomeUnknown — except on a full disk, where SQLite stops
 // before the commit mark and rolls back: store_full (exit 4), nothing
@@ -341,8 +341,8 @@ func (s *SQLite) Update(ctx context.Context, fn func(Tx) error) (err error) {
 			// SQLite writes a commit's pages to the WAL in order and
 			// marks the commit on the last one; a full disk stops the
 			// writing before that mark is complete, and SQLite rolls the
-			// transaction back: nothing was recorded (docs/design.md,
-			// "Durability and checkpoints").
+			// transaction back: nothing was recorded
+			// (docs/design.md#durability-and-checkpoints).
 			return fault
 		}
 		// Any other failure (an I/O error, the fsync itself) may come after
@@ -494,7 +494,7 @@ type sqliteTx struct {
 // record does not decode (err, a store_corrupt error): in a read
 // transaction, and for claims in any transaction, the row is left out and
 // named in Damaged, so one damaged record does not take a whole listing
-// down (docs/design.md, rule 11); a write transaction's other lists stay
+// down (docs/design.md#damaged-records); a write transaction's other lists stay
 // whole or fail, since a write decided on a partial list could be wrong.
 // claim carries a damaged claim row's own columns. It returns err when the
 // scan must fail.

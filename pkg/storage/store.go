@@ -119,12 +119,12 @@ type ReadTx interface {
 	// Damaged names, in the order met and once each, the records the
 	// lists and scans of this transaction left out because they do not
 	// decode or validate (table and key; a claim row also its columns).
-	// One damaged record does not take a listing down (docs/design.md,
-	// rule 11): in a read transaction every list and scan leaves such a
-	// row out and names it here; in a write transaction only Claims does
-	// (the claim code judges a damaged claim by its columns), the others
-	// fail whole with store_corrupt, since a write must not act on a
-	// partial list. ReceiptsByMessage and the single-record lookups always
+	// One damaged record does not take a listing down
+	// (docs/design.md#damaged-records): in a read transaction every list
+	// and scan leaves such a row out and names it here; in a write
+	// transaction only Claims does (the claim code judges a damaged claim
+	// by its columns), the others fail whole with store_corrupt, since a
+	// write must not act on a partial list. ReceiptsByMessage and the single-record lookups always
 	// fail with store_corrupt: a command needs that very record.
 	Damaged() []DamagedRecord
 

@@ -19,7 +19,7 @@ import (
 )
 
 // OpenSQLite opens the database at path for the workspace workspaceID,
-// creating it when no file is there (docs/design.md, "The store file"). The
+// creating it when no file is there (docs/design.md#the-store-file). The
 // parent directory is created 0700 and the file 0600. A new store is written
 // complete under a temporary name in the same directory and then linked into
 // place without replacing anything, so acc.db never exists half made: when

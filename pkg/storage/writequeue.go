@@ -7,13 +7,14 @@ import (
 )
 
 // queueForWrite makes writers wait for one another in the kernel rather
-// than in SQLite's busy handler (docs/design.md, "Waiting for the write
-// lock"). SQLite's handler polls with growing sleeps (up to 100 ms), so a
-// writer that has waited a while loses the lock again and again to writers
-// that just arrived, and under a burst of writers some run out their
-// deadline. Here each writer first takes an exclusive flock(2) on the file
-// acc.db-lock beside the store; the kernel wakes a waiter as soon as the
-// holder lets go, so the SQLite lock behind it is almost always free.
+// than in SQLite's busy handler
+// (docs/design.md#waiting-for-the-write-lock). SQLite's handler polls with
+// growing sleeps (up to 100 ms), so a writer that has waited a while loses the
+// lock again and again to writers that just arrived, and under a burst of
+// writers some run out their deadline. Here each writer first takes an
+// exclusive flock(2) on the file acc.db-lock beside the store; the kernel wakes
+// a waiter as soon as the holder lets go, so the SQLite lock behind it is
+// almost always free.
 //
 // The lock only orders acc's own writers: SQLite's lock still guarantees
 // exclusion, and a writer that cannot open the lock file (a read-only

@@ -30,8 +30,8 @@
 // server's file-writing tool (the filesystem server's write_file,
 // edit_file, create_directory, move_file and a few others) is a write of
 // the paths its arguments name, read with [MCPWriteTargets] once the
-// client's tool name is split by its [MCPNaming] (docs/hooks.md, "MCP
-// tools").
+// client's tool name is split by its [MCPNaming]
+// (docs/hooks.md#mcp-tools).
 //
 // The subpackage hookio holds what the adapters share to read payloads and
 // print answers; adaptertest is the suite every adapter module runs.
@@ -90,7 +90,7 @@ type Event struct {
 	// from: the input is not a JSON object, or its command is neither a
 	// string nor a list of strings (Grok replaces an input over 128 KiB
 	// with a cut-short string and still runs the whole command;
-	// docs/hooks.md, "Commands too large to read"). Shell is then "" and
+	// docs/hooks.md#commands-too-large-to-read). Shell is then "" and
 	// the call is an unknown write.
 	ShellUnreadable bool `json:"-"`
 	// Prompt is the turn's prompt on a before-turn event, where the payload
@@ -104,7 +104,7 @@ type Event struct {
 	// StopHookActive is true on a turn-end event the client raised while
 	// the agent was already working on because a stop hook held it (the
 	// payload's stop_hook_active); acc never holds such a stop again
-	// (docs/delivery.md, "End of turn").
+	// (docs/delivery.md#end-of-turn).
 	StopHookActive bool `json:"stopHookActive,omitempty"`
 }
 
@@ -135,10 +135,10 @@ type Capabilities struct {
 	// records that do not prove it.
 	LivePush bool `json:"livePush,omitempty"`
 	// MidTurn: context printed by the post-tool hook reaches the model's
-	// next request in the same turn (docs/delivery.md, "Mid-turn").
+	// next request in the same turn (docs/delivery.md#mid-turn).
 	MidTurn bool `json:"midTurn,omitempty"`
 	// EndOfTurn: the turn-end hook's hold keeps the agent working once and
-	// its model reads the reason (docs/delivery.md, "End of turn").
+	// its model reads the reason (docs/delivery.md#end-of-turn).
 	EndOfTurn bool `json:"endOfTurn,omitempty"`
 }
 
@@ -190,7 +190,7 @@ type Adapter interface {
 	Allow(ev *Event) Output
 	// Hold renders "do not stop yet" on the client's stop event, with the
 	// reason the model reads before it goes on (a default reason when
-	// empty; docs/hooks.md, "Turn delivery"). Any other event, and a
+	// empty; docs/hooks.md#turn-delivery). Any other event, and a
 	// client whose stop event cannot be held, renders as Allow.
 	Hold(ev *Event, reason string) Output
 	// Evidence lists the recorded proofs, lowest version first.

@@ -160,10 +160,10 @@ func ToolMatcher(tools ...string) string {
 // regular expressions over the tool name (Claude Code, Codex, Gemini CLI
 // and Kimi Code all test them so): exactly the tools named, and every MCP
 // tool of naming n whose own name is one [MCPWriteTools] lists, whatever
-// its server ("^(Bash|Write)$|^mcp__.+__(edit_file|write_file)$"; docs/hooks.md,
-// "MCP tools"); a naming without a prefix (Grok's server__tool) selects
-// such a tool after any server name. With the zero naming it selects the
-// tools named only. The
+// its server ("^(Bash|Write)$|^mcp__.+__(edit_file|write_file)$";
+// docs/hooks.md#mcp-tools); a naming without a prefix (Grok's server__tool)
+// selects such a tool after any server name. With the zero naming it selects
+// the tools named only. The
 // matcher is anchored, so it selects no other tool whose name holds one
 // of these.
 func GuardMatcher(n MCPNaming, tools ...string) string {

@@ -7,13 +7,13 @@ import (
 
 // MCPNaming is how a client names an MCP server's tool in its hook
 // payloads: Prefix (possibly empty), the server name, Sep, the tool's own
-// name (docs/hooks.md, "MCP tools"). The zero value (no Sep) names no MCP
+// name (docs/hooks.md#mcp-tools). The zero value (no Sep) names no MCP
 // tool.
 type MCPNaming struct {
 	Prefix, Sep string
 }
 
-// The forms the supported clients use (docs/hooks.md, "MCP tools").
+// The forms the supported clients use (docs/hooks.md#mcp-tools).
 var (
 	// MCPDoubleUnderscore is mcp__<server>__<tool>: Claude Code, Codex
 	// (since 0.124) and Kimi Code.
@@ -21,8 +21,8 @@ var (
 	// MCPSingleUnderscore is mcp_<server>_<tool>: Gemini CLI (0.61).
 	MCPSingleUnderscore = MCPNaming{Prefix: "mcp_", Sep: "_"}
 	// MCPServerDoubleUnderscore is <server>__<tool>, with no prefix: Grok
-	// (its hook payload names the resolved server__tool, docs/adapters.md,
-	// "Grok").
+	// (its hook payload names the resolved server__tool,
+	// docs/adapters.md#grok).
 	MCPServerDoubleUnderscore = MCPNaming{Sep: "__"}
 )
 
@@ -67,7 +67,7 @@ type mcpWriteTool struct {
 }
 
 // mcpWriteTools are the file-writing MCP tools acc recognises by their
-// own name, whatever the server is called (docs/hooks.md, "MCP tools"):
+// own name, whatever the server is called (docs/hooks.md#mcp-tools):
 //
 //   - the official filesystem server (@modelcontextprotocol/server-filesystem):
 //     write_file {path}, edit_file {path} (not with dryRun true),
@@ -93,7 +93,7 @@ var mcpWriteTools = map[string]mcpWriteTool{
 // mcpShellTools are MCP tools known to run a shell command, with the input
 // key holding it: Desktop Commander's start_process {command} and, in its
 // older releases, execute_command {command}. Their command is read like the
-// client's own shell tool's (docs/hooks.md, "MCP tools").
+// client's own shell tool's (docs/hooks.md#mcp-tools).
 var mcpShellTools = map[string]string{
 	"start_process":   "command",
 	"execute_command": "command",
@@ -165,7 +165,7 @@ func MCPWriteTools() []string {
 // path keys, as given (relative to the session's cwd or absolute; a key
 // holding a list gives each of its strings), without duplicates, in key
 // order. The tool is recognised by its own name whatever the server is
-// called (the table is mcpWriteTools; docs/hooks.md, "MCP tools"); every
+// called (the table is mcpWriteTools; docs/hooks.md#mcp-tools); every
 // other tool, the read tools of the same servers, and acc's own tools
 // (server acc, or a tool named acc_…) are not writes. A recognised write
 // whose input names no path gives write true and no targets. input may be

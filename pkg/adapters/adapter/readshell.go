@@ -18,7 +18,7 @@ import (
 )
 
 // ShellEnv is what ReadShell may consult on this machine while it reads a
-// command (docs/hooks.md, "How the guard reads a shell command").
+// command (docs/hooks.md#how-the-guard-reads-a-shell-command).
 type ShellEnv struct {
 	// Cwd is the absolute directory the command starts in (the payload's
 	// cwd). Empty: relative globs are not expanded (their words are
@@ -41,7 +41,7 @@ type ShellEnv struct {
 }
 
 // ShellReading is what a command would do to files as far as acc can tell
-// before it runs (docs/hooks.md, "How the guard reads a shell command").
+// before it runs (docs/hooks.md#how-the-guard-reads-a-shell-command).
 type ShellReading struct {
 	// Targets are the files the command writes, after expansion, without
 	// duplicates in the order they appear: absolute, or relative to
@@ -123,12 +123,13 @@ const (
 )
 
 // ReadShell reads what the shell command would do to files (the rules
-// are in docs/hooks.md, "How the guard reads a shell command"): the files it writes, the git operations that may change the
-// working tree, and the writes it cannot know. Words are expanded as bash
-// would with the expand package of mvdan.cc/sh: braces, ~ (env.Home),
-// globs against the file system (env.ReadDir, relative to the directory
-// the command has reached), parameters assigned earlier in the same
-// command, and the one command substitution $(git rev-parse
+// are in docs/hooks.md#how-the-guard-reads-a-shell-command): the files it
+// writes, the git operations that may change the working tree, and the writes
+// it cannot know. Words are expanded as bash would with the expand package of
+// mvdan.cc/sh: braces, ~ (env.Home), globs against the file system
+// (env.ReadDir, relative to the directory the command has reached), parameters
+// assigned earlier in the same command, and the one command substitution $(git
+// rev-parse
 // --show-toplevel) (env.Toplevel). Anything else a word needs makes it
 // unknown. A syntax error stops the reading at the statements before it
 // (Partial). It reads, never writes, and never runs a command.
@@ -498,7 +499,7 @@ func (w *shellWalker) assign(list []*syntax.Assign, st *dirState) {
 }
 
 // builtinAssign records the variables the builtins set, other than by
-// NAME=value (docs/hooks.md, "Expansions"): set's operands become the
+// NAME=value (docs/hooks.md#expansions): set's operands become the
 // positional parameters; read, mapfile/readarray, getopts and printf -v
 // assign values acc does not work out, so their variables are unknown,
 // hinted by what they take them from (the input's heredoc, here-string,

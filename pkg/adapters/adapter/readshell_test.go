@@ -74,8 +74,8 @@ func readFixture(t testing.TB) (string, ShellEnv) {
 	}}
 }
 
-// issueForms are the forms issue 17 lists as slipping through the guard,
-// each with what ReadShell must now see.
+// issueForms are forms that once slipped through the guard (git
+// operations, writers, inline code), each with what ReadShell must now see.
 var issueForms = []readCase{
 	gits(`git stash`, "|stash"),
 	gits(`git stash pop`, "|stash pop"),
@@ -337,9 +337,9 @@ func (c readCase) check(t *testing.T, top string, r ShellReading) {
 	}
 }
 
-// triedForms are what an agent denied by the guard tried next (issue 17's
-// break pass): each once slipped past the reader, and its read-only
-// counterpart must still give nothing.
+// triedForms are what an agent denied by the guard tried next: each once
+// slipped past the reader, and its read-only counterpart must still give
+// nothing.
 var triedForms = []readCase{
 	writes(`bash -s <<< 'rm src/a.go'`, "src/a.go"),
 	writes("bash <<'X'\ncd src\nrm a.go\nX", "src/a.go"),
@@ -393,7 +393,7 @@ var triedForms = []readCase{
 	reads(`git config --file src/a.go -l`),
 }
 
-// TestReadShellForms: every form issue 17 lists is seen (a target, a git
+// TestReadShellForms: every form in issueForms is seen (a target, a git
 // operation or an unknown write with a hint naming the file), its
 // read-only counterpart gives nothing, and so for the other writers and
 // expansions docs/hooks.md lists.

@@ -25,7 +25,7 @@ var ErrShellUnparsable = errors.New("shell command does not parse")
 var ErrShellUnknownDir = errors.New("a cd to a directory that is not a literal path hides where later relative targets are")
 
 // MaxShellCommand is the longest command, in bytes, ShellWriteTargets
-// reads (docs/hooks.md, "Commands too large to read"). Together with
+// reads (docs/hooks.md#commands-too-large-to-read). Together with
 // MaxShellDepth and maxShellWork it bounds the reading: parsing is linear
 // in the text once the nesting is bounded, and the walk stops once its work
 // passes maxShellWork, so a command up to this size is read well inside the

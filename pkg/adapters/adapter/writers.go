@@ -10,7 +10,7 @@ import (
 )
 
 // readWriter judges, for ReadShell, the programs ShellWriteTargets does not
-// know (docs/hooks.md, "Writers"): it records what name with args writes
+// know (docs/hooks.md#writers): it records what name with args writes
 // in st and reports whether it handled the command; false leaves it to
 // the common table.
 func (w *shellWalker) readWriter(name string, args []word, redirs []*syntax.Redirect, st dirState, depth int) bool {

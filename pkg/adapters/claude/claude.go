@@ -60,7 +60,7 @@ var spec = &hookio.Spec{
 	},
 	ShellTools: map[string][]string{"Bash": {"command"}},
 	// MCP servers' tools arrive as mcp__<server>__<tool>, the tool's
-	// arguments in tool_input (docs/hooks.md, "MCP tools").
+	// arguments in tool_input (docs/hooks.md#mcp-tools).
 	MCP: adapter.MCPDoubleUnderscore,
 }
 
@@ -121,7 +121,7 @@ func (c client) Deny(ev *adapter.Event, reason string) adapter.Output {
 // Hold prints {"decision":"block","reason":<reason>} on Stop and exits 0:
 // Claude Code documents that such a Stop answer keeps Claude working with
 // the reason as what to do next, and marks the following Stop of the turn
-// with stop_hook_active (docs/hooks.md, "Turn delivery"). Every other
+// with stop_hook_active (docs/hooks.md#turn-delivery). Every other
 // event renders Allow.
 func (c client) Hold(ev *adapter.Event, reason string) adapter.Output {
 	if ev == nil || ev.Name != "Stop" {

@@ -63,7 +63,7 @@ var spec = &hookio.Spec{
 	},
 	// Since 0.124 the pre-tool hook also runs for MCP tools, named as the
 	// model sees them, mcp__<server>__<tool>, with the raw arguments as
-	// tool_input (docs/hooks.md, "MCP tools").
+	// tool_input (docs/hooks.md#mcp-tools).
 	MCP:          adapter.MCPDoubleUnderscore,
 	ShellPatches: true,
 }
@@ -126,7 +126,7 @@ func (client) Allow(*adapter.Event) adapter.Output { return hookio.Allow() }
 // Hold prints {"decision":"block","reason":<reason>} on Stop and exits 0:
 // Codex's Stop output schema takes decision "block" with a required
 // reason, and runs the model again with that reason as its prompt
-// (docs/hooks.md, "Turn delivery"). Every other event renders Allow.
+// (docs/hooks.md#turn-delivery). Every other event renders Allow.
 func (c client) Hold(ev *adapter.Event, reason string) adapter.Output {
 	if ev == nil || ev.Name != "Stop" {
 		return c.Allow(ev)

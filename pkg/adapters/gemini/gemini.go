@@ -44,7 +44,7 @@ var spec = &hookio.Spec{
 	EndReasonKeys: []string{"reason"},
 	// BeforeAgent's prompt is the turn's text (with -p, SessionStart's
 	// context in front of it); after a held stop it is the hold's reason
-	// (docs/delivery.md, "End of turn").
+	// (docs/delivery.md#end-of-turn).
 	PromptKeys: []string{"prompt"},
 	// AfterAgent carries stop_hook_active (evidence/0.61.0/payloads/AfterAgent-endOfTurn.json).
 	StopActiveKeys: []string{"stop_hook_active"},
@@ -59,7 +59,7 @@ var spec = &hookio.Spec{
 	// 0.61 names an MCP tool mcp_<server>_<tool> (characters outside
 	// [A-Za-z0-9_.:-] replaced, names over 63 characters shortened) and
 	// adds mcp_context with the server's own server_name and tool_name,
-	// which is read first (docs/hooks.md, "MCP tools").
+	// which is read first (docs/hooks.md#mcp-tools).
 	MCP:            adapter.MCPSingleUnderscore,
 	MCPContextKeys: []string{"mcp_context"},
 	ShellTools:     map[string][]string{"run_shell_command": {"command"}},
@@ -124,7 +124,7 @@ func (client) Allow(*adapter.Event) adapter.Output { return hookio.Allow() }
 // Hold prints {"decision":"block","reason":<reason>} on AfterAgent and
 // exits 0: Gemini CLI documents that a blocking AfterAgent answer rejects
 // the agent's reply and has it try again with the reason as feedback
-// (docs/hooks.md, "Turn delivery"). Every other event renders Allow.
+// (docs/hooks.md#turn-delivery). Every other event renders Allow.
 func (c client) Hold(ev *adapter.Event, reason string) adapter.Output {
 	if ev == nil || ev.Name != "AfterAgent" {
 		return c.Allow(ev)

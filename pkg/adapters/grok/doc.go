@@ -3,8 +3,8 @@
 // file-writing and shell tools, and its install plan. All of it follows
 // Grok Build's public source at the commit docs/adapters.md ("Grok")
 // cites; no Grok binary has run here, so it claims no capability and a
-// Grok session counts as advisory (docs/adapters.md, "Capabilities and
-// their evidence").
+// Grok session counts as advisory
+// (docs/adapters.md#capabilities-and-their-evidence).
 package grok
 
 // ID is the client id used everywhere: the session's harness, acc-hook's

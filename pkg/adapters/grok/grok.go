@@ -8,9 +8,9 @@ import (
 	"github.com/acc-go/acc/pkg/adapters/adapter/hookio"
 )
 
-// spec is Grok's hook surface as its source defines it (docs/adapters.md,
-// "Grok"): acc-hook is given the PascalCase names a hook file keys its
-// events by, while the payload on stdin is one camelCase envelope
+// spec is Grok's hook surface as its source defines it
+// (docs/adapters.md#grok): acc-hook is given the PascalCase names a hook file
+// keys its events by, while the payload on stdin is one camelCase envelope
 // (hookEventName in snake_case, sessionId, cwd, workspaceRoot, …) with the
 // event's own fields flattened into it. Grok never sends snake_case keys
 // to a command hook, so none are read.
@@ -80,7 +80,7 @@ var spec = &hookio.Spec{
 
 // contextEvents are the events whose hook output Grok gives the model:
 // only the stop gates read hookSpecificOutput.additionalContext, and it
-// keeps the agent working for another round (docs/adapters.md, "Grok").
+// keeps the agent working for another round (docs/adapters.md#grok).
 // SessionStart and UserPromptSubmit are observe-only (output ignored) and
 // a PreToolUse answer has no context field.
 var contextEvents = []string{"Stop", "SubagentStop"}
@@ -96,12 +96,12 @@ func (client) DisplayName() string { return DisplayName }
 // ClientCommand: Grok installs its binary as $GROK_HOME/bin/grok and runs
 // hooks from that process (its agent runs in-process unless the opt-in
 // leader mode is on), so the hook's ancestor is named grok
-// (docs/adapters.md, "Grok").
+// (docs/adapters.md#grok).
 func (client) ClientCommand() string { return "grok" }
 
 // SessionEnvVars: Grok exports GROK_SESSION_ID, the session's own id, to
-// its tool commands and MCP servers as well as to hooks (docs/adapters.md,
-// "Grok").
+// its tool commands and MCP servers as well as to hooks
+// (docs/adapters.md#grok).
 func (client) SessionEnvVars() []string { return []string{"GROK_SESSION_ID"} }
 
 func (client) Events() []string { return spec.EventNames() }
@@ -115,7 +115,7 @@ func (client) Normalize(event string, payload []byte) (*adapter.Event, error) {
 // on stdout, exit 0; Grok then keeps the agent working and feeds the text
 // to the model. A Stop Grok fires as its session closes (reason other than
 // end_turn) is read and discarded, so it gets Allow. Every other event
-// renders Allow: acc offers nothing there (docs/adapters.md, "Grok").
+// renders Allow: acc offers nothing there (docs/adapters.md#grok).
 func (client) Inject(ev *adapter.Event, context string) adapter.Output {
 	if ev == nil || context == "" || !hookio.Has(contextEvents, ev.Name) {
 		return hookio.Allow()
@@ -128,7 +128,7 @@ func (client) Inject(ev *adapter.Event, context string) adapter.Output {
 
 // Deny prints {"decision":"deny","reason":<reason>} and exits 0 on
 // PreToolUse, the answer Grok's tool gate reads as a denial whose reason
-// the model is shown (docs/adapters.md, "Grok"). Any other event renders
+// the model is shown (docs/adapters.md#grok). Any other event renders
 // Allow. Not yet seen working on a real Grok: no capability rests on it.
 func (client) Deny(ev *adapter.Event, reason string) adapter.Output {
 	if ev == nil || ev.Kind != adapter.BeforeTool {
@@ -143,7 +143,7 @@ func (client) Allow(*adapter.Event) adapter.Output { return hookio.Allow() }
 
 // Hold prints {"decision":"block","reason":<reason>} on Stop and exits 0:
 // Grok's stop gate feeds the reason back to the model for another round
-// (docs/adapters.md, "Grok"; docs/hooks.md, "Turn delivery"). Only a Stop
+// (docs/adapters.md#grok; docs/hooks.md#turn-delivery). Only a Stop
 // whose reason is end_turn is held: Grok also fires Stop as the session
 // closes, with another reason, and discards the answer then. StopFailure,
 // StopCancelled and every other event render Allow.
@@ -156,14 +156,14 @@ func (c client) Hold(ev *adapter.Event, reason string) adapter.Output {
 
 // Evidence: none. acc's Grok payloads are derived from its source, not
 // captured, so Grok claims nothing until a real run proves something
-// (docs/adapters.md, "Capabilities and their evidence").
+// (docs/adapters.md#capabilities-and-their-evidence).
 func (client) Evidence() []adapter.Evidence { return nil }
 
 // HookRunnerVars are the variables Grok's hook runner sets on every hook
 // process and no hook configuration can override: the event's snake_case
 // name and the hook's name. Grok sets them nowhere else (its tool commands
 // and MCP servers get GROK_SESSION_ID only), so together they say a
-// process is one of Grok's hooks (docs/adapters.md, "Grok").
+// process is one of Grok's hooks (docs/adapters.md#grok).
 var HookRunnerVars = []string{"GROK_HOOK_EVENT", "GROK_HOOK_NAME"}
 
 // InHookRunner reports whether getenv shows a process started by Grok's
@@ -188,9 +188,10 @@ func InHookRunner(getenv func(string) string) bool {
 // sets from that same field of the envelope it sends. A Claude Code
 // started inside a Grok hook inherits the variables, but its own hooks
 // are given Claude Code's payload (hook_event_name, no hookEventName), so
-// it is not taken for Grok (docs/hooks.md, "Grok running Claude Code's
-// hooks"). Only the top-level keys up to hookEventName are read, which
-// Grok sends first, so a payload cut short after it still answers.
+// it is not taken for Grok
+// (docs/hooks.md#grok-running-claude-codes-hooks). Only the top-level keys up
+// to hookEventName are read, which Grok sends first, so a payload cut short
+// after it still answers.
 func FromHookRunner(getenv func(string) string, payload []byte) bool {
 	if !InHookRunner(getenv) {
 		return false

@@ -13,7 +13,7 @@ import (
 func (client) Binary() string { return "grok" }
 
 // ConfigDir is GROK_HOME, else ~/.grok: where Grok reads its user
-// config.toml and its global hook files (docs/adapters.md, "Grok").
+// config.toml and its global hook files (docs/adapters.md#grok).
 func (client) ConfigDir(env adapter.InstallEnv) string { return env.Dir("GROK_HOME", ".grok") }
 
 // HookFile is the hook file acc installs for Grok under env:
@@ -40,15 +40,15 @@ func InstalledEvents() []string {
 	return out
 }
 
-// InstallPlan wires Grok as its source reads it (docs/adapters.md,
-// "Grok"): a hook file of acc's own, HookFile, in Grok's JSON hook format
+// InstallPlan wires Grok as its source reads it
+// (docs/adapters.md#grok): a hook file of acc's own, HookFile, in Grok's JSON
+// hook format
 // ({"hooks":{<Event>:[{"matcher":…,"hooks":[{"type":"command","command":…,
-// "timeout":<seconds>}]}]}}; the tool matcher a regular expression over
-// Grok's tool names and <server>__<tool> MCP names, adapter.GuardMatcher),
-// the skill in skills/acc/, and acc-mcp as [mcp_servers.acc] in
-// config.toml (acc's managed block) so a Grok agent can always poll
-// (docs/adapters.md, "Grok"). Grok claims no capability until a real run
-// proves one.
+// "timeout":<seconds>}]}]}}; the tool matcher a regular expression over Grok's
+// tool names and <server>__<tool> MCP names, adapter.GuardMatcher), the skill
+// in skills/acc/, and acc-mcp as [mcp_servers.acc] in config.toml (acc's
+// managed block) so a Grok agent can always poll (docs/adapters.md#grok). Grok
+// claims no capability until a real run proves one.
 func (c client) InstallPlan(env adapter.InstallEnv) adapter.InstallPlan {
 	dir := c.ConfigDir(env)
 	hooks := map[string]any{}
@@ -96,9 +96,10 @@ func hookMatcher(event string) string {
 // installs for it (hookMatcher): Grok then runs that entry for every call
 // acc's Claude Code entry would see. acc-hook asks it of HookFile when
 // Grok runs acc's Claude Code hooks, so as to leave the event to this
-// file when it is there (docs/hooks.md, "Grok running Claude Code's
-// hooks"). A file an older acc wrote, whose tool matcher leaves out a tool
-// Grok now has, does not count for that event.
+// file when it is there
+// (docs/hooks.md#grok-running-claude-codes-hooks). A file an older acc wrote,
+// whose tool matcher leaves out a tool Grok now has, does not count for that
+// event.
 func HookFileRuns(content []byte, event string) bool {
 	var file struct {
 		Hooks map[string][]struct {

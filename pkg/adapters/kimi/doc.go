@@ -2,7 +2,7 @@
 // payload normalisation, the answers it accepts (context on
 // UserPromptSubmit only, denial), its file-writing and shell tools, the
 // install plan, and the capability evidence embedded from evidence/
-// (docs/adapters.md, "Kimi Code"). The
+// (docs/adapters.md#kimi-code). The
 // behaviour follows Kimi Code 2.1.0 as run offline against a stand-in
 // model; the 0.36.1 evidence rests on upstream captures.
 package kimi

@@ -12,14 +12,14 @@ import (
 // Binary: Kimi Code is started as kimi.
 func (client) Binary() string { return "kimi" }
 
-// ConfigDir is KIMI_CODE_HOME, else ~/.kimi-code (docs/adapters.md, "What
-// acc install writes").
+// ConfigDir is KIMI_CODE_HOME, else ~/.kimi-code
+// (docs/adapters.md#what-acc-install-writes).
 func (client) ConfigDir(env adapter.InstallEnv) string {
 	return env.Dir("KIMI_CODE_HOME", ".kimi-code")
 }
 
 // hookEvents are the events acc subscribes in config.toml. Left out, though
-// the adapter reads them (docs/adapters.md, "Kimi Code"):
+// the adapter reads them (docs/adapters.md#kimi-code):
 //   - SessionHeartbeat: 2.1.0 fires it every 60 s, but the stricter config
 //     schema Kimi Code validates config.toml against when it rewrites the
 //     file itself (kimi login, logout) does not list it, so a block naming
@@ -30,8 +30,8 @@ func (client) ConfigDir(env adapter.InstallEnv) string {
 //     PreToolUse, matching the same tools, already refreshes.
 var hookEvents = []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "Stop", "SessionEnd"}
 
-// InstallPlan wires Kimi Code as measured (docs/adapters.md, "What acc
-// install writes"): [[hooks]] tables in acc's
+// InstallPlan wires Kimi Code as measured
+// (docs/adapters.md#what-acc-install-writes): [[hooks]] tables in acc's
 // managed block at the end of config.toml, with only the keys its strict
 // schema accepts (event, command, matcher, timeout in seconds; the
 // matcher a regular expression selecting the file tools, Bash and the MCP
@@ -39,7 +39,7 @@ var hookEvents = []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "Sto
 // the skill, registered in plugins/installed.json. 2.1.0 loads that
 // plugin: the skill is listed to the model, and its sessionStart puts the
 // whole skill before the model at the session's first request (measured;
-// docs/adapters.md, "Kimi Code").
+// docs/adapters.md#kimi-code).
 func (c client) InstallPlan(env adapter.InstallEnv) adapter.InstallPlan {
 	dir := c.ConfigDir(env)
 	tools := []string{}

@@ -21,10 +21,11 @@ var files embed.FS
 var loadEvidence = sync.OnceValues(func() ([]adapter.Evidence, error) { return adapter.LoadEvidence(files) })
 
 // spec is Kimi Code's hook surface: the twenty events its hook loader
-// accepts in config.toml (2.1.0 fires them as docs/adapters.md, "Kimi
-// Code", describes; 0.36.1 named the same), with the payload keys of both
-// versions. Kimi is the only client with a timer event (SessionHeartbeat,
-// every 60 s), which acc does not subscribe (install.go says why).
+// accepts in config.toml (2.1.0 fires them as
+// docs/adapters.md#kimi-code, describes; 0.36.1 named the same), with the
+// payload keys of both versions. Kimi is the only client with a timer event
+// (SessionHeartbeat, every 60 s), which acc does not subscribe (install.go says
+// why).
 var spec = &hookio.Spec{
 	Adapter: ID,
 	Events: []hookio.EventKind{
@@ -56,24 +57,24 @@ var spec = &hookio.Spec{
 	SourceKeys:    []string{"source"},
 	EndReasonKeys: []string{"reason"},
 	// UserPromptSubmit's prompt is an array of content parts in 2.1.0
-	// (a string in TurnStarted); hookio reads either (docs/adapters.md,
-	// "Kimi Code").
+	// (a string in TurnStarted); hookio reads either
+	// (docs/adapters.md#kimi-code).
 	PromptKeys: []string{"prompt"},
 	// Stop carries stop_hook_active, as Claude Code's does: false in every
-	// 2.1.0 run; never yet seen true after a held stop (docs/hooks.md, "Turn
-	// delivery").
+	// 2.1.0 run; never yet seen true after a held stop
+	// (docs/hooks.md#turn-delivery).
 	StopActiveKeys: []string{"stop_hook_active"},
 	ToolKeys:       []string{"tool_name"},
 	InputKeys:      []string{"tool_input"},
 	// Write and Edit name their file in path (not file_path); the shell
-	// tool is Bash (both versions, docs/adapters.md "Kimi Code").
+	// tool is Bash (both versions, docs/adapters.md#kimi-code).
 	FileTools: map[string][]string{
 		"Write": {"path"},
 		"Edit":  {"path"},
 	},
 	// Kimi Code names MCP tools mcp__<server>__<tool> (its MCP docs; 2.1.0
 	// lists mcp__* among a subagent's tools); no hook payload of an MCP
-	// call has been recorded yet (docs/hooks.md, "MCP tools").
+	// call has been recorded yet (docs/hooks.md#mcp-tools).
 	MCP:        adapter.MCPDoubleUnderscore,
 	ShellTools: map[string][]string{"Bash": {"command"}},
 }
@@ -85,7 +86,7 @@ var spec = &hookio.Spec{
 // so acc prints nothing there and the hook records nothing offered.
 // PostToolUse and PostToolUseFailure are started without being awaited,
 // so nothing printed there can reach the model and mid-turn delivery can
-// never be proven for Kimi Code (docs/adapters.md, "Kimi Code").
+// never be proven for Kimi Code (docs/adapters.md#kimi-code).
 var contextEvents = []string{"UserPromptSubmit"}
 
 type client struct{}
@@ -98,12 +99,12 @@ func (client) DisplayName() string { return DisplayName }
 
 // ClientCommand: kimi-code. Kimi Code 2.1.0 is a Node program started as
 // kimi that names its own process kimi-code, the name found among a
-// hook's ancestors (docs/adapters.md, "Kimi Code").
+// hook's ancestors (docs/adapters.md#kimi-code).
 func (client) ClientCommand() string { return "kimi-code" }
 
 // SessionEnvVars: none. Kimi Code 2.1.0 gives its hooks no variable naming
-// the session; the id is in the payload only (docs/adapters.md, "Kimi
-// Code").
+// the session; the id is in the payload only
+// (docs/adapters.md#kimi-code).
 func (client) SessionEnvVars() []string { return nil }
 
 func (client) Events() []string { return spec.EventNames() }
@@ -116,7 +117,7 @@ func (client) Normalize(event string, payload []byte) (*adapter.Event, error) {
 // and exits 0, on UserPromptSubmit only (contextEvents); every other event
 // renders Allow. Kimi wraps hook stdout in <hook_result hook_event="…"> for
 // the model; a hookSpecificOutput envelope would be shown verbatim, JSON
-// and all (docs/adapters.md, "Kimi Code").
+// and all (docs/adapters.md#kimi-code).
 func (client) Inject(ev *adapter.Event, context string) adapter.Output {
 	if ev == nil || context == "" || !hookio.Has(contextEvents, ev.Name) {
 		return hookio.Allow()
@@ -129,7 +130,7 @@ func (client) Inject(ev *adapter.Event, context string) adapter.Output {
 // exits 0. In 2.1.0 it stops Bash and Write, the model reads the reason
 // as the failed call's error, and PostToolUseFailure fires (not awaited);
 // exit 2 with the reason on stderr does the same, and 0.36.1 measured the
-// JSON form too (docs/adapters.md, "Kimi Code").
+// JSON form too (docs/adapters.md#kimi-code).
 func (client) Deny(ev *adapter.Event, reason string) adapter.Output {
 	if ev == nil || ev.Kind != adapter.BeforeTool {
 		return hookio.Allow()
@@ -143,7 +144,7 @@ func (client) Allow(*adapter.Event) adapter.Output { return hookio.Allow() }
 // Hold exits 2 with the reason on stderr on Stop: Kimi Code 2.1.0 then asks
 // the model again with the reason as a user message, and does not run the
 // stop hook again in that turn ({"decision":"block"} on stdout is ignored;
-// docs/hooks.md, "Turn delivery"; evidence/2.1.0). Every other event,
+// docs/hooks.md#turn-delivery; evidence/2.1.0). Every other event,
 // StopFailure included, renders Allow.
 func (c client) Hold(ev *adapter.Event, reason string) adapter.Output {
 	if ev == nil || ev.Name != "Stop" {

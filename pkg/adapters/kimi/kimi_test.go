@@ -218,8 +218,8 @@ func TestHold(t *testing.T) {
 	if got := New().Hold(ev, "x"); got.ExitCode != 0 || len(got.Stdout)+len(got.Stderr) != 0 {
 		t.Errorf("Hold on StopFailure = %+v, want Allow", got)
 	}
-	// The client does not take context from its post-tool hook (docs/hooks.md,
-	// "Turn delivery"): acc never injects there.
+	// The client does not take context from its post-tool hook
+	// (docs/hooks.md#turn-delivery): acc never injects there.
 	post := &adapter.Event{Adapter: ID, Name: "PostToolUse", Kind: adapter.AfterTool}
 	if got := New().Inject(post, "x"); got.ExitCode != 0 || len(got.Stdout)+len(got.Stderr) != 0 {
 		t.Errorf("Inject on PostToolUse = %+v, want Allow", got)

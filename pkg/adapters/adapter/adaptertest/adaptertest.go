@@ -387,7 +387,7 @@ func responses(t *testing.T, a adapter.Adapter, ev *adapter.Event) {
 // model: Inject renders Allow there and the suite does not ask for text.
 // Kimi Code 2.1.0 gives no model request what SessionStart prints; Grok
 // runs SessionStart and UserPromptSubmit as observe-only hooks
-// (docs/adapters.md, "Kimi Code" and "Grok").
+// (docs/adapters.md#kimi-code, docs/adapters.md#grok).
 var NoContextAt = map[string][]string{
 	"kimi": {"SessionStart"},
 	"grok": {"SessionStart", "UserPromptSubmit"},
@@ -588,7 +588,7 @@ func Fuzz(f *testing.F, a adapter.Adapter, fixtures fs.FS) {
 }
 
 // mcpToolNames is the suite's own reading of how each client names an MCP
-// server's tool in its pre-tool payload (docs/hooks.md, "MCP tools").
+// server's tool in its pre-tool payload (docs/hooks.md#mcp-tools).
 var mcpToolNames = map[string]func(server, tool string) string{
 	"claude": doubleUnderscore,
 	"codex":  doubleUnderscore,

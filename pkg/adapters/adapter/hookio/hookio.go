@@ -95,7 +95,7 @@ func (o Object) Bool(keys ...string) bool {
 
 // Prompt returns the prompt under the first of keys present in o: a
 // string as it is, or an array of content parts ({"type":"text","text":…},
-// the shape Kimi Code 2.1.0 sends, docs/adapters.md "Kimi Code") as the text
+// the shape Kimi Code 2.1.0 sends, docs/adapters.md#kimi-code) as the text
 // of its text parts joined by newlines, other parts (images) skipped. ok
 // is false when no key is present, or the first present one holds anything
 // else, or an array with a malformed part: then there is no prompt to read.
@@ -486,8 +486,9 @@ func DecisionDeny(reason string) adapter.Output {
 
 // DecisionBlock is the {"decision":"block","reason":…} answer to a stop
 // event (Claude Code Stop, Codex Stop, Gemini CLI AfterAgent, Grok Stop):
-// the agent does not stop and its model reads the reason (docs/hooks.md,
-// "Turn delivery"); on stdout, exit 0. A blank reason gets DefaultHoldReason.
+// the agent does not stop and its model reads the reason
+// (docs/hooks.md#turn-delivery); on stdout, exit 0. A blank reason gets
+// DefaultHoldReason.
 func DecisionBlock(reason string) adapter.Output {
 	if strings.TrimSpace(reason) == "" {
 		reason = DefaultHoldReason
