@@ -96,7 +96,8 @@ func (cli) Step(s protocol.Step) string {
 
 // shared words the steps that read the same on every surface: each is
 // something only the acc command does (a person's forced release, an
-// attach, the hook's trusted line, doctor, config init) or, for sync, a step whose
+// attach, the hook's trusted line, doctor, config init and the sessions it
+// waits for) or, for sync, a step whose
 // refusal only the acc command can produce.
 func shared(s protocol.Step) string {
 	a := s.Args
@@ -120,18 +121,20 @@ func shared(s protocol.Step) string {
 		return "`acc doctor`"
 	case protocol.StepConfigInit:
 		return "acc config init"
+	case protocol.StepCloseSessions:
+		return "close them (acc detach or acc finish)"
 	}
 	return ""
 }
 
 // cliOnly are the fields no acc-mcp tool takes: the caller's session pair
 // (acc-mcp holds its own session), the participant to attach as, and a
-// forced release's authority (a person's, at a terminal), and the start
+// forced release's authority (a person's, at a terminal), the start
 // directory and config (--cwd, --workspace: acc-mcp takes its directory
-// from ACC_MCP_WORKSPACE). A refusal naming
+// from ACC_MCP_WORKSPACE), and config init's --force. A refusal naming
 // one comes from the acc command, so acc-mcp spells it as the flag.
 var cliOnly = map[string]bool{"session": true, "generation": true, "participant": true, "authority": true, "claim": true,
-	"cwd": true, "workspace": true}
+	"cwd": true, "workspace": true, "force": true}
 
 type mcp struct{}
 

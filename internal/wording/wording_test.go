@@ -29,6 +29,7 @@ var sample = map[string][]map[string]string{
 var commandOnly = map[string]bool{
 	protocol.StepReleaseAsHuman: true, protocol.StepAttach: true, protocol.StepTrustedLine: true,
 	protocol.StepSync: true, protocol.StepDoctor: true, protocol.StepConfigInit: true,
+	protocol.StepCloseSessions: true,
 }
 
 // TestEverySlotIsRendered: every step and field core can put into a
@@ -103,6 +104,8 @@ func TestWords(t *testing.T) {
 		{step(protocol.StepRunInProject, map[string]string{"variable": "ACC_WORKSPACE_ROOT"}),
 			"set ACC_WORKSPACE_ROOT to your project's directory, or unset it (it overrides the working directory and --cwd)", "set ACC_MCP_WORKSPACE to your project's directory"},
 		{step(protocol.StepConfigInit, nil), "acc config init", "acc config init"},
+		{step(protocol.StepCloseSessions, nil), "close them (acc detach or acc finish)", "close them (acc detach or acc finish)"},
+		{protocol.Field("force"), "--force", "--force"},
 	} {
 		e := protocol.Errorf(protocol.ReasonUsage, "%s", c.slot)
 		if got := protocol.AsError(CLIError(e)).Message; got != c.cli {

@@ -152,6 +152,9 @@ const (
 	// StepConfigInit writes an acc.workspace.json into a project's
 	// directory.
 	StepConfigInit = "config-init"
+	// StepCloseSessions closes the sessions a refusal lists (each detaches
+	// or finishes).
+	StepCloseSessions = "close-sessions"
 )
 
 // StepCommands lists every Step command, for the renderers' tests.
@@ -159,14 +162,14 @@ var StepCommands = []string{
 	StepInbox, StepStatus, StepHistory, StepReply, StepFinish, StepMessage,
 	StepReattach, StepRepeatFinish, StepWaitRelease, StepForceRelease,
 	StepReleaseAsHuman, StepAttach, StepTrustedLine, StepSync, StepDoctor,
-	StepStartInDirectory, StepRunInProject, StepConfigInit,
+	StepStartInDirectory, StepRunInProject, StepConfigInit, StepCloseSessions,
 }
 
 // FieldIDs lists the neutral ids of every field a refusal may name in a
 // [Field], [FieldValue] or [FieldList] slot, for the renderers' tests.
 var FieldIDs = []string{
 	"answer", "authority", "claim", "clientMessageId", "current", "cursor",
-	"cwd", "generation", "kind", "limit", "messageId", "participant",
+	"cwd", "force", "generation", "kind", "limit", "messageId", "participant",
 	"reason", "scope", "session", "supersedes", "to", "withdraws",
 	"workspace",
 }
