@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/acc-go/acc/internal/wording"
 	"github.com/acc-go/acc/pkg/core"
 	"github.com/acc-go/acc/pkg/protocol"
 	"github.com/acc-go/acc/pkg/workspace"
@@ -143,7 +144,7 @@ func (a *app) configValidateCommand() *cli.Command {
 			}
 			res := &configValidation{Subcommand: "validate", ConfigValidation: v}
 			if pe := core.CheckRoomHere(ctx, core.OpenOptions{Cwd: res.Dir, ConfigPath: cmd.String("workspace"), Getenv: a.getenvWithoutRoot}); pe != nil {
-				res.NoRoom = &core.DoctorNoRoom{ReasonCode: pe.Reason, Message: pe.Message, Start: res.Dir}
+				res.NoRoom = &core.DoctorNoRoom{ReasonCode: pe.Reason, Message: protocol.AsError(wording.CLIError(pe)).Message, Start: res.Dir}
 			}
 			return a.emit(res, func(w io.Writer) { printValidation(w, res) })
 		},

@@ -81,6 +81,9 @@ func (a *app) doctorCommand() *cli.Command {
 			if rep == nil {
 				return err
 			}
+			if rep.NoRoom != nil && rep.NoRoom.Refusal != nil {
+				rep.NoRoom.Message = protocol.AsError(wording.CLIError(rep.NoRoom.Refusal)).Message
+			}
 			full := &doctorReport{DoctorReport: rep, Clients: clients, ACPAgents: acpAgents(), canPush: canPush, homeArg: homeArg}
 			for _, c := range clients {
 				rep.Remediation = append(rep.Remediation, c.Remediation...)

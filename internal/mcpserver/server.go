@@ -242,7 +242,7 @@ func (s *server) openOptions(create bool) core.OpenOptions {
 		}
 		return s.cfg.Getenv(k)
 	}
-	return core.OpenOptions{Cwd: s.cfg.Dir, Getenv: getenv, NoCreate: !create, Front: core.FrontMCP, ReadInstall: install.ReadPolicies}
+	return core.OpenOptions{Cwd: s.cfg.Dir, Getenv: getenv, NoCreate: !create, ReadInstall: install.ReadPolicies}
 }
 
 // open opens the room for one call, as the CLI does for one command. The

@@ -77,6 +77,16 @@ func (cli) Step(s protocol.Step) string {
 		return "wait for its release (`" + wait + "`)"
 	case protocol.StepForceRelease:
 		return "force release requires --authority human or policy and a --reason (a peer's request is not authority)"
+	case protocol.StepStartInDirectory:
+		if a["variable"] == "" {
+			return "run acc from an existing directory or pass --cwd"
+		}
+		return "start acc in an existing directory (check --cwd and " + a["variable"] + ")"
+	case protocol.StepRunInProject:
+		if a["variable"] != "" {
+			return "set " + a["variable"] + " to your project's directory, or unset it (it overrides the working directory and --cwd)"
+		}
+		return "run acc inside your project (or pass --cwd DIR)"
 	}
 	if w := shared(s); w != "" {
 		return w
@@ -86,7 +96,8 @@ func (cli) Step(s protocol.Step) string {
 
 // shared words the steps that read the same on every surface: each is
 // something only the acc command does (a person's forced release, an
-// attach, the hook's trusted line, doctor) or, for sync, a step whose
+// attach, the hook's trusted line, doctor, config init and the sessions it
+// waits for) or, for sync, a step whose
 // refusal only the acc command can produce.
 func shared(s protocol.Step) string {
 	a := s.Args
@@ -108,17 +119,28 @@ func shared(s protocol.Step) string {
 		return "`acc sync`"
 	case protocol.StepDoctor:
 		return "`acc doctor`"
+	case protocol.StepConfigInit:
+		return "acc config init"
+	case protocol.StepCloseSessions:
+		return "close them (acc detach or acc finish)"
 	}
 	return ""
 }
 
 // cliOnly are the fields no acc-mcp tool takes: the caller's session pair
 // (acc-mcp holds its own session), the participant to attach as, and a
-// forced release's authority (a person's, at a terminal). A refusal naming
+// forced release's authority (a person's, at a terminal), the start
+// directory and config (--cwd, --workspace: acc-mcp takes its directory
+// from ACC_MCP_WORKSPACE), and config init's --force. A refusal naming
 // one comes from the acc command, so acc-mcp spells it as the flag.
-var cliOnly = map[string]bool{"session": true, "generation": true, "participant": true, "authority": true, "claim": true}
+var cliOnly = map[string]bool{"session": true, "generation": true, "participant": true, "authority": true, "claim": true,
+	"cwd": true, "workspace": true, "force": true}
 
 type mcp struct{}
+
+// mcpWorkspace is the variable acc-mcp takes its start directory from
+// (docs/mcp.md).
+const mcpWorkspace = "ACC_MCP_WORKSPACE"
 
 func (mcp) Field(name string) string {
 	if cliOnly[name] {
@@ -167,6 +189,12 @@ func (mcp) Step(s protocol.Step) string {
 		return "claim again once it is released"
 	case protocol.StepForceRelease:
 		return "ask its holder to release it (only a person can force a release, with acc release --authority)"
+	case protocol.StepStartInDirectory:
+		// acc-mcp's directory is ACC_MCP_WORKSPACE's (else where it was
+		// launched); it never reads ACC_WORKSPACE_ROOT.
+		return "set " + mcpWorkspace + " to the project's existing directory"
+	case protocol.StepRunInProject:
+		return "set " + mcpWorkspace + " to your project's directory"
 	}
 	if w := shared(s); w != "" {
 		return w

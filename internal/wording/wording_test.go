@@ -11,14 +11,16 @@ import (
 // sample gives every step the arguments core passes with it, so that each
 // renderer is exercised with and without its optional arguments.
 var sample = map[string][]map[string]string{
-	protocol.StepStatus:         {nil, {"all": "true"}},
-	protocol.StepHistory:        {nil, {"kind": protocol.KindDecision}},
-	protocol.StepReply:          {nil, {"messageId": "message_x"}},
-	protocol.StepMessage:        {{"to": "bob"}},
-	protocol.StepWaitRelease:    {{"resource": "file:src/a.go"}, {"resource": "file:src/**", "flags": "--session s"}},
-	protocol.StepReleaseAsHuman: {{"claimId": "claim_x"}},
-	protocol.StepAttach:         {nil, {"participant": "NAME"}},
-	protocol.StepTrustedLine:    {nil, {"session": "session_x"}},
+	protocol.StepStatus:           {nil, {"all": "true"}},
+	protocol.StepHistory:          {nil, {"kind": protocol.KindDecision}},
+	protocol.StepReply:            {nil, {"messageId": "message_x"}},
+	protocol.StepMessage:          {{"to": "bob"}},
+	protocol.StepWaitRelease:      {{"resource": "file:src/a.go"}, {"resource": "file:src/**", "flags": "--session s"}},
+	protocol.StepReleaseAsHuman:   {{"claimId": "claim_x"}},
+	protocol.StepAttach:           {nil, {"participant": "NAME"}},
+	protocol.StepTrustedLine:      {nil, {"session": "session_x"}},
+	protocol.StepStartInDirectory: {nil, {"variable": "ACC_WORKSPACE_ROOT"}},
+	protocol.StepRunInProject:     {nil, {"variable": "ACC_WORKSPACE_ROOT"}},
 }
 
 // commandOnly are the steps only the acc command takes (a person's forced
@@ -26,7 +28,8 @@ var sample = map[string][]map[string]string{
 // session): acc-mcp names them as the acc command does.
 var commandOnly = map[string]bool{
 	protocol.StepReleaseAsHuman: true, protocol.StepAttach: true, protocol.StepTrustedLine: true,
-	protocol.StepSync: true, protocol.StepDoctor: true,
+	protocol.StepSync: true, protocol.StepDoctor: true, protocol.StepConfigInit: true,
+	protocol.StepCloseSessions: true,
 }
 
 // TestEverySlotIsRendered: every step and field core can put into a
@@ -90,6 +93,19 @@ func TestWords(t *testing.T) {
 		{step(protocol.StepMessage, map[string]string{"to": "bob"}), "`acc message --to bob`", `acc_message {to: ["bob"]}`},
 		{step(protocol.StepWaitRelease, map[string]string{"resource": "file:src/**", "flags": "--session s"}),
 			"wait for its release (`acc wait --released 'file:src/**' --session s`)", "claim again once it is released"},
+		// acc-mcp takes its directory from ACC_MCP_WORKSPACE and never
+		// reads ACC_WORKSPACE_ROOT or a --cwd.
+		{protocol.Field("cwd"), "--cwd", "--cwd"},
+		{protocol.Field("workspace"), "--workspace", "--workspace"},
+		{step(protocol.StepStartInDirectory, nil), "run acc from an existing directory or pass --cwd", "set ACC_MCP_WORKSPACE to the project's existing directory"},
+		{step(protocol.StepStartInDirectory, map[string]string{"variable": "ACC_WORKSPACE_ROOT"}),
+			"start acc in an existing directory (check --cwd and ACC_WORKSPACE_ROOT)", "set ACC_MCP_WORKSPACE to the project's existing directory"},
+		{step(protocol.StepRunInProject, nil), "run acc inside your project (or pass --cwd DIR)", "set ACC_MCP_WORKSPACE to your project's directory"},
+		{step(protocol.StepRunInProject, map[string]string{"variable": "ACC_WORKSPACE_ROOT"}),
+			"set ACC_WORKSPACE_ROOT to your project's directory, or unset it (it overrides the working directory and --cwd)", "set ACC_MCP_WORKSPACE to your project's directory"},
+		{step(protocol.StepConfigInit, nil), "acc config init", "acc config init"},
+		{step(protocol.StepCloseSessions, nil), "close them (acc detach or acc finish)", "close them (acc detach or acc finish)"},
+		{protocol.Field("force"), "--force", "--force"},
 	} {
 		e := protocol.Errorf(protocol.ReasonUsage, "%s", c.slot)
 		if got := protocol.AsError(CLIError(e)).Message; got != c.cli {

@@ -55,7 +55,7 @@ func SessionsAttachedError(file string, sessions []AttachedSession) error {
 		names[i] = fmt.Sprintf("%s (%s)", s.ParticipantID, s.Harness)
 	}
 	return protocol.Errorf(protocol.ReasonConfigSessionsAttached,
-		"%d session(s) are attached here and would stop seeing each other once %s gives the workspace a new id: %s; close them (acc detach or acc finish) or pass --force",
-		len(sessions), file, strings.Join(names, ", ")).
+		"%d session(s) are attached here and would stop seeing each other once %s gives the workspace a new id: %s; %s or pass %s",
+		len(sessions), file, strings.Join(names, ", "), protocol.Step{Command: protocol.StepCloseSessions}, protocol.Field("force")).
 		With("file", file).With("sessions", names)
 }

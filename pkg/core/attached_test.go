@@ -3,6 +3,7 @@ package core
 import (
 	"context"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -29,8 +30,12 @@ func TestAttachedSessionsNamesLiveSessionsOnly(t *testing.T) {
 	err = SessionsAttachedError("/x/acc.workspace.json", got)
 	wantReason(t, err, protocol.ReasonConfigSessionsAttached, protocol.ExitConflict)
 	assertOneLine(t, err)
-	if !strings.Contains(err.Error(), "bob (cli)") || !strings.Contains(err.Error(), "--force") {
-		t.Fatalf("message: %s", err)
+	// The way out is data each surface words (internal/wording): close the
+	// sessions, or force.
+	d := protocol.AsError(err).Details
+	if !strings.Contains(err.Error(), "bob (cli)") || !reflect.DeepEqual(d["fields"], []string{"force"}) ||
+		!reflect.DeepEqual(d["nextSteps"], []protocol.Step{{Command: protocol.StepCloseSessions}}) {
+		t.Fatalf("message: %s, details %v", err, d)
 	}
 
 	// A workspace that cannot be opened gives no warning.

@@ -64,11 +64,6 @@ type OpenOptions struct {
 	// store file yet, so commands that cannot create anything (everything but
 	// attach) leave no file behind.
 	NoCreate bool
-	// Front words the workspace-discovery refusals (no_room, an
-	// unresolvable working directory) for the caller's surface (default
-	// the CLI); every other refusal is rendered by the surface itself
-	// (docs/cli.md#refusal-details).
-	Front Front
 	// ReadInstall reads the client installations' delivery policies of
 	// the data home (its argument), once, into Room.Install; nil leaves
 	// Room.Install empty (no client's policy is known: live push off, the

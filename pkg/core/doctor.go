@@ -63,11 +63,16 @@ type DoctorRoom struct {
 // start directory is no project and holds acc's data: the home directory,
 // /) or runtime_inside_workspace (a Git or config workspace whose root holds
 // acc's data: a misconfiguration). Message is the refusal a room command
-// gives there; Start is the canonical start directory.
+// gives there, with its next step in neutral form until the surface
+// renders Refusal into it (docs/cli.md#refusal-details); Start is the
+// canonical start directory.
 type DoctorNoRoom struct {
 	ReasonCode string `json:"reasonCode"`
 	Message    string `json:"message"`
 	Start      string `json:"start"`
+	// Refusal is the refusal Message was taken from, for the surface to
+	// word.
+	Refusal *protocol.Error `json:"-"`
 }
 
 // DoctorDataHome is the data home (ResolveDataHome) and acc's directory in
@@ -231,11 +236,10 @@ func Doctor(ctx context.Context, d DoctorOptions) (*DoctorReport, error) {
 		unusable.With("report", rep)
 	}
 	if err := env.CheckContainment(ws); err != nil {
-		pe := protocol.AsError(noRoomError(ws, env, err, o))
-		rep.NoRoom = &DoctorNoRoom{ReasonCode: pe.Reason, Message: pe.Message, Start: ws.Start}
+		pe := protocol.AsError(noRoomError(ws, env, err))
+		rep.NoRoom = &DoctorNoRoom{ReasonCode: pe.Reason, Message: pe.Message, Start: ws.Start, Refusal: pe}
 		if pe.Reason == protocol.ReasonNoRoom {
-			nr := explainNoRoom(ws, env, protocol.AsError(err), o.Front)
-			rep.Remediation = append(rep.Remediation, "no room is selected here: "+nr.doctor)
+			rep.Remediation = append(rep.Remediation, "no room is selected here: "+doctorNoRoom(ws, env, protocol.AsError(err)))
 			if unusable != nil {
 				return rep, unusable
 			}

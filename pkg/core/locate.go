@@ -19,7 +19,7 @@ func locate(ctx context.Context, o OpenOptions) (*workspace.Workspace, *workspac
 		return nil, nil, err
 	}
 	if err := env.CheckContainment(ws); err != nil {
-		return nil, nil, noRoomError(ws, env, err, o)
+		return nil, nil, noRoomError(ws, env, err)
 	}
 	return ws, env, nil
 }
@@ -31,8 +31,7 @@ func locateParts(ctx context.Context, o OpenOptions) (*workspace.Workspace, *wor
 	if getenv == nil {
 		getenv = getenvOS
 	}
-	ws, err := workspace.Discover(ctx, workspace.DiscoverOptions{Cwd: o.Cwd, ConfigPath: o.ConfigPath, Getenv: getenv,
-		StartFix: o.Front.Cmd("start acc in an existing directory (check --cwd and ACC_WORKSPACE_ROOT)", "set ACC_MCP_WORKSPACE to the project's existing directory")})
+	ws, err := workspace.Discover(ctx, workspace.DiscoverOptions{Cwd: o.Cwd, ConfigPath: o.ConfigPath, Getenv: getenv})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -55,44 +54,39 @@ func locateParts(ctx context.Context, o OpenOptions) (*workspace.Workspace, *wor
 // The message names what lies inside the directory (acc's data, or its
 // configuration or cache when ACC_CONFIG_HOME or ACC_CACHE_HOME puts it
 // there) and the fixes that work: the variable that put it there, and how
-// to start elsewhere (ACC_WORKSPACE_ROOT when that chose the directory,
-// since it overrides both the working directory and --cwd).
-func noRoomError(ws *workspace.Workspace, env *workspace.RuntimeEnv, containment error, o OpenOptions) error {
+// to start elsewhere — a protocol.StepRunInProject step that each surface
+// words, naming ACC_WORKSPACE_ROOT when that chose the directory, since it
+// overrides both the working directory and the start directory the caller
+// passed.
+func noRoomError(ws *workspace.Workspace, env *workspace.RuntimeEnv, containment error) error {
 	if ws.Source != protocol.SourceDirectory {
 		return containment
 	}
-	pe := protocol.AsError(containment)
-	nr := explainNoRoom(ws, env, pe, o.Front)
-	return protocol.Errorf(protocol.ReasonNoRoom,
-		"no room here: %s is not inside a Git repository or a directory with %s, and it cannot be a room itself because %s; %s",
-		ws.Start, workspace.ConfigFileName, nr.Why, nr.fix).With("path", ws.Start).With("dataDir", nr.Dir)
+	nr := env.WhyNoRoom(ws.Start, protocol.AsError(containment))
+	start := protocol.Step{Command: protocol.StepRunInProject}
+	if env.WorkspaceRoot != "" {
+		start.Args = map[string]string{"variable": workspace.EnvWorkspaceRoot}
+	}
+	format := "no room here: %[1]s is not inside a Git repository or a directory with %[2]s, and it cannot be a room itself because %[3]s; %[4]s"
+	if nr.Move != "" {
+		format = "no room here: %[1]s is not inside a Git repository or a directory with %[2]s, and it cannot be a room itself because %[3]s; %[5]s; or %[4]s"
+	}
+	return protocol.Errorf(protocol.ReasonNoRoom, format, ws.Start, workspace.ConfigFileName, nr.Why, start, nr.Move).
+		With("path", ws.Start).With("dataDir", nr.Dir)
 }
 
-// noRoom is why a directory cannot be a room and what to do about it.
-type noRoom struct {
-	workspace.NoRoom
-	// fix is the remedy for a room command, doctor the one for acc
-	// doctor's next: line.
-	fix, doctor string
-}
-
-// explainNoRoom words a no_room refusal from the containment refusal pe
-// (see noRoomError).
-func explainNoRoom(ws *workspace.Workspace, env *workspace.RuntimeEnv, pe *protocol.Error, front Front) noRoom {
-	nr := noRoom{NoRoom: env.WhyNoRoom(ws.Start, pe)}
-	// Where to start instead: ACC_WORKSPACE_ROOT, when set, overrides the
-	// working directory and --cwd alike (acc-mcp never reads it).
-	start := front.Cmd("run acc inside your project (or pass --cwd DIR)", "set ACC_MCP_WORKSPACE to your project's directory")
+// doctorNoRoom is acc doctor's next: line where no room is selected: how to
+// point doctor at a project instead (see noRoomError).
+func doctorNoRoom(ws *workspace.Workspace, env *workspace.RuntimeEnv, containment *protocol.Error) string {
+	nr := env.WhyNoRoom(ws.Start, containment)
 	doctor := "run `acc doctor` inside your project (a Git repository or a directory with acc.workspace.json), or pass --cwd DIR, to check its room"
-	if env.WorkspaceRoot != "" && front != FrontMCP {
-		start = "set ACC_WORKSPACE_ROOT to your project's directory, or unset it (it overrides the working directory and --cwd)"
+	if env.WorkspaceRoot != "" {
 		doctor = "ACC_WORKSPACE_ROOT selects " + ws.Start + ": set it to your project's directory (a Git repository or a directory with acc.workspace.json), or unset it, to check its room"
 	}
-	nr.fix, nr.doctor = start, doctor
 	if nr.Move != "" {
-		nr.fix, nr.doctor = nr.Move+"; or "+start, nr.Move+"; or "+doctor
+		return nr.Move + "; or " + doctor
 	}
-	return nr
+	return doctor
 }
 
 // CheckRoomHere reports why the workspace that o selects cannot be a room
@@ -107,7 +101,7 @@ func CheckRoomHere(ctx context.Context, o OpenOptions) *protocol.Error {
 		return nil
 	}
 	if err := env.CheckContainment(ws); err != nil {
-		return protocol.AsError(noRoomError(ws, env, err, o))
+		return protocol.AsError(noRoomError(ws, env, err))
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -27,7 +28,7 @@ func TestNoRoomInAHomeDirectory(t *testing.T) {
 	assertOneLine(t, err)
 	msg := err.Error()
 	for _, want := range []string{"no room here: " + home + " ", "not inside a Git repository or a directory with acc.workspace.json",
-		filepath.Join(home, ".local", "share", "acc"), "run acc inside your project (or pass --cwd DIR)"} {
+		filepath.Join(home, ".local", "share", "acc"), "{step run-in-project}"} {
 		if !strings.Contains(msg, want) {
 			t.Fatalf("message %q lacks %q", msg, want)
 		}
@@ -49,11 +50,11 @@ func TestNoRoomInAHomeDirectory(t *testing.T) {
 	}
 	r.Close()
 
-	// acc-mcp words the fix for its own configuration.
-	_, err = Open(context.Background(), OpenOptions{Cwd: home, Getenv: envMap(env), GOOS: "linux", Front: FrontMCP})
-	wantReason(t, err, protocol.ReasonNoRoom, protocol.ExitUsage)
-	if !strings.Contains(err.Error(), "set ACC_MCP_WORKSPACE") {
-		t.Fatalf("MCP wording: %s", err)
+	// The fix is a step each surface words (internal/wording): run acc
+	// inside the project; no variable chose this directory.
+	_, err = Open(context.Background(), opts)
+	if steps := protocol.AsError(err).Details["nextSteps"]; !reflect.DeepEqual(steps, []protocol.Step{{Command: protocol.StepRunInProject}}) {
+		t.Fatalf("next steps %#v", steps)
 	}
 
 	rep, err := Doctor(context.Background(), DoctorOptions{OpenOptions: opts})
@@ -136,21 +137,24 @@ func TestNoRoomNamesTheFixThatWorks(t *testing.T) {
 		not  []string
 		// doctor is what doctor's next: line must hold.
 		doctor []string
+		// variable is the variable the run-in-project step names: the one
+		// that chose the directory, if any.
+		variable string
 	}{
 		{
 			name: "ACC_WORKSPACE_ROOT chose the home directory",
 			env:  map[string]string{"HOME": home, workspace.EnvWorkspaceRoot: home},
 			cwd:  plain,
 			want: []string{"no room here: " + home + " ", "acc keeps its data inside it (" + filepath.Join(home, ".local", "share", "acc") + ")",
-				"set ACC_WORKSPACE_ROOT to your project's directory, or unset it"},
-			not:    []string{"--cwd DIR)"},
-			doctor: []string{"ACC_WORKSPACE_ROOT selects " + home, "set it to your project's directory", "or unset it"},
+				"{step run-in-project}"},
+			variable: workspace.EnvWorkspaceRoot,
+			doctor:   []string{"ACC_WORKSPACE_ROOT selects " + home, "set it to your project's directory", "or unset it"},
 		},
 		{
 			name:   "ACC_DATA_HOME inside a plain directory",
 			env:    map[string]string{"HOME": home, workspace.EnvDataHome: filepath.Join(plain, "data")},
 			cwd:    plain,
-			want:   []string{"because ACC_DATA_HOME puts acc's data inside it (" + filepath.Join(plain, "data", "acc") + ")", "set ACC_DATA_HOME to an absolute directory outside " + plain, "run acc inside your project (or pass --cwd DIR)"},
+			want:   []string{"because ACC_DATA_HOME puts acc's data inside it (" + filepath.Join(plain, "data", "acc") + ")", "set ACC_DATA_HOME to an absolute directory outside " + plain, "{step run-in-project}"},
 			not:    []string{"acc keeps its data inside it"},
 			doctor: []string{"set ACC_DATA_HOME to an absolute directory outside " + plain},
 		},
@@ -185,6 +189,13 @@ func TestNoRoomNamesTheFixThatWorks(t *testing.T) {
 				if !strings.Contains(err.Error(), w) {
 					t.Errorf("message %q lacks %q", err, w)
 				}
+			}
+			want := protocol.Step{Command: protocol.StepRunInProject}
+			if c.variable != "" {
+				want.Args = map[string]string{"variable": c.variable}
+			}
+			if steps := protocol.AsError(err).Details["nextSteps"]; !reflect.DeepEqual(steps, []protocol.Step{want}) {
+				t.Errorf("next steps %#v, want %#v", steps, want)
 			}
 			for _, w := range c.not {
 				if strings.Contains(err.Error(), w) {
@@ -225,7 +236,7 @@ func TestNoRoomInsideAccsData(t *testing.T) {
 		assertOneLine(t, err)
 		want := "no room here: " + dir + " is not inside a Git repository"
 		if dir == workspaces {
-			want = "it cannot be a room itself because it lies inside acc's own data (" + acc + "); run acc inside your project (or pass --cwd DIR)"
+			want = "it cannot be a room itself because it lies inside acc's own data (" + acc + "); {step run-in-project}"
 		}
 		if !strings.Contains(err.Error(), want) {
 			t.Fatalf("%s: message %q lacks %q", dir, err, want)

@@ -139,6 +139,22 @@ const (
 	StepSync = "sync"
 	// StepDoctor checks the store and names what is damaged.
 	StepDoctor = "doctor"
+	// StepStartInDirectory starts acc again from a directory that exists;
+	// Args "variable", when set, names the environment variable that chose
+	// the start directory (ACC_WORKSPACE_ROOT), which is then to be checked
+	// too. Without it, the working directory itself could not be resolved.
+	StepStartInDirectory = "start-in-directory"
+	// StepRunInProject runs acc inside a project (a Git work tree or a
+	// directory with acc.workspace.json); Args "variable", when set, names
+	// the environment variable that chose the directory and overrides the
+	// working directory (ACC_WORKSPACE_ROOT).
+	StepRunInProject = "run-in-project"
+	// StepConfigInit writes an acc.workspace.json into a project's
+	// directory.
+	StepConfigInit = "config-init"
+	// StepCloseSessions closes the sessions a refusal lists (each detaches
+	// or finishes).
+	StepCloseSessions = "close-sessions"
 )
 
 // StepCommands lists every Step command, for the renderers' tests.
@@ -146,14 +162,16 @@ var StepCommands = []string{
 	StepInbox, StepStatus, StepHistory, StepReply, StepFinish, StepMessage,
 	StepReattach, StepRepeatFinish, StepWaitRelease, StepForceRelease,
 	StepReleaseAsHuman, StepAttach, StepTrustedLine, StepSync, StepDoctor,
+	StepStartInDirectory, StepRunInProject, StepConfigInit, StepCloseSessions,
 }
 
 // FieldIDs lists the neutral ids of every field a refusal may name in a
 // [Field], [FieldValue] or [FieldList] slot, for the renderers' tests.
 var FieldIDs = []string{
 	"answer", "authority", "claim", "clientMessageId", "current", "cursor",
-	"generation", "kind", "limit", "messageId", "participant", "reason",
-	"scope", "session", "supersedes", "to", "withdraws",
+	"cwd", "force", "generation", "kind", "limit", "messageId", "participant",
+	"reason", "scope", "session", "supersedes", "to", "withdraws",
+	"workspace",
 }
 
 // neutral returns args with each Slot in its neutral form.

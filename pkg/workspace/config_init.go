@@ -100,7 +100,7 @@ func canonicalDir(dir string) (string, error) {
 	}
 	if err != nil {
 		return "", protocol.Errorf(protocol.ReasonWorkspaceUnresolvable,
-			"cannot resolve the directory %s: %s; pass --cwd an existing directory", dir, errText(err)).
+			"cannot resolve the directory %s: %s; pass %s an existing directory", dir, errText(err), protocol.Field("cwd")).
 			With("path", dir).Wrap(err)
 	}
 	return real, nil
@@ -176,13 +176,16 @@ func (p *ConfigInitPlan) CheckRoom(getenv func(string) string, goos string) erro
 		return nil
 	}
 	nr := env.WhyNoRoom(p.Dir, protocol.AsError(cerr))
-	fix := "run acc config init in your project's directory (or pass --cwd DIR)"
+	// The fix runs config init elsewhere, after moving acc's data out when
+	// a variable put it there; the step is named once, so the details list
+	// it once.
+	format := "%[1]s cannot be a room because %[2]s, so %[4]s does not write %[3]s; run %[4]s in your project's directory (or pass %[5]s DIR)"
 	if nr.Move != "" {
-		fix = nr.Move + "; or " + fix
+		format = "%[1]s cannot be a room because %[2]s, so %[4]s does not write %[3]s; %[6]s; or run %[4]s in your project's directory (or pass %[5]s DIR)"
 	}
-	return protocol.Errorf(protocol.ReasonRuntimeInsideWorkspace,
-		"%s cannot be a room because %s, so acc config init does not write %s; %s",
-		p.Dir, nr.Why, p.File, fix).With("file", p.File).With("dataDir", nr.Dir).With("root", p.Dir)
+	return protocol.Errorf(protocol.ReasonRuntimeInsideWorkspace, format,
+		p.Dir, nr.Why, p.File, protocol.Step{Command: protocol.StepConfigInit}, protocol.Field("cwd"), nr.Move).
+		With("file", p.File).With("dataDir", nr.Dir).With("root", p.Dir)
 }
 
 func configExists(file string) error {
@@ -251,7 +254,7 @@ func (p *ConfigInitPlan) writeExclusive() error {
 
 func (p *ConfigInitPlan) unwritable(err error) error {
 	return protocol.Errorf(protocol.ReasonDirectoryUnwritable,
-		"cannot write %s: %s; pass --cwd a directory you can write to", p.File, errText(err)).
+		"cannot write %s: %s; pass %s a directory you can write to", p.File, errText(err), protocol.Field("cwd")).
 		With("file", p.File).Wrap(err)
 }
 

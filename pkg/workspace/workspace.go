@@ -192,10 +192,6 @@ type DiscoverOptions struct {
 	// Remote also asks Git for the origin URL (GitInfo.Remote). Nothing in
 	// acc's rules needs it, so commands and hooks skip that extra process.
 	Remote bool
-	// StartFix is the next step named when the start directory cannot be
-	// resolved, in the words of the caller's interface; "" names --cwd and
-	// ACC_WORKSPACE_ROOT, as the acc command takes them.
-	StartFix string
 }
 
 // Discover finds the workspace that governs the start directory
@@ -235,7 +231,8 @@ func Discover(ctx context.Context, o DiscoverOptions) (*Workspace, error) {
 		wd, err := os.Getwd()
 		if err != nil {
 			return nil, protocol.Errorf(protocol.ReasonWorkspaceUnresolvable,
-				"cannot resolve the working directory: %s; run acc from an existing directory or pass --cwd", errText(err)).Wrap(err)
+				"cannot resolve the working directory: %s; %s", errText(err),
+				protocol.Step{Command: protocol.StepStartInDirectory}).Wrap(err)
 		}
 		cwd = filepath.Join(wd, cwd)
 	}
@@ -256,12 +253,9 @@ func Discover(ctx context.Context, o DiscoverOptions) (*Workspace, error) {
 		}
 	}
 	if err != nil {
-		fix := o.StartFix
-		if fix == "" {
-			fix = "start acc in an existing directory (check --cwd and ACC_WORKSPACE_ROOT)"
-		}
 		return nil, protocol.Errorf(protocol.ReasonWorkspaceUnresolvable,
-			"cannot resolve the workspace root %s: %s; %s", startIn, errText(err), fix).
+			"cannot resolve the workspace root %s: %s; %s", startIn, errText(err),
+			protocol.Step{Command: protocol.StepStartInDirectory, Args: map[string]string{"variable": EnvWorkspaceRoot}}).
 			With("path", startIn).Wrap(err)
 	}
 
@@ -399,7 +393,7 @@ func LoadConfig(path string) (*Config, error) {
 				With("file", path).Wrap(err)
 		case errors.Is(err, os.ErrNotExist):
 			return nil, protocol.Errorf(protocol.ReasonConfigInvalid,
-				"cannot read the workspace config %s: it does not exist; name an existing acc.workspace.json, or leave --workspace out to search upwards", path).
+				"cannot read the workspace config %s: it does not exist; name an existing acc.workspace.json, or leave %s out to search upwards", path, protocol.Field("workspace")).
 				With("file", path).Wrap(err)
 		default:
 			return nil, protocol.Errorf(protocol.ReasonConfigInvalid,
