@@ -222,6 +222,7 @@ type gitCase struct {
 // repository (.git included) as it was, and must cover every file that
 // the real git command then changes (or, for a sweep, records).
 func TestGitTouched(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("makes many repositories")
 	}
@@ -513,6 +514,7 @@ func runReal(t *testing.T, repo, dir string, c gitCase, e *GitEffect) {
 // TestGitTouchedLinkedWorktree: in a linked worktree the paths are that
 // worktree's, and the main checkout's changes do not count.
 func TestGitTouchedLinkedWorktree(t *testing.T) {
+	t.Parallel()
 	repo := gitFixture(t)
 	wt := filepath.Join(filepath.Dir(repo), "linked")
 	git(t, repo, "worktree", "add", "-q", wt, "feature")
@@ -559,6 +561,7 @@ func TestGitTouchedLinkedWorktree(t *testing.T) {
 // outside a worktree, so GitTouched answers (nil, nil) there; apply writes
 // relative to the directory.
 func TestGitTouchedOutsideARepository(t *testing.T) {
+	t.Parallel()
 	repo := gitFixture(t)
 	writePatch(t, repo, "main", "feature", "p.patch")
 	plain := filepath.Join(filepath.Dir(repo), "plain")
@@ -583,6 +586,7 @@ func TestGitTouchedOutsideARepository(t *testing.T) {
 // TestGitTouchedBudget: an expired context is an error, with Unknown
 // saying the budget ran out, and nothing is claimed known.
 func TestGitTouchedBudget(t *testing.T) {
+	t.Parallel()
 	repo := gitFixture(t)
 	dirty(t, repo)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -594,6 +598,7 @@ func TestGitTouchedBudget(t *testing.T) {
 }
 
 func TestParseGitArgs(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		args []string
 		want gitArgs

@@ -32,6 +32,7 @@ var surfaceWords = regexp.MustCompile("`acc |\\bacc_[a-z]|(^|[^\\w-])--[a-z]")
 // command a protocol.Step constant, so the renderers' test in
 // internal/wording covers it.
 func TestRefusalsCarryNoSurfaceWords(t *testing.T) {
+	t.Parallel()
 	files, err := filepath.Glob("*.go")
 	if err != nil {
 		t.Fatal(err)
