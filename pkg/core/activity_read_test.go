@@ -13,6 +13,7 @@ import (
 // counts, but it still keeps the participant from being finished. The
 // roster digest moves with a turn, not with a heartbeat.
 func TestPeerConditions(t *testing.T) {
+	t.Parallel()
 	tr := newTestRoom(t)
 	ctx := context.Background()
 	clock := time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC)
@@ -78,6 +79,7 @@ func TestPeerConditions(t *testing.T) {
 
 // TestActivityWords: the relative wording status and wait print.
 func TestActivityWords(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC)
 	for _, c := range []struct {
 		a    *protocol.Activity

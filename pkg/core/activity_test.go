@@ -16,6 +16,7 @@ import (
 // first Since (one turn); idle starts a new Since; a bad state or a stale
 // generation changes nothing.
 func TestSetActivityKeepsTheTurnsStart(t *testing.T) {
+	t.Parallel()
 	tr := newTestRoom(t)
 	ctx := context.Background()
 	clock := time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC)
@@ -68,6 +69,7 @@ func TestSetActivityKeepsTheTurnsStart(t *testing.T) {
 // end (the person interrupted it) starts a new turn: Since moves, and the
 // new turn may be held again although the old one was held to its bound.
 func TestBeginTurnStartsAfresh(t *testing.T) {
+	t.Parallel()
 	tr := newTestRoom(t)
 	ctx := context.Background()
 	clock := time.Date(2026, 12, 2, 11, 0, 0, 0, time.UTC)
@@ -107,6 +109,7 @@ func TestBeginTurnStartsAfresh(t *testing.T) {
 // (a crash mid-turn records no turn end) is shown by status --all with no
 // activity; while its process lives it shows working.
 func TestStatusShowsNoTurnOfAnOfflineSession(t *testing.T) {
+	t.Parallel()
 	tr := newTestRoom(t)
 	ctx := context.Background()
 	tr.attach("alice", "cli")

@@ -11,6 +11,7 @@ import (
 )
 
 func TestAttachedSessionsNamesLiveSessionsOnly(t *testing.T) {
+	t.Parallel()
 	tr := newTestRoom(t)
 	env := envMap(map[string]string{"ACC_DATA_HOME": tr.home, "HOME": filepath.Dir(tr.home)})
 	o := OpenOptions{Cwd: tr.dir, Getenv: env, GOOS: "linux"}

@@ -15,6 +15,7 @@ import (
 // the resource, is a claim conflict: otherwise two live exclusive claims
 // cover one file and each holder believes it alone may write.
 func TestRenewingAnExpiredClaimNeverMakesTwoHolders(t *testing.T) {
+	t.Parallel()
 	w := newClaimWorld(t)
 	ctx := context.Background()
 	clock := time.Now()
@@ -52,6 +53,7 @@ func TestRenewingAnExpiredClaimNeverMakesTwoHolders(t *testing.T) {
 // resource stayed claimed after "released") and kept claim_expired
 // attention alive beside a live claim.
 func TestClaimingAgainAfterExpiryRenewsTheClaim(t *testing.T) {
+	t.Parallel()
 	w := newClaimWorld(t)
 	ctx := context.Background()
 	clock := time.Now()
@@ -92,6 +94,7 @@ func TestClaimingAgainAfterExpiryRenewsTheClaim(t *testing.T) {
 // cannot say which to release, so the message must name --claim, and the
 // store stays unchanged.
 func TestReleaseByResourceHeldByTwoOthersNamesTheWayOut(t *testing.T) {
+	t.Parallel()
 	w := newClaimWorld(t)
 	ctx := context.Background()
 	var callers []Caller

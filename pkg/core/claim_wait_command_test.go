@@ -18,6 +18,7 @@ import (
 // surface the resource's exact bytes and the flags already quoted; the CLI's
 // words for the step, and that they paste back, are tested in internal/wording.
 func TestClaimConflictWaitCommandPastesBack(t *testing.T) {
+	t.Parallel()
 	w := newClaimWorld(t)
 	ctx := context.Background()
 	attach := func(r *Room, p string) Caller {

@@ -68,6 +68,7 @@ func newClaimWorld(t *testing.T) *claimWorld {
 }
 
 func TestCanonicalResourceGivesOneNamePerFile(t *testing.T) {
+	t.Parallel()
 	w := newClaimWorld(t)
 	for _, c := range []struct {
 		room       *Room
@@ -130,6 +131,7 @@ func TestCanonicalResourceGivesOneNamePerFile(t *testing.T) {
 }
 
 func TestClaimsConflictAcrossSpellingsAndWorktrees(t *testing.T) {
+	t.Parallel()
 	w := newClaimWorld(t)
 	ctx := context.Background()
 	attach := func(r *Room, p string) Caller {
@@ -186,6 +188,7 @@ func TestClaimsConflictAcrossSpellingsAndWorktrees(t *testing.T) {
 }
 
 func TestLeaseExpiryRenewalAndAttention(t *testing.T) {
+	t.Parallel()
 	w := newClaimWorld(t)
 	ctx := context.Background()
 	clock := time.Now()
@@ -245,6 +248,7 @@ func TestLeaseExpiryRenewalAndAttention(t *testing.T) {
 }
 
 func TestReleaseRules(t *testing.T) {
+	t.Parallel()
 	w := newClaimWorld(t)
 	ctx := context.Background()
 	res, _ := w.main.Attach(ctx, AttachInput{ParticipantID: "codex"})
@@ -319,6 +323,7 @@ func TestReleaseRules(t *testing.T) {
 // authority; a second before, it is refused
 // (docs/concepts.md#forced-release).
 func TestPolicyReleasesOnlyAnExpiredClaim(t *testing.T) {
+	t.Parallel()
 	w := newClaimWorld(t)
 	ctx := context.Background()
 	clock := time.Now()
@@ -361,6 +366,7 @@ func TestPolicyReleasesOnlyAnExpiredClaim(t *testing.T) {
 }
 
 func TestPolicyClaimModeSetsTheDefaultEnforcement(t *testing.T) {
+	t.Parallel()
 	w := newClaimWorld(t)
 	ctx := context.Background()
 	w.main.WS.Policy.ClaimMode = protocol.EnforcementGuarded
@@ -377,6 +383,7 @@ func TestPolicyClaimModeSetsTheDefaultEnforcement(t *testing.T) {
 }
 
 func TestIntentStaysEphemeralUntilMaterialised(t *testing.T) {
+	t.Parallel()
 	w := newClaimWorld(t)
 	ctx := context.Background()
 	res, _ := w.main.Attach(ctx, AttachInput{ParticipantID: "codex"})

@@ -18,6 +18,7 @@ import (
 // caller owes or sent, leaves the recipient's (and the sender's) client
 // with no context at all, and `acc status` for them exits 4.
 func TestOneDamagedMessageDoesNotTakeTheHookContextOrStatusDown(t *testing.T) {
+	t.Parallel()
 	w := newClaimWorld(t)
 	ctx := context.Background()
 	attach := func(p string) Caller {

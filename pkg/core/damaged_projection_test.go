@@ -15,6 +15,7 @@ import (
 // says so in one damaged: line pointing at acc doctor
 // (docs/design.md#damaged-records); Damaged names it by table and key.
 func TestProjectionNamesADamagedMessage(t *testing.T) {
+	t.Parallel()
 	w := newClaimWorld(t)
 	ctx := context.Background()
 	attach := func(p string) Caller {

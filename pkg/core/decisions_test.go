@@ -15,6 +15,7 @@ import (
 
 // TestDecisionGroupView checks the read model of docs/protocol.md#decisions on link sets alone.
 func TestDecisionGroupView(t *testing.T) {
+	t.Parallel()
 	rep := func(from string, to ...string) []storage.DecisionLink {
 		var out []storage.DecisionLink
 		for _, x := range to {
@@ -127,6 +128,7 @@ func decide(to []string, subject string) SendInput {
 }
 
 func TestDecisionChainsCompeteAndCollapse(t *testing.T) {
+	t.Parallel()
 	tr := newTestRoom(t)
 	a, b, c := tr.attach("alice", "cli"), tr.attach("bob", "cli"), tr.attach("carol", "cli")
 	d1 := tr.send(a, decide([]string{"bob"}, "use offered")).Message.MessageID
@@ -205,6 +207,7 @@ func TestDecisionChainsCompeteAndCollapse(t *testing.T) {
 }
 
 func TestDecisionChangeInheritsRecipients(t *testing.T) {
+	t.Parallel()
 	tr := newTestRoom(t)
 	a, _, _ := tr.attach("alice", "cli"), tr.attach("bob", "cli"), tr.attach("carol", "cli")
 	d := tr.attach("dave", "cli")
@@ -247,6 +250,7 @@ func TestDecisionChangeInheritsRecipients(t *testing.T) {
 func withCaller(in SendInput, c Caller) SendInput { in.Caller = c; return in }
 
 func TestDecisionChangeWithNothingInheritedIsARoomDecision(t *testing.T) {
+	t.Parallel()
 	tr := newTestRoom(t)
 	a := tr.attach("alice", "cli")
 	// Alone: a room decision reaches nobody, so a change inherits nobody.
@@ -269,6 +273,7 @@ func TestDecisionChangeWithNothingInheritedIsARoomDecision(t *testing.T) {
 }
 
 func TestReplacedDecisionsLeaveInboxAndAttentionButStayReadable(t *testing.T) {
+	t.Parallel()
 	tr := newTestRoom(t)
 	ctx := context.Background()
 	a, b := tr.attach("alice", "cli"), tr.attach("bob", "cli")
@@ -347,6 +352,7 @@ func TestReplacedDecisionsLeaveInboxAndAttentionButStayReadable(t *testing.T) {
 }
 
 func TestDecisionChangeRefusals(t *testing.T) {
+	t.Parallel()
 	tr := newTestRoom(t)
 	ctx := context.Background()
 	a := tr.attach("alice", "cli")

@@ -11,6 +11,7 @@ import (
 // never the session that sent the message, and learns when a decision is
 // no longer pending because it was superseded.
 func TestDeliveryTargets(t *testing.T) {
+	t.Parallel()
 	tr := newTestRoom(t)
 	ctx := context.Background()
 	a1, a2 := tr.attach("alice", "cli"), tr.attach("alice", "cli")

@@ -84,6 +84,7 @@ func sameState(t *testing.T, before, after map[string]string) {
 }
 
 func TestDoctorMissingStoreIsHealthyAndNotCreated(t *testing.T) {
+	t.Parallel()
 	w := newDoctorWorld(t)
 	rep, err := w.doctor()
 	if err != nil {
@@ -101,6 +102,7 @@ func TestDoctorMissingStoreIsHealthyAndNotCreated(t *testing.T) {
 }
 
 func TestDoctorHealthyStore(t *testing.T) {
+	t.Parallel()
 	w := newDoctorWorld(t)
 	w.attach("alice")
 	w.attach("bob")
@@ -131,6 +133,7 @@ func TestDoctorHealthyStore(t *testing.T) {
 }
 
 func TestDoctorReportsRequiredAdapters(t *testing.T) {
+	t.Parallel()
 	w := newDoctorWorld(t)
 	mustWrite(t, filepath.Join(w.repo, workspace.ConfigFileName),
 		`{"schemaVersion":1,"workspaceId":"workspace_doc","requiredAdapters":["claude","codex","vim"]}`)
@@ -190,6 +193,7 @@ func (w *doctorWorld) unhealthy(reason string) *DoctorReport {
 }
 
 func TestDoctorCorruptFile(t *testing.T) {
+	t.Parallel()
 	w := newDoctorWorld(t)
 	mustWrite(t, w.storePath(), strings.Repeat("this is not an SQLite database. ", 20))
 	rep := w.unhealthy(protocol.ReasonStoreCorrupt)
@@ -199,6 +203,7 @@ func TestDoctorCorruptFile(t *testing.T) {
 }
 
 func TestDoctorForeignStore(t *testing.T) {
+	t.Parallel()
 	w := newDoctorWorld(t)
 	w.attach("alice")
 	// Copy this room's store into another repository's place.
@@ -219,6 +224,7 @@ func TestDoctorForeignStore(t *testing.T) {
 }
 
 func TestDoctorUnknownSchemaVersion(t *testing.T) {
+	t.Parallel()
 	w := newDoctorWorld(t)
 	w.attach("alice")
 	setUserVersion(t, w.storePath(), 99)
@@ -229,6 +235,7 @@ func TestDoctorUnknownSchemaVersion(t *testing.T) {
 }
 
 func TestDoctorIntegrityFailure(t *testing.T) {
+	t.Parallel()
 	w := newDoctorWorld(t)
 	w.attach("alice")
 	path := w.storePath()
@@ -266,6 +273,7 @@ func TestDoctorIntegrityFailure(t *testing.T) {
 // once it is complete, so an empty acc.db lost its content: unhealthy
 // store_corrupt with the fix, and left as it was.
 func TestDoctorEmptyStoreFileIsCorrupt(t *testing.T) {
+	t.Parallel()
 	w := newDoctorWorld(t)
 	mustWrite(t, w.storePath(), "")
 	rep := w.unhealthy(protocol.ReasonStoreCorrupt)
@@ -275,6 +283,7 @@ func TestDoctorEmptyStoreFileIsCorrupt(t *testing.T) {
 }
 
 func TestDoctorRefusesWhatOpenRefuses(t *testing.T) {
+	t.Parallel()
 	w := newDoctorWorld(t)
 	w.env["ACC_DATA_HOME"] = filepath.Join(w.repo, ".acc")
 	rep, err := w.doctor()
@@ -312,6 +321,7 @@ func setUserVersion(t *testing.T, path string, v int) {
 // not acc's) is unhealthy store_corrupt; neither doctor nor a reading command
 // creates the schema in it.
 func TestDoctorHeaderOnlyStoreIsCorrupt(t *testing.T) {
+	t.Parallel()
 	w := newDoctorWorld(t)
 	path := w.storePath()
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {

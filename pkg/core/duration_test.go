@@ -9,6 +9,7 @@ import (
 // cadence) is written as a person types it, and parses back to the same
 // value.
 func TestShortDuration(t *testing.T) {
+	t.Parallel()
 	for d, want := range map[time.Duration]string{
 		6 * time.Second:                       "6s",
 		3 * time.Second / 2:                   "1.5s",

@@ -101,9 +101,12 @@ func copyFixture(t *testing.T, template string) string {
 	return repo
 }
 
+// buildGitFixture makes the repository gitFixture describes, small to
+// copy: no sample hooks (an empty template) and its objects in one pack,
+// which git reads the same as loose ones.
 func buildGitFixture(t *testing.T, repo string) {
 	mustMkdir(t, repo)
-	git(t, repo, "init", "-q", "-b", "main")
+	git(t, repo, "init", "-q", "--template=", "-b", "main")
 	for p, c := range map[string]string{fxA: "a1\n", fxB: "b1\n", fxSpace: "s1\n", fxNewline: "n1\n", fxReadme: "r1\n", fxIgnore: "*.log\n"} {
 		mustWrite(t, filepath.Join(repo, p), c)
 	}
@@ -117,6 +120,7 @@ func buildGitFixture(t *testing.T, repo string) {
 	git(t, repo, "checkout", "-q", "main")
 	mustWrite(t, filepath.Join(repo, fxReadme), "r2\n")
 	git(t, repo, "commit", "-q", "-am", "two")
+	git(t, repo, "repack", "-a", "-d", "-q")
 }
 
 // dirty leaves the usual mixture of local changes: a.go and the newline
@@ -222,6 +226,7 @@ type gitCase struct {
 // repository (.git included) as it was, and must cover every file that
 // the real git command then changes (or, for a sweep, records).
 func TestGitTouched(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("makes many repositories")
 	}
@@ -488,11 +493,17 @@ func runReal(t *testing.T, repo, dir string, c gitCase, e *GitEffect) {
 		return
 	}
 	files := treeHashes(t, repo, false)
-	recorded := indexAndHead(t, repo)
+	// Only a sweep is judged by what it records, so only a sweep pays
+	// for the two git processes that read the index and HEAD.
+	sweeps := e != nil && e.Sweeps
+	var recorded map[string]string
+	if sweeps {
+		recorded = indexAndHead(t, repo)
+	}
 	out, err := gitTry(dir, c.args...)
 	t.Logf("real git %q: %v\n%s", c.args, err, out)
 	changed := changedFiles(files, treeHashes(t, repo, false))
-	if e != nil && e.Sweeps {
+	if sweeps {
 		for _, k := range changedFiles(recorded, indexAndHead(t, repo)) {
 			_, p, _ := strings.Cut(k, ":")
 			changed = append(changed, p)
@@ -513,6 +524,7 @@ func runReal(t *testing.T, repo, dir string, c gitCase, e *GitEffect) {
 // TestGitTouchedLinkedWorktree: in a linked worktree the paths are that
 // worktree's, and the main checkout's changes do not count.
 func TestGitTouchedLinkedWorktree(t *testing.T) {
+	t.Parallel()
 	repo := gitFixture(t)
 	wt := filepath.Join(filepath.Dir(repo), "linked")
 	git(t, repo, "worktree", "add", "-q", wt, "feature")
@@ -559,6 +571,7 @@ func TestGitTouchedLinkedWorktree(t *testing.T) {
 // outside a worktree, so GitTouched answers (nil, nil) there; apply writes
 // relative to the directory.
 func TestGitTouchedOutsideARepository(t *testing.T) {
+	t.Parallel()
 	repo := gitFixture(t)
 	writePatch(t, repo, "main", "feature", "p.patch")
 	plain := filepath.Join(filepath.Dir(repo), "plain")
@@ -583,6 +596,7 @@ func TestGitTouchedOutsideARepository(t *testing.T) {
 // TestGitTouchedBudget: an expired context is an error, with Unknown
 // saying the budget ran out, and nothing is claimed known.
 func TestGitTouchedBudget(t *testing.T) {
+	t.Parallel()
 	repo := gitFixture(t)
 	dirty(t, repo)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -594,6 +608,7 @@ func TestGitTouchedBudget(t *testing.T) {
 }
 
 func TestParseGitArgs(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		args []string
 		want gitArgs

@@ -15,6 +15,7 @@ import (
 // its lease only; the router sees it in DeliveryTargets; it goes with the
 // session at hook end; status never shows the endpoint.
 func TestLiveBinding(t *testing.T) {
+	t.Parallel()
 	tr := newTestRoom(t)
 	ctx := context.Background()
 	clock := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
@@ -137,6 +138,7 @@ func TestLiveBinding(t *testing.T) {
 // TestRecordOffer: a live offer moves a queued receipt to offered, once,
 // with its event; a receipt past queued is left as it is.
 func TestRecordOffer(t *testing.T) {
+	t.Parallel()
 	tr := newTestRoom(t)
 	ctx := context.Background()
 	a := tr.attach("alice", "cli")
@@ -159,6 +161,7 @@ func TestRecordOffer(t *testing.T) {
 // InPrompt; a prompt with only part of the frame (a forged id line, a cut
 // body) changes nothing.
 func TestProjectionSkipsLiveFrames(t *testing.T) {
+	t.Parallel()
 	tr := newTestRoom(t)
 	ctx := context.Background()
 	a := tr.attach("alice", "cli")
@@ -189,6 +192,7 @@ func TestProjectionSkipsLiveFrames(t *testing.T) {
 // environment; the live binding must not count as a second way of naming
 // the session (which made resolution ambiguous).
 func TestLiveBindingNamesNoCaller(t *testing.T) {
+	t.Parallel()
 	tr := newTestRoom(t)
 	ctx := context.Background()
 	res, err := tr.HookAttach(ctx, HookAttachInput{Adapter: "claude", ClientSessionID: "cc-1", Participant: "bob",
@@ -216,6 +220,7 @@ func TestLiveBindingNamesNoCaller(t *testing.T) {
 // binding at every turn writes nothing until half the lease has passed;
 // a changed endpoint is written at once.
 func TestRecordLiveBindingWritesOnlyWhenNeeded(t *testing.T) {
+	t.Parallel()
 	tr := newTestRoom(t)
 	ctx := context.Background()
 	clock := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)

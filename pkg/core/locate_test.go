@@ -11,6 +11,7 @@ import (
 )
 
 func TestOpenValidatesTheEnvironmentAndWritesNothing(t *testing.T) {
+	t.Parallel()
 	base := realTempDir(t)
 	repo := filepath.Join(base, "repo")
 	newRepo(t, repo)

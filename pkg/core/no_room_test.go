@@ -17,6 +17,7 @@ import (
 // error. A Git or config workspace holding acc's data stays a
 // misconfiguration (runtime_inside_workspace). None of them writes anything.
 func TestNoRoomInAHomeDirectory(t *testing.T) {
+	t.Parallel()
 	base := realTempDir(t)
 	home := filepath.Join(base, "home")
 	mustMkdir(t, home)
@@ -84,6 +85,7 @@ func TestNoRoomInAHomeDirectory(t *testing.T) {
 }
 
 func TestRootDirectoryIsNoRoom(t *testing.T) {
+	t.Parallel()
 	base := realTempDir(t)
 	env := map[string]string{"HOME": base}
 	if ws, err := workspace.Discover(context.Background(), workspace.DiscoverOptions{Cwd: "/", Getenv: envMap(env)}); err != nil || ws.Source != protocol.SourceDirectory {
@@ -94,6 +96,7 @@ func TestRootDirectoryIsNoRoom(t *testing.T) {
 }
 
 func TestProjectHoldingTheDataHomeIsStillAMisconfiguration(t *testing.T) {
+	t.Parallel()
 	base := realTempDir(t)
 	repo := filepath.Join(base, "repo")
 	newRepo(t, repo)
@@ -124,6 +127,7 @@ func TestProjectHoldingTheDataHomeIsStillAMisconfiguration(t *testing.T) {
 // the variable that put acc's directory inside it, naming which of acc's
 // directories that is. Doctor's next step says the same.
 func TestNoRoomNamesTheFixThatWorks(t *testing.T) {
+	t.Parallel()
 	base := realTempDir(t)
 	home := filepath.Join(base, "home")
 	plain := filepath.Join(base, "plain")
@@ -223,6 +227,7 @@ func TestNoRoomNamesTheFixThatWorks(t *testing.T) {
 // room's own store, inside the room. A Git repository there is refused as
 // runtime_inside_workspace. Nothing is written.
 func TestNoRoomInsideAccsData(t *testing.T) {
+	t.Parallel()
 	base := realTempDir(t)
 	home := filepath.Join(base, "home")
 	acc := filepath.Join(home, ".local", "share", "acc")

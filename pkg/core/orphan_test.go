@@ -16,6 +16,7 @@ import (
 // recorded no pid, never lapses. The takeover ends the old row and
 // records who took it.
 func TestOrphanGraceBoundaries(t *testing.T) {
+	t.Parallel()
 	tr := newTestRoom(t)
 	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	tr.Now = func() time.Time { return now }

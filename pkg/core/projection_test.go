@@ -10,6 +10,7 @@ import (
 )
 
 func TestProjectionFramesPeerMessagesAndMarksOnlyWhatWasCarried(t *testing.T) {
+	t.Parallel()
 	tr := newTestRoom(t)
 	ctx := context.Background()
 	a, b := tr.attach("alice", "codex"), tr.attach("bob", "claude")
@@ -72,6 +73,7 @@ func TestProjectionFramesPeerMessagesAndMarksOnlyWhatWasCarried(t *testing.T) {
 }
 
 func TestProjectionNeverCutsABodyAndNamesTheRecovery(t *testing.T) {
+	t.Parallel()
 	tr := newTestRoom(t)
 	ctx := context.Background()
 	a, b := tr.attach("alice", "codex"), tr.attach("bob", "claude")
@@ -101,6 +103,7 @@ func TestProjectionNeverCutsABodyAndNamesTheRecovery(t *testing.T) {
 }
 
 func TestLoneSessionGetsOnlyItsOwnerLine(t *testing.T) {
+	t.Parallel()
 	tr := newTestRoom(t)
 	a := tr.attach("alice", "codex")
 	p, err := tr.Project(context.Background(), a, ProjectionOptions{})
@@ -110,6 +113,7 @@ func TestLoneSessionGetsOnlyItsOwnerLine(t *testing.T) {
 }
 
 func TestGuardDeniesOnlyOthersGuardedClaims(t *testing.T) {
+	t.Parallel()
 	w := newClaimWorld(t)
 	ctx := context.Background()
 	res, _ := w.main.Attach(ctx, AttachInput{ParticipantID: "alice"})

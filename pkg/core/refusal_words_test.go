@@ -35,5 +35,6 @@ var commandGuidance = map[string]string{
 // command a protocol.Step constant, so the renderers' test in
 // internal/wording covers it.
 func TestRefusalsCarryNoSurfaceWords(t *testing.T) {
+	t.Parallel()
 	slotcheck.Check(t, ".", commandGuidance)
 }

@@ -19,6 +19,7 @@ import (
 // file has two names and a guarded claim on one lets a write through the
 // other slip by.
 func TestCanonicalNameFollowsTheKernel(t *testing.T) {
+	t.Parallel()
 	w := newClaimWorld(t)
 	must := func(err error) {
 		t.Helper()
@@ -85,6 +86,7 @@ func TestCanonicalNameFollowsTheKernel(t *testing.T) {
 // name, a path in no root is outside, and the name of a file does not
 // depend on which repository the caller started in.
 func TestCanonicalNamesOfAConfigWorkspaceNeverCollide(t *testing.T) {
+	t.Parallel()
 	base, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -160,6 +162,7 @@ func TestCanonicalNamesOfAConfigWorkspaceNeverCollide(t *testing.T) {
 // store would be created there, so it is refused (exit 2), not accepted and
 // then failed on as an internal error when the store directory is made.
 func TestContainmentFollowsADanglingDataHomeLink(t *testing.T) {
+	t.Parallel()
 	base, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -179,6 +182,7 @@ func TestContainmentFollowsADanglingDataHomeLink(t *testing.T) {
 // a star in the first segment of a relative path means the directory typed
 // in, file:**, never file:/** (the filesystem root, itself refused).
 func TestGlobRefusalsNameASpellingThatWorks(t *testing.T) {
+	t.Parallel()
 	w := newClaimWorld(t)
 	for spell, hint := range map[string]string{
 		"file:*.go":       "claimed as file:**",
@@ -201,6 +205,7 @@ func TestGlobRefusalsNameASpellingThatWorks(t *testing.T) {
 // dangling symlink, reaches a file under a peer's guarded claim and is
 // denied.
 func TestGuardDeniesWritesThroughAnotherSpelling(t *testing.T) {
+	t.Parallel()
 	w := newClaimWorld(t)
 	ctx := context.Background()
 	for _, p := range []string{filepath.Join(w.repo, "other", "deep")} {

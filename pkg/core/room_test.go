@@ -116,6 +116,7 @@ func wantReason(t testing.TB, err error, reason string, code protocol.ExitCode) 
 }
 
 func TestInboxPagesStayWithinTheByteBudgetAndVisitEveryMessageOnce(t *testing.T) {
+	t.Parallel()
 	tr := newTestRoom(t)
 	a, b := tr.attach("alice", "cli"), tr.attach("bob", "cli")
 	long := strings.Repeat("é", 490) // 980 bytes; the summary keeps at most 160
@@ -170,6 +171,7 @@ func TestInboxPagesStayWithinTheByteBudgetAndVisitEveryMessageOnce(t *testing.T)
 }
 
 func TestInboxCursorSurvivesReadingTheAnchor(t *testing.T) {
+	t.Parallel()
 	tr := newTestRoom(t)
 	a, b := tr.attach("alice", "cli"), tr.attach("bob", "cli")
 	for i := 0; i < 10; i++ {
@@ -207,6 +209,7 @@ func TestInboxCursorSurvivesReadingTheAnchor(t *testing.T) {
 }
 
 func TestListingIsReadOnlyAndExactReadMovesOnce(t *testing.T) {
+	t.Parallel()
 	tr := newTestRoom(t)
 	a, b := tr.attach("alice", "cli"), tr.attach("bob", "cli")
 	q := tr.send(a, SendInput{To: []string{"bob"}, Kind: protocol.KindQuestion, Subject: "q", Body: "why?"}).Message.MessageID
@@ -265,6 +268,7 @@ func TestListingIsReadOnlyAndExactReadMovesOnce(t *testing.T) {
 }
 
 func TestCallerResolutionNeverGuesses(t *testing.T) {
+	t.Parallel()
 	tr := newTestRoom(t)
 	ctx := context.Background()
 	_, err := tr.ResolveCaller(ctx, IdentityInput{})
@@ -333,6 +337,7 @@ func TestCallerResolutionNeverGuesses(t *testing.T) {
 }
 
 func TestAttachReplacesOnlyADeadSession(t *testing.T) {
+	t.Parallel()
 	tr := newTestRoom(t)
 	ctx := context.Background()
 	res, err := tr.Attach(ctx, AttachInput{ParticipantID: "alice", PID: 4242})
@@ -368,6 +373,7 @@ func TestAttachReplacesOnlyADeadSession(t *testing.T) {
 // change nothing; a generation for a session that does not exist is
 // session_not_open.
 func TestReopenNeedsProof(t *testing.T) {
+	t.Parallel()
 	tr := newTestRoom(t)
 	ctx := context.Background()
 	res, err := tr.Attach(ctx, AttachInput{ParticipantID: "alice", PID: 4242})
@@ -416,6 +422,7 @@ func TestReopenNeedsProof(t *testing.T) {
 // A hooked client's own session id in the environment proves the session
 // its binding holds at that generation, as for ResolveCaller.
 func TestReopenByBindingProof(t *testing.T) {
+	t.Parallel()
 	tr := newTestRoom(t)
 	ctx := context.Background()
 	h, err := tr.HookAttach(ctx, HookAttachInput{Adapter: "claude", ClientSessionID: "cc-1", Participant: "bob", PID: 4343})
@@ -435,6 +442,7 @@ func TestReopenByBindingProof(t *testing.T) {
 }
 
 func TestClientNameAddressing(t *testing.T) {
+	t.Parallel()
 	tr := newTestRoom(t)
 	ctx := context.Background()
 	me := tr.attach("codex-1", "codex")
@@ -458,6 +466,7 @@ func TestClientNameAddressing(t *testing.T) {
 }
 
 func TestRoomMessagesReachOpenSessionsAtCommit(t *testing.T) {
+	t.Parallel()
 	tr := newTestRoom(t)
 	ctx := context.Background()
 	a, b := tr.attach("alice", "cli"), tr.attach("bob", "cli")
@@ -483,6 +492,7 @@ func TestRoomMessagesReachOpenSessionsAtCommit(t *testing.T) {
 }
 
 func TestIdempotentRetryReturnsTheFirstMessage(t *testing.T) {
+	t.Parallel()
 	tr := newTestRoom(t)
 	ctx := context.Background()
 	a := tr.attach("alice", "cli")
@@ -504,6 +514,7 @@ func TestIdempotentRetryReturnsTheFirstMessage(t *testing.T) {
 }
 
 func TestFinishReleasesClaimsClosesAndIsRetryable(t *testing.T) {
+	t.Parallel()
 	tr := newTestRoom(t)
 	ctx := context.Background()
 	a, b := tr.attach("alice", "cli"), tr.attach("bob", "cli")
@@ -547,6 +558,7 @@ func TestFinishReleasesClaimsClosesAndIsRetryable(t *testing.T) {
 }
 
 func TestLoneSessionLeavesNoDurableHistory(t *testing.T) {
+	t.Parallel()
 	tr := newTestRoom(t)
 	ctx := context.Background()
 	a := tr.attach("alice", "cli")

@@ -12,6 +12,7 @@ import (
 // documented tie-break (messageId descending), visit every message once, and
 // a cursor on a tied message must not skip or repeat its equals.
 func TestSameMillisecondMessagesPageByID(t *testing.T) {
+	t.Parallel()
 	tr := newTestRoom(t)
 	frozen := time.Date(2026, 9, 4, 9, 0, 0, 123_456_789, time.UTC)
 	tr.Now = func() time.Time { return frozen }

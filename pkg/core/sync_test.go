@@ -23,6 +23,7 @@ func (tr *testRoom) sync(q SyncQuery) *SyncDelta {
 }
 
 func TestSyncDeltaCursorSemantics(t *testing.T) {
+	t.Parallel()
 	tr := newTestRoom(t)
 	a := tr.attach("alice", "cli")
 	tr.attach("bob", "cli")
@@ -94,6 +95,7 @@ func seqs(evs []protocol.Event) []string {
 }
 
 func TestSyncSoloRosterAndAttention(t *testing.T) {
+	t.Parallel()
 	tr := newTestRoom(t)
 	a := tr.attach("alice", "cli")
 	if d := tr.sync(SyncQuery{Caller: &a}); !d.Solo || len(d.Roster) != 1 || d.Roster[0].SessionID != a.SessionID || d.Roster[0].Presence != PresenceOnline {
@@ -135,6 +137,7 @@ func TestSyncSoloRosterAndAttention(t *testing.T) {
 // TestSyncNeverShowsAGeneration fills a room with every kind of record and
 // event that knows a generation, and checks that no sync output carries one.
 func TestSyncNeverShowsAGeneration(t *testing.T) {
+	t.Parallel()
 	tr := newTestRoom(t)
 	ctx := context.Background()
 	a, b := tr.attach("alice", "cli"), tr.attach("bob", "cli")
@@ -212,6 +215,7 @@ func TestSyncNeverShowsAGeneration(t *testing.T) {
 var generationKey = regexp.MustCompile(`(?i)"[a-z]*generation"\s*:`)
 
 func TestHistoryPagesVisitEveryMessageOnceWithinTheBudget(t *testing.T) {
+	t.Parallel()
 	tr := newTestRoom(t)
 	a, b := tr.attach("alice", "cli"), tr.attach("bob", "cli")
 	long := strings.Repeat("é", 490)
@@ -340,6 +344,7 @@ func TestHistoryPagesVisitEveryMessageOnceWithinTheBudget(t *testing.T) {
 }
 
 func TestHistoryExactReadShowsEveryReceipt(t *testing.T) {
+	t.Parallel()
 	tr := newTestRoom(t)
 	ctx := context.Background()
 	a, b, c := tr.attach("alice", "cli"), tr.attach("bob", "cli"), tr.attach("carol", "cli")

@@ -39,6 +39,7 @@ func (tr *testRoom) receipt(c Caller, id string) string {
 }
 
 func TestNarrowerTurnPolicy(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ a, b, want string }{
 		{"all", "", "all"}, {"", "actionable", "actionable"}, {"", "", "off"},
 		{"all", "actionable", "actionable"}, {"actionable", "all", "actionable"}, {"actionable", "off", "off"},
@@ -58,6 +59,7 @@ func TestNarrowerTurnPolicy(t *testing.T) {
 // it; an answer to the session's own question comes first; others are
 // counted; off, or a session without MidTurn proven, gets nothing.
 func TestMidTurnDeliversOneAdmittedMessage(t *testing.T) {
+	t.Parallel()
 	tr := newTestRoom(t)
 	ctx := context.Background()
 	a := tr.attach("alice", "cli")
@@ -117,6 +119,7 @@ func TestMidTurnDeliversOneAdmittedMessage(t *testing.T) {
 // TestMidTurnHostileBodyStaysInsideTheFrame: fences, acc: lines, ESC, bidi
 // and CR in a body never make a line outside the block.
 func TestMidTurnHostileBodyStaysInsideTheFrame(t *testing.T) {
+	t.Parallel()
 	tr := newTestRoom(t)
 	ctx := context.Background()
 	a := tr.attach("alice", "cli")
@@ -151,6 +154,7 @@ func TestMidTurnHostileBodyStaysInsideTheFrame(t *testing.T) {
 // line with its read command; it stays queued, is summarised once, and the
 // next-turn projection still carries it.
 func TestMidTurnSummaryDoesNotOffer(t *testing.T) {
+	t.Parallel()
 	tr := newTestRoom(t)
 	ctx := context.Background()
 	a := tr.attach("alice", "cli")
@@ -183,6 +187,7 @@ func TestMidTurnSummaryDoesNotOffer(t *testing.T) {
 // endOfTurnMaxHolds; an owed reply on a message that arrived during the
 // turn holds, one from before the turn does not.
 func TestTurnEndHolds(t *testing.T) {
+	t.Parallel()
 	tr := newTestRoom(t)
 	ctx := context.Background()
 	clock := time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC)
@@ -268,6 +273,7 @@ func TestTurnEndHolds(t *testing.T) {
 // looks like a reason, or one from an earlier turn, records nothing; the
 // next turn may be held again.
 func TestHeldContinuationIsNotHeldAgain(t *testing.T) {
+	t.Parallel()
 	tr := newTestRoom(t)
 	ctx := context.Background()
 	clock := time.Date(2026, 12, 2, 11, 0, 0, 0, time.UTC)

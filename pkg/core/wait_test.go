@@ -12,6 +12,7 @@ import (
 // than its question (a clock stepped back), with an older answer to
 // another question in between, is still found.
 func TestWaitAnswerClockSkew(t *testing.T) {
+	t.Parallel()
 	tr := newTestRoom(t)
 	ctx := context.Background()
 	a, b := tr.attach("alice", "cli"), tr.attach("bob", "cli")

@@ -14,6 +14,7 @@ import (
 // from the files, and by running Git — and requires the same facts wherever
 // the file reader answers; where it declines, Git decides.
 func TestGitFromFilesAgreesWithGit(t *testing.T) {
+	t.Parallel()
 	base, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
