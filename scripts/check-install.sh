@@ -37,7 +37,9 @@ forget() {
 	[ "${2:-}" = stale ] && age=(-mmin +1440)
 	for d in "$modcache/github.com/acc-go" "$modcache/cache/download/github.com/acc-go"; do
 		[ -d "$d" ] || continue
-		find "$d" \( -name "*@$1" -o -name "$1.*" \) "${age[@]}" -prune -exec chmod -R u+w {} + -exec rm -rf {} +
+		# $1.[a-z]*: its .info, .mod, .zip, .ziphash and .lock, not those of
+		# a longer version that $1 begins (another run's $1.<time>.<pid>).
+		find "$d" \( -name "*@$1" -o -name "$1.[a-z]*" \) "${age[@]}" -prune -exec chmod -R u+w {} + -exec rm -rf {} +
 	done
 }
 cleanup() {
