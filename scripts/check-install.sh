@@ -14,32 +14,42 @@
 #      modules come from the module cache's download directory, then
 #      proxy.golang.org), and check that `acc --version` prints the version.
 #
-# The throwaway version is removed from the module cache afterwards. Usage:
+# The throwaway version is removed from the module cache afterwards. It is
+# this run's own (v0.0.1-installcheck.<time>.<pid>), so two runs at once
+# (two CI jobs or work trees on one machine, sharing the module cache)
+# neither remove nor reuse each other's copy; what a killed run left is
+# removed a day later. Usage:
 # scripts/check-install.sh   (exit 0 when the installed acc says the version)
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
-version=v0.0.1-installcheck
+prefix=v0.0.1-installcheck
+version=$prefix.$(date +%s).$$
 unset GIT_DIR GIT_WORK_TREE GIT_INDEX_FILE GIT_OBJECT_DIRECTORY GIT_ALTERNATE_OBJECT_DIRECTORIES GIT_COMMON_DIR GIT_PREFIX GIT_NAMESPACE
 start=$(date +%s)
 modcache=$(go env GOMODCACHE)
 tmp=$(mktemp -d)
 
-# forget removes the throwaway version from the shared module cache.
+# forget removes a throwaway version ($1, a find pattern) from the shared
+# module cache; with "stale", only copies older than a day. The directories
+# left empty stay: another run may be about to write into them.
 forget() {
-	local d
+	local d age=()
+	[ "${2:-}" = stale ] && age=(-mmin +1440)
 	for d in "$modcache/github.com/acc-go" "$modcache/cache/download/github.com/acc-go"; do
 		[ -d "$d" ] || continue
-		find "$d" \( -name "*@$version" -o -name "$version.*" \) -prune -exec chmod -R u+w {} + -exec rm -rf {} +
-		find "$d" -depth -type d -empty -delete
+		# $1.[a-z]*: its .info, .mod, .zip, .ziphash and .lock, not those of
+		# a longer version that $1 begins (another run's $1.<time>.<pid>).
+		find "$d" \( -name "*@$1" -o -name "$1.[a-z]*" \) "${age[@]}" -prune -exec chmod -R u+w {} + -exec rm -rf {} +
 	done
 }
 cleanup() {
-	forget
+	forget "$version"
 	chmod -R u+w "$tmp" 2>/dev/null || true
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
-forget
+forget "$prefix" # what the runs before per-run versions left
+forget "$prefix.*" stale
 
 repo=$tmp/repo
 mkdir -p "$repo" "$tmp/empty" "$tmp/bin"

@@ -294,10 +294,71 @@ func repoRoot(t *testing.T) string {
 }
 
 // skipDir reports whether the walk leaves a directory out: built binaries,
-// Git's and other hidden directories, and test data (copies of foreign
-// material that acc's tests read, not acc's own words).
+// Git's and other hidden directories but CI's (.ci, .github), and test
+// data (copies of foreign material that acc's tests read, not acc's own
+// words), whose testscripts are read apart (hashScript).
 func skipDir(name string) bool {
+	if name == ".ci" || name == ".github" {
+		return false
+	}
 	return name == "bin" || name == "testdata" || name == "node_modules" || strings.HasPrefix(name, ".")
+}
+
+// hashScript reports whether a file at slash path rel is acc's own words
+// commented with '#': a testscript (testdata/script/*.txtar, acc's tests,
+// not foreign data), a shell script, the Makefile, CI's entry point or a
+// YAML file of the build.
+func hashScript(rel string) bool {
+	base := path.Base(rel)
+	switch {
+	case strings.HasSuffix(rel, ".txtar"):
+		return path.Base(path.Dir(rel)) == "script" && path.Base(path.Dir(path.Dir(rel))) == "testdata"
+	case strings.Contains("/"+rel, "/testdata/"):
+		return false
+	}
+	return strings.HasSuffix(base, ".sh") || base == "Makefile" || rel == ".ci/run" ||
+		strings.HasSuffix(base, ".yaml") || strings.HasSuffix(base, ".yml")
+}
+
+// checkHashComments returns what is wrong in the '#' comment lines of a
+// script at slash path name (hashScript), as checkLine judges a Go
+// comment's: consecutive comment lines are one comment, so a citation may
+// break over two of them. In a testscript only the script is read, not
+// the files it carries. Each problem is "name:line: what".
+func checkHashComments(name, text string) func(docs docSet) []string {
+	return func(docs docSet) []string {
+		lines := strings.Split(text, "\n")
+		if strings.HasSuffix(name, ".txtar") {
+			for i, l := range lines {
+				if strings.HasPrefix(l, "-- ") && strings.HasSuffix(strings.TrimSpace(l), " --") {
+					lines = lines[:i]
+					break
+				}
+			}
+		}
+		comment := func(i int) (string, bool) {
+			if i >= len(lines) {
+				return "", false
+			}
+			t := strings.TrimSpace(lines[i])
+			if !strings.HasPrefix(t, "#") || strings.HasPrefix(t, "#!") {
+				return "", false
+			}
+			return strings.TrimPrefix(t, "#"), true
+		}
+		var out []string
+		for i := range lines {
+			c, ok := comment(i)
+			if !ok {
+				continue
+			}
+			next, _ := comment(i + 1)
+			for _, what := range checkLine(c, next, docs) {
+				out = append(out, fmt.Sprintf("%s:%d: %s", name, i+1, what))
+			}
+		}
+		return out
+	}
 }
 
 // TestCitationsResolve walks every Go file of every module and every
@@ -308,12 +369,36 @@ func TestCitationsResolve(t *testing.T) {
 	root := repoRoot(t)
 	docs := docSet{}
 	var goFiles, mdFiles []string
+	var scripts []func(docSet) []string
+	// walkScripts reads the testscripts of a testdata directory, which
+	// the walk then skips.
+	walkScripts := func(dir string) error {
+		names, err := filepath.Glob(filepath.Join(dir, "script", "*.txtar"))
+		if err != nil {
+			return err
+		}
+		for _, p := range names {
+			rel, err := filepath.Rel(root, p)
+			if err != nil {
+				return err
+			}
+			text, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			scripts = append(scripts, checkHashComments(filepath.ToSlash(rel), string(text)))
+		}
+		return filepath.SkipDir
+	}
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
 		if d.IsDir() {
 			if p != root && skipDir(d.Name()) {
+				if d.Name() == "testdata" {
+					return walkScripts(p)
+				}
 				return filepath.SkipDir
 			}
 			return nil
@@ -323,6 +408,14 @@ func TestCitationsResolve(t *testing.T) {
 			return err
 		}
 		rel = filepath.ToSlash(rel)
+		if hashScript(rel) {
+			text, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			scripts = append(scripts, checkHashComments(rel, string(text)))
+			return nil
+		}
 		switch {
 		case strings.HasSuffix(rel, ".go"):
 			goFiles = append(goFiles, rel)
@@ -356,6 +449,12 @@ func TestCitationsResolve(t *testing.T) {
 			t.Fatal(err)
 		}
 		problems = append(problems, checkMarkdown(rel, string(text), docs)...)
+	}
+	if len(scripts) == 0 {
+		t.Fatal("the walk found no scripts or testscripts: their comments went unchecked")
+	}
+	for _, check := range scripts {
+		problems = append(problems, check(docs)...)
 	}
 	slices.Sort(problems)
 	if len(problems) > 0 {
@@ -506,5 +605,42 @@ func TestRepoRootHoldsGoWork(t *testing.T) {
 	root := repoRoot(t)
 	if _, err := os.Stat(filepath.Join(root, "internal", "sourcetree", "citations_test.go")); errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("repoRoot %s does not hold internal/sourcetree", root)
+	}
+}
+
+// TestCheckHashComments: a testscript's and a shell script's '#' comments
+// are held to the rules of a Go comment's (a citation broken over two
+// comment lines too); commands, a shebang and the files a testscript
+// carries are not read.
+func TestCheckHashComments(t *testing.T) {
+	script := strings.Join([]string{
+		"# Text rules (SPEC decision 5) and docs/protocol.md#receipt-states.",
+		"exec acc send 'SPEC in a command is no comment'",
+		"  # held (docs/protocol.md,",
+		"# \"Receipt states\")",
+		"# docs/protocol.md#gone",
+		"-- notes.md --",
+		"# reference/core.md §9 in a carried file is data",
+	}, "\n")
+	got := checkHashComments("internal/cli/testdata/script/x.txtar", script)(testDocs)
+	want := []string{
+		"internal/cli/testdata/script/x.txtar:1: cites SPEC, outside the repository",
+		"internal/cli/testdata/script/x.txtar:3: cites a heading by its title or number; cite docs/<file>.md#<anchor>",
+		"internal/cli/testdata/script/x.txtar:5: cites docs/protocol.md#gone, which is no heading of docs/protocol.md",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("testscript problems:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	sh := "#!/usr/bin/env bash\n# see docs/nowhere.md\necho '# SPEC'\n"
+	if got := checkHashComments("scripts/x.sh", sh)(testDocs); !slices.Equal(got, []string{"scripts/x.sh:2: cites docs/nowhere.md, which does not exist"}) {
+		t.Errorf("shell script problems %q", got)
+	}
+	for rel, want := range map[string]bool{
+		"internal/cli/testdata/script/a.txtar": true, "scripts/check-modules.sh": true, "Makefile": true,
+		".ci/run": true, ".goreleaser.yaml": true, "pkg/x/testdata/y.txtar": false, "pkg/x/testdata/run.sh": false, "docs/cli.md": false,
+	} {
+		if hashScript(rel) != want {
+			t.Errorf("hashScript(%q) = %v, want %v", rel, !want, want)
+		}
 	}
 }
