@@ -2,6 +2,7 @@
 #   make demo    the main job: a real two-session conversation in a throwaway repository
 #   make test    every test of every module in go.work (what CI runs); installs the clients first
 #   make clients the pinned real clients the tests run, from npm into a cache outside the clone
+#   make postgres the PostgreSQL server programs (Debian) for the throwaway cluster make test starts
 #   make build   the three binaries into ./bin
 #   make modules each module of go.work tidy and building on its own (GOWORK=off); CI runs it first
 #   make install-check  a throwaway release installs with go install …@version, offline (docs/install.md)
@@ -22,7 +23,7 @@ LDFLAGS := -X github.com/acc-go/acc/internal/buildinfo.buildVersion=$(VERSION)
 # would point their git commands at the caller's repository instead.
 unexport GIT_DIR GIT_WORK_TREE GIT_INDEX_FILE GIT_OBJECT_DIRECTORY GIT_ALTERNATE_OBJECT_DIRECTORIES GIT_COMMON_DIR GIT_PREFIX GIT_NAMESPACE
 
-.PHONY: build demo test clients vet modules install-check stress bench fuzz test-clients-latest evidence release-snapshot
+.PHONY: build demo test clients postgres vet modules install-check stress bench fuzz test-clients-latest evidence release-snapshot
 
 # build says what it is doing first: the first build downloads the Go modules
 # and compiles SQLite, minutes with no other output.
@@ -52,8 +53,20 @@ install-check:
 # close to what the real-client package takes on a loaded 2-core machine).
 TEST_TIMEOUT ?= 25m
 
-test: vet clients
-	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) work
+test: vet clients postgres
+	scripts/with-pg.sh $(GO) test -count=1 -timeout $(TEST_TIMEOUT) work
+
+# postgres installs the PostgreSQL server programs from Debian when they are
+# missing (root only), for the throwaway cluster scripts/with-pg.sh starts
+# around the tests. When that fails the tests on PostgreSQL skip, saying so —
+# unless ACC_REQUIRE_PG=1, which makes it stop here (CI sets it).
+postgres:
+	@if scripts/pg-cluster.sh install; then :; \
+	elif [ "$${ACC_REQUIRE_PG:-}" = 1 ]; then \
+		echo "postgres: scripts/pg-cluster.sh install failed and ACC_REQUIRE_PG=1: stopping" >&2; exit 1; \
+	else \
+		echo "postgres: WARNING: no PostgreSQL server programs; the tests on PostgreSQL will skip (ACC_REQUIRE_PG=1 makes this an error)" >&2; \
+	fi
 
 # clients installs every pin the tests run (scripts/install-clients.sh; a
 # complete install in the cache is reused at once), retrying once for a flaky
@@ -87,10 +100,10 @@ release-snapshot:
 	scripts/release-snapshot.sh
 
 stress:
-	ACC_STRESS=1 $(GO) test -count=1 -run 'Concurrent|Crash' -v -timeout 30m ./internal/e2e/
+	ACC_STRESS=1 scripts/with-pg.sh $(GO) test -count=1 -run 'Concurrent|Crash' -v -timeout 30m ./internal/e2e/
 
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem work
+	scripts/with-pg.sh $(GO) test -run '^$$' -bench . -benchmem work
 
 # fuzz runs each parser's fuzz target for FUZZTIME (their seed corpora run in `make test`).
 FUZZTIME ?= 30s
