@@ -10,7 +10,15 @@ require (
 	github.com/shirou/gopsutil/v4 v4.26.10
 )
 
-require github.com/adrg/xdg v0.5.3 // indirect
+require (
+	github.com/adrg/xdg v0.5.3 // indirect
+	github.com/jackc/pgpassfile v1.0.0 // indirect
+	github.com/jackc/pgservicefile v0.0.0-20240606120523-5a60cdf6a761 // indirect
+	github.com/jackc/pgx/v5 v5.12.0 // indirect
+	github.com/jackc/puddle/v2 v2.2.3 // indirect
+	golang.org/x/sync v0.24.0 // indirect
+	golang.org/x/text v0.41.0 // indirect
+)
 
 require (
 	github.com/dustin/go-humanize v1.1.0 // indirect

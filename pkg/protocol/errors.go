@@ -90,7 +90,8 @@ const (
 	ReasonDecisionChangeUsage      = "decision_change_usage"
 	ReasonSyncUsage                = "sync_usage"
 
-	ReasonStoreBusy = "store_busy"
+	ReasonStoreBusy        = "store_busy"
+	ReasonStoreUnreachable = "store_unreachable"
 
 	ReasonInvalidInput          = "invalid_input"
 	ReasonInvalidRecord         = "invalid_record"
@@ -102,6 +103,7 @@ const (
 	ReasonStoreUnwritable       = "store_unwritable"
 	ReasonStoreFull             = "store_full"
 	ReasonStoreIOError          = "store_io_error"
+	ReasonStoreAccessDenied     = "store_access_denied"
 	ReasonPageBudgetExceeded    = "page_budget_exceeded"
 	ReasonDecisionTargets       = "decision_targets_invalid"
 	ReasonConfigInvalid         = "config_invalid"
@@ -187,6 +189,7 @@ var Reasons = []ReasonInfo{
 	{ReasonSyncUsage, ExitUsage, "a sync flag that does not apply to the chosen scope, or an unknown scope"},
 
 	{ReasonStoreBusy, ExitTimeout, "the store stayed locked by other writers until the deadline"},
+	{ReasonStoreUnreachable, ExitTimeout, "the room's PostgreSQL server could not be reached (down, a network fault, TLS refused, or the connection dropped before the write began); nothing was written: try again once it is up, and acc doctor checks the connection"},
 
 	{ReasonInvalidInput, ExitData, "a field value breaks its rule (length, characters, shape)"},
 	{ReasonInvalidRecord, ExitData, "a stored or submitted record breaks the record rules"},
@@ -197,6 +200,7 @@ var Reasons = []ReasonInfo{
 	{ReasonStoreCorrupt, ExitData, "the store cannot be read as an acc store: not a database, empty or truncated, a directory in its place, or a record that does not decode; the message names the file and the fix"},
 	{ReasonStoreUnwritable, ExitData, "the store or its directory cannot be written (permission denied, a read-only file or file system); the message names the path and the fix"},
 	{ReasonStoreFull, ExitData, "the disk holding the store is full; free space there and run the command again"},
+	{ReasonStoreAccessDenied, ExitData, "the room's PostgreSQL server refused acc's role (authentication or a missing privilege); give the password through PGPASSWORD, ~/.pgpass or a service file, or grant the role what docs/configuration.md lists"},
 	{ReasonStoreIOError, ExitData, "the operating system reported an I/O error reading or writing the store; check the disk, then run acc doctor"},
 	{ReasonPageBudgetExceeded, ExitData, "one summary alone exceeds the page byte budget"},
 	{ReasonDecisionTargets, ExitData, "a decision change must name 1 to 16 distinct, existing decisions of this workspace"},

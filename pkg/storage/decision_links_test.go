@@ -89,7 +89,7 @@ func TestDecisionGroupUsesItsIndexes(t *testing.T) {
 	defer s.Close()
 	var plan []string
 	err = s.View(ctx, func(rt ReadTx) error {
-		rows, err := rt.(*sqliteTx).q.QueryContext(ctx, "EXPLAIN QUERY PLAN "+strings.ReplaceAll(queryDecisionGroup, "?", "'m'"))
+		rows, err := rt.(*sqlTx).q.QueryContext(ctx, "EXPLAIN QUERY PLAN "+strings.ReplaceAll(queryDecisionGroup, "?", "'m'"))
 		if err != nil {
 			return err
 		}

@@ -31,7 +31,7 @@ func TestQueriesUseTheirIndexes(t *testing.T) {
 	} {
 		var plan []string
 		err := s.View(ctx, func(rt ReadTx) error {
-			rows, err := rt.(*sqliteTx).q.QueryContext(ctx, "EXPLAIN QUERY PLAN "+c.query)
+			rows, err := rt.(*sqlTx).q.QueryContext(ctx, "EXPLAIN QUERY PLAN "+c.query)
 			if err != nil {
 				return err
 			}

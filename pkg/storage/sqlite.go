@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -329,7 +330,7 @@ func (s *SQLite) Update(ctx context.Context, fn func(Tx) error) (err error) {
 			conn.ExecContext(context.Background(), "ROLLBACK")
 		}
 	}()
-	tx := &sqliteTx{ctx: held, q: conn, path: s.path, ws: s.workspaceID, lastSeq: -1}
+	tx := &sqlTx{ctx: held, q: conn, path: s.path, ws: s.workspaceID, lastSeq: -1}
 	if err := fn(tx); err != nil {
 		return err
 	}
@@ -384,7 +385,7 @@ func (s *SQLite) View(ctx context.Context, fn func(ReadTx) error) error {
 		return mapErr(s.path, err, "begin a read")
 	}
 	defer conn.ExecContext(context.Background(), "ROLLBACK")
-	return fn(&sqliteTx{ctx: ctx, q: conn, path: s.path, ws: s.workspaceID, lastSeq: -1, readOnly: true})
+	return fn(&sqlTx{ctx: ctx, q: conn, path: s.path, ws: s.workspaceID, lastSeq: -1, readOnly: true})
 }
 
 // Fingerprint returns a SHA-256 over every row of every table, in primary
@@ -393,28 +394,13 @@ func (s *SQLite) View(ctx context.Context, fn func(ReadTx) error) error {
 func (s *SQLite) Fingerprint(ctx context.Context) (string, error) {
 	h := sha256.New()
 	err := s.View(ctx, func(rt ReadTx) error {
-		tx := rt.(*sqliteTx)
+		tx := rt.(*sqlTx)
 		for _, t := range allTables {
 			rows, err := tx.q.QueryContext(ctx, "SELECT * FROM "+t+" ORDER BY 1, 2")
 			if err != nil {
 				return err
 			}
-			cols, _ := rows.Columns()
-			vals := make([]any, len(cols))
-			ptrs := make([]any, len(cols))
-			for i := range vals {
-				ptrs[i] = &vals[i]
-			}
-			fmt.Fprintf(h, "table %s\n", t)
-			for rows.Next() {
-				if err := rows.Scan(ptrs...); err != nil {
-					rows.Close()
-					return err
-				}
-				fmt.Fprintf(h, "%v\n", vals)
-			}
-			rows.Close()
-			if err := rows.Err(); err != nil {
+			if err := hashRows(h, t, rows); err != nil {
 				return err
 			}
 		}
@@ -423,13 +409,33 @@ func (s *SQLite) Fingerprint(ctx context.Context) (string, error) {
 	return hex.EncodeToString(h.Sum(nil)), err
 }
 
+// hashRows writes table's name and then each of rows, formatted, to w, and
+// closes rows.
+func hashRows(w io.Writer, table string, rows *sql.Rows) error {
+	defer rows.Close()
+	cols, _ := rows.Columns()
+	vals := make([]any, len(cols))
+	ptrs := make([]any, len(cols))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	fmt.Fprintf(w, "table %s\n", table)
+	for rows.Next() {
+		if err := rows.Scan(ptrs...); err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "%v\n", vals)
+	}
+	return rows.Err()
+}
+
 // DurableRowCount returns the number of rows in the durable-history tables
 // (workspace, participants, sessions, intents, claims, messages, receipts,
 // events): zero for a room that was never materialised.
 func (s *SQLite) DurableRowCount(ctx context.Context) (int64, error) {
 	var total int64
 	err := s.View(ctx, func(rt ReadTx) error {
-		tx := rt.(*sqliteTx)
+		tx := rt.(*sqlTx)
 		for _, t := range durableTables {
 			var n int64
 			if err := tx.q.QueryRowContext(ctx, "SELECT count(*) FROM "+t).Scan(&n); err != nil {
@@ -455,7 +461,7 @@ func (s *SQLite) IntegrityCheck(ctx context.Context) ([]string, error) {
 func (s *SQLite) checkLines(ctx context.Context, pragma string) ([]string, error) {
 	var out []string
 	err := s.View(ctx, func(rt ReadTx) error {
-		rows, err := rt.(*sqliteTx).q.QueryContext(ctx, pragma)
+		rows, err := rt.(*sqlTx).q.QueryContext(ctx, pragma)
 		if err != nil {
 			return err
 		}
@@ -478,10 +484,15 @@ type querier interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
-type sqliteTx struct {
-	ctx      context.Context
-	q        querier
-	path     string // the store file, for error messages ("" in memory)
+type sqlTx struct {
+	ctx context.Context
+	q   querier
+	// path is the SQLite store file, for error messages ("" in memory).
+	path string
+	// pg is the PostgreSQL store this transaction runs on, nil on SQLite:
+	// it maps the server's errors, and q then translates each statement
+	// (pgQuerier).
+	pg       *Postgres
 	ws       string
 	lastSeq  int64
 	readOnly bool
@@ -498,7 +509,7 @@ type sqliteTx struct {
 // whole or fail, since a write decided on a partial list could be wrong.
 // claim carries a damaged claim row's own columns. It returns err when the
 // scan must fail.
-func (t *sqliteTx) skipDamaged(table, key string, err error, claim *DamagedClaim) error {
+func (t *sqlTx) skipDamaged(table, key string, err error, claim *DamagedClaim) error {
 	if !t.readOnly && table != "claims" {
 		return err
 	}
@@ -511,7 +522,16 @@ func (t *sqliteTx) skipDamaged(table, key string, err error, claim *DamagedClaim
 	return nil
 }
 
-func (t *sqliteTx) Damaged() []DamagedRecord { return slices.Clone(t.damaged) }
+func (t *sqlTx) Damaged() []DamagedRecord { return slices.Clone(t.damaged) }
+
+// mapErr maps a driver error of this transaction's engine to acc's errors
+// (mapErr for SQLite, pgMapErr for PostgreSQL).
+func (t *sqlTx) mapErr(err error, doing string) error {
+	if t.pg != nil {
+		return t.pg.mapErr(err, doing)
+	}
+	return mapErr(t.path, err, doing)
+}
 
 func table(a Area, name string) string {
 	if a == Ephemeral {
@@ -543,19 +563,19 @@ func encodeRecord(v validator) (string, error) {
 	return string(b), err
 }
 
-func (t *sqliteTx) getOne(what, query string, args ...any) (string, bool, error) {
+func (t *sqlTx) getOne(what, query string, args ...any) (string, bool, error) {
 	var rec string
 	err := t.q.QueryRowContext(t.ctx, query, args...).Scan(&rec)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", false, nil
 	}
 	if err != nil {
-		return "", false, mapErr(t.path, err, "read "+what)
+		return "", false, t.mapErr(err, "read "+what)
 	}
 	return rec, true, nil
 }
 
-func getRecord[T any](t *sqliteTx, what, query string, args ...any) (*T, error) {
+func getRecord[T any](t *sqlTx, what, query string, args ...any) (*T, error) {
 	rec, ok, err := t.getOne(what, query, args...)
 	if err != nil || !ok {
 		return nil, err
@@ -563,7 +583,7 @@ func getRecord[T any](t *sqliteTx, what, query string, args ...any) (*T, error) 
 	return decodeRecord[T](what, rec)
 }
 
-func listRecords[T any](t *sqliteTx, what, table, query string, args ...any) ([]T, error) {
+func listRecords[T any](t *sqlTx, what, table, query string, args ...any) ([]T, error) {
 	var out []T
 	err := scanRecords(t, what, table, query, args, func(v T) bool { out = append(out, v); return true })
 	return out, err
@@ -572,17 +592,17 @@ func listRecords[T any](t *sqliteTx, what, table, query string, args ...any) ([]
 // strictRecords lists the one-column record rows of query and fails whole
 // with store_corrupt on one that does not decode: for the records of one
 // message, which a command needs every one of.
-func strictRecords[T any](t *sqliteTx, what, query string, args ...any) ([]T, error) {
+func strictRecords[T any](t *sqlTx, what, query string, args ...any) ([]T, error) {
 	rows, err := t.q.QueryContext(t.ctx, query, args...)
 	if err != nil {
-		return nil, mapErr(t.path, err, "read "+what+"s")
+		return nil, t.mapErr(err, "read "+what+"s")
 	}
 	defer rows.Close()
 	var out []T
 	for rows.Next() {
 		var rec string
 		if err := rows.Scan(&rec); err != nil {
-			return nil, mapErr(t.path, err, "read "+what+"s")
+			return nil, t.mapErr(err, "read "+what+"s")
 		}
 		v, err := decodeRecord[T](what, rec)
 		if err != nil {
@@ -590,34 +610,34 @@ func strictRecords[T any](t *sqliteTx, what, query string, args ...any) ([]T, er
 		}
 		out = append(out, *v)
 	}
-	return out, mapErr(t.path, rows.Err(), "read "+what+"s")
+	return out, t.mapErr(rows.Err(), "read "+what+"s")
 }
 
-func (t *sqliteTx) exec(doing, query string, args ...any) error {
+func (t *sqlTx) exec(doing, query string, args ...any) error {
 	if t.readOnly {
 		return errors.New("storage: write inside View")
 	}
 	_, err := t.q.ExecContext(t.ctx, query, args...)
-	return mapErr(t.path, err, doing)
+	return t.mapErr(err, doing)
 }
 
-func (t *sqliteTx) Workspace() (*protocol.Workspace, error) {
+func (t *sqlTx) Workspace() (*protocol.Workspace, error) {
 	return getRecord[protocol.Workspace](t, "workspace", "SELECT record FROM workspace LIMIT 1")
 }
 
-func (t *sqliteTx) Participant(a Area, id string) (*protocol.Participant, error) {
+func (t *sqlTx) Participant(a Area, id string) (*protocol.Participant, error) {
 	return getRecord[protocol.Participant](t, "participant", "SELECT record FROM "+table(a, "participants")+" WHERE participant_id = ?", id)
 }
 
-func (t *sqliteTx) Participants(a Area) ([]protocol.Participant, error) {
+func (t *sqlTx) Participants(a Area) ([]protocol.Participant, error) {
 	return listRecords[protocol.Participant](t, "participant", table(a, "participants"), "SELECT participant_id, record FROM "+table(a, "participants")+" ORDER BY participant_id")
 }
 
-func (t *sqliteTx) Session(a Area, id string) (*protocol.Session, error) {
+func (t *sqlTx) Session(a Area, id string) (*protocol.Session, error) {
 	return getRecord[protocol.Session](t, "session", "SELECT record FROM "+table(a, "sessions")+" WHERE session_id = ?", id)
 }
 
-func (t *sqliteTx) Sessions(a Area, openOnly bool) ([]protocol.Session, error) {
+func (t *sqlTx) Sessions(a Area, openOnly bool) ([]protocol.Session, error) {
 	q := "SELECT session_id, record FROM " + table(a, "sessions")
 	if openOnly {
 		q += " WHERE state = 'open'"
@@ -625,22 +645,22 @@ func (t *sqliteTx) Sessions(a Area, openOnly bool) ([]protocol.Session, error) {
 	return listRecords[protocol.Session](t, "session", table(a, "sessions"), q+" ORDER BY started_at, session_id")
 }
 
-func (t *sqliteTx) Intent(a Area, sessionID string) (*protocol.Intent, error) {
+func (t *sqlTx) Intent(a Area, sessionID string) (*protocol.Intent, error) {
 	return getRecord[protocol.Intent](t, "intent", "SELECT record FROM "+table(a, "intents")+" WHERE session_id = ?", sessionID)
 }
 
-func (t *sqliteTx) Intents(a Area) ([]protocol.Intent, error) {
+func (t *sqlTx) Intents(a Area) ([]protocol.Intent, error) {
 	return listRecords[protocol.Intent](t, "intent", table(a, "intents"), "SELECT session_id, record FROM "+table(a, "intents")+" ORDER BY session_id")
 }
 
-func (t *sqliteTx) Claim(id string) (*protocol.Claim, error) {
+func (t *sqlTx) Claim(id string) (*protocol.Claim, error) {
 	return getRecord[protocol.Claim](t, "claim", "SELECT record FROM claims WHERE claim_id = ?", id)
 }
 
-func (t *sqliteTx) Claims() ([]protocol.Claim, error) {
+func (t *sqlTx) Claims() ([]protocol.Claim, error) {
 	rows, err := t.q.QueryContext(t.ctx, "SELECT claim_id, owner_session_id, resource, expires_at, record FROM claims ORDER BY claim_id")
 	if err != nil {
-		return nil, mapErr(t.path, err, "scan claims")
+		return nil, t.mapErr(err, "scan claims")
 	}
 	defer rows.Close()
 	var out []protocol.Claim
@@ -648,7 +668,7 @@ func (t *sqliteTx) Claims() ([]protocol.Claim, error) {
 		var dc DamagedClaim
 		var rec string
 		if err := rows.Scan(&dc.ClaimID, &dc.OwnerSessionID, &dc.Resource, &dc.ExpiresAt, &rec); err != nil {
-			return nil, mapErr(t.path, err, "scan claims")
+			return nil, t.mapErr(err, "scan claims")
 		}
 		c, err := decodeRecord[protocol.Claim]("claim", rec)
 		if err != nil {
@@ -659,26 +679,26 @@ func (t *sqliteTx) Claims() ([]protocol.Claim, error) {
 		}
 		out = append(out, *c)
 	}
-	return out, mapErr(t.path, rows.Err(), "scan claims")
+	return out, t.mapErr(rows.Err(), "scan claims")
 }
 
-func (t *sqliteTx) Message(id string) (*protocol.Message, error) {
+func (t *sqlTx) Message(id string) (*protocol.Message, error) {
 	return getRecord[protocol.Message](t, "message", "SELECT record FROM messages WHERE message_id = ?", id)
 }
 
-func (t *sqliteTx) MessageByClientKey(from, key string) (*protocol.Message, error) {
+func (t *sqlTx) MessageByClientKey(from, key string) (*protocol.Message, error) {
 	return getRecord[protocol.Message](t, "message", "SELECT record FROM messages WHERE from_participant_id = ? AND client_message_id = ?", from, key)
 }
 
-func (t *sqliteTx) Receipt(messageID, recipient string) (*protocol.Receipt, error) {
+func (t *sqlTx) Receipt(messageID, recipient string) (*protocol.Receipt, error) {
 	return getRecord[protocol.Receipt](t, "receipt", "SELECT record FROM receipts WHERE message_id = ? AND recipient_participant_id = ?", messageID, recipient)
 }
 
-func (t *sqliteTx) ReceiptsByMessage(messageID string) ([]protocol.Receipt, error) {
+func (t *sqlTx) ReceiptsByMessage(messageID string) ([]protocol.Receipt, error) {
 	return strictRecords[protocol.Receipt](t, "receipt", "SELECT record FROM receipts WHERE message_id = ? ORDER BY recipient_participant_id", messageID)
 }
 
-func (t *sqliteTx) ScanInbox(q InboxQuery, fn func(InboxRow) bool) error {
+func (t *sqlTx) ScanInbox(q InboxQuery, fn func(InboxRow) bool) error {
 	args := []any{q.Recipient}
 	if q.Kind != "" {
 		args = append(args, q.Kind)
@@ -686,9 +706,9 @@ func (t *sqliteTx) ScanInbox(q InboxQuery, fn func(InboxRow) bool) error {
 	if q.BeforeMessageID != "" {
 		args = append(args, q.BeforeSentAt, q.BeforeMessageID)
 	}
-	rows, err := t.q.QueryContext(t.ctx, inboxQuery(q), args...)
+	rows, err := t.scanQuery(inboxQuery(q), args...)
 	if err != nil {
-		return mapErr(t.path, err, "scan the inbox")
+		return t.mapErr(err, "scan the inbox")
 	}
 	return t.scanRows(rows, "scan the inbox", fn)
 }
@@ -722,7 +742,7 @@ func inboxQuery(q InboxQuery) string {
 // decodeRow decodes one row of a message joined with its receipt for
 // recipient; a row whose message or receipt does not decode is nil, named
 // by skipDamaged, or an error where it must fail.
-func (t *sqliteTx) decodeRow(mrec, rrec, messageID, recipient string) (*InboxRow, error) {
+func (t *sqlTx) decodeRow(mrec, rrec, messageID, recipient string) (*InboxRow, error) {
 	m, err := decodeRecord[protocol.Message]("message", mrec)
 	if err != nil {
 		return nil, t.skipDamaged("messages", messageID, err, nil)
@@ -750,26 +770,26 @@ const queryOutstanding = `SELECT m.record, r.record, r.message_id, r.recipient_p
 		WHERE r.state <> 'acknowledged' AND r.obligation <> 'none' AND r.decision_head = 1 AND m.from_participant_id = ?
 		ORDER BY r.message_id, r.recipient_participant_id`
 
-func (t *sqliteTx) ScanOwedSeen(recipient string, fn func(InboxRow) bool) error {
-	rows, err := t.q.QueryContext(t.ctx, strings.Replace(queryOwed, "AND r.decision_head = 1", "AND r.decision_head = 1 AND r.state <> 'queued'", 1), recipient)
+func (t *sqlTx) ScanOwedSeen(recipient string, fn func(InboxRow) bool) error {
+	rows, err := t.scanQuery(strings.Replace(queryOwed, "AND r.decision_head = 1", "AND r.decision_head = 1 AND r.state <> 'queued'", 1), recipient)
 	if err != nil {
-		return mapErr(t.path, err, "scan owed receipts")
+		return t.mapErr(err, "scan owed receipts")
 	}
 	return t.scanRows(rows, "scan", fn)
 }
 
-func (t *sqliteTx) ScanOwed(recipient string, fn func(InboxRow) bool) error {
-	rows, err := t.q.QueryContext(t.ctx, queryOwed, recipient)
+func (t *sqlTx) ScanOwed(recipient string, fn func(InboxRow) bool) error {
+	rows, err := t.scanQuery(queryOwed, recipient)
 	if err != nil {
-		return mapErr(t.path, err, "scan owed receipts")
+		return t.mapErr(err, "scan owed receipts")
 	}
 	return t.scanRows(rows, "scan", fn)
 }
 
-func (t *sqliteTx) ScanOutstanding(from string, fn func(InboxRow) bool) error {
-	rows, err := t.q.QueryContext(t.ctx, queryOutstanding, from)
+func (t *sqlTx) ScanOutstanding(from string, fn func(InboxRow) bool) error {
+	rows, err := t.scanQuery(queryOutstanding, from)
 	if err != nil {
-		return mapErr(t.path, err, "scan outstanding receipts")
+		return t.mapErr(err, "scan outstanding receipts")
 	}
 	return t.scanRows(rows, "scan", fn)
 }
@@ -777,12 +797,12 @@ func (t *sqliteTx) ScanOutstanding(from string, fn func(InboxRow) bool) error {
 // scanRows calls fn with each decoded row of rows (message record, receipt
 // record, message id, recipient), skipping a damaged one (decodeRow), until
 // fn returns false; doing names the scan in an error.
-func (t *sqliteTx) scanRows(rows *sql.Rows, doing string, fn func(InboxRow) bool) error {
+func (t *sqlTx) scanRows(rows rowSource, doing string, fn func(InboxRow) bool) error {
 	defer rows.Close()
 	for rows.Next() {
 		var mrec, rrec, id, recipient string
 		if err := rows.Scan(&mrec, &rrec, &id, &recipient); err != nil {
-			return mapErr(t.path, err, doing)
+			return t.mapErr(err, doing)
 		}
 		row, err := t.decodeRow(mrec, rrec, id, recipient)
 		if err != nil {
@@ -795,10 +815,10 @@ func (t *sqliteTx) scanRows(rows *sql.Rows, doing string, fn func(InboxRow) bool
 			return nil
 		}
 	}
-	return mapErr(t.path, rows.Err(), doing)
+	return t.mapErr(rows.Err(), doing)
 }
 
-func (t *sqliteTx) ScanMessages(q MessageQuery, fn func(protocol.Message) bool) error {
+func (t *sqlTx) ScanMessages(q MessageQuery, fn func(protocol.Message) bool) error {
 	where := []string{"1 = 1"}
 	var args []any
 	if q.Kind != "" {
@@ -820,23 +840,23 @@ func (t *sqliteTx) ScanMessages(q MessageQuery, fn func(protocol.Message) bool) 
 		" ORDER BY sent_at DESC, message_id DESC", args, fn)
 }
 
-func (t *sqliteTx) ScanReceipts(fn func(protocol.Receipt) bool) error {
+func (t *sqlTx) ScanReceipts(fn func(protocol.Receipt) bool) error {
 	return scanRecords(t, "receipt", "receipts", "SELECT message_id || '/' || recipient_participant_id, record FROM receipts ORDER BY message_id, recipient_participant_id", nil, fn)
 }
 
 // scanRecords streams the (key, record) rows of query over table, decoded
 // and validated, to fn until it returns false; a record that does not
 // decode goes to skipDamaged under its key.
-func scanRecords[T any](t *sqliteTx, what, table, query string, args []any, fn func(T) bool) error {
-	rows, err := t.q.QueryContext(t.ctx, query, args...)
+func scanRecords[T any](t *sqlTx, what, table, query string, args []any, fn func(T) bool) error {
+	rows, err := t.scanQuery(query, args...)
 	if err != nil {
-		return mapErr(t.path, err, "scan "+what+"s")
+		return t.mapErr(err, "scan "+what+"s")
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var key, rec string
 		if err := rows.Scan(&key, &rec); err != nil {
-			return mapErr(t.path, err, "scan "+what+"s")
+			return t.mapErr(err, "scan "+what+"s")
 		}
 		v, err := decodeRecord[T](what, rec)
 		if err != nil {
@@ -849,7 +869,7 @@ func scanRecords[T any](t *sqliteTx, what, table, query string, args []any, fn f
 			return nil
 		}
 	}
-	return mapErr(t.path, rows.Err(), "scan "+what+"s")
+	return t.mapErr(rows.Err(), "scan "+what+"s")
 }
 
 // queryDecisionGroup walks decision_links both ways from one decision (the
@@ -862,34 +882,38 @@ const queryDecisionGroup = `WITH RECURSIVE grp(id) AS (
 	)
 	SELECT from_id, to_id, action FROM decision_links WHERE from_id IN (SELECT id FROM grp) ORDER BY from_id, to_id`
 
-func (t *sqliteTx) DecisionGroup(messageID string) ([]DecisionLink, error) {
-	rows, err := t.q.QueryContext(t.ctx, queryDecisionGroup, messageID)
+func (t *sqlTx) DecisionGroup(messageID string) ([]DecisionLink, error) {
+	q := queryDecisionGroup
+	if t.pg != nil {
+		q = pgQueryDecisionGroup
+	}
+	rows, err := t.q.QueryContext(t.ctx, q, messageID)
 	if err != nil {
-		return nil, mapErr(t.path, err, "read a decision group")
+		return nil, t.mapErr(err, "read a decision group")
 	}
 	defer rows.Close()
 	var out []DecisionLink
 	for rows.Next() {
 		var l DecisionLink
 		if err := rows.Scan(&l.From, &l.To, &l.Action); err != nil {
-			return nil, mapErr(t.path, err, "read a decision group")
+			return nil, t.mapErr(err, "read a decision group")
 		}
 		out = append(out, l)
 	}
-	return out, mapErr(t.path, rows.Err(), "read a decision group")
+	return out, t.mapErr(rows.Err(), "read a decision group")
 }
 
-func (t *sqliteTx) Events(after int64, limit int) ([]protocol.Event, error) {
+func (t *sqlTx) Events(after int64, limit int) ([]protocol.Event, error) {
 	return listRecords[protocol.Event](t, "event", "events", "SELECT sequence, record FROM events WHERE sequence > ? ORDER BY sequence LIMIT ?", after, limit)
 }
 
-func (t *sqliteTx) LastSequence() (int64, error) {
+func (t *sqlTx) LastSequence() (int64, error) {
 	if t.lastSeq >= 0 {
 		return t.lastSeq, nil
 	}
 	var n int64
 	if err := t.q.QueryRowContext(t.ctx, "SELECT coalesce(max(sequence), 0) FROM events").Scan(&n); err != nil {
-		return 0, mapErr(t.path, err, "read the last sequence")
+		return 0, t.mapErr(err, "read the last sequence")
 	}
 	if !t.readOnly {
 		t.lastSeq = n
@@ -897,16 +921,16 @@ func (t *sqliteTx) LastSequence() (int64, error) {
 	return n, nil
 }
 
-func (t *sqliteTx) Counts() (Counts, error) {
+func (t *sqlTx) Counts() (Counts, error) {
 	var c Counts
 	// Both are O(1): the message count is kept in meta by InsertMessage, and
 	// the last sequence is the events table's largest key.
 	// A store written before the count was kept has no row: count instead.
 	err := t.q.QueryRowContext(t.ctx, "SELECT coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'message_count'), (SELECT count(*) FROM messages)), (SELECT coalesce(max(sequence), 0) FROM events)").Scan(&c.Messages, &c.Events)
-	return c, mapErr(t.path, err, "count")
+	return c, t.mapErr(err, "count")
 }
 
-func (t *sqliteTx) Binding(key string) (*SessionBinding, error) {
+func (t *sqlTx) Binding(key string) (*SessionBinding, error) {
 	rec, ok, err := t.getOne("binding", "SELECT record FROM session_bindings WHERE binding_key = ?", key)
 	if err != nil || !ok {
 		return nil, err
@@ -918,17 +942,17 @@ func (t *sqliteTx) Binding(key string) (*SessionBinding, error) {
 	return &b, nil
 }
 
-func (t *sqliteTx) Bindings() ([]SessionBinding, error) {
+func (t *sqlTx) Bindings() ([]SessionBinding, error) {
 	rows, err := t.q.QueryContext(t.ctx, "SELECT record FROM session_bindings ORDER BY binding_key")
 	if err != nil {
-		return nil, mapErr(t.path, err, "list bindings")
+		return nil, t.mapErr(err, "list bindings")
 	}
 	defer rows.Close()
 	var out []SessionBinding
 	for rows.Next() {
 		var rec string
 		if err := rows.Scan(&rec); err != nil {
-			return nil, mapErr(t.path, err, "list bindings")
+			return nil, t.mapErr(err, "list bindings")
 		}
 		var b SessionBinding
 		if err := protocol.DecodeStrict("session binding", []byte(rec), &b); err != nil {
@@ -936,17 +960,17 @@ func (t *sqliteTx) Bindings() ([]SessionBinding, error) {
 		}
 		out = append(out, b)
 	}
-	return out, mapErr(t.path, rows.Err(), "list bindings")
+	return out, t.mapErr(rows.Err(), "list bindings")
 }
 
-func (t *sqliteTx) checkWorkspace(kind, id string) error {
+func (t *sqlTx) checkWorkspace(kind, id string) error {
 	if id != t.ws {
 		return protocol.Errorf(protocol.ReasonInvalidRecord, "%s belongs to workspace %s, not this store's %s", kind, id, t.ws)
 	}
 	return nil
 }
 
-func (t *sqliteTx) PutWorkspace(w *protocol.Workspace) error {
+func (t *sqlTx) PutWorkspace(w *protocol.Workspace) error {
 	if err := t.checkWorkspace("workspace", w.WorkspaceID); err != nil {
 		return err
 	}
@@ -957,7 +981,7 @@ func (t *sqliteTx) PutWorkspace(w *protocol.Workspace) error {
 	return t.exec("write the workspace", "INSERT OR REPLACE INTO workspace(workspace_id, record) VALUES (?, ?)", w.WorkspaceID, rec)
 }
 
-func (t *sqliteTx) PutParticipant(a Area, p *protocol.Participant) error {
+func (t *sqlTx) PutParticipant(a Area, p *protocol.Participant) error {
 	if err := t.checkWorkspace("participant", p.WorkspaceID); err != nil {
 		return err
 	}
@@ -968,11 +992,11 @@ func (t *sqliteTx) PutParticipant(a Area, p *protocol.Participant) error {
 	return t.exec("write a participant", "INSERT OR REPLACE INTO "+table(a, "participants")+"(participant_id, record) VALUES (?, ?)", p.ParticipantID, rec)
 }
 
-func (t *sqliteTx) DeleteParticipant(a Area, id string) error {
+func (t *sqlTx) DeleteParticipant(a Area, id string) error {
 	return t.exec("delete a participant", "DELETE FROM "+table(a, "participants")+" WHERE participant_id = ?", id)
 }
 
-func (t *sqliteTx) PutSession(a Area, s *protocol.Session) error {
+func (t *sqlTx) PutSession(a Area, s *protocol.Session) error {
 	if err := t.checkWorkspace("session", s.WorkspaceID); err != nil {
 		return err
 	}
@@ -984,11 +1008,11 @@ func (t *sqliteTx) PutSession(a Area, s *protocol.Session) error {
 		s.SessionID, s.ParticipantID, s.State, s.StartedAt, rec)
 }
 
-func (t *sqliteTx) DeleteSession(a Area, id string) error {
+func (t *sqlTx) DeleteSession(a Area, id string) error {
 	return t.exec("delete a session", "DELETE FROM "+table(a, "sessions")+" WHERE session_id = ?", id)
 }
 
-func (t *sqliteTx) PutIntent(a Area, i *protocol.Intent) error {
+func (t *sqlTx) PutIntent(a Area, i *protocol.Intent) error {
 	if err := t.checkWorkspace("intent", i.WorkspaceID); err != nil {
 		return err
 	}
@@ -999,11 +1023,11 @@ func (t *sqliteTx) PutIntent(a Area, i *protocol.Intent) error {
 	return t.exec("write an intent", "INSERT OR REPLACE INTO "+table(a, "intents")+"(session_id, record) VALUES (?, ?)", i.SessionID, rec)
 }
 
-func (t *sqliteTx) DeleteIntent(a Area, sessionID string) error {
+func (t *sqlTx) DeleteIntent(a Area, sessionID string) error {
 	return t.exec("delete an intent", "DELETE FROM "+table(a, "intents")+" WHERE session_id = ?", sessionID)
 }
 
-func (t *sqliteTx) PutClaim(c *protocol.Claim) error {
+func (t *sqlTx) PutClaim(c *protocol.Claim) error {
 	if err := t.checkWorkspace("claim", c.WorkspaceID); err != nil {
 		return err
 	}
@@ -1015,11 +1039,11 @@ func (t *sqliteTx) PutClaim(c *protocol.Claim) error {
 		c.ClaimID, c.OwnerSessionID, c.Resource, c.ExpiresAt, rec)
 }
 
-func (t *sqliteTx) DeleteClaim(id string) error {
+func (t *sqlTx) DeleteClaim(id string) error {
 	return t.exec("delete a claim", "DELETE FROM claims WHERE claim_id = ?", id)
 }
 
-func (t *sqliteTx) InsertMessage(m *protocol.Message) error {
+func (t *sqlTx) InsertMessage(m *protocol.Message) error {
 	if err := t.checkWorkspace("message", m.WorkspaceID); err != nil {
 		return err
 	}
@@ -1041,25 +1065,25 @@ func (t *sqliteTx) InsertMessage(m *protocol.Message) error {
 			}
 		}
 	}
-	res, err := t.q.ExecContext(t.ctx, "UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'message_count'")
+	res, err := t.q.ExecContext(t.ctx, "UPDATE meta SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT) WHERE key = 'message_count'")
 	if err != nil {
-		return mapErr(t.path, err, "count a message")
+		return t.mapErr(err, "count a message")
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
 		// A store written before the count was kept: start it, once.
-		return t.exec("count a message", "INSERT INTO meta(key, value) SELECT 'message_count', count(*) FROM messages")
+		return t.exec("count a message", "INSERT INTO meta(key, value) SELECT 'message_count', CAST(count(*) AS TEXT) FROM messages")
 	}
 	return nil
 }
 
-func (t *sqliteTx) MarkDecisionReplaced(messageID string) error {
+func (t *sqlTx) MarkDecisionReplaced(messageID string) error {
 	if err := t.exec("mark a decision replaced", "UPDATE messages SET decision_head = 0 WHERE message_id = ? AND kind = 'decision'", messageID); err != nil {
 		return err
 	}
 	return t.exec("mark a decision replaced", "UPDATE receipts SET decision_head = 0 WHERE message_id = ? AND kind = 'decision'", messageID)
 }
 
-func (t *sqliteTx) PutReceipt(r *protocol.Receipt) error {
+func (t *sqlTx) PutReceipt(r *protocol.Receipt) error {
 	if err := t.checkWorkspace("receipt", r.WorkspaceID); err != nil {
 		return err
 	}
@@ -1075,7 +1099,7 @@ func (t *sqliteTx) PutReceipt(r *protocol.Receipt) error {
 		ON CONFLICT (message_id, recipient_participant_id) DO UPDATE SET state = excluded.state, record = excluded.record`,
 		r.RecipientParticipantID, r.State, rec, r.MessageID)
 	if err != nil {
-		return mapErr(t.path, err, "write a receipt")
+		return t.mapErr(err, "write a receipt")
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
 		return protocol.Errorf(protocol.ReasonUnknownMessage, "receipt for unknown message %s", r.MessageID)
@@ -1083,7 +1107,7 @@ func (t *sqliteTx) PutReceipt(r *protocol.Receipt) error {
 	return nil
 }
 
-func (t *sqliteTx) AppendEvent(e *protocol.Event) error {
+func (t *sqlTx) AppendEvent(e *protocol.Event) error {
 	last, err := t.LastSequence()
 	if err != nil {
 		return err
@@ -1114,7 +1138,7 @@ func (t *sqliteTx) AppendEvent(e *protocol.Event) error {
 	return nil
 }
 
-func (t *sqliteTx) PutBinding(b *SessionBinding) error {
+func (t *sqlTx) PutBinding(b *SessionBinding) error {
 	rec, err := protocol.MarshalCompact(b)
 	if err != nil {
 		return err
@@ -1122,6 +1146,6 @@ func (t *sqliteTx) PutBinding(b *SessionBinding) error {
 	return t.exec("write a binding", "INSERT OR REPLACE INTO session_bindings(binding_key, session_id, record) VALUES (?, ?, ?)", b.Key, b.SessionID, string(rec))
 }
 
-func (t *sqliteTx) DeleteBinding(key string) error {
+func (t *sqlTx) DeleteBinding(key string) error {
 	return t.exec("delete a binding", "DELETE FROM session_bindings WHERE binding_key = ?", key)
 }

@@ -396,7 +396,7 @@ func decodeAs[T any](what string) func(string) error {
 func (s *SQLite) DamagedRecords(ctx context.Context, limit int) ([]DamagedRecord, error) {
 	var out []DamagedRecord
 	err := s.View(ctx, func(rt ReadTx) error {
-		q := rt.(*sqliteTx).q
+		q := rt.(*sqlTx).q
 		for _, dt := range damageTables {
 			rows, err := q.QueryContext(ctx, "SELECT CAST("+dt.key+" AS TEXT), record FROM "+dt.table)
 			if err != nil {
