@@ -41,6 +41,8 @@ type Postgres struct {
 	// writers and of its creation.
 	writeKey, createKey int64
 	offset              time.Duration
+	// cfg is the parsed connection configuration, for Listen.
+	cfg *pgx.ConnConfig
 }
 
 var _ Store = (*Postgres)(nil)
@@ -114,6 +116,7 @@ func OpenPostgres(ctx context.Context, rawURL, workspaceID string, o PostgresOpt
 	// One round trip per statement: a short-lived command would pay a
 	// prepare for every statement it runs once.
 	cfg.DefaultQueryExecMode = pgx.QueryExecModeExec
+	p.cfg = cfg.Copy()
 	p.db = stdlib.OpenDB(*cfg)
 	p.db.SetMaxOpenConns(pgMaxConns)
 	p.db.SetMaxIdleConns(pgMaxConns)
@@ -170,6 +173,24 @@ func (p *Postgres) Schema() string { return p.schema }
 // Channel is the LISTEN/NOTIFY channel every committed write of the room
 // notifies; the payload is the room's last event sequence after the write.
 func (p *Postgres) Channel() string { return p.schema }
+
+// Listen opens a connection of its own to the room's server and runs
+// LISTEN on Channel, for a long-lived reader that wants to wake when the
+// room changes (conn.WaitForNotification). The caller closes the
+// connection; when it drops, Listen again (changes meanwhile are not
+// replayed: re-read the room). Errors are those of OpenPostgres's
+// connection (store_unreachable, store_access_denied), password-free.
+func (p *Postgres) Listen(ctx context.Context) (*pgx.Conn, error) {
+	conn, err := pgx.ConnectConfig(ctx, p.cfg.Copy())
+	if err != nil {
+		return nil, p.mapConnErr(err)
+	}
+	if _, err := conn.Exec(ctx, "LISTEN "+pgx.Identifier{p.Channel()}.Sanitize()); err != nil {
+		conn.Close(context.Background())
+		return nil, p.mapErr(err, "listen for the room's changes")
+	}
+	return conn, nil
+}
 
 // WorkspaceID implements Store.
 func (p *Postgres) WorkspaceID() string { return p.workspaceID }

@@ -371,14 +371,11 @@ func TestPostgresClockAndChannel(t *testing.T) {
 	if off := p.ClockOffset(); off > time.Minute || off < -time.Minute {
 		t.Fatalf("clock offset %v against a server on this machine", off)
 	}
-	conn, err := pgx.Connect(context.Background(), pgURL(t))
+	conn, err := p.Listen(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer conn.Close(context.Background())
-	if _, err := conn.Exec(context.Background(), "LISTEN "+pgx.Identifier{p.Channel()}.Sanitize()); err != nil {
-		t.Fatal(err)
-	}
 	update(t, p, func(tx Tx) error { return tx.AppendEvent(fxEvent(protocol.EventMessageRecorded)) })
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
