@@ -104,6 +104,8 @@ const (
 	ReasonStoreFull             = "store_full"
 	ReasonStoreIOError          = "store_io_error"
 	ReasonStoreAccessDenied     = "store_access_denied"
+	ReasonStoreNotEmpty         = "store_not_empty"
+	ReasonStoreSessionsLive     = "store_sessions_live"
 	ReasonPageBudgetExceeded    = "page_budget_exceeded"
 	ReasonDecisionTargets       = "decision_targets_invalid"
 	ReasonConfigInvalid         = "config_invalid"
@@ -216,6 +218,8 @@ var Reasons = []ReasonInfo{
 	{ReasonNotCertified, ExitData, "acc certify could not prove every capability of a client (the table says which and why), or could not run it"},
 	{ReasonInstallBusy, ExitTimeout, "another acc install or uninstall held the data home's install lock past the deadline; let it finish, then run the command again"},
 	{ReasonInstallConflict, ExitConflict, "a file acc would write exists and acc did not write it, or the client already registers what acc would add"},
+	{ReasonStoreNotEmpty, ExitConflict, "acc store copy found records in the target and changed nothing; copy into an empty room (drop the target, or choose another)"},
+	{ReasonStoreSessionsLive, ExitConflict, "acc store copy refused: sessions of the room are live and could write after the copy; end them, or pass --force"},
 	{ReasonStaleGeneration, ExitConflict, "the session generation is not the current one; use the pair from the latest attach"},
 	{ReasonSessionNotOpen, ExitConflict, "the session is closed or does not exist"},
 	{ReasonSessionLive, ExitConflict, "the session id is already open in a live process"},
