@@ -64,10 +64,20 @@ const bashCompletion = "/usr/share/bash-completion/bash_completion"
 
 // scriptCondition adds [bash-completion]: the bash-completion package is
 // installed (completion.txtar drives acc's bash script with and without it).
+//
+// [pg]: a PostgreSQL test server is there (ACC_TEST_PG_URL, from
+// scripts/with-pg.sh); with ACC_REQUIRE_PG=1 its absence is an error, so a
+// script cannot skip its PostgreSQL half silently.
 func scriptCondition(cond string) (bool, error) {
 	if cond == "bash-completion" {
 		_, err := os.Stat(bashCompletion)
 		return err == nil, nil
+	}
+	if cond == "pg" {
+		if os.Getenv("ACC_TEST_PG_URL") == "" && os.Getenv("ACC_REQUIRE_PG") == "1" {
+			return false, fmt.Errorf("[pg]: ACC_TEST_PG_URL is empty and ACC_REQUIRE_PG=1: run the tests through scripts/with-pg.sh (make test does)")
+		}
+		return os.Getenv("ACC_TEST_PG_URL") != "", nil
 	}
 	return false, fmt.Errorf("unknown condition %q", cond)
 }
@@ -86,6 +96,13 @@ func setupScript(env *testscript.Env) error {
 	// PATH entry), so a script can run with a PATH of its own choosing.
 	env.Setenv("ACCBIN", filepath.SplitList(env.Getenv("PATH"))[0])
 	env.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	// The PostgreSQL test server, and the password file its role's
+	// password is in ([pg] scripts).
+	for _, k := range []string{"ACC_TEST_PG_URL", "PGPASSFILE"} {
+		if v := os.Getenv(k); v != "" {
+			env.Setenv(k, v)
+		}
+	}
 	env.Setenv("GIT_AUTHOR_NAME", "acc test")
 	env.Setenv("GIT_AUTHOR_EMAIL", "acc@example.invalid")
 	env.Setenv("GIT_COMMITTER_NAME", "acc test")
@@ -162,6 +179,7 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 	"removedlist": cmdRemovedList,
 	"reap":        cmdReap,
 	"nostorefile": cmdNoStoreFile,
+	"pgdrop":      cmdPGDrop,
 	"lockstore":   cmdLockStore,
 	"unlockstore": cmdUnlockStore,
 	"activity":    cmdActivity,
@@ -447,6 +465,9 @@ func cmdJSONLen(ts *testscript.TestScript, neg bool, args []string) {
 // storePath returns the database named by args (one optional path) or the
 // only acc.db under $ACC_DATA_HOME/acc/workspaces/*/.
 func storePath(ts *testscript.TestScript, args []string) string {
+	if len(args) > 0 && strings.HasPrefix(args[0], pgStorePrefix) {
+		return args[0]
+	}
 	if len(args) > 0 {
 		return ts.MkAbs(args[0])
 	}
@@ -475,6 +496,9 @@ func openStore(ts *testscript.TestScript, path string) *storage.SQLite {
 }
 
 func fingerprint(ts *testscript.TestScript, path string) string {
+	if dir, ok := strings.CutPrefix(path, pgStorePrefix); ok {
+		return pgFingerprint(ts, dir)
+	}
 	st := openStore(ts, path)
 	defer st.Close()
 	fp, err := st.Fingerprint(context.Background())
@@ -482,8 +506,70 @@ func fingerprint(ts *testscript.TestScript, path string) string {
 	return fp
 }
 
+// pgStorePrefix marks a storefp/storesame argument "pg:DIR": the room
+// that DIR's workspace has on the PostgreSQL test server.
+const pgStorePrefix = "pg:"
+
+// pgRoom opens the room of DIR's workspace on the test server without
+// creating it (nil when it has no tables yet), and the workspace id.
+func pgRoom(ts *testscript.TestScript, dir string) (*storage.Postgres, string) {
+	url := ts.Getenv("ACC_TEST_PG_URL")
+	if url == "" {
+		ts.Fatalf("no PostgreSQL test server: guard the line with [pg]")
+	}
+	ws, err := workspace.Discover(context.Background(), workspace.DiscoverOptions{Cwd: ts.MkAbs(dir), Getenv: ts.Getenv})
+	ts.Check(err)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	pg, err := storage.OpenPostgres(ctx, url, ws.ID, storage.PostgresOptions{NoCreate: true})
+	if errors.Is(err, storage.ErrRoomNotCreated) {
+		return nil, ws.ID
+	}
+	ts.Check(err)
+	return pg, ws.ID
+}
+
+// pgFingerprint is the fingerprint of DIR's room on the test server, or
+// "none" while it has no tables.
+func pgFingerprint(ts *testscript.TestScript, dir string) string {
+	pg, _ := pgRoom(ts, dir)
+	if pg == nil {
+		return "none"
+	}
+	defer pg.Close()
+	fp, err := pg.Fingerprint(context.Background())
+	ts.Check(err)
+	return fp
+}
+
+// pgdrop DIR drops the room of DIR's workspace from the PostgreSQL test
+// server when the script ends (and at once if it exists already), so
+// scripts leave the shared server as they found it.
+func cmdPGDrop(ts *testscript.TestScript, neg bool, args []string) {
+	noNeg(ts, neg, "pgdrop")
+	if len(args) != 1 {
+		ts.Fatalf("usage: pgdrop DIR")
+	}
+	pg, id := pgRoom(ts, args[0])
+	if pg != nil {
+		err := pg.Drop(context.Background())
+		pg.Close()
+		ts.Check(err)
+	}
+	url := ts.Getenv("ACC_TEST_PG_URL")
+	ts.Defer(func() {
+		// After the script: no Fatalf here, and nothing to undo if the
+		// room was never made.
+		if pg, err := storage.OpenPostgres(context.Background(), url, id, storage.PostgresOptions{NoCreate: true}); err == nil {
+			pg.Drop(context.Background())
+			pg.Close()
+		}
+	})
+}
+
 // storefp NAME [DB] saves the store's fingerprint (every row of every table)
-// in $NAME.
+// in $NAME; DB "pg:DIR" names DIR's room on the PostgreSQL test server
+// ("none" while it has no tables).
 func cmdStoreFP(ts *testscript.TestScript, neg bool, args []string) {
 	noNeg(ts, neg, "storefp")
 	if len(args) < 1 || len(args) > 2 {
@@ -503,7 +589,7 @@ func cmdStoreSame(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("$%s is not set; run storefp %s first", args[0], args[0])
 	}
 	if got := fingerprint(ts, storePath(ts, args[1:])); got != want {
-		ts.Fatalf("the store changed (fingerprint %s, was %s)", got[:12], want[:12])
+		ts.Fatalf("the store changed (fingerprint %.12s, was %.12s)", got, want)
 	}
 }
 

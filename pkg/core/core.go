@@ -2,9 +2,6 @@ package core
 
 import (
 	"context"
-	"errors"
-	"io/fs"
-	"os"
 	"time"
 
 	"github.com/acc-go/acc/pkg/protocol"
@@ -77,8 +74,11 @@ type OpenOptions struct {
 // runtime state inside the workspace
 // (for a Git workspace: any of its worktrees, or its .git; exit 2), refuses
 // a data home that exists but is no usable directory (data_home_unusable,
-// exit 2; DataHomeError), and opens the workspace's store (exit 3 when
-// busy, exit 4 when the store is foreign, newer or corrupt).
+// exit 2; DataHomeError), and opens the workspace's store: on the
+// PostgreSQL server of StoreURL, else the SQLite file in the data home
+// (exit 3 when busy or unreachable, exit 4 when the store is foreign,
+// newer or corrupt, or the server refuses acc's role; store_needs_config
+// and env_invalid of StoreURL, exit 2).
 func Open(ctx context.Context, o OpenOptions) (*Room, error) {
 	ws, env, err := locate(ctx, o)
 	if err != nil {
@@ -88,15 +88,11 @@ func Open(ctx context.Context, o OpenOptions) (*Room, error) {
 	if err := workspace.DataHomeError(home); err != nil {
 		return nil, err
 	}
-	path := workspace.StorePath(home, ws.ID)
-	var st *storage.SQLite
-	if _, statErr := os.Stat(path); o.NoCreate && errors.Is(statErr, fs.ErrNotExist) {
-		st, err = storage.OpenSQLiteEmpty(ctx, ws.ID)
-	} else if o.NoCreate {
-		st, err = storage.OpenSQLiteExisting(ctx, path, ws.ID)
-	} else {
-		st, err = storage.OpenSQLite(ctx, path, ws.ID)
+	mode := storeCreate
+	if o.NoCreate {
+		mode = storeOrEmpty
 	}
+	st, err := openStore(ctx, ws, env, o.Getenv, mode)
 	if err != nil {
 		return nil, err
 	}
@@ -107,10 +103,10 @@ func Open(ctx context.Context, o OpenOptions) (*Room, error) {
 	return r, nil
 }
 
-// newRoom is an opened room of ws over st, with the system clock and
-// process probe.
+// newRoom is an opened room of ws over st, with the store's clock
+// (storeClock) and the system process probe.
 func newRoom(ws *workspace.Workspace, st storage.Store, env *workspace.RuntimeEnv) *Room {
-	return &Room{WS: ws, Store: st, DataHome: env.DataHome, Env: env, Now: time.Now, Probe: SystemProbe()}
+	return &Room{WS: ws, Store: st, DataHome: env.DataHome, Env: env, Now: storeClock(st), Probe: SystemProbe()}
 }
 
 // Close releases the store.

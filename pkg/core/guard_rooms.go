@@ -291,8 +291,12 @@ func (f *roomFinder) discover(dir string) (*foundRoom, error) {
 	if fr := f.byID[ws.ID]; fr != nil {
 		return fr, nil
 	}
-	if _, err := os.Stat(workspace.StorePath(f.env.DataHome, ws.ID)); errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+	if url, err := StoreURL(ws, f.getenv); err != nil {
+		return nil, err
+	} else if url == "" {
+		if _, err := os.Stat(workspace.StorePath(f.env.DataHome, ws.ID)); errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
 	}
 	fr := &foundRoom{ws: ws}
 	if f.byID == nil {
@@ -305,7 +309,11 @@ func (f *roomFinder) discover(dir string) (*foundRoom, error) {
 // check opens fr's store read-only (never creating it) and decides its
 // targets there, the writer being the session bound to the client there.
 func (f *roomFinder) check(fr *foundRoom, in RoomsInput) (*GuardDecision, error) {
-	st, err := storage.OpenSQLiteExisting(f.ctx, workspace.StorePath(f.env.DataHome, fr.ws.ID), fr.ws.ID)
+	st, err := openStore(f.ctx, fr.ws, f.env, f.getenv, storeExisting)
+	if errors.Is(err, storage.ErrRoomNotCreated) {
+		// A room on PostgreSQL that nobody attached to yet holds no claim.
+		return &GuardDecision{}, nil
+	}
 	if err != nil {
 		return nil, err
 	}

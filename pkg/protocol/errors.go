@@ -110,6 +110,8 @@ const (
 	ReasonDecisionTargets       = "decision_targets_invalid"
 	ReasonConfigInvalid         = "config_invalid"
 	ReasonConfigUnknownKey      = "config_unknown_key"
+	ReasonStoreURLHasPassword   = "store_url_has_password"
+	ReasonStoreNeedsConfig      = "store_needs_config"
 	ReasonClientConfigInvalid   = "client_config_invalid"
 	ReasonInstallRecordInvalid  = "install_record_invalid"
 	ReasonInstallFailed         = "install_failed"
@@ -207,6 +209,8 @@ var Reasons = []ReasonInfo{
 	{ReasonPageBudgetExceeded, ExitData, "one summary alone exceeds the page byte budget"},
 	{ReasonDecisionTargets, ExitData, "a decision change must name 1 to 16 distinct, existing decisions of this workspace"},
 	{ReasonConfigInvalid, ExitData, "acc.workspace.json breaks a rule"},
+	{ReasonStoreURLHasPassword, ExitData, "acc.workspace.json's storeUrl carries a password, and the file is committed; give the password through PGPASSWORD, ~/.pgpass, a service file or a client certificate instead"},
+	{ReasonStoreNeedsConfig, ExitUsage, "ACC_STORE_URL is set but the workspace has no acc.workspace.json, so its id is derived from this machine's paths and would not match the room on other machines; run acc config init and commit the file"},
 	{ReasonConfigUnknownKey, ExitData, "acc.workspace.json has a key acc does not know"},
 	{ReasonClientConfigInvalid, ExitData, "a client's configuration file does not parse; acc left it untouched"},
 	{ReasonInstallRecordInvalid, ExitData, "acc's install record (installs.json in the data home) does not parse or has an unknown schema version"},

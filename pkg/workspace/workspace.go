@@ -102,13 +102,17 @@ func (p Policy) OrphanGrace() time.Duration {
 // relative to the directory holding it. DisplayName is "" when the file does not set one.
 // Extensions keeps each value's JSON text untouched.
 type Config struct {
-	SchemaVersion    int                        `json:"schemaVersion"`
-	WorkspaceID      string                     `json:"workspaceId"`
-	DisplayName      string                     `json:"displayName,omitempty"`
-	Roots            []string                   `json:"roots"`
-	Policy           Policy                     `json:"policy"`
-	RequiredAdapters []string                   `json:"requiredAdapters"`
-	Extensions       map[string]json.RawMessage `json:"extensions,omitempty"`
+	SchemaVersion    int      `json:"schemaVersion"`
+	WorkspaceID      string   `json:"workspaceId"`
+	DisplayName      string   `json:"displayName,omitempty"`
+	Roots            []string `json:"roots"`
+	Policy           Policy   `json:"policy"`
+	RequiredAdapters []string `json:"requiredAdapters"`
+	// StoreURL is the PostgreSQL server the room lives on, "" for SQLite
+	// in each user's data home (docs/configuration.md#rooms-on-postgresql);
+	// never with a password.
+	StoreURL   string                     `json:"storeUrl,omitempty"`
+	Extensions map[string]json.RawMessage `json:"extensions,omitempty"`
 }
 
 // NewConfig returns the config `acc config init` writes: the given id and
@@ -157,6 +161,9 @@ type Workspace struct {
 	RequiredAdapters []string `json:"requiredAdapters"`
 	// Git is nil outside a Git work tree; it is kept for config workspaces.
 	Git *GitInfo `json:"git,omitempty"`
+	// StoreURL is the config's storeUrl (no password), "" when the room
+	// is in SQLite or the workspace has no config.
+	StoreURL string `json:"storeUrl,omitempty"`
 }
 
 // CheckoutRoot returns the directory a session of this workspace works in:
@@ -351,6 +358,7 @@ func (w *Workspace) applyConfig(cfg *Config, path string) error {
 	}
 	w.Policy = cfg.Policy
 	w.RequiredAdapters = append([]string{}, cfg.RequiredAdapters...)
+	w.StoreURL = cfg.StoreURL
 	return nil
 }
 
@@ -437,7 +445,7 @@ var runtimeStateKeys = []string{"sessions", "participants", "messages", "claims"
 	"intents", "events", "deliveryBindings", "tokens", "credentials"}
 
 var configKeys = map[string]bool{"schemaVersion": true, "workspaceId": true, "displayName": true,
-	"roots": true, "policy": true, "requiredAdapters": true, "extensions": true}
+	"roots": true, "policy": true, "requiredAdapters": true, "storeUrl": true, "extensions": true}
 
 // ValidateConfig validates the bytes of an acc.workspace.json against the
 // schema of docs/protocol.md#configuration-file and returns the config with defaults
@@ -453,11 +461,13 @@ var configKeys = map[string]bool{"schemaVersion": true, "workspaceId": true, "di
 // only claimMode (advisory|guarded), contextBudgetBytes (integer
 // 1..64000), orphanGraceMs (integer 0..86400000), midTurn
 // (off|actionable|all), endOfTurn (off|actionable) and endOfTurnMaxHolds
-// (integer 0..16); requiredAdapters is an array of portable ids; extensions is an
-// object.
+// (integer 0..16); requiredAdapters is an array of portable ids; storeUrl,
+// when present, is a postgres:// URL without a password (ParseStoreURL);
+// extensions is an object.
 //
 // Errors (exit 4): config_unknown_key for unknown keys (top level or inside
-// policy); config_invalid for everything else.
+// policy); store_url_has_password for a storeUrl carrying a password;
+// config_invalid for everything else.
 func ValidateConfig(raw []byte) (*Config, error) { return validateConfig(raw, ConfigFileName) }
 
 func validateConfig(raw []byte, name string) (*Config, error) {
@@ -626,6 +636,16 @@ func validateConfig(raw []byte, name string) (*Config, error) {
 			}
 		}
 		cfg.RequiredAdapters = ids
+	}
+
+	// storeUrl.
+	if v, ok := top["storeUrl"]; ok {
+		if json.Unmarshal(v, &cfg.StoreURL) != nil || isNull(v) {
+			return nil, bad("storeUrl", "storeUrl must be a string such as \"postgres://acc@db.example:5432/acc\"")
+		}
+		if err := checkConfigStoreURL(cfg.StoreURL, name); err != nil {
+			return nil, err
+		}
 	}
 
 	// extensions.

@@ -434,6 +434,17 @@ func TestValidateConfigRefusals(t *testing.T) {
 		{"adapter not portable", `{"schemaVersion":1,"workspaceId":"w","requiredAdapters":["claude code"]}`, protocol.ReasonConfigInvalid, "requiredAdapters[0]"},
 		{"extensions array", `{"schemaVersion":1,"workspaceId":"w","extensions":[]}`, protocol.ReasonConfigInvalid, "extensions must be a JSON object"},
 		{"extensions null", `{"schemaVersion":1,"workspaceId":"w","extensions":null}`, protocol.ReasonConfigInvalid, "extensions must be a JSON object"},
+		{"storeUrl number", `{"schemaVersion":1,"workspaceId":"w","storeUrl":5432}`, protocol.ReasonConfigInvalid, "storeUrl must be a string"},
+		{"storeUrl null", `{"schemaVersion":1,"workspaceId":"w","storeUrl":null}`, protocol.ReasonConfigInvalid, "storeUrl must be a string"},
+		{"storeUrl empty", `{"schemaVersion":1,"workspaceId":"w","storeUrl":""}`, protocol.ReasonConfigInvalid, "storeUrl is empty"},
+		{"storeUrl sqlite", `{"schemaVersion":1,"workspaceId":"w","storeUrl":"sqlite:///tmp/x.db"}`, protocol.ReasonConfigInvalid, "must start with postgres://"},
+		{"storeUrl keywords", `{"schemaVersion":1,"workspaceId":"w","storeUrl":"host=db user=acc"}`, protocol.ReasonConfigInvalid, "must start with postgres://"},
+		{"storeUrl no host", `{"schemaVersion":1,"workspaceId":"w","storeUrl":"postgres:///acc"}`, protocol.ReasonConfigInvalid, "names no server"},
+		{"storeUrl newline", `{"schemaVersion":1,"workspaceId":"w","storeUrl":"postgres://db/acc\n"}`, protocol.ReasonConfigInvalid, "one line"},
+		{"storeUrl bad escape", `{"schemaVersion":1,"workspaceId":"w","storeUrl":"postgres://acc:s3cr%zz@db/acc"}`, protocol.ReasonConfigInvalid, "is not a URL"},
+		{"storeUrl userinfo password", `{"schemaVersion":1,"workspaceId":"w","storeUrl":"postgres://acc:s3cret@db.example:5432/acc"}`, protocol.ReasonStoreURLHasPassword, "PGPASSWORD, ~/.pgpass"},
+		{"storeUrl empty password", `{"schemaVersion":1,"workspaceId":"w","storeUrl":"postgresql://acc:@db.example/acc"}`, protocol.ReasonStoreURLHasPassword, "postgresql://acc@db.example/acc"},
+		{"storeUrl password parameter", `{"schemaVersion":1,"workspaceId":"w","storeUrl":"postgres://db.example/acc?sslmode=require&password=s3cret"}`, protocol.ReasonStoreURLHasPassword, "sslmode=require"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -447,6 +458,9 @@ func TestValidateConfigRefusals(t *testing.T) {
 			}
 			if !strings.Contains(err.Error(), tc.substr) {
 				t.Fatalf("message %q lacks %q", err.Error(), tc.substr)
+			}
+			if strings.Contains(err.Error(), "s3cr") {
+				t.Fatalf("message %q shows the password", err.Error())
 			}
 			if !strings.HasPrefix(err.Error(), ConfigFileName+": ") {
 				t.Fatalf("message %q does not name the file", err.Error())
@@ -479,6 +493,12 @@ func TestValidateConfigAccepts(t *testing.T) {
 			&Config{SchemaVersion: 1, WorkspaceID: "w", Roots: []string{"."}, Policy: Policy{ClaimMode: "guarded", ContextBudgetBytes: 1, OrphanGraceMs: DefaultOrphanGraceMs, MidTurn: "actionable", EndOfTurn: "actionable", EndOfTurnMaxHolds: DefaultEndOfTurnMaxHolds}, RequiredAdapters: []string{}}},
 		{"roots that stay inside", `{"schemaVersion":1,"workspaceId":"w","roots":["a/../b","./c/","a\\b","a/b/../..",".//d"]}`,
 			&Config{SchemaVersion: 1, WorkspaceID: "w", Roots: []string{"a/../b", "./c/", `a\b`, "a/b/../..", ".//d"}, Policy: DefaultPolicy(), RequiredAdapters: []string{}}},
+		{"store on PostgreSQL", `{"schemaVersion":1,"workspaceId":"w","storeUrl":"postgres://acc@db.example:5432/acc?sslmode=verify-full"}`,
+			&Config{SchemaVersion: 1, WorkspaceID: "w", Roots: []string{"."}, Policy: DefaultPolicy(), RequiredAdapters: []string{},
+				StoreURL: "postgres://acc@db.example:5432/acc?sslmode=verify-full"}},
+		{"store through a service", `{"schemaVersion":1,"workspaceId":"w","storeUrl":"postgresql://?host=/run/postgresql&service=acc"}`,
+			&Config{SchemaVersion: 1, WorkspaceID: "w", Roots: []string{"."}, Policy: DefaultPolicy(), RequiredAdapters: []string{},
+				StoreURL: "postgresql://?host=/run/postgresql&service=acc"}},
 		{"everything", `{"schemaVersion":1,"workspaceId":"workspace_x","displayName":"Room","roots":["."],"policy":{},"requiredAdapters":["claude","kimi"],"extensions":{"a":[1,2],"b":{"c":null}}}`,
 			&Config{SchemaVersion: 1, WorkspaceID: "workspace_x", DisplayName: "Room", Roots: []string{"."}, Policy: DefaultPolicy(),
 				RequiredAdapters: []string{"claude", "kimi"}, Extensions: map[string]json.RawMessage{"a": json.RawMessage(`[1,2]`), "b": json.RawMessage(`{"c":null}`)}}},
@@ -639,5 +659,32 @@ func BenchmarkDiscoverWorkspace(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+func TestStoreURLEnv(t *testing.T) {
+	t.Parallel()
+	env := func(v string) func(string) string {
+		return func(k string) string {
+			if k == EnvStoreURL {
+				return v
+			}
+			return ""
+		}
+	}
+	for _, ok := range []string{"", "postgres://acc@db:5432/acc", "postgresql://acc:s3cret@db/acc?sslmode=require"} {
+		got, err := StoreURLEnv(env(ok))
+		if err != nil || got != ok {
+			t.Errorf("StoreURLEnv(%q) = %q, %v; want it back", ok, got, err)
+		}
+	}
+	for _, bad := range []string{"mysql://acc:s3cret@db/acc", "postgres://acc:s3cret@/", "postgres://acc:s3cr%zz@db/acc", "db.example"} {
+		_, err := StoreURLEnv(env(bad))
+		if !protocol.IsReason(err, protocol.ReasonEnvInvalid) || protocol.CodeOf(err) != protocol.ExitUsage {
+			t.Fatalf("StoreURLEnv(%q) = %v; want env_invalid exit 2", bad, err)
+		}
+		if msg := err.Error(); strings.Contains(msg, "s3cr") || !strings.Contains(msg, EnvStoreURL) {
+			t.Fatalf("message %q shows the password or does not name %s", msg, EnvStoreURL)
+		}
 	}
 }
