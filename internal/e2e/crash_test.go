@@ -17,8 +17,8 @@ import (
 	"github.com/acc-go/acc/pkg/protocol"
 )
 
-// Crash-injection sizes: 200 trials in the default test command, 1,000 as a
-// soak under ACC_STRESS=1. The kill lands at a random moment from half the
+// Crash-injection sizes: 200 trials in the default test command (500 with
+// the room on PostgreSQL), 1,000 as a soak under ACC_STRESS=1. The kill lands at a random moment from half the
 // fastest to twice the slowest measured run time of an uninterrupted send
 // (calibrationSends of them; before half the fastest is process start and
 // workspace discovery, which touch no store), so kills hit a process that
@@ -27,6 +27,7 @@ import (
 const (
 	crashTrialsStress    = 1000
 	crashTrialsByDefault = 200
+	crashTrialsPostgres  = 500
 	crashWorkers         = 2
 	calibrationSends     = 5
 	minKillWindow        = 2 * time.Millisecond
@@ -61,7 +62,18 @@ type crashTrial struct {
 // exited 0 stored the message it printed, and acc doctor finds the store
 // healthy.
 func TestCrashKilledSendsLeaveNoPartialMessage(t *testing.T) {
-	trials := crashTrialsByDefault
+	crashKilledSends(t, newSandbox(t), crashTrialsByDefault)
+}
+
+// TestCrashKilledSendsLeaveNoPartialMessagePostgres is the same with the
+// room on the PostgreSQL test server, 500 trials: a client killed inside
+// its transaction leaves the server to roll it back when the connection
+// drops; one killed after its COMMIT reached the server leaves it whole.
+func TestCrashKilledSendsLeaveNoPartialMessagePostgres(t *testing.T) {
+	crashKilledSends(t, newSandboxPG(t), crashTrialsPostgres)
+}
+
+func crashKilledSends(t *testing.T, sb *sandbox, trials int) {
 	if stress() {
 		trials = crashTrialsStress
 	}
@@ -73,7 +85,6 @@ func TestCrashKilledSendsLeaveNoPartialMessage(t *testing.T) {
 		}
 		seed = s
 	}
-	sb := newSandbox(t)
 	repo := sb.newRepo("repo")
 	recv := sb.attach(repo, "recv", "cli")
 	recv2 := sb.attach(repo, "recv2", "cli")
@@ -100,8 +111,8 @@ func TestCrashKilledSendsLeaveNoPartialMessage(t *testing.T) {
 	window := min(max(runs[len(runs)-1]*2, minKillWindow), maxKillDelay)
 	earliest := runs[0] / 2
 
-	t.Logf("crash trials: %d (ACC_STRESS=%q), %d workers, to %d recipients; uninterrupted sends took %v, kill delay uniform in [%v, %v]; seed %d (replay with ACC_CRASH_SEED=%d)",
-		trials, os.Getenv("ACC_STRESS"), crashWorkers, len(to), runs, earliest, window, seed, seed)
+	t.Logf("%s: crash trials: %d (ACC_STRESS=%q), %d workers, to %d recipients; uninterrupted sends took %v, kill delay uniform in [%v, %v]; seed %d (replay with ACC_CRASH_SEED=%d)",
+		sb.engine(), trials, os.Getenv("ACC_STRESS"), crashWorkers, len(to), runs, earliest, window, seed, seed)
 	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 	all := make([]*crashTrial, trials)
 	for i := range all {
@@ -151,8 +162,8 @@ func TestCrashKilledSendsLeaveNoPartialMessage(t *testing.T) {
 	t.Logf("elapsed %v: %d finished before the kill, %d killed after printing, %d killed before printing",
 		elapsed.Round(time.Millisecond), finished, killedAfterPrint, killedSilent)
 
-	st := sb.openStore(recv.WorkspaceID)
-	checkIntegrity(t, st)
+	st := sb.openRoom(recv.WorkspaceID)
+	sb.checkStoreConsistent(t, recv.WorkspaceID, st)
 	before := readSnapshot(t, st)
 	committedUnprinted := len(before.messages) - len(printed) - calibrationSends
 	killedBeforeCommit := killedSilent - committedUnprinted
@@ -217,9 +228,7 @@ func TestCrashKilledSendsLeaveNoPartialMessage(t *testing.T) {
 	// Globally: no message without its receipts, no receipt without its
 	// message, gap-free events matching the messages.
 	checkReceiptsComplete(t, snap, protocol.ReceiptQueued)
-	if n := orphanReceipts(t, sb.storePath(recv.WorkspaceID)); n != 0 {
-		t.Errorf("expected no receipt without its message, saw %d", n)
-	}
+	sb.checkStoreConsistent(t, recv.WorkspaceID, st)
 	checkEventLog(t, snap.events)
 	checkMessagesMatchEvents(t, snap)
 

@@ -27,6 +27,9 @@ type sandbox struct {
 	base string // canonical temp directory
 	home string
 	data string
+	// pgURL, when set, is the PostgreSQL test server the sandbox's rooms
+	// live on (newSandboxPG).
+	pgURL string
 }
 
 func newSandbox(t testing.TB) *sandbox {
@@ -59,7 +62,7 @@ func (sb *sandbox) environ() []string {
 	if tmp := os.Getenv("TMPDIR"); tmp != "" {
 		env = append(env, "TMPDIR="+tmp)
 	}
-	return env
+	return append(env, sb.pgEnviron()...)
 }
 
 // getenv serves the sandbox environment to in-process pkg/core calls.
@@ -110,6 +113,9 @@ func (sb *sandbox) newRepo(name string) string {
 	}
 	sb.git(dir, "add", "README")
 	sb.git(dir, "commit", "-q", "-m", "init")
+	if sb.pgURL != "" {
+		sb.commitRoomConfig(dir, name)
+	}
 	return dir
 }
 
