@@ -54,7 +54,11 @@ func (sb *sandbox) pgEnviron() []string {
 		return nil
 	}
 	env := []string{workspace.EnvStoreURL + "=" + sb.pgURL}
-	if f := os.Getenv("PGPASSFILE"); f != "" {
+	f := sb.pgPassFile
+	if f == "" {
+		f = os.Getenv("PGPASSFILE")
+	}
+	if f != "" {
 		env = append(env, "PGPASSFILE="+f)
 	}
 	return env

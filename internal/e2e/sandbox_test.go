@@ -28,8 +28,9 @@ type sandbox struct {
 	home string
 	data string
 	// pgURL, when set, is the PostgreSQL test server the sandbox's rooms
-	// live on (newSandboxPG).
-	pgURL string
+	// live on (newSandboxPG); pgPassFile, when set, replaces the
+	// PGPASSFILE of the test process (a private cluster's).
+	pgURL, pgPassFile string
 }
 
 func newSandbox(t testing.TB) *sandbox {
