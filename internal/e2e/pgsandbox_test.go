@@ -8,10 +8,10 @@ import (
 	"path/filepath"
 	"testing"
 
-	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver, for reads pkg/storage does not offer
 	"github.com/acc-go/acc/pkg/protocol"
 	"github.com/acc-go/acc/pkg/storage"
 	"github.com/acc-go/acc/pkg/workspace"
+	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver, for reads pkg/storage does not offer
 )
 
 // pgURL is the PostgreSQL test server's URL (scripts/with-pg.sh starts
@@ -146,4 +146,3 @@ func (sb *sandbox) checkStoreConsistent(t testing.TB, workspaceID string, st sto
 		t.Errorf("expected no receipt without its message, saw %d", n)
 	}
 }
-
