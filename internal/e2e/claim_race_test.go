@@ -12,8 +12,13 @@ import (
 // TestRacingExclusiveClaimsHaveOneWinner starts 8 real processes that claim
 // one resource exclusively at the same moment: exactly one succeeds, the
 // other seven exit 5 naming the winner, and the store holds one claim.
-func TestRacingExclusiveClaimsHaveOneWinner(t *testing.T) {
-	sb := newSandbox(t)
+func TestRacingExclusiveClaimsHaveOneWinner(t *testing.T) { racingClaims(t, newSandbox(t)) }
+
+// TestRacingExclusiveClaimsHaveOneWinnerPostgres races the same processes
+// with the room on the PostgreSQL test server.
+func TestRacingExclusiveClaimsHaveOneWinnerPostgres(t *testing.T) { racingClaims(t, newSandboxPG(t)) }
+
+func racingClaims(t *testing.T, sb *sandbox) {
 	repo := sb.newRepo("repo")
 	const racers = 8
 	sessions := make([]session, racers)
@@ -55,8 +60,8 @@ func TestRacingExclusiveClaimsHaveOneWinner(t *testing.T) {
 			t.Errorf("loser %d must exit 5 claim_conflict naming %s:\n%s", i, name, res)
 		}
 	}
-	st := sb.openStore(sessions[0].WorkspaceID)
-	checkIntegrity(t, st)
+	st := sb.openRoom(sessions[0].WorkspaceID)
+	sb.checkStoreConsistent(t, sessions[0].WorkspaceID, st)
 	var claims []protocol.Claim
 	err := st.View(t.Context(), func(tx storage.ReadTx) error {
 		var err error

@@ -13,7 +13,17 @@ import (
 // because the resource has a new holder.
 func TestShortLeaseExpiresForRealProcesses(t *testing.T) {
 	t.Parallel() // waits on timers and processes more than it computes
-	sb := newSandbox(t)
+	shortLease(t, newSandbox(t))
+}
+
+// TestShortLeaseExpiresForRealProcessesPostgres runs the same with the room
+// on the PostgreSQL test server, where the lease runs on the server's clock.
+func TestShortLeaseExpiresForRealProcessesPostgres(t *testing.T) {
+	t.Parallel()
+	shortLease(t, newSandboxPG(t))
+}
+
+func shortLease(t *testing.T, sb *sandbox) {
 	repo := sb.newRepo("repo")
 	a := sb.attach(repo, "alice", "cli")
 	b := sb.attach(repo, "bob", "cli")
