@@ -32,9 +32,11 @@ type hookBench struct {
 
 const benchPeers = 10
 
-func newHookBench(b *testing.B) *hookBench {
+func newHookBench(b *testing.B) *hookBench { return newHookBenchIn(b, newSandbox(b)) }
+
+// newHookBenchIn is newHookBench in sb (a sandbox on either engine).
+func newHookBenchIn(b *testing.B, sb *sandbox) *hookBench {
 	b.Helper()
-	sb := newSandbox(b)
 	hb := &hookBench{sb: sb, c: clientByID(b, "claude"), repo: sb.newRepo("repo"), sid: "bench-session"}
 	sb.dir("repo", "src")
 	sb.hookSession(hb.c, hb.sid, hb.repo, "ACC_PARTICIPANT=bench")

@@ -165,6 +165,52 @@ func BenchmarkInboxProcess(b *testing.B) {
 		room := cachedRoom(b, 100000)
 		benchInboxProcess(b, room.sb, room.recv)
 	})
+	b.Run("engine=postgresql/messages=100000", func(b *testing.B) {
+		room := roomOnPostgres(b, cachedRoom(b, 100000), 100000)
+		benchInboxProcess(b, room.sb, room.recv)
+	})
+}
+
+// roomOnPostgres copies a cached room (n messages) onto the PostgreSQL
+// test server with storage.CopyRoom (what `acc store copy` does) and
+// returns it as a room whose sandbox opens it there. Like the cached SQLite
+// room, the copy is kept (under the same workspace id) for the benchmarks
+// after it, and copied again only when it does not hold n messages.
+func roomOnPostgres(b *testing.B, room benchRoom, n int) benchRoom {
+	b.Helper()
+	url := pgURL(b)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	id := benchWorkspaceID(n)
+	if pg, err := storage.OpenPostgres(ctx, url, id, storage.PostgresOptions{NoCreate: true}); err == nil {
+		var c storage.Counts
+		err := pg.View(ctx, func(tx storage.ReadTx) error { c, err = tx.Counts(); return err })
+		pg.Close()
+		if err != nil || c.Messages != int64(n) {
+			dropRoom(b, url, id)
+		}
+	}
+	src, err := storage.OpenSQLite(ctx, room.sb.storePath(id), id)
+	if err != nil {
+		b.Fatalf("open the cached room: %v", err)
+	}
+	defer src.Close()
+	dst, err := storage.OpenPostgres(ctx, url, id, storage.PostgresOptions{})
+	if err != nil {
+		b.Fatalf("open the room on the server: %v", err)
+	}
+	defer dst.Close()
+	began := time.Now()
+	if _, err := storage.CopyRoom(ctx, src, dst); protocol.IsReason(err, protocol.ReasonStoreNotEmpty) {
+		b.Logf("the server holds the room's copy already")
+	} else if err != nil {
+		b.Fatalf("copy the room onto the server: %v", err)
+	} else {
+		b.Logf("copied %d messages onto the server in %v", n, time.Since(began).Round(time.Millisecond))
+	}
+	sb := *room.sb
+	sb.pgURL = url
+	return benchRoom{sb: &sb, recv: room.recv, sender: room.sender}
 }
 
 func benchInboxProcess(b *testing.B, sb *sandbox, recv session) {
@@ -191,9 +237,14 @@ func BenchmarkInboxPage(b *testing.B) {
 		{"messages=10000", 10000, false},
 		{"messages=100000", 100000, false},
 		{"messages=100000/cursor=middle", 100000, true},
+		{"engine=postgresql/messages=100000", 100000, false},
+		{"engine=postgresql/messages=100000/cursor=middle", 100000, true},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			room := cachedRoom(b, tc.n)
+			if strings.HasPrefix(tc.name, "engine=postgresql/") {
+				room = roomOnPostgres(b, room, tc.n)
+			}
 			ctx := context.Background()
 			r, err := core.Open(ctx, core.OpenOptions{Cwd: room.recv.dir, Getenv: room.sb.getenv})
 			if err != nil {
