@@ -10,6 +10,7 @@ import (
 	"github.com/acc-go/acc/internal/top"
 	"github.com/acc-go/acc/pkg/core"
 	"github.com/acc-go/acc/pkg/protocol"
+	"github.com/acc-go/acc/pkg/storage"
 	"github.com/acc-go/acc/pkg/workspace"
 	"github.com/urfave/cli/v3"
 	"golang.org/x/term"
@@ -45,15 +46,25 @@ func (a *app) topCommand() *cli.Command {
 				return err
 			}
 			path, title := workspace.StorePath(loc.DataHome, loc.WS.ID), loc.WS.DisplayName
+			// A room on PostgreSQL has no file here, even once it exists.
+			_, onServer := loc.Store.(*storage.Postgres)
+			if url, err := core.StoreURL(loc.WS, a.env.Getenv); err == nil && url != "" {
+				onServer = true
+			}
 			loc.Close()
 			open := func(ctx context.Context) (*core.Room, error) {
-				if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+				if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) && !onServer {
 					return nil, nil
 				}
 				ctx, cancel := context.WithTimeout(ctx, StoreWait)
 				defer cancel()
-				return core.Open(ctx, core.OpenOptions{Cwd: dir, ConfigPath: cmd.String("workspace"), Getenv: a.env.Getenv, NoCreate: true,
+				r, err := core.Open(ctx, core.OpenOptions{Cwd: dir, ConfigPath: cmd.String("workspace"), Getenv: a.env.Getenv, NoCreate: true,
 					ReadInstall: install.ReadPolicies})
+				if err == nil && !r.HasStore() {
+					r.Close()
+					return nil, nil
+				}
+				return r, err
 			}
 			return top.Run(ctx, open, path, title)
 		},

@@ -146,7 +146,7 @@ func (a *app) wait(ctx context.Context, cmd *cli.Command, r *core.Room, q *core.
 			return nil, err
 		}
 	}
-	w := watch.Store(deadline, workspace.StorePath(r.DataHome, r.WS.ID))
+	w := watch.Room(deadline, r.Store, workspace.StorePath(r.DataHome, r.WS.ID), watch.Backstop)
 	for first := true; ; first = false {
 		var res *core.WaitResult
 		parent := deadline

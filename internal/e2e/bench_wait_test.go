@@ -13,10 +13,16 @@ import (
 
 // BenchmarkWaitWake: acc wait in another process, woken by a send; the
 // metric is the time from the send command returning to acc wait exiting
-// (p50-ms, p90-ms). `go test -run '^$' -bench WaitWake -benchtime 100x
-// ./internal/e2e/` gives the median of 100 sends.
+// (p50-ms, p90-ms), with the room in SQLite (woken through fsnotify) and on
+// the PostgreSQL test server (woken through LISTEN/NOTIFY).
+// `go test -run '^$' -bench WaitWake -benchtime 100x ./internal/e2e/` gives
+// the median of 100 sends (through scripts/with-pg.sh for the second).
 func BenchmarkWaitWake(b *testing.B) {
-	sb := newSandbox(b)
+	b.Run("engine=sqlite", func(b *testing.B) { benchWaitWake(b, newSandbox(b)) })
+	b.Run("engine=postgresql", func(b *testing.B) { benchWaitWake(b, newSandboxPG(b)) })
+}
+
+func benchWaitWake(b *testing.B, sb *sandbox) {
 	repo := sb.newRepo("repo")
 	a := sb.attach(repo, "alice", "cli")
 	bob := sb.attach(repo, "bob", "cli")

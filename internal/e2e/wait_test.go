@@ -78,7 +78,17 @@ func (w *waiter) result(t testing.TB) (items []string) {
 // message arrives, with that message; the wake-up latency is logged.
 func TestWaitWakesOnArrival(t *testing.T) {
 	t.Parallel() // waits on timers and processes more than it computes
-	sb := newSandbox(t)
+	waitWakesOnArrival(t, newSandbox(t))
+}
+
+// TestWaitWakesOnArrivalPostgres: the same with the room on the
+// PostgreSQL test server, where acc wait listens for the room's NOTIFY.
+func TestWaitWakesOnArrivalPostgres(t *testing.T) {
+	t.Parallel()
+	waitWakesOnArrival(t, newSandboxPG(t))
+}
+
+func waitWakesOnArrival(t *testing.T, sb *sandbox) {
 	repo := sb.newRepo("repo")
 	a := sb.attach(repo, "alice", "cli")
 	b := sb.attach(repo, "bob", "cli")
@@ -102,7 +112,7 @@ func TestWaitWakesOnArrival(t *testing.T) {
 		sb.ok(repo, append([]string{"ack", "--message", id}, b.creds()...)...)
 	}
 	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
-	t.Logf("acc wait woke %v after the send command returned (sorted; median %v)", lat, lat[len(lat)/2])
+	t.Logf("%s: acc wait woke %v after the send command returned (sorted; median %v)", sb.engine(), lat, lat[len(lat)/2])
 }
 
 // TestWaitNeverMisses: a message sent while acc wait is starting (before
@@ -110,7 +120,18 @@ func TestWaitWakesOnArrival(t *testing.T) {
 // watch exists, and holds already.
 func TestWaitNeverMisses(t *testing.T) {
 	t.Parallel() // waits on timers and processes more than it computes
-	sb := newSandbox(t)
+	waitNeverMisses(t, newSandbox(t))
+}
+
+// TestWaitNeverMissesPostgres: the same with the room on PostgreSQL (a
+// NOTIFY sent before the waiter listens is not replayed; the first read
+// after LISTEN sees the message).
+func TestWaitNeverMissesPostgres(t *testing.T) {
+	t.Parallel()
+	waitNeverMisses(t, newSandboxPG(t))
+}
+
+func waitNeverMisses(t *testing.T, sb *sandbox) {
 	repo := sb.newRepo("repo")
 	a := sb.attach(repo, "alice", "cli")
 	b := sb.attach(repo, "bob", "cli")

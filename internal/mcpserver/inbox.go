@@ -111,7 +111,7 @@ func (s *server) watchInbox(ctx context.Context) {
 // change of the store, differs from the last value (starting from last).
 // A read that fails is logged and retried after a second.
 func (s *server) notifyOnChange(ctx context.Context, r *core.Room, uri, last string, state func(context.Context) (string, error)) {
-	w := watch.Store(ctx, workspace.StorePath(r.DataHome, r.WS.ID))
+	w := watch.Room(ctx, r.Store, workspace.StorePath(r.DataHome, r.WS.ID), watch.Backstop)
 	for {
 		select {
 		case <-ctx.Done():

@@ -49,13 +49,26 @@ func (s *server) openRoster(ctx context.Context) (r *core.Room, waited bool) {
 			}
 			continue
 		}
-		path := workspace.StorePath(r.DataHome, r.WS.ID)
-		if _, err := os.Stat(path); err == nil {
+		if r.HasStore() {
 			return r, waited
 		}
 		waited = true
+		path := workspace.StorePath(r.DataHome, r.WS.ID)
+		url, _ := core.StoreURL(r.WS, s.cfg.Getenv)
 		r.Close()
 		wctx, cancel := context.WithCancel(ctx)
+		if url != "" {
+			// A room on PostgreSQL appears on the server: look again every
+			// second.
+			select {
+			case <-ctx.Done():
+				cancel()
+				return nil, false
+			case <-time.After(time.Second):
+			}
+			cancel()
+			continue
+		}
 		w := watch.Store(wctx, path)
 		for {
 			if _, err := os.Stat(path); err == nil {

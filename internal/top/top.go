@@ -73,7 +73,7 @@ func (s *roomSource) room(ctx context.Context) (*core.Room, error) {
 		return nil, err
 	}
 	s.r = r
-	w := watch.StoreEvery(s.ctx, s.storePath, 15*time.Second)
+	w := watch.Room(s.ctx, r.Store, s.storePath, 15*time.Second)
 	go func() {
 		for {
 			select {

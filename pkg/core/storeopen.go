@@ -94,3 +94,11 @@ func storeClock(st storage.Store) func() time.Time {
 	}
 	return time.Now
 }
+
+// HasStore reports whether the room's store exists: false for a room opened
+// with OpenOptions.NoCreate before anyone attached (its store is then an
+// empty in-memory one, and stays so: open the room again once it exists).
+func (r *Room) HasStore() bool {
+	sq, ok := r.Store.(*storage.SQLite)
+	return !ok || sq.Path() != ""
+}
