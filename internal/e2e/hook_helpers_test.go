@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -312,11 +311,11 @@ type hookOpts struct {
 func (sb *sandbox) hook(o hookOpts, payload []byte, args ...string) hookRun {
 	ctx, cancel := withTimeout()
 	defer cancel()
-	cmd := exec.CommandContext(ctx, hookBin, args...)
-	cmd.Dir = o.dir
-	if cmd.Dir == "" {
-		cmd.Dir = sb.base
+	dir := o.dir
+	if dir == "" {
+		dir = sb.base
 	}
+	cmd := sb.program(ctx, dir, hookBin, args...)
 	cmd.Env = append(sb.environ(), o.env...)
 	cmd.Stdin = bytes.NewReader(payload)
 	var out, errb bytes.Buffer

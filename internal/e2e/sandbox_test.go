@@ -31,6 +31,25 @@ type sandbox struct {
 	// live on (newSandboxPG); pgPassFile, when set, replaces the
 	// PGPASSFILE of the test process (a private cluster's).
 	pgURL, pgPassFile string
+	// wrap, when set, is the command every acc, acc-hook and acc wait
+	// process of the sandbox runs under (nsenter into a PID namespace).
+	wrap []string
+}
+
+// program is how the sandbox starts bin with args in dir: under wrap when
+// set (nsenter into a namespace, then a shell that changes to dir there:
+// entering a mount namespace starts at /, and nsenter's own --wd keeps a
+// directory of the old one, which getcwd cannot name).
+func (sb *sandbox) program(ctx context.Context, dir, bin string, args ...string) *exec.Cmd {
+	var cmd *exec.Cmd
+	if len(sb.wrap) > 0 {
+		full := append(append([]string{}, sb.wrap[1:]...), "--", "sh", "-c", `cd "$0" && exec "$@"`, dir, bin)
+		cmd = exec.CommandContext(ctx, sb.wrap[0], append(full, args...)...)
+	} else {
+		cmd = exec.CommandContext(ctx, bin, args...)
+	}
+	cmd.Dir = dir
+	return cmd
 }
 
 func newSandbox(t testing.TB) *sandbox {
@@ -143,8 +162,7 @@ func clip(s string, n int) string {
 
 // command prepares acc with args in dir, in the sandbox environment.
 func (sb *sandbox) command(ctx context.Context, dir string, args ...string) *exec.Cmd {
-	cmd := exec.CommandContext(ctx, accBin, args...)
-	cmd.Dir = dir
+	cmd := sb.program(ctx, dir, accBin, args...)
 	cmd.Env = sb.environ()
 	return cmd
 }

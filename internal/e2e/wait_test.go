@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
@@ -28,8 +29,7 @@ type waiter struct {
 func (sb *sandbox) startWait(dir string, args ...string) *waiter {
 	sb.t.Helper()
 	w := &waiter{done: make(chan struct{})}
-	w.cmd = exec.Command(accBin, append([]string{"wait", "--json"}, args...)...)
-	w.cmd.Dir = dir
+	w.cmd = sb.program(context.Background(), dir, accBin, append([]string{"wait", "--json"}, args...)...)
 	w.cmd.Env = sb.environ()
 	w.cmd.Stdout, w.cmd.Stderr = &w.out, &w.err
 	if err := w.cmd.Start(); err != nil {
