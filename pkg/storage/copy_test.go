@@ -3,6 +3,7 @@ package storage
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"testing"
 
@@ -42,6 +43,17 @@ func TestCopyRoomAcrossEngines(t *testing.T) {
 	ws := pgWorkspace(t)
 	src := openAt(t, filepath.Join(t.TempDir(), "a", "acc.db"), ws)
 	fillRoom(t, src)
+	// More rows than one batch of the copy's INSERTs, and not a multiple.
+	bulk := 2*copyBatch + 37
+	update(t, src, func(tx Tx) error {
+		for i := range bulk {
+			id := fmt.Sprintf("message_bulk%04d", i)
+			must(t, tx.InsertMessage(fxMessage(ws, id, "bob", []string{"alice"}, protocol.KindNote, 100+i)))
+			must(t, tx.PutReceipt(fxReceipt(ws, id, "alice", protocol.ReceiptQueued)))
+			must(t, tx.AppendEvent(fxEvent(protocol.EventMessageRecorded)))
+		}
+		return nil
+	})
 	pg, err := OpenPostgres(context.Background(), u, ws, PostgresOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -51,7 +63,7 @@ func TestCopyRoomAcrossEngines(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Rows["messages"] != 3 || rep.Rows["receipts"] != 3 || rep.Rows["events"] != 3 || rep.Rows["eph_participants"] != 1 || rep.Rows["session_bindings"] != 1 {
+	if rep.Rows["messages"] != int64(3+bulk) || rep.Rows["receipts"] != int64(3+bulk) || rep.Rows["events"] != int64(3+bulk) || rep.Rows["eph_participants"] != 1 || rep.Rows["session_bindings"] != 1 {
 		t.Fatalf("rows copied: %v", rep.Rows)
 	}
 	back := openAt(t, filepath.Join(t.TempDir(), "b", "acc.db"), ws)
@@ -72,15 +84,15 @@ func TestCopyRoomAcrossEngines(t *testing.T) {
 	update(t, pg, func(tx Tx) error {
 		e := fxEvent(protocol.EventMessageRecorded)
 		must(t, tx.AppendEvent(e))
-		if e.Sequence != protocol.FormatSequence(4) {
-			t.Errorf("next sequence %s, want 4", e.Sequence)
+		if e.Sequence != protocol.FormatSequence(int64(4+bulk)) {
+			t.Errorf("next sequence %s, want %d", e.Sequence, 4+bulk)
 		}
 		return nil
 	})
 	view(t, pg, func(tx ReadTx) error {
 		c, err := tx.Counts()
 		must(t, err)
-		if c.Messages != 3 || c.Events != 4 {
+		if c.Messages != int64(3+bulk) || c.Events != int64(4+bulk) {
 			t.Errorf("counts %+v", c)
 		}
 		return nil
