@@ -171,6 +171,20 @@ func plural(n int64, noun string) string {
 	return fmt.Sprintf("%d %ss", n, noun)
 }
 
+// printServer is the server line of a room on PostgreSQL.
+func printServer(w io.Writer, srv *core.DoctorServer) {
+	if !srv.Reachable {
+		fmt.Fprintf(w, "  server %s (from %s): not reachable\n", srv.URL, srv.From)
+		return
+	}
+	tls := "TLS"
+	if !srv.TLS {
+		tls = "no TLS"
+	}
+	fmt.Fprintf(w, "  server %s (from %s): PostgreSQL %s, %s (sslmode %s), round trip %.2f ms, clock %+d ms from this machine's\n",
+		srv.URL, srv.From, srv.Version, tls, srv.SSLMode, srv.LatencyMs, srv.ClockOffsetMs)
+}
+
 func printDoctor(w io.Writer, full *doctorReport) {
 	rep := full.DoctorReport
 	if rep.NoRoom != nil {
@@ -194,7 +208,17 @@ func printDoctor(w io.Writer, full *doctorReport) {
 	}
 	fmt.Fprintf(w, "  workspace %s from %s; %s\n", rep.WorkspaceID, rep.Source, config)
 	printDataHome(w, rep.DataHome)
+	if srv := s.Server; srv != nil {
+		printServer(w, srv)
+	}
 	switch {
+	case s.Engine == "postgresql" && s.Healthy && s.Exists:
+		fmt.Fprintf(w, "  room %s on %s: schema %d, identity ok; %s, %s, %s\n",
+			s.Server.Schema, s.Path, *s.SchemaVersion, plural(s.Counts.Messages, "message"), plural(s.Counts.Events, "event"), plural(int64(s.Counts.Sessions), "session"))
+	case s.Engine == "postgresql" && !s.Healthy:
+		for _, p := range s.Problems {
+			fmt.Fprintf(w, "  problem %s: %s\n", p.ReasonCode, p.Message)
+		}
 	case !s.Exists:
 		note := s.Note
 		if note == "" {

@@ -128,6 +128,7 @@ func TestPostgresServerDown(t *testing.T) {
 		append([]string{"status", "--json"}, peer.creds()...),
 		append([]string{"message", "--json", "--to", "me", "--subject", "down", "--body", "b"}, peer.creds()...),
 		append([]string{"inbox", "--json"}, peer.creds()...),
+		append([]string{"wait", "--json", "--timeout", "2"}, peer.creds()...),
 	} {
 		r := sb.run(repo, args...)
 		env := sb.parseEnvelope(r)

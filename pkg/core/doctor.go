@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"time"
 
 	"github.com/acc-go/acc/pkg/protocol"
 	"github.com/acc-go/acc/pkg/storage"
@@ -102,7 +101,11 @@ type DoctorWorkspace struct {
 
 // DoctorStore is the health of the workspace's SQLite store.
 type DoctorStore struct {
-	Path string `json:"path"`
+	// Engine is "sqlite" (the store file at Path) or "postgresql" (the
+	// room on the server Server describes; Path is then its URL, without
+	// password).
+	Engine string `json:"engine"`
+	Path   string `json:"path"`
 	// Exists is false before the first `acc attach` created the store.
 	Exists  bool `json:"exists"`
 	Healthy bool `json:"healthy"`
@@ -125,6 +128,9 @@ type DoctorStore struct {
 	// Problems are the findings that make the store unhealthy, each with its
 	// reason code.
 	Problems []DoctorProblem `json:"problems"`
+	// Server is what doctor learned of a room's PostgreSQL server; absent
+	// for SQLite.
+	Server *DoctorServer `json:"server,omitempty"`
 	// Note says something worth knowing that is not a problem.
 	Note string `json:"note,omitempty"`
 	// Warnings say what will make writes fail later without being a
@@ -255,8 +261,12 @@ func Doctor(ctx context.Context, d DoctorOptions) (*DoctorReport, error) {
 		Workspace: DoctorWorkspace{DisplayName: ws.DisplayName, Roots: ws.Roots, Policy: ws.Policy,
 			RequiredAdapters: append([]string{}, ws.RequiredAdapters...)},
 		RuntimeRoot: filepath.Dir(path), Protection: "none", Sessions: []AttachedSession{},
-		Store:    DoctorStore{Path: path, Healthy: true, ExpectedSchemaVersion: storage.SchemaVersion, Problems: []DoctorProblem{}},
+		Store:    DoctorStore{Engine: "sqlite", Path: path, Healthy: true, ExpectedSchemaVersion: storage.SchemaVersion, Problems: []DoctorProblem{}},
 		Adapters: []DoctorAdapter{},
+	}
+	url, err := StoreURL(ws, o.Getenv)
+	if err != nil {
+		return nil, err
 	}
 	if ws.ConfigPath != "" {
 		p := ws.ConfigPath
@@ -267,6 +277,11 @@ func Doctor(ctx context.Context, d DoctorOptions) (*DoctorReport, error) {
 		// No store can be there, and attach cannot make one until the data
 		// home is fixed.
 		rep.Store.Note = "no store: acc's data home cannot be used"
+	} else if url != "" {
+		if err := inspectServer(ctx, rep, ws, env, url, o.Getenv); err != nil {
+			return nil, err
+		}
+		rep.Healthy = rep.Store.Healthy
 	} else {
 		if err := inspectStore(ctx, rep, ws, env); err != nil {
 			return nil, err
@@ -298,7 +313,7 @@ func Doctor(ctx context.Context, d DoctorOptions) (*DoctorReport, error) {
 	if !rep.Healthy {
 		first := rep.Store.Problems[0]
 		return rep, protocol.Errorf(protocol.ReasonStoreUnhealthy,
-			"the store at %s is unhealthy (%s); %s", path, first.ReasonCode, rep.Remediation[0]).
+			"the store at %s is unhealthy (%s); %s", rep.Store.Path, first.ReasonCode, rep.Remediation[0]).
 			With("report", rep)
 	}
 	return rep, nil
@@ -461,7 +476,15 @@ func inspectStore(ctx context.Context, rep *DoctorReport, ws *workspace.Workspac
 		return nil
 	}
 
-	err = st.View(ctx, func(tx storage.ReadTx) error {
+	return inspectRoom(ctx, rep, ws, env, st, "restore "+s.Path+" from a backup, or "+aside(s.Path))
+}
+
+// inspectRoom fills the counts, materialisation, protection and live
+// sessions of rep from the opened store st; fix is the remediation of a
+// record that does not decode.
+func inspectRoom(ctx context.Context, rep *DoctorReport, ws *workspace.Workspace, env *workspace.RuntimeEnv, st storage.Store, fix string) error {
+	s := &rep.Store
+	err := st.View(ctx, func(tx storage.ReadTx) error {
 		c, err := tx.Counts()
 		if err != nil {
 			return err
@@ -472,7 +495,7 @@ func inspectStore(ctx context.Context, rep *DoctorReport, ws *workspace.Workspac
 		return err
 	})
 	if err == nil {
-		r := &Room{WS: ws, Store: st, DataHome: env.DataHome, Env: env, Now: time.Now, Probe: SystemProbe()}
+		r := newRoom(ws, st, env)
 		var status *Status
 		if status, err = r.Status(ctx, StatusQuery{}); err == nil {
 			rep.Materialised = status.Materialised
@@ -492,7 +515,7 @@ func inspectStore(ctx context.Context, rep *DoctorReport, ws *workspace.Workspac
 		}
 		// A record that cannot be decoded is a store problem to report.
 		s.unhealthy(pe.Reason, pe.Message)
-		rep.Remediation = append(rep.Remediation, "restore "+s.Path+" from a backup, or "+aside(s.Path))
+		rep.Remediation = append(rep.Remediation, fix)
 		rep.Protection = "unknown"
 	}
 	return nil

@@ -7,6 +7,7 @@ require (
 	github.com/acc-go/acc/pkg/storage v0.0.0
 	github.com/acc-go/acc/pkg/workspace v0.0.0
 	github.com/google/go-cmp v0.7.0
+	github.com/jackc/pgx/v5 v5.12.0
 	github.com/shirou/gopsutil/v4 v4.26.10
 )
 
@@ -14,7 +15,6 @@ require (
 	github.com/adrg/xdg v0.5.3 // indirect
 	github.com/jackc/pgpassfile v1.0.0 // indirect
 	github.com/jackc/pgservicefile v0.0.0-20240606120523-5a60cdf6a761 // indirect
-	github.com/jackc/pgx/v5 v5.12.0 // indirect
 	github.com/jackc/puddle/v2 v2.2.3 // indirect
 	golang.org/x/sync v0.24.0 // indirect
 	golang.org/x/text v0.41.0 // indirect

@@ -2,8 +2,11 @@ package core
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +15,7 @@ import (
 	"github.com/acc-go/acc/pkg/protocol"
 	"github.com/acc-go/acc/pkg/storage"
 	"github.com/acc-go/acc/pkg/workspace"
+	"github.com/jackc/pgx/v5"
 )
 
 // pgURL is the test server's URL (scripts/with-pg.sh); without one the
@@ -57,16 +61,15 @@ func pgProject(t *testing.T, storeURL string, n int) ([]pgMachine, string) {
 
 func dropPGRoom(t testing.TB, id string) {
 	ctx := context.Background()
-	pg, err := storage.OpenPostgres(ctx, os.Getenv("ACC_TEST_PG_URL"), id, storage.PostgresOptions{NoCreate: true})
-	if errors.Is(err, storage.ErrRoomNotCreated) {
-		return
-	}
+	conn, err := pgx.Connect(ctx, os.Getenv("ACC_TEST_PG_URL"))
 	if err != nil {
-		t.Errorf("open the room to drop it: %v", err)
+		t.Errorf("connect to drop the room: %v", err)
 		return
 	}
-	defer pg.Close()
-	if err := pg.Drop(ctx); err != nil {
+	defer conn.Close(ctx)
+	// Straight SQL: a room the test left unreadable (a newer version)
+	// cannot be opened to drop it.
+	if _, err := conn.Exec(ctx, "DROP SCHEMA IF EXISTS "+pgx.Identifier{storage.PostgresSchema(id)}.Sanitize()+" CASCADE"); err != nil {
 		t.Errorf("drop the room: %v", err)
 	}
 }
@@ -221,5 +224,97 @@ func TestStoreURLEnvOverridesConfig(t *testing.T) {
 	}
 	if !pgRoomExists(t, id) {
 		t.Fatal("the room is not on the server ACC_STORE_URL names")
+	}
+}
+
+// TestDoctorOnPostgres: doctor on a room on the server says the engine and
+// what it learned of the server; before the first attach the room is not
+// there (a note, healthy, nothing created); after it, schema and identity
+// are checked and the sessions counted; a server that cannot be reached, or
+// refuses the role, makes the store unhealthy with the reason and a
+// remediation, and no message holds the password.
+func TestDoctorOnPostgres(t *testing.T) {
+	url := pgURL(t)
+	ms, id := pgProject(t, url, 1)
+	m := ms[0]
+	ctx := context.Background()
+	doctor := func(env map[string]string) (*DoctorReport, error) {
+		return Doctor(ctx, DoctorOptions{OpenOptions: OpenOptions{Cwd: m.repo, Getenv: envMap(env), GOOS: "linux"}})
+	}
+
+	rep, err := doctor(m.env)
+	if err != nil {
+		t.Fatalf("doctor before the first attach: %v", err)
+	}
+	srv := rep.Store.Server
+	if rep.Store.Engine != "postgresql" || srv == nil || !srv.Reachable || srv.From != "storeUrl" || !srv.TLS || srv.VersionNum < storage.MinServerVersionNum {
+		t.Fatalf("store %+v, server %+v", rep.Store, srv)
+	}
+	if !rep.Healthy || rep.Store.Exists || !strings.Contains(rep.Store.Note, "no room on the server yet") {
+		t.Fatalf("before the first attach: healthy %v, exists %v, note %q", rep.Healthy, rep.Store.Exists, rep.Store.Note)
+	}
+	if pgRoomExists(t, id) {
+		t.Fatal("doctor created the room")
+	}
+
+	r := m.open(t, false)
+	if _, err := r.Attach(ctx, AttachInput{ParticipantID: "alice", Harness: "cli"}); err != nil {
+		t.Fatal(err)
+	}
+	rep, err = doctor(m.env)
+	if err != nil {
+		t.Fatalf("doctor on the room: %v", err)
+	}
+	if !rep.Healthy || !rep.Store.Exists || rep.Store.SchemaVersion == nil || *rep.Store.SchemaVersion != storage.SchemaVersion ||
+		rep.Store.IdentityMatch == nil || !*rep.Store.IdentityMatch || rep.Store.Counts.Sessions != 1 || len(rep.Sessions) != 1 {
+		t.Fatalf("on the room: %+v; sessions %+v", rep.Store, rep.Sessions)
+	}
+
+	closed, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := closed.Addr().String()
+	closed.Close()
+	down := map[string]string{workspace.EnvStoreURL: "postgres://acc:s3cret@" + addr + "/acc?connect_timeout=2"}
+	wrong := strings.Replace(url, "postgres://acc@", "postgres://acc:s3cret@", 1)
+	for _, c := range []struct {
+		label, url, reason string
+	}{
+		{"server down", down[workspace.EnvStoreURL], protocol.ReasonStoreUnreachable},
+		{"wrong password", wrong, protocol.ReasonStoreAccessDenied},
+	} {
+		env := maps.Clone(m.env)
+		env[workspace.EnvStoreURL] = c.url
+		rep, err := doctor(env)
+		wantReason(t, err, protocol.ReasonStoreUnhealthy, protocol.ExitData)
+		if rep == nil || rep.Store.Healthy || len(rep.Store.Problems) == 0 || rep.Store.Problems[0].ReasonCode != c.reason ||
+			rep.Store.Server == nil || rep.Store.Server.Reachable || rep.Store.Server.From != workspace.EnvStoreURL || len(rep.Remediation) == 0 {
+			t.Fatalf("%s: report %+v", c.label, rep)
+		}
+		raw, _ := json.Marshal(rep)
+		if strings.Contains(string(raw), "s3cret") || strings.Contains(err.Error(), "s3cret") {
+			t.Fatalf("%s: the password is in the report or the error", c.label)
+		}
+	}
+
+	// A room of a newer schema version: unhealthy, reported, left as it is.
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	meta := pgx.Identifier{storage.PostgresSchema(id), "meta"}.Sanitize()
+	if _, err := conn.Exec(ctx, "UPDATE "+meta+" SET value = '99' WHERE key = 'schema_version'"); err != nil {
+		t.Fatal(err)
+	}
+	rep, err = doctor(m.env)
+	wantReason(t, err, protocol.ReasonStoreUnhealthy, protocol.ExitData)
+	if rep.Store.Problems[0].ReasonCode != protocol.ReasonStoreVersionUnknown || !strings.Contains(rep.Remediation[0], "upgrade acc") {
+		t.Fatalf("a newer room: problems %+v, next %q", rep.Store.Problems, rep.Remediation)
+	}
+	var v string
+	if err := conn.QueryRow(ctx, "SELECT value FROM "+meta+" WHERE key = 'schema_version'").Scan(&v); err != nil || v != "99" {
+		t.Fatalf("doctor changed the newer room's version to %q (%v)", v, err)
 	}
 }

@@ -155,12 +155,21 @@ func urlPassword(raw string) string {
 	return ""
 }
 
-// scrub removes secret from text.
+// scrub removes secret from text, and makes it one line: the client
+// library lists each address it tried on a line of its own, and acc's
+// messages are one line (docs/exit-codes.md).
 func scrub(text, secret string) string {
-	if secret == "" {
-		return text
+	if secret != "" {
+		text = strings.ReplaceAll(text, secret, "********")
 	}
-	return strings.ReplaceAll(text, secret, "********")
+	if strings.ContainsAny(text, "\r\n") {
+		lines := strings.FieldsFunc(text, func(r rune) bool { return r == '\n' || r == '\r' })
+		for i := range lines {
+			lines[i] = strings.TrimSpace(lines[i])
+		}
+		text = strings.Join(slices.DeleteFunc(lines, func(l string) bool { return l == "" }), " ")
+	}
+	return text
 }
 
 // Describe names the room's server and database without any password:

@@ -317,7 +317,9 @@ func TestPostgresUnreachable(t *testing.T) {
 	}
 	addr := l.Addr().String()
 	l.Close()
-	u := "postgres://acc:s3cret-pw@" + addr + "/acc?sslmode=disable&connect_timeout=2"
+	// sslmode prefer (the default): the client tries TLS, then plain, and
+	// lists both failures, on two lines.
+	u := "postgres://acc:s3cret-pw@" + addr + "/acc?connect_timeout=2"
 	_, err = OpenPostgres(context.Background(), u, pgWorkspace(t), PostgresOptions{})
 	wantReason(t, err, protocol.ReasonStoreUnreachable, addr)
 	if protocol.CodeOf(err) != 3 {
@@ -325,6 +327,9 @@ func TestPostgresUnreachable(t *testing.T) {
 	}
 	if strings.Contains(err.Error(), "s3cret-pw") {
 		t.Fatalf("the password reached the message: %v", err)
+	}
+	if strings.ContainsAny(err.Error(), "\r\n") {
+		t.Fatalf("the message is not one line: %q", err.Error())
 	}
 }
 
