@@ -117,30 +117,71 @@ func (p *Participant) Validate() error {
 // docs/protocol.md#session-and-generation: the start time of
 // the process PID named when it was recorded, so a reused pid is never taken
 // for the client (docs/decisions.md#18-details-the-original-left-open).
+//
+// Host is acc's other addition: where the session's process runs, so that
+// its PID is judged only on that host and PID namespace
+// (docs/decisions.md#25-rooms-across-machines). nil in a record written
+// before sessions said where they run.
 type Session struct {
-	SchemaVersion      int        `json:"schemaVersion"`
-	SessionID          string     `json:"sessionId"`
-	ParticipantID      string     `json:"participantId"`
-	WorkspaceID        string     `json:"workspaceId"`
-	Generation         string     `json:"generation"`
-	Harness            string     `json:"harness"`
-	State              string     `json:"state"`
-	ParentSessionID    *string    `json:"parentSessionId"`
-	CheckoutRoot       *string    `json:"checkoutRoot"`
-	Branch             *string    `json:"branch"`
-	PID                *int       `json:"pid"`
-	PIDStartedAt       *string    `json:"pidStartedAt"`
-	Enforcement        string     `json:"enforcement"`
-	Lifecycle          string     `json:"lifecycle"`
-	HeartbeatCadenceMs int64      `json:"heartbeatCadenceMs"`
-	StartedAt          string     `json:"startedAt"`
-	HeartbeatAt        string     `json:"heartbeatAt"`
-	Extensions         Extensions `json:"extensions,omitempty"`
+	SchemaVersion      int          `json:"schemaVersion"`
+	SessionID          string       `json:"sessionId"`
+	ParticipantID      string       `json:"participantId"`
+	WorkspaceID        string       `json:"workspaceId"`
+	Generation         string       `json:"generation"`
+	Harness            string       `json:"harness"`
+	State              string       `json:"state"`
+	ParentSessionID    *string      `json:"parentSessionId"`
+	CheckoutRoot       *string      `json:"checkoutRoot"`
+	Branch             *string      `json:"branch"`
+	PID                *int         `json:"pid"`
+	PIDStartedAt       *string      `json:"pidStartedAt"`
+	Enforcement        string       `json:"enforcement"`
+	Lifecycle          string       `json:"lifecycle"`
+	HeartbeatCadenceMs int64        `json:"heartbeatCadenceMs"`
+	StartedAt          string       `json:"startedAt"`
+	HeartbeatAt        string       `json:"heartbeatAt"`
+	Host               *SessionHost `json:"host,omitempty"`
+	Extensions         Extensions   `json:"extensions,omitempty"`
+}
+
+// SessionHost says where a session's process runs
+// (docs/protocol.md#session-and-generation): the machine, its current boot
+// and the PID namespace whose numbers the session's pid is in. Each field
+// is line text of at most MaxLineText code points, read from the running
+// system; one that could not be read is empty and left out, never made
+// up. Two records name the same PID numbering only when bootId is known
+// and machineId, bootId and pidNamespace are each equal.
+type SessionHost struct {
+	// Name is the host name (os.Hostname), for people only: it proves
+	// nothing, since two machines may share one.
+	Name string `json:"name,omitempty"`
+	// MachineID is the machine's id (Linux: /etc/machine-id, else
+	// /var/lib/dbus/machine-id).
+	MachineID string `json:"machineId,omitempty"`
+	// BootID is the id of the machine's current boot (Linux:
+	// /proc/sys/kernel/random/boot_id), new at every boot.
+	BootID string `json:"bootId,omitempty"`
+	// PIDNamespace names the PID namespace of the recording process
+	// (Linux: the target of /proc/self/ns/pid, "pid:[4026531836]").
+	PIDNamespace string `json:"pidNamespace,omitempty"`
+}
+
+// Validate checks each field that is present: line text of at most
+// MaxLineText code points (exit 4, invalid_input, naming the field).
+func (h *SessionHost) Validate() error {
+	check := func(field, v string) error {
+		if v == "" {
+			return nil
+		}
+		return CheckLine("session.host."+field, v, MaxLineText)
+	}
+	return firstErr(check("name", h.Name), check("machineId", h.MachineID), check("bootId", h.BootID),
+		check("pidNamespace", h.PIDNamespace))
 }
 
 // Validate checks every field rule.
 func (s *Session) Validate() error {
-	var pid, parent, root, branch, pidStart error
+	var pid, parent, root, branch, pidStart, host error
 	if s.PID != nil && *s.PID <= 0 {
 		pid = Errorf(ReasonInvalidInput, "session.pid must be a positive integer")
 	}
@@ -156,6 +197,9 @@ func (s *Session) Validate() error {
 	if s.PIDStartedAt != nil {
 		pidStart = checkTime("session.pidStartedAt", *s.PIDStartedAt)
 	}
+	if s.Host != nil {
+		host = s.Host.Validate()
+	}
 	var cadence error
 	if s.HeartbeatCadenceMs <= 0 {
 		cadence = Errorf(ReasonInvalidInput, "session.heartbeatCadenceMs must be a positive integer")
@@ -168,7 +212,7 @@ func (s *Session) Validate() error {
 		CheckPortableID("session.generation", s.Generation),
 		CheckPortableID("session.harness", s.Harness),
 		CheckOneOf("session.state", s.State, SessionOpen, SessionClosed),
-		parent, root, branch, pid, pidStart,
+		parent, root, branch, pid, pidStart, host,
 		CheckOneOf("session.enforcement", s.Enforcement, EnforcementAdvisory, EnforcementGuarded),
 		CheckOneOf("session.lifecycle", s.Lifecycle, LifecycleManual, LifecycleManaged),
 		cadence,

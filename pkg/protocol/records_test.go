@@ -1,6 +1,7 @@
 package protocol
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -29,6 +30,8 @@ func validSession() *Session {
 		PID: ptr(4242), PIDStartedAt: ptr(testTime),
 		Enforcement: EnforcementAdvisory, Lifecycle: LifecycleManaged, HeartbeatCadenceMs: 60000,
 		StartedAt: testTime, HeartbeatAt: testTime,
+		Host: &SessionHost{Name: "vm", MachineID: "3d1219c7c4c5404aaa1f6d2a48adfda4",
+			BootID: "3783cf27-4879-417b-9d5d-74afd943c34d", PIDNamespace: "pid:[4026531836]"},
 	}
 }
 
@@ -128,9 +131,14 @@ func TestParticipantValidate(t *testing.T) {
 func TestSessionValidate(t *testing.T) {
 	// The nullable fields may all be null.
 	s := validSession()
-	s.ParentSessionID, s.CheckoutRoot, s.Branch, s.PID, s.PIDStartedAt = nil, nil, nil, nil, nil
+	s.ParentSessionID, s.CheckoutRoot, s.Branch, s.PID, s.PIDStartedAt, s.Host = nil, nil, nil, nil, nil, nil
 	if err := s.Validate(); err != nil {
 		t.Fatalf("session with null optional fields refused: %v", err)
+	}
+	// A host record may leave out whatever could not be read.
+	s.Host = &SessionHost{}
+	if err := s.Validate(); err != nil {
+		t.Fatalf("session with an empty host record refused: %v", err)
 	}
 	runBreaks(t, validSession, []breakCase[*Session]{
 		{"schemaVersion", func(s *Session) { s.SchemaVersion = 0 }, "schemaVersion"},
@@ -152,7 +160,44 @@ func TestSessionValidate(t *testing.T) {
 		{"heartbeatCadenceMs", func(s *Session) { s.HeartbeatCadenceMs = 0 }, "session.heartbeatCadenceMs"},
 		{"startedAt", func(s *Session) { s.StartedAt = "" }, "session.startedAt"},
 		{"heartbeatAt", func(s *Session) { s.HeartbeatAt = "2026-09-04T09:00:00.000+00:00" }, "session.heartbeatAt"},
+		{"host name blank", func(s *Session) { s.Host.Name = " " }, "session.host.name"},
+		{"host machineId control", func(s *Session) { s.Host.MachineID = "ab\ncd" }, "session.host.machineId"},
+		{"host bootId long", func(s *Session) { s.Host.BootID = strings.Repeat("b", MaxLineText+1) }, "session.host.bootId"},
+		{"host pidNamespace invalid UTF-8", func(s *Session) { s.Host.PIDNamespace = "pid:[\xff]" }, "session.host.pidNamespace"},
 	})
+}
+
+// TestSessionHostRoundTrip: the host record is optional in a stored
+// session (a record written before it existed still decodes), and a
+// present one keeps each field under its own name.
+func TestSessionHostRoundTrip(t *testing.T) {
+	s := validSession()
+	raw, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(raw), `"host":{"name":"vm","machineId":"3d1219c7c4c5404aaa1f6d2a48adfda4","bootId":"3783cf27-4879-417b-9d5d-74afd943c34d","pidNamespace":"pid:[4026531836]"}`) {
+		t.Fatalf("host encodes as %s", raw)
+	}
+	var back Session
+	if err := DecodeRecord("session", raw, &back); err != nil || back.Host == nil || *back.Host != *s.Host {
+		t.Fatalf("round trip: %v, %+v", err, back.Host)
+	}
+	s.Host = &SessionHost{BootID: "b"}
+	if raw, _ = json.Marshal(s); !strings.Contains(string(raw), `"host":{"bootId":"b"}`) {
+		t.Fatalf("empty host fields are not left out: %s", raw)
+	}
+	s.Host = nil
+	if raw, _ = json.Marshal(s); strings.Contains(string(raw), `"host"`) {
+		t.Fatalf("a session without a host record writes one: %s", raw)
+	}
+	var legacy Session
+	if err := DecodeRecord("session", raw, &legacy); err != nil || legacy.Host != nil {
+		t.Fatalf("a record without host: %v, %+v", err, legacy.Host)
+	}
+	if err := DecodeRecord("session", []byte(strings.Replace(string(raw), `"state"`, `"host":{"name":"x","cpu":"y"},"state"`, 1)), &legacy); err == nil {
+		t.Fatal("an unknown field inside host was accepted")
+	}
 }
 
 func TestIntentValidate(t *testing.T) {
