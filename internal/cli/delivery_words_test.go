@@ -143,9 +143,28 @@ func TestHeartbeatWords(t *testing.T) {
 		{30000, &pid, core.PresenceOffline, "  it counts as offline all the same: its recorded process 4242 has exited, and a heartbeat cannot change that; attach again to be online (`acc attach --participant bob --session session_b --generation generation_b`, with --pid of the client's running process or none) and use the pair it prints\n"},
 	} {
 		var b strings.Builder
-		printHeartbeat(&b, &protocol.Session{ParticipantID: "bob", SessionID: "session_b", Generation: "generation_b", HeartbeatAt: at, HeartbeatCadenceMs: c.cadenceMs, PID: c.pid}, c.presence)
+		printHeartbeat(&b, &protocol.Session{ParticipantID: "bob", SessionID: "session_b", Generation: "generation_b", HeartbeatAt: at, HeartbeatCadenceMs: c.cadenceMs, PID: c.pid}, c.presence, nil)
 		if b.String() != head+c.want {
 			t.Errorf("cadence %d pid %v %s: got\n%swant\n%s", c.cadenceMs, c.pid != nil, c.presence, b.String(), head+c.want)
+		}
+	}
+	// A pid recorded on another host (another boot id than this
+	// machine's) is none here: the 30-minute limit, never "as soon as
+	// process 4242 exits", and the words say why.
+	elsewhere := &protocol.SessionHost{Name: "far", BootID: "another-boot", PIDNamespace: "pid:[1]"}
+	for _, c := range []struct {
+		cadenceMs int64
+		presence  string
+		want      string
+	}{
+		{60000, core.PresenceOnline, "  it counts as online until 3m pass without another heartbeat (three cadences of 1m, set when it attached), then stale; offline once 30m pass without one (its process runs on another host or in another PID namespace, so only heartbeats count here)\n"},
+		{3600000, core.PresenceOnline, "  it counts as online until 30m pass without another heartbeat, then offline, never stale: with its process on another host or in another PID namespace 30m is the limit, and three cadences of 1h (set when it attached) do not end before it\n"},
+		{60000, core.PresenceOffline, "  it counts as offline all the same; attach again to be online (`acc attach --participant bob --session session_b --generation generation_b`, with --pid of the client's running process or none) and use the pair it prints\n"},
+	} {
+		var b strings.Builder
+		printHeartbeat(&b, &protocol.Session{ParticipantID: "bob", SessionID: "session_b", Generation: "generation_b", HeartbeatAt: at, HeartbeatCadenceMs: c.cadenceMs, PID: &pid, Host: elsewhere}, c.presence, nil)
+		if b.String() != head+c.want {
+			t.Errorf("elsewhere, cadence %d %s: got\n%swant\n%s", c.cadenceMs, c.presence, b.String(), head+c.want)
 		}
 	}
 	for d, want := range map[time.Duration]string{1500 * time.Millisecond: "1.5s", 90 * time.Second: "1m30s", 30 * time.Minute: "30m", 24 * time.Hour: "24h"} {
