@@ -166,7 +166,9 @@ func TestHeartbeatWords(t *testing.T) {
 		{60000, core.PresenceOffline, "  it counts as offline all the same; attach again to be online (`acc attach --participant bob --session session_b --generation generation_b`, with --pid of the client's running process or none) and use the pair it prints\n"},
 	} {
 		var b strings.Builder
-		printHeartbeat(&b, &protocol.Session{ParticipantID: "bob", SessionID: "session_b", Generation: "generation_b", HeartbeatAt: at, HeartbeatCadenceMs: c.cadenceMs, PID: &pid, Host: elsewhere}, c.presence, nil)
+		s := &protocol.Session{ParticipantID: "bob", SessionID: "session_b", Generation: "generation_b", HeartbeatAt: at, HeartbeatCadenceMs: c.cadenceMs, PID: &pid}
+		protocol.SetSessionHost(s, elsewhere)
+		printHeartbeat(&b, s, c.presence, nil)
 		if b.String() != head+c.want {
 			t.Errorf("elsewhere, cadence %d %s: got\n%swant\n%s", c.cadenceMs, c.presence, b.String(), head+c.want)
 		}

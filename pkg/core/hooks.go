@@ -163,7 +163,8 @@ func (r *Room) resumeBinding(ctx context.Context, key string, in HookAttachInput
 		if in.PID > 0 {
 			// The pid is numbered where this hook runs: the host goes with it.
 			pid := in.PID
-			s.PID, s.Host = &pid, localHostRecord()
+			s.PID = &pid
+			protocol.SetSessionHost(s, localHostRecord())
 			s.PIDStartedAt = nil
 			if t, ok := ProcessStart(in.PID); ok {
 				s.PIDStartedAt = strPtr(protocol.FormatTime(t))

@@ -98,7 +98,7 @@ func SameHost(h *protocol.SessionHost, probe ProcessProbe) bool {
 // so a session whose pid is not judged is treated everywhere as one
 // without a pid. A nil probe is SystemProbe().
 func PIDJudged(s *protocol.Session, probe ProcessProbe) bool {
-	return s != nil && s.PID != nil && *s.PID > 0 && SameHost(s.Host, probe)
+	return s != nil && s.PID != nil && *s.PID > 0 && SameHost(protocol.SessionHostOf(s), probe)
 }
 
 // localHostRecord is LocalHost() as a record to store on a session.

@@ -87,7 +87,7 @@ func TestPIDJudgedOnlyOnItsHost(t *testing.T) {
 	t.Parallel()
 	pid := 4242
 	probe := hostProbe{host: hostHere}
-	with := func(h *protocol.SessionHost) *protocol.Session { return &protocol.Session{PID: &pid, Host: h} }
+	with := func(h *protocol.SessionHost) *protocol.Session { return withHost(&protocol.Session{PID: &pid}, h) }
 	other := func(edit func(h *protocol.SessionHost)) *protocol.SessionHost {
 		h := hostHere
 		edit(&h)
@@ -107,7 +107,7 @@ func TestPIDJudgedOnlyOnItsHost(t *testing.T) {
 		{"machine id missing there", with(other(func(h *protocol.SessionHost) { h.MachineID = "" })), false},
 		{"boot id unknown", with(other(func(h *protocol.SessionHost) { h.BootID = "" })), false},
 		{"empty host record", with(&protocol.SessionHost{}), false},
-		{"no pid", &protocol.Session{Host: &hostHere}, false},
+		{"no pid", withHost(&protocol.Session{}, &hostHere), false},
 		{"nil session", nil, false},
 	} {
 		if got := PIDJudged(c.s, probe); got != c.want {
@@ -138,8 +138,8 @@ func TestPresenceOfAPIDRecordedElsewhere(t *testing.T) {
 	now := time.Date(2026, 9, 4, 12, 0, 0, 0, time.UTC)
 	pid := 4242
 	session := func(age time.Duration, h *protocol.SessionHost) *protocol.Session {
-		return &protocol.Session{State: protocol.SessionOpen, HeartbeatCadenceMs: 60000, PID: &pid,
-			HeartbeatAt: protocol.FormatTime(now.Add(-age)), Host: h}
+		return withHost(&protocol.Session{State: protocol.SessionOpen, HeartbeatCadenceMs: 60000, PID: &pid,
+			HeartbeatAt: protocol.FormatTime(now.Add(-age))}, h)
 	}
 	calls := 0
 	probe := hostProbe{host: hostHere, calls: &calls} // every pid is gone
@@ -212,8 +212,8 @@ func TestRemotePIDIsNeverProofOfDeath(t *testing.T) {
 	if err := tr.Store.View(ctx, func(tx storage.ReadTx) (err error) { rec, _, err = findSession(tx, far.SessionID); return err }); err != nil {
 		t.Fatal(err)
 	}
-	if rec.Host == nil || *rec.Host != LocalHost() {
-		t.Fatalf("attach recorded host %+v, want LocalHost() %+v", rec.Host, LocalHost())
+	if h := protocol.SessionHostOf(rec); h == nil || *h != LocalHost() {
+		t.Fatalf("attach recorded host %+v, want LocalHost() %+v", protocol.SessionHostOf(rec), LocalHost())
 	}
 	// The grace has passed and the process is gone: only where it ran is
 	// that proof.
@@ -358,7 +358,7 @@ func TestHookResumeMovesTheHost(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		s.Host = &hostAway
+		protocol.SetSessionHost(s, &hostAway)
 		return tx.PutSession(area, s)
 	}); err != nil {
 		t.Fatal(err)
@@ -366,14 +366,20 @@ func TestHookResumeMovesTheHost(t *testing.T) {
 	if _, err := tr.HookAttach(ctx, HookAttachInput{Adapter: "claude", ClientSessionID: "cc-1", Participant: "bob", Enforcement: protocol.EnforcementAdvisory, Lifecycle: protocol.LifecycleManaged}); err != nil {
 		t.Fatal(err)
 	}
-	if s := read(); s.Host == nil || *s.Host != hostAway || *s.PID != 4343 {
-		t.Fatalf("a resume without a pid changed the host or pid: %+v %v", s.Host, *s.PID)
+	if s := read(); protocol.SessionHostOf(s) == nil || *protocol.SessionHostOf(s) != hostAway || *s.PID != 4343 {
+		t.Fatalf("a resume without a pid changed the host or pid: %+v %v", protocol.SessionHostOf(s), *s.PID)
 	}
 	res, err := tr.HookAttach(ctx, HookAttachInput{Adapter: "claude", ClientSessionID: "cc-1", Participant: "bob", Enforcement: protocol.EnforcementAdvisory, Lifecycle: protocol.LifecycleManaged, PID: 4444})
 	if err != nil || !res.Resumed {
 		t.Fatalf("resume: %+v, %v", res, err)
 	}
-	if s := read(); s.Host == nil || *s.Host != LocalHost() || *s.PID != 4444 {
-		t.Fatalf("a resume with a pid left host %+v, pid %v", s.Host, *s.PID)
+	if s := read(); protocol.SessionHostOf(s) == nil || *protocol.SessionHostOf(s) != LocalHost() || *s.PID != 4444 {
+		t.Fatalf("a resume with a pid left host %+v, pid %v", protocol.SessionHostOf(s), *s.PID)
 	}
+}
+
+// withHost records h on s (nil: no host record) and returns s.
+func withHost(s *protocol.Session, h *protocol.SessionHost) *protocol.Session {
+	protocol.SetSessionHost(s, h)
+	return s
 }

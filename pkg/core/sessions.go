@@ -3,6 +3,7 @@ package core
 import (
 	"context"
 	"crypto/subtle"
+	"maps"
 
 	"github.com/acc-go/acc/pkg/protocol"
 	"github.com/acc-go/acc/pkg/storage"
@@ -180,9 +181,9 @@ func (r *Room) attach(ctx context.Context, in AttachInput, then func(tx storage.
 			WorkspaceID: r.WS.ID, Generation: protocol.NewID(protocol.KindGeneration), Harness: in.Harness,
 			State: protocol.SessionOpen, CheckoutRoot: strPtr(r.WS.CheckoutRoot()), Branch: r.WS.Branch(),
 			PID: pid, PIDStartedAt: pidStart, Enforcement: in.Enforcement, Lifecycle: in.Lifecycle,
-			HeartbeatCadenceMs: in.CadenceMs, StartedAt: at, HeartbeatAt: at, Extensions: in.Extensions,
-			Host: localHostRecord(),
+			HeartbeatCadenceMs: in.CadenceMs, StartedAt: at, HeartbeatAt: at, Extensions: maps.Clone(in.Extensions),
 		}
+		protocol.SetSessionHost(s, localHostRecord())
 		if in.ParentSessionID != "" {
 			s.ParentSessionID = strPtr(in.ParentSessionID)
 		}

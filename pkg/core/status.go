@@ -242,7 +242,7 @@ func (r *Room) Status(ctx context.Context, q StatusQuery) (*Status, error) {
 				// and a policy that is not off.
 				proven := protocol.SessionCapabilities(s).Delivery.LivePush
 				self := q.Sender != nil && s.SessionID == q.Sender.SessionID
-				row.Reachable = p != PresenceOffline && !l.Stale && SameHost(s.Host, r.Probe) && proven && policy != "off" &&
+				row.Reachable = p != PresenceOffline && !l.Stale && SameHost(protocol.SessionHostOf(s), r.Probe) && proven && policy != "off" &&
 					liveCount[s.ParticipantID] == 1 && !self
 				if row.Reachable {
 					row.LivePolicy = policy

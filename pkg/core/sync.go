@@ -388,7 +388,7 @@ func sessionRecord(s *protocol.Session) SessionRecord {
 		WorkspaceID: s.WorkspaceID, Harness: s.Harness, State: s.State, ParentSessionID: s.ParentSessionID,
 		CheckoutRoot: s.CheckoutRoot, Branch: s.Branch, PID: s.PID, PIDStartedAt: s.PIDStartedAt,
 		Enforcement: s.Enforcement, Lifecycle: s.Lifecycle, HeartbeatCadenceMs: s.HeartbeatCadenceMs,
-		StartedAt: s.StartedAt, HeartbeatAt: s.HeartbeatAt, Host: s.Host}
+		StartedAt: s.StartedAt, HeartbeatAt: s.HeartbeatAt, Host: protocol.SessionHostOf(s)}
 }
 
 func claimRecord(c *protocol.Claim) ClaimRecord {

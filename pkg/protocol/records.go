@@ -1,6 +1,7 @@
 package protocol
 
 import (
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"sort"
@@ -118,30 +119,28 @@ func (p *Participant) Validate() error {
 // the process PID named when it was recorded, so a reused pid is never taken
 // for the client (docs/decisions.md#18-details-the-original-left-open).
 //
-// Host is acc's other addition: where the session's process runs, so that
-// its PID is judged only on that host and PID namespace
-// (docs/decisions.md#25-rooms-across-machines). nil in a record written
-// before sessions said where they run.
+// Where the session's process runs is kept in its extensions under
+// ExtHost (SessionHostOf, SetSessionHost), so that a record carrying it
+// stays readable by an acc built before it was recorded.
 type Session struct {
-	SchemaVersion      int          `json:"schemaVersion"`
-	SessionID          string       `json:"sessionId"`
-	ParticipantID      string       `json:"participantId"`
-	WorkspaceID        string       `json:"workspaceId"`
-	Generation         string       `json:"generation"`
-	Harness            string       `json:"harness"`
-	State              string       `json:"state"`
-	ParentSessionID    *string      `json:"parentSessionId"`
-	CheckoutRoot       *string      `json:"checkoutRoot"`
-	Branch             *string      `json:"branch"`
-	PID                *int         `json:"pid"`
-	PIDStartedAt       *string      `json:"pidStartedAt"`
-	Enforcement        string       `json:"enforcement"`
-	Lifecycle          string       `json:"lifecycle"`
-	HeartbeatCadenceMs int64        `json:"heartbeatCadenceMs"`
-	StartedAt          string       `json:"startedAt"`
-	HeartbeatAt        string       `json:"heartbeatAt"`
-	Host               *SessionHost `json:"host,omitempty"`
-	Extensions         Extensions   `json:"extensions,omitempty"`
+	SchemaVersion      int        `json:"schemaVersion"`
+	SessionID          string     `json:"sessionId"`
+	ParticipantID      string     `json:"participantId"`
+	WorkspaceID        string     `json:"workspaceId"`
+	Generation         string     `json:"generation"`
+	Harness            string     `json:"harness"`
+	State              string     `json:"state"`
+	ParentSessionID    *string    `json:"parentSessionId"`
+	CheckoutRoot       *string    `json:"checkoutRoot"`
+	Branch             *string    `json:"branch"`
+	PID                *int       `json:"pid"`
+	PIDStartedAt       *string    `json:"pidStartedAt"`
+	Enforcement        string     `json:"enforcement"`
+	Lifecycle          string     `json:"lifecycle"`
+	HeartbeatCadenceMs int64      `json:"heartbeatCadenceMs"`
+	StartedAt          string     `json:"startedAt"`
+	HeartbeatAt        string     `json:"heartbeatAt"`
+	Extensions         Extensions `json:"extensions,omitempty"`
 }
 
 // SessionHost says where a session's process runs
@@ -166,6 +165,44 @@ type SessionHost struct {
 	PIDNamespace string `json:"pidNamespace,omitempty"`
 }
 
+// ExtHost is the session extension holding its SessionHost.
+const ExtHost = "acc.host"
+
+// SessionHostOf returns where s says it runs: nil when it says nothing (a
+// record written before sessions said where they run), and an empty host —
+// which names no machine, so no pid is judged by it — when the extension
+// is there but is not a valid SessionHost.
+func SessionHostOf(s *Session) *SessionHost {
+	v, found := s.Extensions[ExtHost]
+	if !found {
+		return nil
+	}
+	var h SessionHost
+	b, err := json.Marshal(v)
+	if err != nil || json.Unmarshal(b, &h) != nil || h.Validate() != nil {
+		return &SessionHost{}
+	}
+	return &h
+}
+
+// SetSessionHost records h on s (ExtHost); nil removes it.
+func SetSessionHost(s *Session, h *SessionHost) {
+	if h == nil {
+		delete(s.Extensions, ExtHost)
+		return
+	}
+	if s.Extensions == nil {
+		s.Extensions = Extensions{}
+	}
+	m := map[string]any{}
+	for k, v := range map[string]string{"name": h.Name, "machineId": h.MachineID, "bootId": h.BootID, "pidNamespace": h.PIDNamespace} {
+		if v != "" {
+			m[k] = v
+		}
+	}
+	s.Extensions[ExtHost] = m
+}
+
 // Validate checks each field that is present: line text of at most
 // MaxLineText code points (exit 4, invalid_input, naming the field).
 func (h *SessionHost) Validate() error {
@@ -181,7 +218,7 @@ func (h *SessionHost) Validate() error {
 
 // Validate checks every field rule.
 func (s *Session) Validate() error {
-	var pid, parent, root, branch, pidStart, host error
+	var pid, parent, root, branch, pidStart error
 	if s.PID != nil && *s.PID <= 0 {
 		pid = Errorf(ReasonInvalidInput, "session.pid must be a positive integer")
 	}
@@ -197,9 +234,6 @@ func (s *Session) Validate() error {
 	if s.PIDStartedAt != nil {
 		pidStart = checkTime("session.pidStartedAt", *s.PIDStartedAt)
 	}
-	if s.Host != nil {
-		host = s.Host.Validate()
-	}
 	var cadence error
 	if s.HeartbeatCadenceMs <= 0 {
 		cadence = Errorf(ReasonInvalidInput, "session.heartbeatCadenceMs must be a positive integer")
@@ -212,7 +246,7 @@ func (s *Session) Validate() error {
 		CheckPortableID("session.generation", s.Generation),
 		CheckPortableID("session.harness", s.Harness),
 		CheckOneOf("session.state", s.State, SessionOpen, SessionClosed),
-		parent, root, branch, pid, pidStart, host,
+		parent, root, branch, pid, pidStart,
 		CheckOneOf("session.enforcement", s.Enforcement, EnforcementAdvisory, EnforcementGuarded),
 		CheckOneOf("session.lifecycle", s.Lifecycle, LifecycleManual, LifecycleManaged),
 		cadence,

@@ -30,10 +30,12 @@ func validSession() *Session {
 		PID: ptr(4242), PIDStartedAt: ptr(testTime),
 		Enforcement: EnforcementAdvisory, Lifecycle: LifecycleManaged, HeartbeatCadenceMs: 60000,
 		StartedAt: testTime, HeartbeatAt: testTime,
-		Host: &SessionHost{Name: "vm", MachineID: "3d1219c7c4c5404aaa1f6d2a48adfda4",
-			BootID: "3783cf27-4879-417b-9d5d-74afd943c34d", PIDNamespace: "pid:[4026531836]"},
 	}
 }
+
+// testHost is a host record as Linux gives it.
+var testHost = SessionHost{Name: "vm", MachineID: "3d1219c7c4c5404aaa1f6d2a48adfda4",
+	BootID: "3783cf27-4879-417b-9d5d-74afd943c34d", PIDNamespace: "pid:[4026531836]"}
 
 func validIntent() *Intent {
 	return &Intent{SchemaVersion: 3, SessionID: "session_a", WorkspaceID: testWS, Summary: "fix the parser", Mode: "edit",
@@ -131,14 +133,9 @@ func TestParticipantValidate(t *testing.T) {
 func TestSessionValidate(t *testing.T) {
 	// The nullable fields may all be null.
 	s := validSession()
-	s.ParentSessionID, s.CheckoutRoot, s.Branch, s.PID, s.PIDStartedAt, s.Host = nil, nil, nil, nil, nil, nil
+	s.ParentSessionID, s.CheckoutRoot, s.Branch, s.PID, s.PIDStartedAt = nil, nil, nil, nil, nil
 	if err := s.Validate(); err != nil {
 		t.Fatalf("session with null optional fields refused: %v", err)
-	}
-	// A host record may leave out whatever could not be read.
-	s.Host = &SessionHost{}
-	if err := s.Validate(); err != nil {
-		t.Fatalf("session with an empty host record refused: %v", err)
 	}
 	runBreaks(t, validSession, []breakCase[*Session]{
 		{"schemaVersion", func(s *Session) { s.SchemaVersion = 0 }, "schemaVersion"},
@@ -160,43 +157,64 @@ func TestSessionValidate(t *testing.T) {
 		{"heartbeatCadenceMs", func(s *Session) { s.HeartbeatCadenceMs = 0 }, "session.heartbeatCadenceMs"},
 		{"startedAt", func(s *Session) { s.StartedAt = "" }, "session.startedAt"},
 		{"heartbeatAt", func(s *Session) { s.HeartbeatAt = "2026-09-04T09:00:00.000+00:00" }, "session.heartbeatAt"},
-		{"host name blank", func(s *Session) { s.Host.Name = " " }, "session.host.name"},
-		{"host machineId control", func(s *Session) { s.Host.MachineID = "ab\ncd" }, "session.host.machineId"},
-		{"host bootId long", func(s *Session) { s.Host.BootID = strings.Repeat("b", MaxLineText+1) }, "session.host.bootId"},
-		{"host pidNamespace invalid UTF-8", func(s *Session) { s.Host.PIDNamespace = "pid:[\xff]" }, "session.host.pidNamespace"},
 	})
+	hostBreaks := []struct {
+		name, field string
+		edit        func(h *SessionHost)
+	}{
+		{"name blank", "session.host.name", func(h *SessionHost) { h.Name = " " }},
+		{"machineId control", "session.host.machineId", func(h *SessionHost) { h.MachineID = "ab\ncd" }},
+		{"bootId long", "session.host.bootId", func(h *SessionHost) { h.BootID = strings.Repeat("b", MaxLineText+1) }},
+		{"pidNamespace invalid UTF-8", "session.host.pidNamespace", func(h *SessionHost) { h.PIDNamespace = "pid:[\xff]" }},
+	}
+	for _, c := range hostBreaks {
+		h := testHost
+		c.edit(&h)
+		if err := h.Validate(); err == nil || !strings.Contains(err.Error(), c.field) {
+			t.Errorf("host %s: %v; want a refusal naming %s", c.name, err, c.field)
+		}
+	}
+	if err := (&SessionHost{}).Validate(); err != nil {
+		t.Errorf("an empty host record (nothing could be read) refused: %v", err)
+	}
 }
 
-// TestSessionHostRoundTrip: the host record is optional in a stored
-// session (a record written before it existed still decodes), and a
-// present one keeps each field under its own name.
+// TestSessionHostRoundTrip: where a session runs is kept in its
+// extensions (ExtHost), so a record carrying it stays one an acc built
+// before it can decode; a record without it has no host (nil), and one
+// whose host extension is not a valid host has an empty one, which names
+// no machine.
 func TestSessionHostRoundTrip(t *testing.T) {
 	s := validSession()
+	SetSessionHost(s, &testHost)
 	raw, err := json.Marshal(s)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(raw), `"host":{"name":"vm","machineId":"3d1219c7c4c5404aaa1f6d2a48adfda4","bootId":"3783cf27-4879-417b-9d5d-74afd943c34d","pidNamespace":"pid:[4026531836]"}`) {
+	if !strings.Contains(string(raw), `"extensions":{"acc.host":{"bootId":"3783cf27-4879-417b-9d5d-74afd943c34d","machineId":"3d1219c7c4c5404aaa1f6d2a48adfda4","name":"vm","pidNamespace":"pid:[4026531836]"}}`) {
 		t.Fatalf("host encodes as %s", raw)
 	}
 	var back Session
-	if err := DecodeRecord("session", raw, &back); err != nil || back.Host == nil || *back.Host != *s.Host {
-		t.Fatalf("round trip: %v, %+v", err, back.Host)
+	if err := DecodeRecord("session", raw, &back); err != nil || SessionHostOf(&back) == nil || *SessionHostOf(&back) != testHost {
+		t.Fatalf("round trip: %v, %+v", err, SessionHostOf(&back))
 	}
-	s.Host = &SessionHost{BootID: "b"}
-	if raw, _ = json.Marshal(s); !strings.Contains(string(raw), `"host":{"bootId":"b"}`) {
+	SetSessionHost(s, &SessionHost{BootID: "b"})
+	if raw, _ = json.Marshal(s); !strings.Contains(string(raw), `"acc.host":{"bootId":"b"}`) {
 		t.Fatalf("empty host fields are not left out: %s", raw)
 	}
-	s.Host = nil
-	if raw, _ = json.Marshal(s); strings.Contains(string(raw), `"host"`) {
+	SetSessionHost(s, nil)
+	if raw, _ = json.Marshal(s); strings.Contains(string(raw), `acc.host`) {
 		t.Fatalf("a session without a host record writes one: %s", raw)
 	}
 	var legacy Session
-	if err := DecodeRecord("session", raw, &legacy); err != nil || legacy.Host != nil {
-		t.Fatalf("a record without host: %v, %+v", err, legacy.Host)
+	if err := DecodeRecord("session", raw, &legacy); err != nil || SessionHostOf(&legacy) != nil {
+		t.Fatalf("a record without host: %v, %+v", err, SessionHostOf(&legacy))
 	}
-	if err := DecodeRecord("session", []byte(strings.Replace(string(raw), `"state"`, `"host":{"name":"x","cpu":"y"},"state"`, 1)), &legacy); err == nil {
-		t.Fatal("an unknown field inside host was accepted")
+	for _, bad := range []any{"vm", map[string]any{"bootId": 7}, map[string]any{"bootId": "b", "machineId": "a\nb"}} {
+		s.Extensions = Extensions{ExtHost: bad}
+		if h := SessionHostOf(s); h == nil || *h != (SessionHost{}) {
+			t.Errorf("host extension %v reads as %+v; want an empty host", bad, h)
+		}
 	}
 }
 

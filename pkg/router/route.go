@@ -428,7 +428,7 @@ func (rt Router) Deliver(ctx context.Context, room *core.Room, m *protocol.Messa
 			// Only an attach by a hook, acc-mcp or acc acp declares
 			// capabilities; `acc attach` declares none.
 			_, declared := s.Extensions[protocol.ExtCapabilities]
-			rs := Session{SessionID: s.SessionID, Harness: s.Harness, Manual: !declared, Remote: !core.SameHost(s.Host, room.Probe),
+			rs := Session{SessionID: s.SessionID, Harness: s.Harness, Manual: !declared, Remote: !core.SameHost(protocol.SessionHostOf(s), room.Probe),
 				ClientVersion: protocol.SessionClientVersion(s), NextTurn: caps.NextTurn, LivePush: caps.LivePush,
 				MidTurn: caps.MidTurn, EndOfTurn: caps.EndOfTurn, HoldsSpent: !core.EndOfTurnPromised(s, room.WS.Policy.EndOfTurnMaxHolds)}
 			if a, ok := protocol.SessionActivity(s); ok {
