@@ -573,6 +573,8 @@ func liveNote(code string) string {
 		return " (live push is not proven for their version)"
 	case router.ErrAmbiguousSessions:
 		return " (several live sessions, so none is pushed to)"
+	case router.ErrRecipientRemote:
+		return " (not pushed live: their session runs on another machine)"
 	}
 	return " (not pushed live: " + router.ReasonText(code) + ")"
 }

@@ -114,7 +114,8 @@ func (a *app) heartbeatCommand() *cli.Command {
 		Category: "session lifecycle",
 		Usage:    "tell the room this session is still here",
 		Description: "heartbeat records that the session is still here. A session is offline once its recorded process\n" +
-			fmt.Sprintf("exits, or, with no process recorded, %s after its last heartbeat, and in any case %s\n",
+			"exits, or, with no process recorded (one recorded on another host or in another PID namespace counts\n" +
+			fmt.Sprintf("as none), %s after its last heartbeat, and in any case %s\n",
 				core.ShortDuration(core.UnknownPIDExpiry), core.ShortDuration(core.HardExpiry)) +
 			"after it; until then it is online while its last heartbeat is at most three cadences old, and stale\n" +
 			fmt.Sprintf("after that. The cadence is set when it attaches (acc attach --cadence, %s by default, less than\n",
@@ -138,7 +139,7 @@ func (a *app) heartbeatCommand() *cli.Command {
 					return err
 				}
 				presence := core.Presence(s, r.Now(), r.Probe)
-				return a.emit(map[string]string{"heartbeatAt": s.HeartbeatAt}, func(w io.Writer) { printHeartbeat(w, s, presence) })
+				return a.emit(map[string]string{"heartbeatAt": s.HeartbeatAt}, func(w io.Writer) { printHeartbeat(w, s, presence, r.Probe) })
 			})
 		},
 	}
@@ -149,12 +150,19 @@ func (a *app) heartbeatCommand() *cli.Command {
 // recorded process is gone it is offline all the same, and the way back is
 // to attach again with the session's own generation (only the caller, who
 // proved it is this session, reads this); else it says how long it stays online and when it goes
-// offline, with core.PresenceWindows' limits.
-func printHeartbeat(w io.Writer, s *protocol.Session, presence string) {
+// offline, with core.PresenceWindows' limits. A pid probe may not judge
+// (core.PIDJudged: recorded on another host or in another PID namespace)
+// counts as none, and the words say why.
+func printHeartbeat(w io.Writer, s *protocol.Session, presence string, probe core.ProcessProbe) {
 	fmt.Fprintf(w, "heartbeat recorded for %s (%s) at %s\n", s.ParticipantID, s.SessionID, s.HeartbeatAt)
 	pid := 0
-	if s.PID != nil {
+	if core.PIDJudged(s, probe) {
 		pid = *s.PID
+	}
+	none, without := "no process is recorded", "with no process recorded"
+	if s.PID != nil && pid == 0 {
+		none = "its process runs on another host or in another PID namespace, so only heartbeats count here"
+		without = "with its process on another host or in another PID namespace"
 	}
 	if presence == core.PresenceOffline {
 		why := "it counts as offline all the same"
@@ -167,18 +175,18 @@ func printHeartbeat(w io.Writer, s *protocol.Session, presence string) {
 			why, s.ParticipantID, s.SessionID, s.Generation)
 		return
 	}
-	online, offline := core.PresenceWindows(s)
+	online, offline := core.PresenceWindows(s, probe)
 	cadence := core.ShortDuration(time.Duration(s.HeartbeatCadenceMs) * time.Millisecond)
 	on, off := core.ShortDuration(online), core.ShortDuration(offline)
 	switch {
 	case online < offline && pid > 0:
 		fmt.Fprintf(w, "  it counts as online until %s pass without another heartbeat (three cadences of %s, set when it attached), then stale; offline as soon as process %d exits, or once %s pass without one\n", on, cadence, pid, off)
 	case online < offline:
-		fmt.Fprintf(w, "  it counts as online until %s pass without another heartbeat (three cadences of %s, set when it attached), then stale; offline once %s pass without one (no process is recorded)\n", on, cadence, off)
+		fmt.Fprintf(w, "  it counts as online until %s pass without another heartbeat (three cadences of %s, set when it attached), then stale; offline once %s pass without one (%s)\n", on, cadence, off, none)
 	case pid > 0:
 		fmt.Fprintf(w, "  it counts as online until %s pass without another heartbeat, then offline, never stale (and offline as soon as process %d exits): %s is every session's limit, and three cadences of %s (set when it attached) do not end before it\n", on, pid, off, cadence)
 	default:
-		fmt.Fprintf(w, "  it counts as online until %s pass without another heartbeat, then offline, never stale: with no process recorded %s is the limit, and three cadences of %s (set when it attached) do not end before it\n", on, off, cadence)
+		fmt.Fprintf(w, "  it counts as online until %s pass without another heartbeat, then offline, never stale: %s %s is the limit, and three cadences of %s (set when it attached) do not end before it\n", on, without, off, cadence)
 	}
 }
 

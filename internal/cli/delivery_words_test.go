@@ -73,6 +73,10 @@ func TestDeliveryLines(t *testing.T) {
 			[]string{"two: queued; whichever of their Claude Code 2.1.332 sessions takes a turn first shows it"}},
 		{"next turn, live push off", []router.Delivery{queued("claude", next, code(router.ErrDeliveryDisabled), claude)},
 			[]string{"claude: queued; their Claude Code 2.1.332 shows it at its next turn (their live-push policy does not cover it)"}},
+		{"next turn, the session on another machine", []router.Delivery{queued("far", next, code(router.ErrRecipientRemote), claude)},
+			[]string{"far: queued; their Claude Code 2.1.332 shows it at its next turn (not pushed live: their session runs on another machine)"}},
+		{"the inbox, the session on another machine", []router.Delivery{queued("far", durable, code(router.ErrRecipientRemote), gemini)},
+			[]string{"far: queued; next-turn delivery is not proven for their Gemini CLI 0.1.0, so it waits in their inbox (not pushed live: their session runs on another machine)"}},
 		{"a client without proven next turn", []router.Delivery{queued("gem", durable, unsupported, gemini), queued("gem2", durable, unsupported, geminiUnknown)},
 			[]string{"gem: queued; next-turn delivery is not proven for their Gemini CLI 0.1.0, so it waits in their inbox",
 				"gem2: queued; next-turn delivery is not proven for their Gemini CLI (version unknown), so it waits in their inbox"}},
@@ -143,9 +147,30 @@ func TestHeartbeatWords(t *testing.T) {
 		{30000, &pid, core.PresenceOffline, "  it counts as offline all the same: its recorded process 4242 has exited, and a heartbeat cannot change that; attach again to be online (`acc attach --participant bob --session session_b --generation generation_b`, with --pid of the client's running process or none) and use the pair it prints\n"},
 	} {
 		var b strings.Builder
-		printHeartbeat(&b, &protocol.Session{ParticipantID: "bob", SessionID: "session_b", Generation: "generation_b", HeartbeatAt: at, HeartbeatCadenceMs: c.cadenceMs, PID: c.pid}, c.presence)
+		printHeartbeat(&b, &protocol.Session{ParticipantID: "bob", SessionID: "session_b", Generation: "generation_b", HeartbeatAt: at, HeartbeatCadenceMs: c.cadenceMs, PID: c.pid}, c.presence, nil)
 		if b.String() != head+c.want {
 			t.Errorf("cadence %d pid %v %s: got\n%swant\n%s", c.cadenceMs, c.pid != nil, c.presence, b.String(), head+c.want)
+		}
+	}
+	// A pid recorded on another host (another boot id than this
+	// machine's) is none here: the 30-minute limit, never "as soon as
+	// process 4242 exits", and the words say why.
+	elsewhere := &protocol.SessionHost{Name: "far", BootID: "another-boot", PIDNamespace: "pid:[1]"}
+	for _, c := range []struct {
+		cadenceMs int64
+		presence  string
+		want      string
+	}{
+		{60000, core.PresenceOnline, "  it counts as online until 3m pass without another heartbeat (three cadences of 1m, set when it attached), then stale; offline once 30m pass without one (its process runs on another host or in another PID namespace, so only heartbeats count here)\n"},
+		{3600000, core.PresenceOnline, "  it counts as online until 30m pass without another heartbeat, then offline, never stale: with its process on another host or in another PID namespace 30m is the limit, and three cadences of 1h (set when it attached) do not end before it\n"},
+		{60000, core.PresenceOffline, "  it counts as offline all the same; attach again to be online (`acc attach --participant bob --session session_b --generation generation_b`, with --pid of the client's running process or none) and use the pair it prints\n"},
+	} {
+		var b strings.Builder
+		s := &protocol.Session{ParticipantID: "bob", SessionID: "session_b", Generation: "generation_b", HeartbeatAt: at, HeartbeatCadenceMs: c.cadenceMs, PID: &pid}
+		protocol.SetSessionHost(s, elsewhere)
+		printHeartbeat(&b, s, c.presence, nil)
+		if b.String() != head+c.want {
+			t.Errorf("elsewhere, cadence %d %s: got\n%swant\n%s", c.cadenceMs, c.presence, b.String(), head+c.want)
 		}
 	}
 	for d, want := range map[time.Duration]string{1500 * time.Millisecond: "1.5s", 90 * time.Second: "1m30s", 30 * time.Minute: "30m", 24 * time.Hour: "24h"} {

@@ -119,3 +119,79 @@ func TestDeliverPolicy(t *testing.T) {
 		}
 	}
 }
+
+// elsewhere is the system probe of a machine that is not this one: the
+// same process table, but another boot id, so no session attached here
+// runs where it looks.
+type elsewhere struct{ core.ProcessProbe }
+
+func (elsewhere) Host() protocol.SessionHost {
+	h := core.LocalHost()
+	h.BootID += "-elsewhere"
+	return h
+}
+
+// TestDeliverNeverAcrossHosts: bob's session, bound to a socket this test
+// serves, seen from a router whose host is not the session's, is never
+// pushed to: the send reports queued for its next turn with
+// recipient_remote, nothing reaches the socket, the receipt stays queued,
+// and status does not call it reachable live. The same send seen from the
+// session's own host is pushed, so only the host decided.
+func TestDeliverNeverAcrossHosts(t *testing.T) {
+	if core.LocalHost().BootID == "" {
+		t.Skip("this system has no boot id, so no session's host can be told apart")
+	}
+	room, alice, bob, got := liveRoom(t)
+	ctx := context.Background()
+	res, err := room.Send(ctx, core.SendInput{Caller: alice, To: []string{"bob"}, Kind: protocol.KindQuestion, Subject: "port?", Body: "8080?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	room.Probe = elsewhere{core.SystemProbe()}
+	d := deliver(ctx, room, &res.Message, actionable, nil)
+	if len(d) != 1 || d[0].Outcome != router.OutcomeQueued || d[0].Transport != router.TransportNextTurn || d[0].ErrorCode == nil || *d[0].ErrorCode != router.ErrRecipientRemote {
+		t.Fatalf("from another host: %+v", d)
+	}
+	select {
+	case line := <-got:
+		t.Fatalf("something was pushed across hosts: %q", line)
+	case <-time.After(300 * time.Millisecond):
+	}
+	if st, _ := room.ReceiptState(ctx, res.Message.MessageID, "bob"); st != protocol.ReceiptQueued {
+		t.Fatalf("receipt %s, want queued", st)
+	}
+	reachable := func() (row, binding bool) {
+		st, err := room.Status(ctx, core.StatusQuery{LivePolicy: actionable, Sender: &alice})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range st.Participants {
+			if p.SessionID == bob.SessionID {
+				row = p.Reachable
+			}
+		}
+		for _, b := range st.DeliveryBindings {
+			if b.SessionID == bob.SessionID {
+				binding = b.Reachable
+			}
+		}
+		return row, binding
+	}
+	if row, binding := reachable(); row || binding {
+		t.Fatalf("status calls a session on another host reachable live: %v, %v", row, binding)
+	}
+
+	room.Probe = core.SystemProbe()
+	if row, binding := reachable(); !row || !binding {
+		t.Fatalf("status on the session's own host: reachable %v, %v", row, binding)
+	}
+	d = deliver(ctx, room, &res.Message, actionable, nil)
+	if len(d) != 1 || d[0].Outcome != router.OutcomeOffered {
+		t.Fatalf("on the session's own host: %+v", d)
+	}
+	select {
+	case <-got:
+	case <-time.After(10 * time.Second):
+		t.Fatal("nothing reached the socket on the session's own host")
+	}
+}

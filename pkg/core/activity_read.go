@@ -19,6 +19,9 @@ type PeerSession struct {
 	Harness   string `json:"harness"`
 	// Presence is online, stale or offline (Presence).
 	Presence string `json:"presence"`
+	// PIDJudged: the presence also follows the session's recorded process,
+	// which this host may judge (PIDJudged; docs/protocol.md#presence).
+	PIDJudged bool `json:"pidJudged"`
 	// Activity is what the session's turn hooks last recorded; nil when
 	// nothing was (acc attach, acc-mcp, or a client whose hooks report no
 	// turns): such a session counts as not working.
@@ -77,7 +80,8 @@ func (r *Room) peerCondition(tx storage.ReadTx, q WaitQuery, res *WaitResult) er
 		if s.ParticipantID != q.Participant || s.State != protocol.SessionOpen {
 			continue
 		}
-		ps := PeerSession{SessionID: s.SessionID, Harness: s.Harness, Presence: Presence(s, now, r.Probe), Activity: ActivityOf(s)}
+		ps := PeerSession{SessionID: s.SessionID, Harness: s.Harness, Presence: Presence(s, now, r.Probe),
+			PIDJudged: PIDJudged(s, r.Probe), Activity: ActivityOf(s)}
 		if ps.Presence == PresenceOffline {
 			// Its process is gone: in no turn, whatever its hooks last
 			// recorded (as acc status shows it).

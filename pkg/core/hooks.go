@@ -80,7 +80,8 @@ type HookAttachResult struct {
 // HookAttach is the session-start handler's rule
 // (docs/hooks.md#what-each-event-does): a binding whose session is still
 // open at the bound generation is
-// resumed (pid, enforcement, lifecycle and heartbeat refreshed; no event);
+// resumed (pid with its host, enforcement, lifecycle and heartbeat
+// refreshed; no event);
 // otherwise a fresh session is opened and bound in one transaction.
 func (r *Room) HookAttach(ctx context.Context, in HookAttachInput) (*HookAttachResult, error) {
 	if in.Participant == "" {
@@ -160,8 +161,10 @@ func (r *Room) resumeBinding(ctx context.Context, key string, in HookAttachInput
 			s.Extensions[k] = v
 		}
 		if in.PID > 0 {
+			// The pid is numbered where this hook runs: the host goes with it.
 			pid := in.PID
 			s.PID = &pid
+			protocol.SetSessionHost(s, localHostRecord())
 			s.PIDStartedAt = nil
 			if t, ok := ProcessStart(in.PID); ok {
 				s.PIDStartedAt = strPtr(protocol.FormatTime(t))

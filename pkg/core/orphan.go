@@ -45,12 +45,13 @@ func (r *Room) orphans(tx storage.ReadTx, now time.Time) *orphanJudge {
 }
 
 // of returns why the claims of session owner have lapsed, or nil when they
-// still block. They have lapsed only when the session names a pid, that
-// process is known gone (RecordedProcessGone: no such process, a zombie, or
-// a reused pid), and its heartbeat is more than the grace old. A session
-// without a pid, a live process, an unreadable record or a heartbeat that
-// does not parse never lapses: acc only frees what it can prove is
-// abandoned.
+// still block. They have lapsed only when the session names a pid this
+// host may judge (PIDJudged), that process is known gone
+// (RecordedProcessGone: no such process, a zombie, or a reused pid), and
+// its heartbeat is more than the grace old. A session without a pid, one
+// whose pid was recorded on another host or in another PID namespace, a
+// live process, an unreadable record or a heartbeat that does not parse
+// never lapses: acc only frees what it can prove is abandoned.
 func (j *orphanJudge) of(owner string) *Orphan {
 	if j == nil {
 		return nil
@@ -59,7 +60,7 @@ func (j *orphanJudge) of(owner string) *Orphan {
 		return o
 	}
 	var o *Orphan
-	if s, _, err := findSession(j.tx, owner); err == nil && s != nil && s.PID != nil && *s.PID > 0 {
+	if s, _, err := findSession(j.tx, owner); err == nil && PIDJudged(s, j.r.Probe) {
 		if hb, err := protocol.ParseTime(s.HeartbeatAt); err == nil && j.now.Sub(hb) > j.grace && RecordedProcessGone(s, j.r.Probe) {
 			o = &Orphan{PID: *s.PID, LastSeenAt: s.HeartbeatAt, GraceMs: int(j.grace.Milliseconds())}
 		}

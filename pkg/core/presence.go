@@ -118,18 +118,20 @@ func ProcessStart(pid int) (time.Time, bool) {
 	return info.StartedAt, true
 }
 
-// RecordedProcessGone reports whether s names a pid and that pid is known not
-// to be the session's client any more: no such process, a zombie, or a
-// process whose start time differs from s.PIDStartedAt by more than
-// PIDStartSlack (a reused pid). A session without a pid is never "gone"; an
-// unreadable start time or an unparsable pidStartedAt decides nothing. A nil
-// probe means SystemProbe().
+// RecordedProcessGone reports whether s names a pid that probe may judge
+// (PIDJudged: recorded on the probe's host and PID namespace) and that pid
+// is known not to be the session's client any more: no such process, a
+// zombie, or a process whose start time differs from s.PIDStartedAt by
+// more than PIDStartSlack (a reused pid). A session without a pid, or
+// whose pid was recorded elsewhere, is never "gone"; an unreadable start
+// time or an unparsable pidStartedAt decides nothing. A nil probe means
+// SystemProbe().
 func RecordedProcessGone(s *protocol.Session, probe ProcessProbe) bool {
-	if s == nil || s.PID == nil || *s.PID <= 0 {
-		return false
-	}
 	if probe == nil {
 		probe = SystemProbe()
+	}
+	if !PIDJudged(s, probe) {
+		return false
 	}
 	info := probe.Probe(*s.PID)
 	if !info.Exists || info.Zombie {
@@ -148,7 +150,10 @@ func RecordedProcessGone(s *protocol.Session, probe ProcessProbe) bool {
 
 // Presence classifies a session at time now (docs/protocol.md#presence,
 // with the pid start time and zombies). It reads the process table through
-// probe and never writes anything. A nil probe means SystemProbe().
+// probe and never writes anything. A nil probe means SystemProbe(). "With
+// a pid" below means a pid probe may judge (PIDJudged): one recorded on
+// another host or in another PID namespace counts as no pid, so such a
+// session rests on its heartbeats alone.
 //
 //   - closed, or a nil session: offline;
 //   - heartbeat older than the session's offline limit (PresenceWindows:
@@ -170,11 +175,11 @@ func Presence(s *protocol.Session, now time.Time, probe ProcessProbe) string {
 		return PresenceOffline
 	}
 	age := now.Sub(hb)
-	online, offline := PresenceWindows(s)
+	online, offline := PresenceWindows(s, probe)
 	if age > offline {
 		return PresenceOffline
 	}
-	if s.PID != nil && *s.PID > 0 && RecordedProcessGone(s, probe) {
+	if RecordedProcessGone(s, probe) {
 		return PresenceOffline
 	}
 	if age <= online {
@@ -183,15 +188,18 @@ func Presence(s *protocol.Session, now time.Time, probe ProcessProbe) string {
 	return PresenceStale
 }
 
-// PresenceWindows are Presence's two limits for s, measured from its last
-// heartbeat: it is online while the heartbeat is at most online old, stale
-// after that, and offline once it is more than offline old — HardExpiry
-// with a recorded pid, UnknownPIDExpiry without one — or, with a pid, as
-// soon as that process is gone. online is three cadences, or offline when
-// three cadences do not fit in it (then the session is never stale).
-func PresenceWindows(s *protocol.Session) (online, offline time.Duration) {
+// PresenceWindows are Presence's two limits for s as probe sees it,
+// measured from its last heartbeat: it is online while the heartbeat is at
+// most online old, stale after that, and offline once it is more than
+// offline old — HardExpiry with a pid probe may judge (PIDJudged),
+// UnknownPIDExpiry without one, which includes a pid recorded on another
+// host or in another PID namespace — or, with a judged pid, as soon as
+// that process is gone. online is three cadences, or offline when three
+// cadences do not fit in it (then the session is never stale). A nil probe
+// means SystemProbe().
+func PresenceWindows(s *protocol.Session, probe ProcessProbe) (online, offline time.Duration) {
 	offline = UnknownPIDExpiry
-	if s.PID != nil && *s.PID > 0 {
+	if PIDJudged(s, probe) {
 		offline = HardExpiry
 	}
 	// Cap the cadence so the window cannot overflow; a cadence beyond the
@@ -256,8 +264,9 @@ func ClientPID(command string) int {
 }
 
 // SessionProcessGone reports whether the process recorded on session id is
-// known to have exited (false when none is recorded, or the session is not
-// open).
+// known to have exited (RecordedProcessGone through r.Probe: false when
+// none is recorded, when it was recorded on another host or PID namespace,
+// or when the session is not open).
 func (r *Room) SessionProcessGone(ctx context.Context, id string) (bool, error) {
 	var gone bool
 	err := r.Store.View(ctx, func(tx storage.ReadTx) error {
@@ -279,7 +288,9 @@ const maxAncestry = 64
 // process, or nil when there is none. A terminal an agent opens for
 // itself (script, unbuffer, expect) is still a terminal, so `--authority
 // human` also asks that no agent's client started the command
-// (docs/concepts.md#forced-release). A recorded process that is gone is
+// (docs/concepts.md#forced-release). Only pids r.Probe may judge count
+// (PIDJudged): a pid recorded on another host or in another PID namespace
+// names some unrelated process here. A recorded process that is gone is
 // skipped, so that a reused pid never counts. It reads the store and the
 // process table only.
 func (r *Room) AgentAncestor(ctx context.Context) (*protocol.Session, error) {
@@ -290,7 +301,7 @@ func (r *Room) AgentAncestor(ctx context.Context) (*protocol.Session, error) {
 			return err
 		}
 		for _, s := range sessions {
-			if s.Harness != "cli" && s.PID != nil && *s.PID > 1 && !RecordedProcessGone(&s, r.Probe) {
+			if s.Harness != "cli" && PIDJudged(&s, r.Probe) && *s.PID > 1 && !RecordedProcessGone(&s, r.Probe) {
 				agents[int32(*s.PID)] = s
 			}
 		}

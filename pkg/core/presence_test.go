@@ -101,7 +101,7 @@ func TestPresenceWindowsAndCadenceLimit(t *testing.T) {
 		{60000, &pid, 3 * time.Minute, 24 * time.Hour},
 		{36000000, &pid, 24 * time.Hour, 24 * time.Hour},
 	} {
-		on, off := PresenceWindows(&protocol.Session{HeartbeatCadenceMs: tc.cadenceMs, PID: tc.pid})
+		on, off := PresenceWindows(&protocol.Session{HeartbeatCadenceMs: tc.cadenceMs, PID: tc.pid}, nil)
 		if on != tc.wantOnline || off != tc.wantOff {
 			t.Errorf("cadence %d pid %v: windows %v, %v; want %v, %v", tc.cadenceMs, tc.pid != nil, on, off, tc.wantOnline, tc.wantOff)
 		}

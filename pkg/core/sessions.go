@@ -3,6 +3,7 @@ package core
 import (
 	"context"
 	"crypto/subtle"
+	"maps"
 
 	"github.com/acc-go/acc/pkg/protocol"
 	"github.com/acc-go/acc/pkg/storage"
@@ -63,7 +64,8 @@ type AttachResult struct {
 	Replaced *string `json:"replaced"`
 }
 
-// Attach opens a session with a fresh generation. Reopening an existing
+// Attach opens a session with a fresh generation, recording where it runs
+// (LocalHost). Reopening an existing
 // session id (a closed one, or one whose recorded process is gone) gives the
 // new generation that session's claims, so it needs proof that the caller
 // is that session (docs/concepts.md#reopening-a-session): its last
@@ -75,7 +77,8 @@ type AttachResult struct {
 // here; exit 5 session_participant_mismatch when the session id belongs to
 // another participant; exit 5 session_live when the session id is open and
 // its process is not known to be dead (staleness alone never authorises a
-// replacement).
+// replacement; a process recorded on another host or PID namespace is
+// never known dead here: RecordedProcessGone).
 func (r *Room) Attach(ctx context.Context, in AttachInput) (*AttachResult, error) {
 	return r.attach(ctx, in, nil)
 }
@@ -178,8 +181,9 @@ func (r *Room) attach(ctx context.Context, in AttachInput, then func(tx storage.
 			WorkspaceID: r.WS.ID, Generation: protocol.NewID(protocol.KindGeneration), Harness: in.Harness,
 			State: protocol.SessionOpen, CheckoutRoot: strPtr(r.WS.CheckoutRoot()), Branch: r.WS.Branch(),
 			PID: pid, PIDStartedAt: pidStart, Enforcement: in.Enforcement, Lifecycle: in.Lifecycle,
-			HeartbeatCadenceMs: in.CadenceMs, StartedAt: at, HeartbeatAt: at, Extensions: in.Extensions,
+			HeartbeatCadenceMs: in.CadenceMs, StartedAt: at, HeartbeatAt: at, Extensions: maps.Clone(in.Extensions),
 		}
+		protocol.SetSessionHost(s, localHostRecord())
 		if in.ParentSessionID != "" {
 			s.ParentSessionID = strPtr(in.ParentSessionID)
 		}

@@ -18,13 +18,20 @@ type SessionRow struct {
 	Enforcement     string  `json:"enforcement"`
 	Lifecycle       string  `json:"lifecycle"`
 	// State is the record's state (open or closed); Presence is computed.
-	State       string  `json:"state"`
-	Presence    string  `json:"presence"`
+	State    string `json:"state"`
+	Presence string `json:"presence"`
+	// PIDJudged: the session records a pid that this host may judge
+	// (PIDJudged: recorded on this machine, boot and PID namespace), so its
+	// presence also follows that process; false when it records none, or
+	// recorded it on another host or in another PID namespace, where its
+	// presence rests on heartbeats alone (docs/protocol.md#presence).
+	PIDJudged   bool    `json:"pidJudged"`
 	HeartbeatAt string  `json:"heartbeatAt"`
 	Intent      *string `json:"intent"`
 	// Reachable: a message to this session would be pushed live now, where
 	// the policy admits its kind (DeliveryBindingRow); the endpoint is
-	// never shown.
+	// never shown. Never for a session on another host: live push stays on
+	// the recipient's host (docs/delivery.md#live-push-waking-an-idle-session).
 	Reachable bool `json:"reachable"`
 	// LivePolicy is the owner's live-push policy for the session's client
 	// when Reachable ("" otherwise).
@@ -46,7 +53,7 @@ type DeliveryBindingRow struct {
 	Transport string `json:"transport"`
 	// Reachable: a send to this session would try live push now: the
 	// participant's only live session, the binding of its current
-	// generation, live push
+	// generation, the session on this host (SameHost), live push
 	// proven for its client's version and the policy not off (the sender
 	// still checks, before writing, that the session's process serves
 	// the endpoint).
@@ -208,8 +215,8 @@ func (r *Room) Status(ctx context.Context, q StatusQuery) (*Status, error) {
 			}
 			row := SessionRow{SessionID: s.SessionID, ParticipantID: s.ParticipantID, Harness: s.Harness,
 				ParentSessionID: s.ParentSessionID, CheckoutRoot: s.CheckoutRoot, Branch: s.Branch,
-				Enforcement: s.Enforcement, Lifecycle: s.Lifecycle, State: s.State, Presence: p, HeartbeatAt: s.HeartbeatAt,
-				Activity: ActivityOf(s)}
+				Enforcement: s.Enforcement, Lifecycle: s.Lifecycle, State: s.State, Presence: p, PIDJudged: PIDJudged(s, r.Probe),
+				HeartbeatAt: s.HeartbeatAt, Activity: ActivityOf(s)}
 			if p == PresenceOffline {
 				// Its process is gone: it is in no turn, whatever its hooks
 				// last recorded (a crash mid-turn records no turn end).
@@ -231,11 +238,12 @@ func (r *Room) Status(ctx context.Context, q StatusQuery) (*Status, error) {
 				// Reachable is what a sender's router would try: the
 				// participant's only live session (besides the sender's, who
 				// is never its own recipient), a binding of its generation,
-				// live push proven for its client's version, and a policy
-				// that is not off.
+				// on this host, live push proven for its client's version,
+				// and a policy that is not off.
 				proven := protocol.SessionCapabilities(s).Delivery.LivePush
 				self := q.Sender != nil && s.SessionID == q.Sender.SessionID
-				row.Reachable = p != PresenceOffline && !l.Stale && proven && policy != "off" && liveCount[s.ParticipantID] == 1 && !self
+				row.Reachable = p != PresenceOffline && !l.Stale && SameHost(protocol.SessionHostOf(s), r.Probe) && proven && policy != "off" &&
+					liveCount[s.ParticipantID] == 1 && !self
 				if row.Reachable {
 					row.LivePolicy = policy
 				}

@@ -58,6 +58,11 @@ type RosterRow struct {
 	Harness         string  `json:"harness"`
 	Branch          *string `json:"branch"`
 	Presence        string  `json:"presence"`
+	// PIDJudged: the session's presence also follows its recorded process,
+	// which this host may judge; false when it records no pid or recorded
+	// it on another host or in another PID namespace
+	// (docs/protocol.md#presence). As SessionRow.PIDJudged.
+	PIDJudged bool `json:"pidJudged"`
 	// Activity is the session's turn (working or idle, since when) as its
 	// hooks last recorded it; absent when they never did
 	// (docs/delivery.md#knowing-when-a-peer-is-free).
@@ -83,6 +88,9 @@ type SessionRecord struct {
 	HeartbeatCadenceMs int64   `json:"heartbeatCadenceMs"`
 	StartedAt          string  `json:"startedAt"`
 	HeartbeatAt        string  `json:"heartbeatAt"`
+	// Host is where the session runs, absent when its record does not say
+	// (docs/protocol.md#session-and-generation).
+	Host *protocol.SessionHost `json:"host,omitempty"`
 }
 
 // ClaimRecord is a claim record without the owner's generation and without
@@ -300,7 +308,8 @@ func (r *Room) syncDelta(ctx context.Context, q SyncQuery) (*SyncResult, error) 
 				continue
 			}
 			out.Roster = append(out.Roster, RosterRow{SessionID: s.SessionID, ParticipantID: s.ParticipantID,
-				ParentSessionID: s.ParentSessionID, Harness: s.Harness, Branch: s.Branch, Presence: p, Activity: ActivityOf(s)})
+				ParentSessionID: s.ParentSessionID, Harness: s.Harness, Branch: s.Branch, Presence: p, PIDJudged: PIDJudged(s, r.Probe),
+				Activity: ActivityOf(s)})
 			if me == nil || s.SessionID != me.SessionID {
 				others++
 			}
@@ -379,7 +388,7 @@ func sessionRecord(s *protocol.Session) SessionRecord {
 		WorkspaceID: s.WorkspaceID, Harness: s.Harness, State: s.State, ParentSessionID: s.ParentSessionID,
 		CheckoutRoot: s.CheckoutRoot, Branch: s.Branch, PID: s.PID, PIDStartedAt: s.PIDStartedAt,
 		Enforcement: s.Enforcement, Lifecycle: s.Lifecycle, HeartbeatCadenceMs: s.HeartbeatCadenceMs,
-		StartedAt: s.StartedAt, HeartbeatAt: s.HeartbeatAt}
+		StartedAt: s.StartedAt, HeartbeatAt: s.HeartbeatAt, Host: protocol.SessionHostOf(s)}
 }
 
 func claimRecord(c *protocol.Claim) ClaimRecord {

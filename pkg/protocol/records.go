@@ -1,6 +1,7 @@
 package protocol
 
 import (
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"sort"
@@ -117,6 +118,10 @@ func (p *Participant) Validate() error {
 // docs/protocol.md#session-and-generation: the start time of
 // the process PID named when it was recorded, so a reused pid is never taken
 // for the client (docs/decisions.md#18-details-the-original-left-open).
+//
+// Where the session's process runs is kept in its extensions under
+// ExtHost (SessionHostOf, SetSessionHost), so that a record carrying it
+// stays readable by an acc built before it was recorded.
 type Session struct {
 	SchemaVersion      int        `json:"schemaVersion"`
 	SessionID          string     `json:"sessionId"`
@@ -136,6 +141,79 @@ type Session struct {
 	StartedAt          string     `json:"startedAt"`
 	HeartbeatAt        string     `json:"heartbeatAt"`
 	Extensions         Extensions `json:"extensions,omitempty"`
+}
+
+// SessionHost says where a session's process runs
+// (docs/protocol.md#session-and-generation): the machine, its current boot
+// and the PID namespace whose numbers the session's pid is in. Each field
+// is line text of at most MaxLineText code points, read from the running
+// system; one that could not be read is empty and left out, never made
+// up. Two records name the same PID numbering only when bootId is known
+// and machineId, bootId and pidNamespace are each equal.
+type SessionHost struct {
+	// Name is the host name (os.Hostname), for people only: it proves
+	// nothing, since two machines may share one.
+	Name string `json:"name,omitempty"`
+	// MachineID is the machine's id (Linux: /etc/machine-id, else
+	// /var/lib/dbus/machine-id).
+	MachineID string `json:"machineId,omitempty"`
+	// BootID is the id of the machine's current boot (Linux:
+	// /proc/sys/kernel/random/boot_id), new at every boot.
+	BootID string `json:"bootId,omitempty"`
+	// PIDNamespace names the PID namespace of the recording process
+	// (Linux: the target of /proc/self/ns/pid, "pid:[4026531836]").
+	PIDNamespace string `json:"pidNamespace,omitempty"`
+}
+
+// ExtHost is the session extension holding its SessionHost.
+const ExtHost = "acc.host"
+
+// SessionHostOf returns where s says it runs: nil when it says nothing (a
+// record written before sessions said where they run), and an empty host —
+// which names no machine, so no pid is judged by it — when the extension
+// is there but is not a valid SessionHost.
+func SessionHostOf(s *Session) *SessionHost {
+	v, found := s.Extensions[ExtHost]
+	if !found {
+		return nil
+	}
+	var h SessionHost
+	b, err := json.Marshal(v)
+	if err != nil || json.Unmarshal(b, &h) != nil || h.Validate() != nil {
+		return &SessionHost{}
+	}
+	return &h
+}
+
+// SetSessionHost records h on s (ExtHost); nil removes it.
+func SetSessionHost(s *Session, h *SessionHost) {
+	if h == nil {
+		delete(s.Extensions, ExtHost)
+		return
+	}
+	if s.Extensions == nil {
+		s.Extensions = Extensions{}
+	}
+	m := map[string]any{}
+	for k, v := range map[string]string{"name": h.Name, "machineId": h.MachineID, "bootId": h.BootID, "pidNamespace": h.PIDNamespace} {
+		if v != "" {
+			m[k] = v
+		}
+	}
+	s.Extensions[ExtHost] = m
+}
+
+// Validate checks each field that is present: line text of at most
+// MaxLineText code points (exit 4, invalid_input, naming the field).
+func (h *SessionHost) Validate() error {
+	check := func(field, v string) error {
+		if v == "" {
+			return nil
+		}
+		return CheckLine("session.host."+field, v, MaxLineText)
+	}
+	return firstErr(check("name", h.Name), check("machineId", h.MachineID), check("bootId", h.BootID),
+		check("pidNamespace", h.PIDNamespace))
 }
 
 // Validate checks every field rule.

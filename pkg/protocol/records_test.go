@@ -1,6 +1,7 @@
 package protocol
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -31,6 +32,10 @@ func validSession() *Session {
 		StartedAt: testTime, HeartbeatAt: testTime,
 	}
 }
+
+// testHost is a host record as Linux gives it.
+var testHost = SessionHost{Name: "vm", MachineID: "3d1219c7c4c5404aaa1f6d2a48adfda4",
+	BootID: "3783cf27-4879-417b-9d5d-74afd943c34d", PIDNamespace: "pid:[4026531836]"}
 
 func validIntent() *Intent {
 	return &Intent{SchemaVersion: 3, SessionID: "session_a", WorkspaceID: testWS, Summary: "fix the parser", Mode: "edit",
@@ -153,6 +158,64 @@ func TestSessionValidate(t *testing.T) {
 		{"startedAt", func(s *Session) { s.StartedAt = "" }, "session.startedAt"},
 		{"heartbeatAt", func(s *Session) { s.HeartbeatAt = "2026-09-04T09:00:00.000+00:00" }, "session.heartbeatAt"},
 	})
+	hostBreaks := []struct {
+		name, field string
+		edit        func(h *SessionHost)
+	}{
+		{"name blank", "session.host.name", func(h *SessionHost) { h.Name = " " }},
+		{"machineId control", "session.host.machineId", func(h *SessionHost) { h.MachineID = "ab\ncd" }},
+		{"bootId long", "session.host.bootId", func(h *SessionHost) { h.BootID = strings.Repeat("b", MaxLineText+1) }},
+		{"pidNamespace invalid UTF-8", "session.host.pidNamespace", func(h *SessionHost) { h.PIDNamespace = "pid:[\xff]" }},
+	}
+	for _, c := range hostBreaks {
+		h := testHost
+		c.edit(&h)
+		if err := h.Validate(); err == nil || !strings.Contains(err.Error(), c.field) {
+			t.Errorf("host %s: %v; want a refusal naming %s", c.name, err, c.field)
+		}
+	}
+	if err := (&SessionHost{}).Validate(); err != nil {
+		t.Errorf("an empty host record (nothing could be read) refused: %v", err)
+	}
+}
+
+// TestSessionHostRoundTrip: where a session runs is kept in its
+// extensions (ExtHost), so a record carrying it stays one an acc built
+// before it can decode; a record without it has no host (nil), and one
+// whose host extension is not a valid host has an empty one, which names
+// no machine.
+func TestSessionHostRoundTrip(t *testing.T) {
+	s := validSession()
+	SetSessionHost(s, &testHost)
+	raw, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(raw), `"extensions":{"acc.host":{"bootId":"3783cf27-4879-417b-9d5d-74afd943c34d","machineId":"3d1219c7c4c5404aaa1f6d2a48adfda4","name":"vm","pidNamespace":"pid:[4026531836]"}}`) {
+		t.Fatalf("host encodes as %s", raw)
+	}
+	var back Session
+	if err := DecodeRecord("session", raw, &back); err != nil || SessionHostOf(&back) == nil || *SessionHostOf(&back) != testHost {
+		t.Fatalf("round trip: %v, %+v", err, SessionHostOf(&back))
+	}
+	SetSessionHost(s, &SessionHost{BootID: "b"})
+	if raw, _ = json.Marshal(s); !strings.Contains(string(raw), `"acc.host":{"bootId":"b"}`) {
+		t.Fatalf("empty host fields are not left out: %s", raw)
+	}
+	SetSessionHost(s, nil)
+	if raw, _ = json.Marshal(s); strings.Contains(string(raw), `acc.host`) {
+		t.Fatalf("a session without a host record writes one: %s", raw)
+	}
+	var legacy Session
+	if err := DecodeRecord("session", raw, &legacy); err != nil || SessionHostOf(&legacy) != nil {
+		t.Fatalf("a record without host: %v, %+v", err, SessionHostOf(&legacy))
+	}
+	for _, bad := range []any{"vm", map[string]any{"bootId": 7}, map[string]any{"bootId": "b", "machineId": "a\nb"}} {
+		s.Extensions = Extensions{ExtHost: bad}
+		if h := SessionHostOf(s); h == nil || *h != (SessionHost{}) {
+			t.Errorf("host extension %v reads as %+v; want an empty host", bad, h)
+		}
+	}
 }
 
 func TestIntentValidate(t *testing.T) {

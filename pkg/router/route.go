@@ -71,6 +71,11 @@ type Session struct {
 	// client's hook, acc-mcp or acc acp, so nothing but its own acc inbox
 	// brings it a message.
 	Manual bool
+	// Remote: the session runs on another host or in another PID
+	// namespace than the router (core.SameHost false), so its live-push
+	// binding is never offered to (ErrRecipientRemote); its own hooks
+	// and inbox still bring it the message there.
+	Remote bool
 	// Live is the session's live-push binding, nil when none.
 	Live *Binding
 	// MidTurn and EndOfTurn: the session's client has delivery after a
@@ -164,10 +169,11 @@ type Router struct {
 //     a message that is no longer pending (a replaced decision): queued,
 //     inbox, with no reason — an exact read still returns it;
 //  2. live push, for an addressed message whose recipient has exactly one
-//     live session with a binding, a policy that admits the kind and the
-//     binding's transport: offered via that transport when it accepts;
-//     otherwise the reason is kept (room_message, ambiguous_recipient_sessions,
-//     delivery_disabled, transport_rejected, transport_error, …) and the
+//     live session with a binding, a policy that admits the kind, the
+//     session on this host and the binding's transport: offered via that
+//     transport when it accepts; otherwise the reason is kept
+//     (room_message, ambiguous_recipient_sessions, delivery_disabled,
+//     recipient_remote, transport_rejected, transport_error, …) and the
 //     next rows decide the path;
 //  3. no live session: queued, inbox, recipient_unavailable;
 //  4. a live session that is working (in a turn), whose client has
@@ -306,8 +312,13 @@ func (rt Router) live(ctx context.Context, m *protocol.Message, r Recipient) str
 		return ErrDeliveryDisabled
 	}
 	b := *bound[0].Live
-	if b.Stale {
+	switch {
+	case b.Stale:
 		return ErrRecipientUnavailable
+	case bound[0].Remote:
+		// Its endpoint is a socket or a process on its own host: nothing
+		// here may reach or check it (docs/delivery.md#live-push-waking-an-idle-session).
+		return ErrRecipientRemote
 	}
 	t, ok := rt.Transports[b.Transport]
 	if !ok || !bound[0].LivePush {
@@ -382,7 +393,8 @@ func Narrower(a, b string) string { return core.NarrowerTurnPolicy(a, b) }
 func code(c string) *string { return &c }
 
 // Deliver routes a committed send to its addressed recipients: it reads
-// each one's receipt and live sessions from room (core.DeliveryTargets), the recorded live
+// each one's receipt and live sessions from room (core.DeliveryTargets;
+// a session whose host is not room.Probe's is Remote), the recorded live
 // policy of each recipient's client through policy (adapter id → off,
 // actionable or all; nil means off everywhere), the room's turn-delivery
 // policies (policy.midTurn, policy.endOfTurn) and what each session's
@@ -416,7 +428,7 @@ func (rt Router) Deliver(ctx context.Context, room *core.Room, m *protocol.Messa
 			// Only an attach by a hook, acc-mcp or acc acp declares
 			// capabilities; `acc attach` declares none.
 			_, declared := s.Extensions[protocol.ExtCapabilities]
-			rs := Session{SessionID: s.SessionID, Harness: s.Harness, Manual: !declared,
+			rs := Session{SessionID: s.SessionID, Harness: s.Harness, Manual: !declared, Remote: !core.SameHost(protocol.SessionHostOf(s), room.Probe),
 				ClientVersion: protocol.SessionClientVersion(s), NextTurn: caps.NextTurn, LivePush: caps.LivePush,
 				MidTurn: caps.MidTurn, EndOfTurn: caps.EndOfTurn, HoldsSpent: !core.EndOfTurnPromised(s, room.WS.Policy.EndOfTurnMaxHolds)}
 			if a, ok := protocol.SessionActivity(s); ok {
@@ -446,6 +458,8 @@ func ReasonText(code string) string {
 	switch code {
 	case ErrRecipientUnavailable:
 		return "no live session: they see it in their inbox when one starts"
+	case ErrRecipientRemote:
+		return "their session runs on another machine or in another PID namespace, where live push cannot reach it: it comes to them at their next turn or in their inbox"
 	case ErrUnsupportedClientVersion:
 		return "next-turn delivery is not proven for their sessions: they read it with acc inbox or acc_inbox"
 	case ErrRoomMessage:

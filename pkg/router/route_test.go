@@ -3,6 +3,7 @@ package router
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -104,6 +105,83 @@ func TestRouteTable(t *testing.T) {
 				t.Errorf("offer recorded %v, want %v", recorded, row.recorded)
 			}
 		})
+	}
+}
+
+// TestRouteRemoteRecipient: a session on another host or in another PID
+// namespace is never offered to, whatever its binding, client and policy:
+// the message takes the path that serves the session where it runs (its
+// next turn, its busy turn's post-tool or stop hook, or its inbox), the
+// reason is recipient_remote, no reservation is taken and no transport is
+// asked. A reason that holds before the host matters (policy, a room
+// message, several sessions, a replaced binding) is reported as before.
+func TestRouteRemoteRecipient(t *testing.T) {
+	question := &protocol.Message{MessageID: "message_q", Kind: protocol.KindQuestion, ToParticipantIDs: []string{"bob"}}
+	room := &protocol.Message{MessageID: "message_r", Kind: protocol.KindNote, ToParticipantIDs: []string{}}
+	working := &protocol.Activity{State: protocol.ActivityWorking, Since: "2026-12-02T09:00:00.000Z"}
+	remote := Session{SessionID: "s1", Harness: "claude", NextTurn: true, LivePush: true, Remote: true, Live: &Binding{Transport: "fake-push", Endpoint: "e", PID: 4242}}
+	noNextTurn := remote
+	noNextTurn.NextTurn = false
+	busy := remote
+	busy.MidTurn, busy.Activity = true, working
+	busyEnd := remote
+	busyEnd.EndOfTurn, busyEnd.Activity = true, working
+	stale := remote
+	stale.Live = &Binding{Transport: "fake-push", Endpoint: "e", Stale: true}
+	other := Session{SessionID: "s2", Harness: "claude", NextTurn: true}
+	for _, c := range []struct {
+		name     string
+		m        *protocol.Message
+		sessions []Session
+		policy   string
+		via      string
+		code     string
+	}{
+		{"idle, next turn proven", question, []Session{remote}, PolicyAll, TransportNextTurn, ErrRecipientRemote},
+		{"next turn not proven: the inbox", question, []Session{noNextTurn}, PolicyAll, TransportDurable, ErrRecipientRemote},
+		{"busy, mid-turn: live push not even tried", question, []Session{busy}, PolicyAll, TransportMidTurn, ""},
+		{"busy, end of turn", question, []Session{busyEnd}, PolicyAll, TransportEndOfTurn, ErrRecipientRemote},
+		{"policy off comes first", question, []Session{remote}, PolicyOff, TransportNextTurn, ErrDeliveryDisabled},
+		{"room message comes first", room, []Session{remote}, PolicyAll, TransportNextTurn, ErrRoomMessage},
+		{"several sessions come first", question, []Session{remote, other}, PolicyAll, TransportNextTurn, ErrAmbiguousSessions},
+		{"a replaced binding comes first", question, []Session{stale}, PolicyAll, TransportNextTurn, ErrRecipientUnavailable},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ft := &fakeTransport{accept: true}
+			reserved, recorded := 0, false
+			rt := Router{Transports: map[string]Transport{"fake-push": ft},
+				Reserve: func(context.Context, *protocol.Message, string) (func(), string, error) {
+					reserved++
+					return func() {}, protocol.ReceiptQueued, nil
+				},
+				Offered: func(context.Context, *protocol.Message, string, string) error { recorded = true; return nil }}
+			r := Recipient{ParticipantID: "bob", Receipt: "queued", Policy: c.policy, Sessions: c.sessions,
+				MidTurn: PolicyActionable, EndOfTurn: PolicyActionable}
+			d := rt.Route(context.Background(), c.m, []Recipient{r})[0]
+			code := ""
+			if d.ErrorCode != nil {
+				code = *d.ErrorCode
+			}
+			if d.Outcome != OutcomeQueued || d.Transport != c.via || code != c.code {
+				t.Errorf("got %s via %s (%q), want queued via %s (%q)", d.Outcome, d.Transport, code, c.via, c.code)
+			}
+			if ft.offers != 0 || reserved != 0 || recorded {
+				t.Errorf("a remote session was offered to: %d offers, %d reservations, recorded %v", ft.offers, reserved, recorded)
+			}
+		})
+	}
+	// The same session on this host is pushed to: the rows above fail
+	// only for the host.
+	local := remote
+	local.Remote = false
+	ft := &fakeTransport{accept: true}
+	d := Router{Transports: map[string]Transport{"fake-push": ft}}.Route(context.Background(), question,
+		[]Recipient{{ParticipantID: "bob", Receipt: "queued", Policy: PolicyAll, Sessions: []Session{local}}})[0]
+	if d.Outcome != OutcomeOffered || ft.offers != 1 {
+		t.Fatalf("the same session on this host: %+v, %d offers", d, ft.offers)
+	}
+	if ReasonText(ErrRecipientRemote) == ErrRecipientRemote || !strings.Contains(ReasonText(ErrRecipientRemote), "another machine") {
+		t.Errorf("no words for %s: %q", ErrRecipientRemote, ReasonText(ErrRecipientRemote))
 	}
 }
 

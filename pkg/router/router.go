@@ -33,6 +33,14 @@ const (
 	ErrTransportError           = "transport_error"
 	ErrTransportRejected        = "transport_rejected"
 	ErrUnsupportedClientVersion = "unsupported_client_version"
+
+	// ErrRecipientRemote: the recipient's session has a live-push binding
+	// but runs on another host or in another PID namespace than the
+	// sender (core.SameHost). Live push stays on the recipient's host
+	// (docs/delivery.md#live-push-waking-an-idle-session): its endpoint is
+	// a socket or a process there, which the sender can neither reach nor
+	// check. The message takes the next path that serves the session.
+	ErrRecipientRemote = "recipient_remote"
 )
 
 // Delivery is one recipient's outcome (docs/decisions.md#22-waiting):
