@@ -1,12 +1,17 @@
 package mcpserver
 
 import (
+	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/acc-go/acc/pkg/protocol"
+	"github.com/acc-go/acc/pkg/storage"
 )
 
 // The speed of acc-mcp (docs/mcp.md#speed), as benchmarks (reported, never
@@ -102,4 +107,56 @@ func vmRSSKB(pid int) float64 {
 		}
 	}
 	return 0
+}
+
+// BenchmarkMCPEnginePaired sends notes through two warm acc-mcp
+// connections, one to a room in SQLite and one to a room on the
+// PostgreSQL test server (ACC_TEST_PG_URL, over loopback), alternately in
+// one loop: sqlite-p50-ms and postgresql-p50-ms (and p99) per acc_message
+// call, never asserted.
+//
+//	scripts/with-pg.sh go test -run '^$' -bench MCPEnginePaired -benchtime 500x ./internal/mcpserver/
+func BenchmarkMCPEnginePaired(b *testing.B) {
+	url := os.Getenv("ACC_TEST_PG_URL")
+	if url == "" {
+		b.Skip("no PostgreSQL server: ACC_TEST_PG_URL is empty (scripts/with-pg.sh starts one)")
+	}
+	rooms := []*room{newRoom(b), newRoom(b)}
+	pg := rooms[1]
+	id := "workspace_" + protocol.NewID(protocol.KindEvent)[len("event_"):]
+	if err := os.WriteFile(filepath.Join(pg.ws, "acc.workspace.json"), []byte(fmt.Sprintf(`{"schemaVersion": 1, "workspaceId": %q}`, id)), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	pg.extraEnv = map[string]string{"ACC_STORE_URL": url, "PGPASSFILE": os.Getenv("PGPASSFILE")}
+	b.Cleanup(func() {
+		if st, err := storage.OpenPostgres(context.Background(), url, id, storage.PostgresOptions{NoCreate: true}); err == nil {
+			st.Drop(context.Background())
+			st.Close()
+		}
+	})
+	senders := make([]*client, len(rooms))
+	for i, r := range rooms {
+		recv := startBinary(b, r, "research")
+		recv.initialize("2025-11-25")
+		recv.ok("acc_status", map[string]any{})
+		senders[i] = startBinary(b, r, "alice")
+		senders[i].initialize("2025-11-25")
+		senders[i].ok("acc_status", map[string]any{})
+	}
+	lat := make([][]time.Duration, len(rooms))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for j, send := range senders {
+			start := time.Now()
+			send.ok("acc_message", map[string]any{"to": []any{"research"}, "subject": fmt.Sprintf("note %d", i), "body": "measure"})
+			lat[j] = append(lat[j], time.Since(start))
+		}
+	}
+	b.StopTimer()
+	for j, name := range []string{"sqlite", "postgresql"} {
+		s := append([]time.Duration(nil), lat[j]...)
+		sort.Slice(s, func(a, c int) bool { return s[a] < s[c] })
+		b.ReportMetric(float64(s[len(s)/2])/1e6, name+"-p50-ms")
+		b.ReportMetric(float64(s[int(0.99*float64(len(s)-1))])/1e6, name+"-p99-ms")
+	}
 }

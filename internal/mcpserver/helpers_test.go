@@ -57,7 +57,11 @@ func newRoom(t testing.TB) *room {
 }
 
 func (r *room) env() map[string]string {
-	return map[string]string{"ACC_DATA_HOME": r.data, "HOME": r.home, "PATH": os.Getenv("PATH")}
+	env := map[string]string{"ACC_DATA_HOME": r.data, "HOME": r.home, "PATH": os.Getenv("PATH")}
+	for k, v := range r.extraEnv {
+		env[k] = v
+	}
+	return env
 }
 
 func (r *room) getenv(k string) string { return r.env()[k] }
