@@ -1,17 +1,12 @@
 package mcpserver
 
 import (
-	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/acc-go/acc/pkg/protocol"
-	"github.com/acc-go/acc/pkg/storage"
 )
 
 // The speed of acc-mcp (docs/mcp.md#speed), as benchmarks (reported, never
@@ -111,29 +106,13 @@ func vmRSSKB(pid int) float64 {
 
 // BenchmarkMCPEnginePaired sends notes through two warm acc-mcp
 // connections, one to a room in SQLite and one to a room on the
-// PostgreSQL test server (ACC_TEST_PG_URL, over loopback), alternately in
+// PostgreSQL test server (newRoomPG, over loopback), alternately in
 // one loop: sqlite-p50-ms and postgresql-p50-ms (and p99) per acc_message
 // call, never asserted.
 //
 //	scripts/with-pg.sh go test -run '^$' -bench MCPEnginePaired -benchtime 500x ./internal/mcpserver/
 func BenchmarkMCPEnginePaired(b *testing.B) {
-	url := os.Getenv("ACC_TEST_PG_URL")
-	if url == "" {
-		b.Skip("no PostgreSQL server: ACC_TEST_PG_URL is empty (scripts/with-pg.sh starts one)")
-	}
-	rooms := []*room{newRoom(b), newRoom(b)}
-	pg := rooms[1]
-	id := "workspace_" + protocol.NewID(protocol.KindEvent)[len("event_"):]
-	if err := os.WriteFile(filepath.Join(pg.ws, "acc.workspace.json"), []byte(fmt.Sprintf(`{"schemaVersion": 1, "workspaceId": %q}`, id)), 0o644); err != nil {
-		b.Fatal(err)
-	}
-	pg.extraEnv = map[string]string{"ACC_STORE_URL": url, "PGPASSFILE": os.Getenv("PGPASSFILE")}
-	b.Cleanup(func() {
-		if st, err := storage.OpenPostgres(context.Background(), url, id, storage.PostgresOptions{NoCreate: true}); err == nil {
-			st.Drop(context.Background())
-			st.Close()
-		}
-	})
+	rooms := []*room{newRoom(b), newRoomPG(b)}
 	senders := make([]*client, len(rooms))
 	for i, r := range rooms {
 		recv := startBinary(b, r, "research")

@@ -16,6 +16,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/acc-go/acc/pkg/protocol"
+	"github.com/acc-go/acc/pkg/storage"
 )
 
 var binDir string // acc and acc-mcp, built once by TestMain
@@ -53,6 +56,35 @@ func newRoom(t testing.TB) *room {
 			t.Fatal(err)
 		}
 	}
+	return r
+}
+
+// newRoomPG is a room on the PostgreSQL test server (ACC_TEST_PG_URL, from
+// scripts/with-pg.sh): its workspace holds an acc.workspace.json with a
+// fresh id, every process gets ACC_STORE_URL, and the room is dropped when
+// the test ends. Without a server the test skips, or fails under
+// ACC_REQUIRE_PG=1.
+func newRoomPG(t testing.TB) *room {
+	t.Helper()
+	url := os.Getenv("ACC_TEST_PG_URL")
+	if url == "" {
+		if os.Getenv("ACC_REQUIRE_PG") == "1" {
+			t.Fatal("ACC_TEST_PG_URL is empty and ACC_REQUIRE_PG=1: run the tests through scripts/with-pg.sh (make test does)")
+		}
+		t.Skip("no PostgreSQL server: ACC_TEST_PG_URL is empty (make test starts one through scripts/with-pg.sh)")
+	}
+	r := newRoom(t)
+	id := "workspace_" + protocol.NewID(protocol.KindEvent)[len("event_"):]
+	if err := os.WriteFile(filepath.Join(r.ws, "acc.workspace.json"), []byte(fmt.Sprintf(`{"schemaVersion": 1, "workspaceId": %q}`, id)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r.extraEnv = map[string]string{"ACC_STORE_URL": url, "PGPASSFILE": os.Getenv("PGPASSFILE")}
+	t.Cleanup(func() {
+		if st, err := storage.OpenPostgres(context.Background(), url, id, storage.PostgresOptions{NoCreate: true}); err == nil {
+			st.Drop(context.Background())
+			st.Close()
+		}
+	})
 	return r
 }
 

@@ -330,8 +330,13 @@ func TestDeliveryThroughMCP(t *testing.T) {
 // TestInboxSubscription: a client subscribed to acc://inbox gets
 // notifications/resources/updated when a CLI session sends it a message,
 // and none after it unsubscribed; other URIs cannot be subscribed to.
-func TestInboxSubscription(t *testing.T) {
-	r := newRoom(t)
+func TestInboxSubscription(t *testing.T) { inboxSubscription(t, newRoom(t)) }
+
+// TestInboxSubscriptionPostgres: the same with the room on the PostgreSQL
+// test server, where acc-mcp hears of changes through LISTEN/NOTIFY.
+func TestInboxSubscriptionPostgres(t *testing.T) { inboxSubscription(t, newRoomPG(t)) }
+
+func inboxSubscription(t *testing.T, r *room) {
 	c, p := spawnBinary(t, r, "research")
 	t.Cleanup(func() { p.in.Close(); p.cmd.Wait() })
 	c.initialize("2025-11-25")
