@@ -51,10 +51,14 @@ func (a *app) configInitCommand() *cli.Command {
 			"The new id is a new room that starts empty: the old room's messages and decisions stay in the old\n" +
 			"room. A worktree without the file (not committed, or not checked out there) stays in the old room;\n" +
 			"commit the file and update every checkout before sessions start (docs/configuration.md).\n\n" +
-			"  acc config init --yes",
+			"--store-url puts the room on a PostgreSQL server, so clones on other machines share it; the\n" +
+			"password comes from PGPASSWORD, ~/.pgpass or a service file, never the URL.\n\n" +
+			"  acc config init --yes\n" +
+			"  acc config init --yes --store-url 'postgres://acc@db.example:5432/acc?sslmode=verify-full'",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "yes", Usage: "write without asking (needed when stdin or stdout is not a terminal)"},
 			&cli.BoolFlag{Name: "force", Usage: "write even though sessions are attached to the current workspace"},
+			&cli.StringFlag{Name: "store-url", Usage: "put the room on this PostgreSQL server (`URL` postgres://user@host:port/database, never with a password: the file is committed)"},
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			if cmd.String("workspace") != "" {
@@ -68,6 +72,11 @@ func (a *app) configInitCommand() *cli.Command {
 			plan, err := workspace.PlanConfigInit(dir)
 			if err != nil {
 				return err
+			}
+			if cmd.IsSet("store-url") {
+				if err := plan.SetStoreURL(cmd.String("store-url")); err != nil {
+					return err
+				}
 			}
 			if err := plan.CheckRoom(a.env.Getenv, ""); err != nil {
 				return err

@@ -153,6 +153,30 @@ func PlanConfigInit(dir string) (*ConfigInitPlan, error) {
 	return &ConfigInitPlan{Dir: d, File: file, Preview: b, Config: cfg}, nil
 }
 
+// SetStoreURL puts the room on the PostgreSQL server url
+// (docs/configuration.md#choosing-the-server): storeUrl is set and the
+// preview rendered again. url must pass the storeUrl rule of
+// ValidateConfig — a postgres:// URL without a password: the file is
+// committed. Errors: config_invalid or store_url_has_password (exit 4);
+// the plan is then unchanged.
+func (p *ConfigInitPlan) SetStoreURL(url string) error {
+	if err := checkConfigStoreURL(url, ConfigFileName); err != nil {
+		return err
+	}
+	cfg := *p.Config
+	cfg.StoreURL = url
+	b, err := protocol.MarshalIndent(&cfg)
+	if err != nil {
+		return err
+	}
+	b = append(b, '\n')
+	if _, err := ValidateConfig(b); err != nil {
+		return fmt.Errorf("config init rendered a config that does not validate: %w", err)
+	}
+	p.Config, p.Preview = &cfg, b
+	return nil
+}
+
 // CheckRoom refuses a config that could not make a room: its directory
 // holds acc's data (the data home's acc directory, or ACC_CONFIG_HOME's or
 // ACC_CACHE_HOME's when set; your home directory, say) or lies inside acc's
