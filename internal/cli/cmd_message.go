@@ -574,7 +574,7 @@ func liveNote(code string) string {
 	case router.ErrAmbiguousSessions:
 		return " (several live sessions, so none is pushed to)"
 	case router.ErrRecipientRemote:
-		return " (not pushed live: their session runs on another machine)"
+		return " (not pushed live: their session runs on another host or container)"
 	}
 	return " (not pushed live: " + router.ReasonText(code) + ")"
 }

@@ -93,10 +93,23 @@ func (s *server) watchRoom(ctx context.Context) (*core.Room, error) {
 // the participant's pending page changes, woken by the store's watcher
 // (internal/watch), until the subscription ends or the connection closes.
 func (s *server) watchInbox(ctx context.Context) {
-	r, err := s.watchRoom(ctx)
-	if err != nil {
+	var r *core.Room
+	for {
+		var err error
+		if r, err = s.watchRoom(ctx); err == nil {
+			break
+		}
+		if ctx.Err() != nil {
+			return
+		}
+		// The store cannot be opened now (a server that is down, a lock
+		// held past the wait): try again each second while subscribed.
 		s.logf("watch %s: %v", inboxURI, protocol.AsError(wording.MCPError(err)).Message)
-		return
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(time.Second):
+		}
 	}
 	defer r.Close()
 	last, err := s.inboxState(ctx, r)

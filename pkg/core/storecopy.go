@@ -3,7 +3,6 @@ package core
 import (
 	"context"
 	"fmt"
-	"net/url"
 	"strings"
 
 	"github.com/acc-go/acc/pkg/protocol"
@@ -43,6 +42,10 @@ func (r *Room) CopyStore(ctx context.Context, to string, force bool) (*StoreCopy
 	case to == StoreTargetSQLite:
 	case strings.HasPrefix(to, "postgres://") || strings.HasPrefix(to, "postgresql://"):
 		toPG = true
+		if _, _, problem := workspace.ParseStoreURL(to); problem != "" {
+			return nil, protocol.Errorf(protocol.ReasonUsage,
+				"the PostgreSQL URL to copy to %s (not shown: it may hold a password); give one such as %s", problem, workspace.StoreURLExample)
+		}
 	default:
 		return nil, protocol.Errorf(protocol.ReasonUsage,
 			"%s is not a store acc can copy to: give %q (this data home's SQLite file) or a PostgreSQL URL such as postgres://acc@db.example:5432/acc", quoteTarget(to), StoreTargetSQLite)
@@ -119,13 +122,16 @@ func describeStore(s storage.Store) string {
 	return fmt.Sprintf("%T", s)
 }
 
-// quoteTarget shows a --to value without a password it may carry.
+// quoteTarget shows a --to value without any password it may carry: a
+// PostgreSQL URL without its password, "sqlite" as it is, and anything
+// else not at all (a keyword/value string or a URL that does not parse may
+// hold a password where no rule finds it).
 func quoteTarget(to string) string {
-	if u, err := url.Parse(to); err == nil && u.User != nil {
-		if _, ok := u.User.Password(); ok {
-			u.User = url.User(u.User.Username())
-			return fmt.Sprintf("%q", u.String())
-		}
+	if to == StoreTargetSQLite {
+		return fmt.Sprintf("%q", to)
 	}
-	return fmt.Sprintf("%q", to)
+	if shown, _, problem := workspace.ParseStoreURL(to); problem == "" {
+		return fmt.Sprintf("%q", shown)
+	}
+	return "the value given"
 }

@@ -32,9 +32,10 @@ var copiedTables = []string{"workspace", "participants", "sessions", "intents", 
 // (docs/configuration.md#moving-a-room). src is read in one snapshot. dst
 // must be empty — no row in any table — or the copy is refused with
 // store_not_empty (exit 5) and dst is left unchanged; a copy that fails
-// leaves dst as it was (the transaction rolls back). After the commit
-// the digest of both rooms is compared: a difference is an error
-// (exit 1), which would be a bug.
+// leaves dst as it was (the transaction rolls back). Before the commit
+// the digest of the snapshot and of the copy are compared: a difference
+// rolls the copy back and is an error (exit 1), which would be a bug. A
+// COMMIT whose answer is lost is outcome_unknown, as for any write.
 func CopyRoom(ctx context.Context, src, dst Store) (*CopyReport, error) {
 	if src.WorkspaceID() != dst.WorkspaceID() {
 		return nil, fmt.Errorf("storage: copy from workspace %s into %s", src.WorkspaceID(), dst.WorkspaceID())
@@ -65,24 +66,29 @@ func CopyRoom(ctx context.Context, src, dst Store) (*CopyReport, error) {
 			if _, err := to.q.ExecContext(to.ctx, "UPDATE meta SET value = ? WHERE key = 'message_count'", count); err != nil {
 				return to.mapErr(err, "write the message count")
 			}
+			// Both digests before the COMMIT: the source's in the snapshot
+			// that was copied (a session writing since cannot make them
+			// differ), the copy's as this transaction holds it. A
+			// difference rolls the copy back; after the COMMIT nothing is
+			// left to fail but the COMMIT itself.
+			a, err := digestTx(from)
+			if err != nil {
+				return err
+			}
+			b, err := digestTx(to)
+			if err != nil {
+				return err
+			}
+			if a != b {
+				return fmt.Errorf("storage: the copy differs from its source (digest %s, source %s) and was not committed; this is a bug in acc", b, a)
+			}
+			report.Digest = a
 			return nil
 		})
 	})
 	if err != nil {
 		return nil, err
 	}
-	a, err := RoomDigest(ctx, src)
-	if err != nil {
-		return nil, err
-	}
-	b, err := RoomDigest(ctx, dst)
-	if err != nil {
-		return nil, err
-	}
-	if a != b {
-		return nil, fmt.Errorf("storage: the copy differs from its source (digest %s, source %s); this is a bug in acc", b, a)
-	}
-	report.Digest = a
 	return report, nil
 }
 
@@ -118,7 +124,7 @@ func columns(t *sqlTx, table string) ([]string, error) {
 
 // copyBatch is how many rows one INSERT of copyTable carries: a round trip
 // per row would make copying a large room onto a server over a network
-// take minutes; 200 rows of at most 8 columns stay far below either
+// take minutes; 200 rows of at most 9 columns stay far below either
 // engine's limit on parameters per statement.
 const copyBatch = 200
 
@@ -187,30 +193,37 @@ func copyTable(from, to *sqlTx, table string) (int64, error) {
 // value as text, and the message count. Two rooms with equal digests hold
 // the same records, ids, states and sequences.
 func RoomDigest(ctx context.Context, s Store) (string, error) {
-	h := sha256.New()
+	var d string
 	err := s.View(ctx, func(rt ReadTx) error {
-		t := rt.(*sqlTx)
-		for _, table := range copiedTables {
-			cols, err := columns(t, table)
-			if err != nil {
-				return err
-			}
-			rows, err := t.q.QueryContext(t.ctx, "SELECT "+strings.Join(cols, ", ")+" FROM "+table+" ORDER BY 1, 2")
-			if err != nil {
-				return t.mapErr(err, "read "+table)
-			}
-			if err := digestRows(h, table, rows, len(cols)); err != nil {
-				return t.mapErr(err, "read "+table)
-			}
-		}
-		c, err := t.Counts()
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(h, "messages %d\n", c.Messages)
-		return nil
+		var err error
+		d, err = digestTx(rt.(*sqlTx))
+		return err
 	})
-	return hex.EncodeToString(h.Sum(nil)), err
+	return d, err
+}
+
+// digestTx is RoomDigest of what t sees.
+func digestTx(t *sqlTx) (string, error) {
+	h := sha256.New()
+	for _, table := range copiedTables {
+		cols, err := columns(t, table)
+		if err != nil {
+			return "", err
+		}
+		rows, err := t.q.QueryContext(t.ctx, "SELECT "+strings.Join(cols, ", ")+" FROM "+table+" ORDER BY 1, 2")
+		if err != nil {
+			return "", t.mapErr(err, "read "+table)
+		}
+		if err := digestRows(h, table, rows, len(cols)); err != nil {
+			return "", t.mapErr(err, "read "+table)
+		}
+	}
+	c, err := t.Counts()
+	if err != nil {
+		return "", err
+	}
+	fmt.Fprintf(h, "messages %d\n", c.Messages)
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 func digestRows(w io.Writer, table string, rows *sql.Rows, n int) error {

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/acc-go/acc/pkg/protocol"
 )
@@ -84,5 +85,62 @@ func TestProbePostgresRefusals(t *testing.T) {
 	wantReason(t, err, protocol.ReasonStoreAccessDenied, "PGPASSWORD")
 	if protocol.CodeOf(err) != 4 || strings.Contains(err.Error(), "wrong-pw-123") {
 		t.Fatalf("exit %d, %v; want exit 4 without the password", protocol.CodeOf(err), err)
+	}
+}
+
+// TestPostgresSilentServerIsUnreachable: a server that takes the
+// connection and never answers is store_unreachable (exit 3) when the
+// deadline passes — not store_busy, which says other writers hold the room.
+func TestPostgresSilentServerIsUnreachable(t *testing.T) {
+	t.Parallel()
+	silent, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer silent.Close()
+	go func() {
+		for {
+			c, err := silent.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close()
+		}
+	}()
+	for _, open := range []func(context.Context, string) error{
+		func(ctx context.Context, u string) error {
+			_, err := OpenPostgres(ctx, u, pgWorkspace(t), PostgresOptions{})
+			return err
+		},
+		func(ctx context.Context, u string) error { _, err := ProbePostgres(ctx, u, pgWorkspace(t)); return err },
+	} {
+		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+		err := open(ctx, "postgres://acc:s3cret-pw@"+silent.Addr().String()+"/acc?sslmode=disable")
+		cancel()
+		wantReason(t, err, protocol.ReasonStoreUnreachable, "no answer before the deadline")
+		if protocol.CodeOf(err) != 3 || strings.Contains(err.Error(), "s3cret-pw") {
+			t.Fatalf("exit %d, message %q; want 3 without the password", protocol.CodeOf(err), err)
+		}
+	}
+}
+
+// TestPostgresCommitFailedIsUnknown: a COMMIT whose connection dropped is
+// outcome_unknown (exit 4), and its message never says nothing was
+// written — it cannot know — nor holds the password.
+func TestPostgresCommitFailedIsUnknown(t *testing.T) {
+	t.Parallel()
+	p := &Postgres{described: "postgres://acc@db.example:5432/acc", secret: "s3cret-pw"}
+	drop := &net.OpError{Op: "read", Net: "tcp", Err: errors.New("connection reset by peer (password s3cret-pw)")}
+	err := p.commitFailed(drop)
+	if !protocol.IsReason(err, protocol.ReasonOutcomeUnknown) || protocol.CodeOf(err) != 4 || !errors.Is(err, ErrOutcomeUnknown) {
+		t.Fatalf("%v: want outcome_unknown, exit 4", err)
+	}
+	if msg := err.Error(); strings.Contains(msg, "nothing was written") || strings.Contains(msg, "s3cret-pw") || !strings.Contains(msg, "cannot tell") {
+		t.Fatalf("message %q", msg)
+	}
+	// What mapErr would have said of the same error: the wording the
+	// commit must not borrow.
+	if !strings.Contains(p.mapErr(drop, "commit").Error(), "nothing was written") {
+		t.Fatal("mapErr no longer says nothing was written of a dropped connection; this test's control is stale")
 	}
 }

@@ -94,7 +94,8 @@ const pgMaxConns = 4
 // store_version_unknown (exit 4) for another schema version;
 // store_foreign_workspace (exit 4) for a room of another workspace id;
 // store_corrupt (exit 4) for a schema of acc's name without acc's tables;
-// store_busy (exit 3) when a concurrent creation outlasts ctx. With
+// store_server_unsupported (exit 4) for a server older than PostgreSQL 12
+// (MinServerVersionNum); store_busy (exit 3) when a concurrent creation outlasts ctx. With
 // NoCreate and no room: an error wrapping ErrRoomNotCreated.
 func OpenPostgres(ctx context.Context, rawURL, workspaceID string, o PostgresOptions) (*Postgres, error) {
 	cfg, err := pgx.ParseConfig(rawURL)
@@ -231,11 +232,17 @@ func (p *Postgres) checkOrInit(ctx context.Context, noCreate bool) error {
 	defer conn.Close()
 	t0 := time.Now()
 	var dbNow time.Time
-	if err := conn.QueryRowContext(ctx, "SELECT clock_timestamp()").Scan(&dbNow); err != nil {
+	var versionNum int
+	if err := conn.QueryRowContext(ctx, "SELECT clock_timestamp(), current_setting('server_version_num')::int").Scan(&dbNow, &versionNum); err != nil {
 		return p.mapErr(err, "read the server's clock")
 	}
 	t1 := time.Now()
 	p.offset = dbNow.Sub(t0.Add(t1.Sub(t0) / 2))
+	if versionNum < MinServerVersionNum {
+		return protocol.Errorf(protocol.ReasonStoreServerUnsupported,
+			"%s runs PostgreSQL %d.%d; acc keeps rooms on PostgreSQL 12 or newer: upgrade the server, or point the store URL at another",
+			p.described, versionNum/10000, versionNum%10000)
+	}
 	exists, err := p.schemaExists(ctx, conn)
 	if err != nil {
 		return err
@@ -384,7 +391,7 @@ func (p *Postgres) Update(ctx context.Context, fn func(Tx) error) error {
 	stallFailpoint(ctx, FailStallBeforeCommit)
 	if err := commit(held, conn); err != nil {
 		done = true // the connection is unusable or the commit ran: no ROLLBACK
-		return outcomeUnknown(p.mapErr(err, "commit"))
+		return p.commitFailed(err)
 	}
 	done = true
 	Failpoint(FailAfterCommit)
@@ -475,8 +482,21 @@ func (p *Postgres) DurableRowCount(ctx context.Context) (int64, error) {
 	return total, p.mapErr(err, "count the room's rows")
 }
 
-// mapConnErr maps a failure to get a connection.
+// commitFailed is the outcome_unknown of a COMMIT that failed: in the
+// cause's own words, not mapErr's, whose "nothing was written" is exactly
+// what cannot be told here.
+func (p *Postgres) commitFailed(err error) error {
+	return outcomeUnknown(fmt.Errorf("the COMMIT to %s got no answer: %s", p.described, scrub(err.Error(), p.secret)))
+}
+
+// mapConnErr maps a failure to get a connection. A connection attempt
+// that ran out of time is the server not answering (store_unreachable),
+// not other writers keeping the room busy (store_busy would say that).
 func (p *Postgres) mapConnErr(err error) error {
+	var ce *pgconn.ConnectError
+	if errors.As(err, &ce) && (errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled)) {
+		return unreachable(p.described, "connect", "no answer before the deadline")
+	}
 	return p.mapErr(err, "connect")
 }
 

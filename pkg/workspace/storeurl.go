@@ -25,7 +25,8 @@ const StoreURLExample = "postgres://acc@db.example:5432/acc?sslmode=verify-full"
 // ParseStoreURL checks raw as a PostgreSQL store URL: postgres:// or
 // postgresql://, naming a host, at most 2048 bytes, no control characters.
 // It returns the URL with any password removed (safe to show) and whether
-// one was present, in the userinfo or as a password= parameter; or, for a
+// one was present, in the userinfo or as a password= (or sslpassword=, the
+// client key's) parameter; or, for a
 // URL it cannot use, problem completes "<where it came from> …" and never
 // holds the password.
 func ParseStoreURL(raw string) (shown string, hasPassword bool, problem string) {
@@ -52,9 +53,12 @@ func ParseStoreURL(raw string) (shown string, hasPassword bool, problem string) 
 			u.User = url.User(u.User.Username())
 		}
 	}
-	if q := u.Query(); q.Has("password") {
+	// sslpassword unlocks the client key (sslkey): a secret as much as the
+	// role's password.
+	if q := u.Query(); q.Has("password") || q.Has("sslpassword") {
 		hasPassword = true
 		q.Del("password")
+		q.Del("sslpassword")
 		u.RawQuery = q.Encode()
 	}
 	return u.String(), hasPassword, ""

@@ -444,6 +444,7 @@ func TestValidateConfigRefusals(t *testing.T) {
 		{"storeUrl bad escape", `{"schemaVersion":1,"workspaceId":"w","storeUrl":"postgres://acc:s3cr%zz@db/acc"}`, protocol.ReasonConfigInvalid, "is not a URL"},
 		{"storeUrl userinfo password", `{"schemaVersion":1,"workspaceId":"w","storeUrl":"postgres://acc:s3cret@db.example:5432/acc"}`, protocol.ReasonStoreURLHasPassword, "PGPASSWORD, ~/.pgpass"},
 		{"storeUrl empty password", `{"schemaVersion":1,"workspaceId":"w","storeUrl":"postgresql://acc:@db.example/acc"}`, protocol.ReasonStoreURLHasPassword, "postgresql://acc@db.example/acc"},
+		{"storeUrl sslpassword parameter", `{"schemaVersion":1,"workspaceId":"w","storeUrl":"postgres://acc@db.example/acc?sslkey=/k&sslpassword=s3cret"}`, protocol.ReasonStoreURLHasPassword, "sslkey=%2Fk"},
 		{"storeUrl password parameter", `{"schemaVersion":1,"workspaceId":"w","storeUrl":"postgres://db.example/acc?sslmode=require&password=s3cret"}`, protocol.ReasonStoreURLHasPassword, "sslmode=require"},
 	}
 	for _, tc := range tests {
