@@ -68,6 +68,8 @@ func (a *app) waitCommand() *cli.Command {
 			q.MessageID = cmd.String("answer") + cmd.String("ack")
 			q.Resource = cmd.String("released")
 			q.Participant = cmd.String("idle") + cmd.String("finished")
+			// On the room's clock, which judges when its sessions closed.
+			since := time.Now()
 			dir, err := a.cwd(cmd)
 			if err != nil {
 				return err
@@ -80,6 +82,7 @@ func (a *app) waitCommand() *cli.Command {
 				return err
 			}
 			defer r.Close()
+			q.Since = since.Add(r.Now().Sub(time.Now()))
 			if err := r.CheckWait(q); err != nil {
 				return err
 			}

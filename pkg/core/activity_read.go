@@ -51,7 +51,11 @@ func ActivityOf(s *protocol.Session) *protocol.Activity {
 //
 //   - idle holds when q.Participant has at least one open session and none
 //     of its open sessions that are not offline is working; a session with
-//     no recorded activity counts as not working;
+//     no recorded activity counts as not working. With q.Since set, idle
+//     also holds when it has no open session and the session of it closed
+//     last closed at or after q.Since with its last recorded turn over
+//     (idle): the turn ended, and the session ended moments later, between
+//     two looks of the wait;
 //   - finished holds when none of its sessions is open: each was finished,
 //     detached or ended by its client's session-end hook. An open session
 //     whose process is gone (offline) still counts as open.
@@ -69,15 +73,22 @@ func (r *Room) peerCondition(tx storage.ReadTx, q WaitQuery, res *WaitResult) er
 			With("participant", q.Participant)
 	}
 	res.Participant = q.Participant
-	sessions, err := allSessions(tx, true)
+	sessions, err := allSessions(tx, !(q.For == WaitIdle && !q.Since.IsZero()))
 	if err != nil {
 		return err
 	}
 	now := r.now()
 	res.Sessions = []PeerSession{}
+	var lastClosed *protocol.Session
 	for i := range sessions {
 		s := &sessions[i]
-		if s.ParticipantID != q.Participant || s.State != protocol.SessionOpen {
+		if s.ParticipantID != q.Participant {
+			continue
+		}
+		if s.State != protocol.SessionOpen {
+			if lastClosed == nil || s.HeartbeatAt > lastClosed.HeartbeatAt {
+				lastClosed = s
+			}
 			continue
 		}
 		ps := PeerSession{SessionID: s.SessionID, Harness: s.Harness, Presence: Presence(s, now, r.Probe),
@@ -96,6 +107,13 @@ func (r *Room) peerCondition(tx storage.ReadTx, q WaitQuery, res *WaitResult) er
 			if s.Working() {
 				res.Satisfied = false
 			}
+		}
+		if len(res.Sessions) == 0 && lastClosed != nil {
+			// A session closes with the activity its hooks last recorded
+			// (heartbeatAt moves on close).
+			a, ok := protocol.SessionActivity(lastClosed)
+			closed, err := protocol.ParseTime(lastClosed.HeartbeatAt)
+			res.Satisfied = ok && a.State == protocol.ActivityIdle && err == nil && !closed.Before(q.Since.Truncate(time.Millisecond))
 		}
 	case WaitFinished:
 		res.Satisfied = len(res.Sessions) == 0

@@ -77,6 +77,66 @@ func TestPeerConditions(t *testing.T) {
 	}
 }
 
+// TestIdleSeenAfterTheSessionEnded: a wait for idle that looks only after
+// the watched session's turn ended and the session closed moments later
+// (its client exits right after its last turn) still holds, when it was
+// waiting before the session closed and the session closed idle; a
+// session closed mid-turn, or before the wait began, does not make it
+// hold, and a wait without Since keeps the open-sessions rule alone.
+func TestIdleSeenAfterTheSessionEnded(t *testing.T) {
+	t.Parallel()
+	tr := newTestRoom(t)
+	ctx := context.Background()
+	clock := time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC)
+	tr.Now = func() time.Time { return clock }
+	look := func(p string, since time.Time) bool {
+		t.Helper()
+		res, err := tr.CheckCondition(ctx, WaitQuery{For: WaitIdle, Participant: p, Since: since})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Satisfied
+	}
+	idle := tr.attach("idler", "cli")
+	busy := tr.attach("busy", "cli")
+	early := tr.attach("early", "cli")
+	for _, c := range []Caller{idle, busy, early} {
+		if _, err := tr.SetActivity(ctx, c, protocol.ActivityWorking); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := tr.SetActivity(ctx, early, protocol.ActivityIdle); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tr.Detach(ctx, early); err != nil {
+		t.Fatal(err)
+	}
+	clock = clock.Add(time.Second)
+	began := clock
+	clock = clock.Add(time.Second)
+	if _, err := tr.SetActivity(ctx, idle, protocol.ActivityIdle); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []Caller{idle, busy} {
+		if _, err := tr.Detach(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	clock = clock.Add(time.Second)
+	if !look("idler", began) {
+		t.Error("a session that closed idle after the wait began does not satisfy it")
+	}
+	if look("idler", time.Time{}) {
+		t.Error("without Since, a participant with no open session is idle")
+	}
+	if look("busy", began) {
+		t.Error("a session closed mid-turn satisfies idle")
+	}
+	if look("early", began) {
+		t.Error("a session closed idle before the wait began satisfies it")
+	}
+}
+
 // TestActivityWords: the relative wording status and wait print.
 func TestActivityWords(t *testing.T) {
 	t.Parallel()

@@ -3,6 +3,7 @@ package core
 import (
 	"context"
 	"slices"
+	"time"
 
 	"github.com/acc-go/acc/pkg/protocol"
 	"github.com/acc-go/acc/pkg/storage"
@@ -38,6 +39,11 @@ type WaitQuery struct {
 	Resource, Cwd string
 	// Participant is the participant watched (idle, finished).
 	Participant string
+	// Since, when set, is when the wait began: idle then also holds for a
+	// participant whose sessions all closed since, the last one to close
+	// with its turn over — the turn's end came and went between two looks
+	// (peerCondition). Zero leaves idle to the open sessions alone.
+	Since time.Time
 }
 
 // WaitResult is one evaluation of a condition.
