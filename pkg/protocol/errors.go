@@ -55,6 +55,7 @@ const (
 	ReasonInternal = "internal_error"
 
 	ReasonUsage                    = "usage"
+	ReasonSearchQueryInvalid       = "search_query_invalid"
 	ReasonUnknownCommand           = "unknown_command"
 	ReasonUnknownFlag              = "unknown_flag"
 	ReasonUnknownTool              = "unknown_tool"
@@ -158,6 +159,7 @@ var Reasons = []ReasonInfo{
 	{ReasonInternal, ExitInternal, "an unexpected failure inside acc; nothing it reported is wrong, but the command did not finish"},
 
 	{ReasonUsage, ExitUsage, "the command line is malformed"},
+	{ReasonSearchQueryInvalid, ExitUsage, "a search query uses something its language does not have; the message shows what it does have, with an example"},
 	{ReasonUnknownCommand, ExitUsage, "no such command; `acc help` lists them"},
 	{ReasonUnknownFlag, ExitUsage, "the command has no such flag; `acc <command> --help` lists them"},
 	{ReasonUnknownTool, ExitUsage, "acc-mcp has no such tool; `tools/list` lists them"},
