@@ -23,7 +23,7 @@ LDFLAGS := -X github.com/acc-go/acc/internal/buildinfo.buildVersion=$(VERSION)
 # would point their git commands at the caller's repository instead.
 unexport GIT_DIR GIT_WORK_TREE GIT_INDEX_FILE GIT_OBJECT_DIRECTORY GIT_ALTERNATE_OBJECT_DIRECTORIES GIT_COMMON_DIR GIT_PREFIX GIT_NAMESPACE
 
-.PHONY: build demo test clients postgres vet modules install-check stress bench fuzz test-clients-latest evidence release-snapshot
+.PHONY: build demo test test-beside-pg clients postgres vet modules install-check stress bench fuzz test-clients-latest evidence release-snapshot
 
 # build says what it is doing first: the first build downloads the Go modules
 # and compiles SQLite, minutes with no other output.
@@ -54,7 +54,15 @@ install-check:
 TEST_TIMEOUT ?= 25m
 
 test: vet clients postgres
-	scripts/with-pg.sh $(GO) test -count=1 -timeout $(TEST_TIMEOUT) work
+	scripts/with-pg.sh $(MAKE) --no-print-directory test-beside-pg
+
+# test-beside-pg is make test's body, run inside scripts/with-pg.sh: every
+# test of every module, then pkg/core's suite once more with its rooms on
+# the PostgreSQL test server (ACC_TEST_ENGINE=postgresql), so the rules of
+# core are proven on both engines.
+test-beside-pg:
+	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) work
+	ACC_TEST_ENGINE=postgresql $(GO) test -count=1 -timeout $(TEST_TIMEOUT) github.com/acc-go/acc/pkg/core
 
 # postgres installs the PostgreSQL server programs from Debian when they are
 # missing (root only), for the throwaway cluster scripts/with-pg.sh starts

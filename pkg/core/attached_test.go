@@ -2,7 +2,6 @@ package core
 
 import (
 	"context"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -13,7 +12,7 @@ import (
 func TestAttachedSessionsNamesLiveSessionsOnly(t *testing.T) {
 	t.Parallel()
 	tr := newTestRoom(t)
-	env := envMap(map[string]string{"ACC_DATA_HOME": tr.home, "HOME": filepath.Dir(tr.home)})
+	env := envMap(tr.env)
 	o := OpenOptions{Cwd: tr.dir, Getenv: env, GOOS: "linux"}
 	got, err := AttachedSessions(context.Background(), o)
 	if err != nil || len(got) != 0 {

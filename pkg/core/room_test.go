@@ -30,6 +30,9 @@ type testRoom struct {
 	t    testing.TB
 	dir  string
 	home string
+	// env is the environment the room was opened with (ACC_STORE_URL
+	// included on PostgreSQL), for tests that open it again.
+	env map[string]string
 }
 
 // newTestRoom opens a room on a fresh git repository with a private data home.
@@ -47,19 +50,31 @@ func newTestRoom(t testing.TB) *testRoom {
 	}
 	home := filepath.Join(base, "data")
 	env := map[string]string{"ACC_DATA_HOME": home, "HOME": base}
+	if testEngine() == "postgresql" {
+		// The room on the PostgreSQL test server: a config names it
+		// (ACC_STORE_URL needs one) with an id of its own.
+		id := "workspace_" + protocol.NewID(protocol.KindEvent)[len("event_"):]
+		if err := os.WriteFile(filepath.Join(repo, "acc.workspace.json"), []byte(fmt.Sprintf(`{"schemaVersion":1,"workspaceId":%q}`, id)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		env["ACC_STORE_URL"] = pgURL(t)
+		t.Cleanup(func() { dropPGRoom(t, id) })
+	}
 	r, err := Open(context.Background(), OpenOptions{Cwd: repo, Getenv: func(k string) string { return env[k] }, GOOS: "linux"})
 	if err != nil {
 		t.Fatalf("open: %v", err)
 	}
 	r.Probe = mapProbe{}
 	t.Cleanup(func() {
-		res, err := r.Store.(*storage.SQLite).IntegrityCheck(context.Background())
-		if err != nil || len(res) != 1 || res[0] != "ok" {
-			t.Errorf("integrity check after the test: %v %v", res, err)
+		if sq, ok := r.Store.(*storage.SQLite); ok {
+			res, err := sq.IntegrityCheck(context.Background())
+			if err != nil || len(res) != 1 || res[0] != "ok" {
+				t.Errorf("integrity check after the test: %v %v", res, err)
+			}
 		}
 		r.Close()
 	})
-	return &testRoom{Room: r, t: t, dir: repo, home: home}
+	return &testRoom{Room: r, t: t, dir: repo, home: home, env: env}
 }
 
 func (tr *testRoom) attach(participant, harness string) Caller {
@@ -81,9 +96,25 @@ func (tr *testRoom) send(c Caller, in SendInput) *SendResult {
 	return res
 }
 
+// testEngine is the engine newTestRoom puts its rooms on:
+// ACC_TEST_ENGINE=postgresql runs the suite's rooms on the PostgreSQL test
+// server (make test does, once), else SQLite.
+func testEngine() string {
+	if os.Getenv("ACC_TEST_ENGINE") == "postgresql" {
+		return "postgresql"
+	}
+	return "sqlite"
+}
+
+// fingerprinter is what both engines' stores offer to prove a refusal
+// changed nothing.
+type fingerprinter interface {
+	Fingerprint(ctx context.Context) (string, error)
+}
+
 func (tr *testRoom) fingerprint() string {
 	tr.t.Helper()
-	fp, err := tr.Store.(*storage.SQLite).Fingerprint(context.Background())
+	fp, err := tr.Store.(fingerprinter).Fingerprint(context.Background())
 	if err != nil {
 		tr.t.Fatal(err)
 	}
@@ -569,7 +600,9 @@ func TestLoneSessionLeavesNoDurableHistory(t *testing.T) {
 	if _, err := tr.Detach(ctx, a); err != nil {
 		t.Fatal(err)
 	}
-	n, err := tr.Store.(*storage.SQLite).DurableRowCount(ctx)
+	n, err := tr.Store.(interface {
+		DurableRowCount(context.Context) (int64, error)
+	}).DurableRowCount(ctx)
 	if err != nil || n != 0 {
 		t.Fatalf("a lone session left %d durable rows (%v)", n, err)
 	}

@@ -12,9 +12,13 @@ import (
 
 // TestDecisionLinks checks that a stored decision change links its targets,
 // marks them replaced, and that DecisionGroup returns the whole connected
-// group from any member, walking the links both ways.
+// group from any member, walking the links both ways, on both engines.
 func TestDecisionLinks(t *testing.T) {
-	s := openTestSQLite(t)
+	t.Run("sqlite", func(t *testing.T) { decisionLinks(t, openTestSQLite(t)) })
+	t.Run("postgresql", func(t *testing.T) { decisionLinks(t, openTestPostgres(t)) })
+}
+
+func decisionLinks(t *testing.T, s Store) {
 	ws := s.WorkspaceID()
 	change := func(id, action string, sent int, targets ...string) *protocol.Message {
 		m := fxMessage(ws, id, "alice", []string{}, protocol.KindDecision, sent)

@@ -105,7 +105,7 @@ CREATE TABLE session_bindings (
 // pgQueryDecisionGroup is queryDecisionGroup for PostgreSQL, whose recursive
 // part may name the group only once: one step follows a link either way.
 const pgQueryDecisionGroup = `WITH RECURSIVE grp(id) AS (
-		SELECT CAST(? AS TEXT)
+		SELECT CAST(? AS TEXT) COLLATE "C"
 		UNION SELECT CASE WHEN l.from_id = grp.id THEN l.to_id ELSE l.from_id END
 		FROM decision_links l JOIN grp ON l.from_id = grp.id OR l.to_id = grp.id
 	)
