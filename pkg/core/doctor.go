@@ -278,7 +278,7 @@ func Doctor(ctx context.Context, d DoctorOptions) (*DoctorReport, error) {
 		// home is fixed.
 		rep.Store.Note = "no store: acc's data home cannot be used"
 	} else if url != "" {
-		if err := inspectServer(ctx, rep, ws, env, url, o.Getenv); err != nil {
+		if err := inspectServer(ctx, rep, ws, env, url); err != nil {
 			return nil, err
 		}
 		rep.Healthy = rep.Store.Healthy

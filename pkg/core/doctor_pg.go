@@ -49,11 +49,12 @@ const clockWarnAfter = 2 * time.Second
 // then the room itself — not created yet (a note, as a missing store file
 // is), or its schema version and identity checked by opening it without
 // creating anything, then the counts and sessions as for SQLite.
-func inspectServer(ctx context.Context, rep *DoctorReport, ws *workspace.Workspace, env *workspace.RuntimeEnv, url string, getenv func(string) string) error {
+func inspectServer(ctx context.Context, rep *DoctorReport, ws *workspace.Workspace, env *workspace.RuntimeEnv, url string) error {
 	s := &rep.Store
 	s.Engine = "postgresql"
+	// StoreURL gave url: the config's unless ACC_STORE_URL outranked it.
 	from := "storeUrl"
-	if env, _ := workspace.StoreURLEnv(orGetenv(getenv)); env != "" {
+	if url != ws.StoreURL {
 		from = workspace.EnvStoreURL
 	}
 	shown, _, _ := workspace.ParseStoreURL(url)
@@ -140,11 +141,4 @@ func inspectServer(ctx context.Context, rep *DoctorReport, ws *workspace.Workspa
 	v, id, match := storage.SchemaVersion, ws.ID, true
 	s.SchemaVersion, s.StoreWorkspaceID, s.IdentityMatch = &v, &id, &match
 	return inspectRoom(ctx, rep, ws, env, st, fmt.Sprintf("restore the room's schema %s on %s from a backup", srv.Schema, info.URL))
-}
-
-func orGetenv(getenv func(string) string) func(string) string {
-	if getenv == nil {
-		return getenvOS
-	}
-	return getenv
 }

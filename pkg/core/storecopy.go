@@ -50,11 +50,10 @@ func (r *Room) CopyStore(ctx context.Context, to string, force bool) (*StoreCopy
 		return nil, protocol.Errorf(protocol.ReasonUsage,
 			"%s is not a store acc can copy to: give %q (this data home's SQLite file) or a PostgreSQL URL such as postgres://acc@db.example:5432/acc", quoteTarget(to), StoreTargetSQLite)
 	}
-	sq, isSQLite := r.Store.(*storage.SQLite)
-	if isSQLite && sq.Path() == "" {
+	if !r.HasStore() {
 		return nil, protocol.Errorf(protocol.ReasonUsage, "room %s has no store yet, so there is nothing to copy", r.WS.ID)
 	}
-	if isSQLite && !toPG {
+	if sq, isSQLite := r.Store.(*storage.SQLite); isSQLite && !toPG {
 		return nil, protocol.Errorf(protocol.ReasonUsage, "room %s is already on SQLite at %s; give a PostgreSQL URL to copy it there", r.WS.ID, sq.Path())
 	}
 	if !force {
