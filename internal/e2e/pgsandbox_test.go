@@ -10,24 +10,14 @@ import (
 
 	"github.com/acc-go/acc/pkg/protocol"
 	"github.com/acc-go/acc/pkg/storage"
+	"github.com/acc-go/acc/pkg/storage/pgtest"
 	"github.com/acc-go/acc/pkg/workspace"
 	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver, for reads pkg/storage does not offer
 )
 
-// pgURL is the PostgreSQL test server's URL (scripts/with-pg.sh starts
-// one for make test); without one the test skips, or fails when
-// ACC_REQUIRE_PG=1 (CI).
-func pgURL(t testing.TB) string {
-	t.Helper()
-	u := os.Getenv("ACC_TEST_PG_URL")
-	if u == "" {
-		if os.Getenv("ACC_REQUIRE_PG") == "1" {
-			t.Fatal("ACC_TEST_PG_URL is empty and ACC_REQUIRE_PG=1: run the tests through scripts/with-pg.sh (make test does)")
-		}
-		t.Skip("no PostgreSQL server: ACC_TEST_PG_URL is empty (make test starts one through scripts/with-pg.sh)")
-	}
-	return u
-}
+// pgURL is the PostgreSQL test server's URL (pgtest.URL: skips without
+// one, fails under ACC_REQUIRE_PG=1).
+func pgURL(t testing.TB) string { return pgtest.URL(t) }
 
 // newSandboxPG is a sandbox whose rooms live on the PostgreSQL test
 // server: every child gets ACC_STORE_URL (and the password file), and

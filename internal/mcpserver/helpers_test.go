@@ -19,6 +19,7 @@ import (
 
 	"github.com/acc-go/acc/pkg/protocol"
 	"github.com/acc-go/acc/pkg/storage"
+	"github.com/acc-go/acc/pkg/storage/pgtest"
 )
 
 var binDir string // acc and acc-mcp, built once by TestMain
@@ -66,13 +67,7 @@ func newRoom(t testing.TB) *room {
 // ACC_REQUIRE_PG=1.
 func newRoomPG(t testing.TB) *room {
 	t.Helper()
-	url := os.Getenv("ACC_TEST_PG_URL")
-	if url == "" {
-		if os.Getenv("ACC_REQUIRE_PG") == "1" {
-			t.Fatal("ACC_TEST_PG_URL is empty and ACC_REQUIRE_PG=1: run the tests through scripts/with-pg.sh (make test does)")
-		}
-		t.Skip("no PostgreSQL server: ACC_TEST_PG_URL is empty (make test starts one through scripts/with-pg.sh)")
-	}
+	url := pgtest.URL(t)
 	r := newRoom(t)
 	id := "workspace_" + protocol.NewID(protocol.KindEvent)[len("event_"):]
 	if err := os.WriteFile(filepath.Join(r.ws, "acc.workspace.json"), []byte(fmt.Sprintf(`{"schemaVersion": 1, "workspaceId": %q}`, id)), 0o644); err != nil {

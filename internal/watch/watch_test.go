@@ -15,6 +15,7 @@ import (
 
 	"github.com/acc-go/acc/pkg/protocol"
 	"github.com/acc-go/acc/pkg/storage"
+	"github.com/acc-go/acc/pkg/storage/pgtest"
 )
 
 // TestMain doubles as the writer process of TestRoomWakesOnPostgresCommit:
@@ -41,20 +42,9 @@ func TestMain(m *testing.M) {
 // loaded machine: generous, never a measure.
 const eventually = 20 * time.Second
 
-// pgURL is the test server's URL (ACC_TEST_PG_URL, set by
-// scripts/with-pg.sh; docs/configuration.md#a-throwaway-server-for-tests).
-// Without one the test skips, saying so, unless ACC_REQUIRE_PG=1.
-func pgURL(t testing.TB) string {
-	t.Helper()
-	u := os.Getenv("ACC_TEST_PG_URL")
-	if u == "" {
-		if os.Getenv("ACC_REQUIRE_PG") == "1" {
-			t.Fatal("ACC_TEST_PG_URL is empty and ACC_REQUIRE_PG=1: run the tests through scripts/with-pg.sh (make test does)")
-		}
-		t.Skip("no PostgreSQL server: ACC_TEST_PG_URL is empty (make test starts one through scripts/with-pg.sh)")
-	}
-	return u
-}
+// pgURL is the PostgreSQL test server's URL (pgtest.URL: skips without
+// one, fails under ACC_REQUIRE_PG=1).
+func pgURL(t testing.TB) string { return pgtest.URL(t) }
 
 // pgRoom opens a fresh room on the test server twice — the store a
 // watcher follows and a second handle that writes, as another process

@@ -14,23 +14,14 @@ import (
 
 	"github.com/acc-go/acc/pkg/protocol"
 	"github.com/acc-go/acc/pkg/storage"
+	"github.com/acc-go/acc/pkg/storage/pgtest"
 	"github.com/acc-go/acc/pkg/workspace"
 	"github.com/jackc/pgx/v5"
 )
 
-// pgURL is the test server's URL (scripts/with-pg.sh); without one the
-// test skips, or fails when ACC_REQUIRE_PG=1.
-func pgURL(t testing.TB) string {
-	t.Helper()
-	u := os.Getenv("ACC_TEST_PG_URL")
-	if u == "" {
-		if os.Getenv("ACC_REQUIRE_PG") == "1" {
-			t.Fatal("ACC_TEST_PG_URL is empty and ACC_REQUIRE_PG=1: run the tests through scripts/with-pg.sh (make test does)")
-		}
-		t.Skip("no PostgreSQL server: ACC_TEST_PG_URL is empty (make test starts one through scripts/with-pg.sh)")
-	}
-	return u
-}
+// pgURL is the PostgreSQL test server's URL (pgtest.URL: skips without
+// one, fails under ACC_REQUIRE_PG=1).
+func pgURL(t testing.TB) string { return pgtest.URL(t) }
 
 // pgMachine is one "machine" of a room on PostgreSQL: its own clone of
 // the project (the committed config) and its own data home.
