@@ -15,7 +15,8 @@ import (
 
 // Sizes of the concurrent-send load: 16 writer processes, 500
 // sends each under ACC_STRESS=1 (`make stress`) and 50 each in the default
-// test command, which runs beside every other package on two shared cores.
+// test command, which runs beside every other package on two shared cores;
+// the room on PostgreSQL takes the full 500 in every run.
 const (
 	concurrentWriters       = 16
 	sendsPerWriterStress    = 500
@@ -42,18 +43,23 @@ type sendOutcome struct {
 // refusal must have recorded nothing and is sent again), and the store
 // holds each message exactly once with one queued receipt for the recipient,
 // a gap-free event log and one message.recorded event per message.
-func TestConcurrentSendsAllLand(t *testing.T) { concurrentSendsAllLand(t, newSandbox(t)) }
-
-// TestConcurrentSendsAllLandPostgres is the same load with the room on the
-// PostgreSQL test server: writers serialise on the room's advisory lock
-// instead of SQLite's write lock, with the same guarantees.
-func TestConcurrentSendsAllLandPostgres(t *testing.T) { concurrentSendsAllLand(t, newSandboxPG(t)) }
-
-func concurrentSendsAllLand(t *testing.T, sb *sandbox) {
+func TestConcurrentSendsAllLand(t *testing.T) {
 	perWriter := sendsPerWriterByDefault
 	if stress() {
 		perWriter = sendsPerWriterStress
 	}
+	concurrentSendsAllLand(t, newSandbox(t), perWriter)
+}
+
+// TestConcurrentSendsAllLandPostgres is the same load with the room on the
+// PostgreSQL test server, at full size (16 × 500) in every run: writers
+// serialise on the room's advisory lock instead of SQLite's write lock,
+// with the same guarantees.
+func TestConcurrentSendsAllLandPostgres(t *testing.T) {
+	concurrentSendsAllLand(t, newSandboxPG(t), sendsPerWriterStress)
+}
+
+func concurrentSendsAllLand(t *testing.T, sb *sandbox, perWriter int) {
 	total := concurrentWriters * perWriter
 	repo := sb.newRepo("repo")
 	recv := sb.attach(repo, "recv", "cli")
