@@ -57,6 +57,9 @@ func Main(args []string, env Env) (code int) {
 			return execAgent(env, args[i+1:])
 		}
 	}
+	if firstWord(args) == "search" {
+		args = searchArgs(args)
+	}
 	// acc acp's stdout is the editor's channel: nothing of acc's own goes
 	// there, --json or not.
 	a := &app{env: env, jsonMode: jsonRequested(args) && firstWord(args) != "acp", args: args}
@@ -425,7 +428,7 @@ func (a *app) commands() []*cli.Command {
 		a.attachCommand(), a.heartbeatCommand(), a.detachCommand(),
 		a.statusCommand(), a.workCommand(), a.claimCommand(), a.releaseCommand(),
 		a.messageCommand(), a.requestCommand(), a.inboxCommand(), a.replyCommand(), a.ackCommand(), a.finishCommand(), a.waitCommand(), a.topCommand(),
-		a.syncCommand(),
+		a.syncCommand(), a.searchCommand(),
 		a.configCommand(), a.storeCommand(), a.installCommand(), a.uninstallCommand(), a.doctorCommand(), a.certifyCommand(), a.completionCommand(),
 		a.acpCommand(), a.versionCommand(),
 	}

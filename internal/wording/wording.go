@@ -25,6 +25,7 @@ var cliFlags = map[string]string{
 	"kind":            "--type",
 	"messageId":       "--message",
 	"clientMessageId": "--client-message-id",
+	"query":           "the QUERY argument",
 }
 
 type cli struct{}

@@ -384,7 +384,7 @@ func inspectStore(ctx context.Context, rep *DoctorReport, ws *workspace.Workspac
 		return nil
 	}
 	s.Sizes.DB = info.Size()
-	st, err := storage.OpenSQLiteExisting(ctx, s.Path, ws.ID)
+	st, err := storage.OpenSQLiteToInspect(ctx, s.Path, ws.ID)
 	if err != nil {
 		pe := protocol.AsError(err)
 		switch pe.Reason {
@@ -425,10 +425,13 @@ func inspectStore(ctx context.Context, rep *DoctorReport, ws *workspace.Workspac
 		return nil
 	}
 	defer st.Close()
-	v := storage.SchemaVersion
+	v := st.SchemaVersion()
 	id := ws.ID
 	match := true
 	s.SchemaVersion, s.StoreWorkspaceID, s.IdentityMatch = &v, &id, &match
+	if v < storage.SchemaVersion {
+		s.Warnings = append(s.Warnings, olderSchemaWarning(v))
+	}
 
 	lines, err := st.IntegrityCheck(ctx)
 	if err != nil {
@@ -464,7 +467,7 @@ func inspectStore(ctx context.Context, rep *DoctorReport, ws *workspace.Workspac
 			"restore %s from a backup; until then acc inbox leaves the damaged record(s) out and names them, and commands that need one refuse with store_corrupt", s.Path))
 	}
 	faults, warnings := storeFaults(s.Path)
-	s.Warnings = warnings
+	s.Warnings = append(s.Warnings, warnings...)
 	for _, p := range faults {
 		s.unhealthy(p.ReasonCode, p.Message)
 		if fix := faultFix(p.ReasonCode, s.Path); !slices.Contains(rep.Remediation, fix) {
@@ -593,4 +596,12 @@ func faultFix(reason, path string) string {
 // attach starts a new, empty one.
 func aside(path string) string {
 	return fmt.Sprintf("move it aside with its write-ahead log (mv %s %s.bad; mv %s-wal %s.bad-wal if there) and run `acc attach` to start a new, empty store; acc never edits or deletes a store it cannot trust", path, path, path, path)
+}
+
+// olderSchemaWarning is doctor's word on a store an older acc wrote
+// (schema version 2, before the search index): healthy, and upgraded in
+// place by the next acc command that opens it (docs/protocol.md#search-index).
+func olderSchemaWarning(v int) string {
+	return fmt.Sprintf("the store has schema version %d, an older acc's; the next acc command that opens it (acc status, for one) upgrades it to version %d in one transaction, adding the search index acc search needs (about 2 seconds per 100,000 messages); doctor left it as it is",
+		v, storage.SchemaVersion)
 }

@@ -106,7 +106,7 @@ func inspectServer(ctx context.Context, rep *DoctorReport, ws *workspace.Workspa
 		rep.Remediation = append(rep.Remediation, "run `acc attach --participant NAME` to open the first session; it creates the room on the server")
 		return nil
 	}
-	st, err := storage.OpenPostgres(ctx, url, ws.ID, storage.PostgresOptions{NoCreate: true})
+	st, err := storage.OpenPostgres(ctx, url, ws.ID, storage.PostgresOptions{NoCreate: true, NoMigrate: true})
 	if errors.Is(err, storage.ErrRoomNotCreated) {
 		s.Note = "no room on the server yet; it is created by the first `acc attach`"
 		return nil
@@ -138,7 +138,10 @@ func inspectServer(ctx context.Context, rep *DoctorReport, ws *workspace.Workspa
 	}
 	defer st.Close()
 	s.Exists = true
-	v, id, match := storage.SchemaVersion, ws.ID, true
+	v, id, match := st.SchemaVersion(), ws.ID, true
 	s.SchemaVersion, s.StoreWorkspaceID, s.IdentityMatch = &v, &id, &match
+	if v < storage.SchemaVersion {
+		s.Warnings = append(s.Warnings, olderSchemaWarning(v))
+	}
 	return inspectRoom(ctx, rep, ws, env, st, fmt.Sprintf("restore the room's schema %s on %s from a backup", srv.Schema, info.URL))
 }

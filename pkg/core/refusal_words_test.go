@@ -21,7 +21,7 @@ var commandGuidance = map[string]string{
 	"Room.Project": forAgent, "reminderLines": forAgent, "recoveryLine": forAgent, "LiveFrame": forAgent,
 	"answerLine": forAgent, "summaryLine": forAgent, "frame": forAgent, "DamagedLine": forAgent,
 	"NoStoreNote": forDoctor, "Doctor": forDoctor, "inspectStore": forDoctor, "faultFix": forDoctor,
-	"aside": forDoctor, "doctorNoRoom": forDoctor, "inspectServer": forDoctor,
+	"aside": forDoctor, "doctorNoRoom": forDoctor, "inspectServer": forDoctor, "olderSchemaWarning": forDoctor,
 	"Room.tellForced": forPeer,
 }
 

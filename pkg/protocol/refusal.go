@@ -169,8 +169,8 @@ var StepCommands = []string{
 // [Field], [FieldValue] or [FieldList] slot, for the renderers' tests.
 var FieldIDs = []string{
 	"answer", "authority", "claim", "clientMessageId", "current", "cursor",
-	"cwd", "force", "generation", "kind", "limit", "messageId", "participant",
-	"reason", "scope", "session", "supersedes", "to", "withdraws",
+	"cwd", "force", "from", "generation", "kind", "limit", "messageId", "participant",
+	"query", "reason", "scope", "session", "since", "supersedes", "thread", "to", "until", "withdraws",
 	"workspace",
 }
 

@@ -18,6 +18,10 @@ const (
 	// MinSearchPrefix is the fewest letters or digits a prefix term
 	// (tok*) keeps before its star: shorter ones match nearly everything.
 	MinSearchPrefix = 2
+	// MaxSearchWordBytes bounds an indexed word, in UTF-8 bytes: longer
+	// runs of letters and digits (a hash, an encoded blob) are not
+	// indexed, so no query finds them, on either engine.
+	MaxSearchWordBytes = 255
 )
 
 // SearchTerm is one term of a search query: the words it stands for
@@ -139,6 +143,31 @@ func ParseSearch(q string) (*SearchQuery, error) {
 		}
 	}
 	return nil, bad("the query only excludes; give at least one word to find")
+}
+
+// SearchWords returns the words of s as search indexes and compares them
+// (docs/protocol.md#search-queries): its runs of letters and digits, with
+// the combining marks on them, lower-cased, in order; words longer than
+// MaxSearchWordBytes are left out.
+func SearchWords(s string) []string {
+	return slices.DeleteFunc(searchWords(s), func(w string) bool { return len(w) > MaxSearchWordBytes })
+}
+
+// SearchDocument returns the words of m that search indexes
+// (docs/protocol.md#search-index): those of the subject, and those of the
+// body followed by the handoff's completed, remaining and blockers lines.
+// A decision is indexed as any message is, by its subject and body.
+func SearchDocument(m *Message) (subject, body []string) {
+	subject = SearchWords(m.Subject)
+	body = SearchWords(m.Body)
+	if h := m.Handoff; h != nil {
+		for _, list := range [][]string{h.Completed, h.Remaining, h.Blockers} {
+			for _, line := range list {
+				body = append(body, SearchWords(line)...)
+			}
+		}
+	}
+	return subject, body
 }
 
 // searchWords splits s into its runs of letters and digits (with the

@@ -55,6 +55,9 @@ func CopyRoom(ctx context.Context, src, dst Store) (*CopyReport, error) {
 				}
 				report.Rows[table] = n
 			}
+			if _, _, err := to.indexAll(nil); err != nil {
+				return err
+			}
 			var count string
 			err := from.q.QueryRowContext(from.ctx, "SELECT value FROM meta WHERE key = 'message_count'").Scan(&count)
 			if err == sql.ErrNoRows {

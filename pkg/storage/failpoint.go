@@ -24,6 +24,9 @@ const (
 	// FailAfterMessage fires after a message row is written and before its
 	// receipts are (pkg/core's send path).
 	FailAfterMessage = "after-message"
+	// FailMigrating fires while a store is upgraded to schema version 3,
+	// after 50,000 messages were indexed and before the upgrade commits.
+	FailMigrating = "migrating"
 
 	// The points below do not kill: they make a real process meet a fault
 	// that cannot be staged from outside

@@ -32,6 +32,8 @@ type Postgres struct {
 	db          *sql.DB
 	workspaceID string
 	schema      string
+	// version is the room's schema version as opened (SchemaVersion).
+	version int
 	// described is the URL without its password, for messages.
 	described string
 	// secret is the password the URL carries, "" when none: scrubbed from
@@ -61,6 +63,10 @@ type PostgresOptions struct {
 	// NoCreate makes OpenPostgres return ErrRoomNotCreated, creating
 	// nothing, when the room has no tables on the server yet.
 	NoCreate bool
+	// NoMigrate opens a room of schema version 2 as it is instead of
+	// upgrading it (acc doctor's open): SchemaVersion then says 2, and the
+	// handle must not be searched or written.
+	NoMigrate bool
 }
 
 // ErrRoomNotCreated is returned (wrapped) by OpenPostgres with NoCreate when
@@ -124,7 +130,7 @@ func OpenPostgres(ctx context.Context, rawURL, workspaceID string, o PostgresOpt
 	p.db.SetConnMaxIdleTime(time.Minute)
 	ctx, cancel := withDefaultDeadline(ctx)
 	defer cancel()
-	if err := p.checkOrInit(ctx, o.NoCreate); err != nil {
+	if err := p.checkOrInit(ctx, o); err != nil {
 		p.db.Close()
 		return nil, err
 	}
@@ -224,7 +230,7 @@ func (p *Postgres) where() string {
 	return fmt.Sprintf("the room %s on %s", p.schema, p.described)
 }
 
-func (p *Postgres) checkOrInit(ctx context.Context, noCreate bool) error {
+func (p *Postgres) checkOrInit(ctx context.Context, o PostgresOptions) error {
 	conn, err := p.db.Conn(ctx)
 	if err != nil {
 		return p.mapConnErr(err)
@@ -248,15 +254,31 @@ func (p *Postgres) checkOrInit(ctx context.Context, noCreate bool) error {
 		return err
 	}
 	if !exists {
-		if noCreate {
+		if o.NoCreate {
 			return fmt.Errorf("%s: %w", p.where(), ErrRoomNotCreated)
 		}
 		if err := p.create(ctx, conn); err != nil {
 			return err
 		}
 	}
-	return p.checkMeta(ctx, conn)
+	p.version = SchemaVersion
+	err = p.checkMeta(ctx, conn)
+	if pe := (*protocol.Error)(nil); errors.As(err, &pe) && pe.Reason == protocol.ReasonStoreVersionUnknown && pe.Details["schemaVersion"] == 2 {
+		if o.NoMigrate {
+			p.version = 2
+			return nil
+		}
+		if err := p.migratePostgres(ctx, conn); err != nil {
+			return err
+		}
+		err = p.checkMeta(ctx, conn)
+	}
+	return err
 }
+
+// SchemaVersion is the room's schema version: SchemaVersion, or 2 for a
+// room opened with NoMigrate as an older acc left it.
+func (p *Postgres) SchemaVersion() int { return p.version }
 
 func (p *Postgres) schemaExists(ctx context.Context, conn *sql.Conn) (bool, error) {
 	var n int
@@ -289,7 +311,7 @@ func (p *Postgres) create(ctx context.Context, conn *sql.Conn) error {
 	if _, err := tx.ExecContext(ctx, "CREATE SCHEMA "+pgx.Identifier{p.schema}.Sanitize()); err != nil {
 		return p.mapErr(err, "create the room's schema")
 	}
-	if _, err := tx.ExecContext(ctx, pgSchemaSQL); err != nil {
+	if _, err := tx.ExecContext(ctx, pgSchemaSQL+searchSchemaPostgres); err != nil {
 		return p.mapErr(err, "create the room's tables")
 	}
 	now := protocol.FormatTime(time.Now())
@@ -327,6 +349,15 @@ func (p *Postgres) checkMeta(ctx context.Context, conn *sql.Conn) error {
 	if err := rows.Err(); err != nil {
 		return p.mapErr(err, "read the room's identity")
 	}
+	id, ok := meta["workspace_id"]
+	if !ok {
+		return protocol.Errorf(protocol.ReasonStoreCorrupt, "%s has no workspace identity; acc left it untouched", p.where())
+	}
+	if id != p.workspaceID {
+		return protocol.Errorf(protocol.ReasonStoreForeignWorkspace,
+			"%s belongs to workspace %s, not %s; it was left untouched", p.where(), id, p.workspaceID).
+			With("storeWorkspaceId", id)
+	}
 	version, err := strconv.Atoi(meta["schema_version"])
 	if err != nil {
 		return protocol.Errorf(protocol.ReasonStoreCorrupt,
@@ -336,15 +367,6 @@ func (p *Postgres) checkMeta(ctx context.Context, conn *sql.Conn) error {
 		return protocol.Errorf(protocol.ReasonStoreVersionUnknown,
 			"%s has schema version %d; this acc reads version %d and left it untouched (upgrade acc)", p.where(), version, SchemaVersion).
 			With("schemaVersion", version)
-	}
-	id, ok := meta["workspace_id"]
-	if !ok {
-		return protocol.Errorf(protocol.ReasonStoreCorrupt, "%s has no workspace identity; acc left it untouched", p.where())
-	}
-	if id != p.workspaceID {
-		return protocol.Errorf(protocol.ReasonStoreForeignWorkspace,
-			"%s belongs to workspace %s, not %s; it was left untouched", p.where(), id, p.workspaceID).
-			With("storeWorkspaceId", id)
 	}
 	return nil
 }

@@ -164,7 +164,7 @@ func TestPostgresRefusesForeignWorkspace(t *testing.T) {
 
 func TestPostgresRefusesUnknownVersion(t *testing.T) {
 	t.Parallel()
-	for _, v := range []string{"3", "1", "x"} {
+	for _, v := range []string{"4", "1", "x"} {
 		t.Run(v, func(t *testing.T) {
 			t.Parallel()
 			p := openTestPostgres(t)
@@ -174,7 +174,7 @@ func TestPostgresRefusesUnknownVersion(t *testing.T) {
 			if v == "x" {
 				wantReason(t, err, protocol.ReasonStoreCorrupt, "no readable schema version")
 			} else {
-				wantReason(t, err, protocol.ReasonStoreVersionUnknown, "has schema version "+v+"; this acc reads version 2 and left it untouched")
+				wantReason(t, err, protocol.ReasonStoreVersionUnknown, "has schema version "+v+"; this acc reads version 3 and left it untouched")
 			}
 			if after := roomDump(t, p.Schema()); after != before {
 				t.Fatalf("a refused open changed the room:\n%s\nthen\n%s", before, after)
@@ -247,7 +247,7 @@ func TestPostgresConcurrentFirstOpen(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { p.Close(); dropRoom(t, u, ws) }()
-	if d := roomDump(t, p.Schema()); !strings.Contains(d, "schema_version 2") || !strings.Contains(d, "workspace_id "+ws) {
+	if d := roomDump(t, p.Schema()); !strings.Contains(d, "schema_version 3") || !strings.Contains(d, "workspace_id "+ws) {
 		t.Fatalf("room after concurrent creation:\n%s", d)
 	}
 }

@@ -36,8 +36,10 @@ func FTS5Match(q *protocol.SearchQuery) string {
 	return expr
 }
 
-// TSQuery renders q as a PostgreSQL tsquery for to_tsquery('simple', …)
-// (docs/protocol.md#search-queries): every word a quoted lexeme, terms
+// TSQuery renders q as PostgreSQL tsquery input, read with CAST(… AS
+// tsquery) and so never through a text-search configuration
+// (docs/protocol.md#search-queries): every word a quoted lexeme, as
+// protocol.SearchWords wrote it into the index, terms
 // joined by &, a phrase's words by <->, a prefix's last word marked :*,
 // and excluded terms negated with !. Quoting keeps any character of a
 // word from being read as tsquery syntax. q must come from

@@ -38,7 +38,16 @@ type SQLite struct {
 	// found no WAL and wrote nothing removes the empty WAL it made on Close.
 	walExisted bool
 	wrote      atomic.Bool
+	// noMigrate opens a store of schema version 2 as it is instead of
+	// upgrading it (acc doctor's open); version is then 2.
+	noMigrate bool
+	version   int
 }
+
+// SchemaVersion is the store's schema version: SchemaVersion, or 2 for a
+// store OpenSQLiteToInspect left as an older acc wrote it (it has no
+// search index).
+func (s *SQLite) SchemaVersion() int { return s.version }
 
 var _ Store = (*SQLite)(nil)
 
@@ -134,13 +143,37 @@ func (s *SQLite) checkOrInit(ctx context.Context) error {
 	if version == foreignTables {
 		return corrupt(s.path, "it is a SQLite database with tables that are not acc's; acc left it untouched")
 	}
+	s.version = SchemaVersion
+	if version == 2 && s.noMigrate {
+		s.version = 2
+		version = SchemaVersion
+	}
+	if version == 2 {
+		if err := s.checkIdentity(ctx, conn); err != nil {
+			return err
+		}
+		if err := s.migrateSQLite(ctx, conn); err != nil {
+			return err
+		}
+		version = SchemaVersion
+	}
 	if version != SchemaVersion {
 		return protocol.Errorf(protocol.ReasonStoreVersionUnknown,
 			"the store at %s has schema version %d; this acc reads version %d and left it untouched (upgrade acc, or move the file aside)", s.path, version, SchemaVersion).
 			With("schemaVersion", version)
 	}
+	if err := s.checkIdentity(ctx, conn); err != nil {
+		return err
+	}
+	s.addLaterIndexes(ctx, conn)
+	return nil
+}
+
+// checkIdentity refuses a store of another workspace
+// (store_foreign_workspace) or without an identity (store_corrupt).
+func (s *SQLite) checkIdentity(ctx context.Context, conn *sql.Conn) error {
 	var id string
-	err = conn.QueryRowContext(ctx, "SELECT value FROM meta WHERE key = 'workspace_id'").Scan(&id)
+	err := conn.QueryRowContext(ctx, "SELECT value FROM meta WHERE key = 'workspace_id'").Scan(&id)
 	if err != nil {
 		if !errors.Is(err, sql.ErrNoRows) {
 			return mapErr(s.path, err, "read the workspace identity")
@@ -152,7 +185,6 @@ func (s *SQLite) checkOrInit(ctx context.Context) error {
 			"the store at %s belongs to workspace %s, not %s; it was left untouched", s.path, id, s.workspaceID).
 			With("storeWorkspaceId", id)
 	}
-	s.addLaterIndexes(ctx, conn)
 	return nil
 }
 
@@ -1053,6 +1085,9 @@ func (t *sqlTx) InsertMessage(m *protocol.Message) error {
 	}
 	if err := t.exec("record a message", "INSERT INTO messages(message_id, thread_id, from_participant_id, client_message_id, kind, obligation, sent_at, record) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
 		m.MessageID, m.ThreadID, m.FromParticipantID, m.ClientMessageID, m.Kind, m.Obligation, m.SentAt, rec); err != nil {
+		return err
+	}
+	if err := t.indexMessage(m); err != nil {
 		return err
 	}
 	if dc := m.DecisionChange; dc != nil {

@@ -2,6 +2,7 @@ package storage
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
@@ -43,6 +44,7 @@ func runSuite(t *testing.T, open func(t *testing.T) Store) {
 		{"Outstanding", suiteOutstanding},
 		{"Owed", suiteOwed},
 		{"ScanMessages", suiteScanMessages},
+		{"Search", suiteSearch},
 		{"Counts", suiteCounts},
 		{"Bindings", suiteBindings},
 		{"ConcurrentUpdates", suiteConcurrentUpdates},
@@ -177,7 +179,11 @@ func snapshot(t *testing.T, s Store) string {
 		return tx.ScanMessages(MessageQuery{}, func(m protocol.Message) bool {
 			rs, err := tx.ReceiptsByMessage(m.MessageID)
 			must(t, err)
-			out += fmt.Sprintf("%+v %+v\n", m, rs)
+			// JSON, not %+v: a message's pointer fields would print as
+			// addresses, which differ on every read.
+			mj, _ := json.Marshal(m)
+			rj, _ := json.Marshal(rs)
+			out += fmt.Sprintf("%s %s\n", mj, rj)
 			return true
 		})
 	})

@@ -7,8 +7,9 @@ import (
 )
 
 // SchemaVersion is the database schema version kept in PRAGMA user_version.
-// Version 2 added the decision_links table.
-const SchemaVersion = 2
+// Version 2 added the decision_links table; version 3 the search index
+// (docs/protocol.md#search-index), which opening a version 2 store adds.
+const SchemaVersion = 3
 
 // Area selects where participants, sessions and intents are kept.
 type Area int
@@ -170,6 +171,9 @@ type ReadTx interface {
 	// ordered by From then To; none when the decision was never changed nor
 	// is a change. Its cost is proportional to the group, not the history.
 	DecisionGroup(messageID string) ([]DecisionLink, error)
+	// SearchMessages calls fn for each message the search q finds, best
+	// ranked first, until fn returns false (docs/protocol.md#search-index).
+	SearchMessages(q SearchQuery, fn func(protocol.Message) bool) error
 
 	// Events returns up to limit events with sequence > after, in order.
 	Events(after int64, limit int) ([]protocol.Event, error)

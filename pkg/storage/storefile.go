@@ -73,6 +73,18 @@ func orphanWAL(path string) error {
 // All are exit 4 and name path and the fix. Waiting for a writer is bounded
 // by ctx (store_busy, exit 3).
 func OpenSQLiteExisting(ctx context.Context, path, workspaceID string) (*SQLite, error) {
+	return openSQLiteExisting(ctx, path, workspaceID, false)
+}
+
+// OpenSQLiteToInspect is OpenSQLiteExisting for a reader that must change
+// nothing (acc doctor): a store of schema version 2 is opened as it is,
+// not upgraded, and SchemaVersion says 2; such a handle must not be
+// searched or written.
+func OpenSQLiteToInspect(ctx context.Context, path, workspaceID string) (*SQLite, error) {
+	return openSQLiteExisting(ctx, path, workspaceID, true)
+}
+
+func openSQLiteExisting(ctx context.Context, path, workspaceID string, noMigrate bool) (*SQLite, error) {
 	short, err := checkStoreFile(path)
 	if err != nil {
 		return nil, err
@@ -86,7 +98,7 @@ func OpenSQLiteExisting(ctx context.Context, path, workspaceID string) (*SQLite,
 	db.SetMaxOpenConns(1)
 	db.SetMaxIdleConns(1)
 	db.SetConnMaxLifetime(0)
-	s := &SQLite{db: db, path: path, workspaceID: workspaceID, noInit: true, walExisted: walExisted}
+	s := &SQLite{db: db, path: path, workspaceID: workspaceID, noInit: true, walExisted: walExisted, noMigrate: noMigrate}
 	if err := s.checkOrInit(ctx); err != nil {
 		closeRefused(db, walExisted)
 		if short != "" && protocol.IsReason(err, protocol.ReasonStoreCorrupt) {
@@ -274,7 +286,7 @@ func removeAbandoned(path string) {
 // createSchema writes acc's schema, the workspace identity and the schema
 // version inside the caller's write transaction on conn.
 func createSchema(ctx context.Context, path string, conn *sql.Conn, workspaceID string) error {
-	if _, err := conn.ExecContext(ctx, schemaSQL); err != nil {
+	if _, err := conn.ExecContext(ctx, schemaSQL+searchSchemaSQLite); err != nil {
 		return mapErr(path, err, "create the schema")
 	}
 	now := protocol.FormatTime(time.Now())

@@ -1,0 +1,258 @@
+package storage
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/acc-go/acc/pkg/protocol"
+)
+
+// downgradeSQLite turns the store at path back into schema version 2, as
+// an older acc left it: no search tables.
+func downgradeSQLite(t *testing.T, path string) {
+	t.Helper()
+	rawExec(t, path, "DROP TABLE search_index", "DROP TABLE search_docs", "PRAGMA user_version = 2")
+}
+
+func userVersion(t *testing.T, path string) int {
+	t.Helper()
+	var v int
+	if err := rawDB(t, path).QueryRow("PRAGMA user_version").Scan(&v); err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// TestSQLiteUpgradesVersion2: a store of schema version 2 is upgraded on
+// open, its records unchanged and every message found by search; acc
+// doctor's open leaves it as it is; an older acc refuses the result.
+func TestSQLiteUpgradesVersion2(t *testing.T) {
+	t.Parallel()
+	path := storePath(t)
+	s := openPlain(t, path)
+	searchFixture(t, s)
+	want, err := searchIDs(t, s, SearchQuery{Match: mustParse(t, "token*")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	downgradeSQLite(t, path)
+	files := dirState(t, filepath.Dir(path))
+
+	inspected, err := OpenSQLiteToInspect(context.Background(), path, testWorkspace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := inspected.SchemaVersion(); v != 2 {
+		t.Errorf("SchemaVersion() = %d, want 2", v)
+	}
+	if lines, err := inspected.IntegrityCheck(context.Background()); err != nil || !slices.Equal(lines, []string{"ok"}) {
+		t.Errorf("integrity of the inspected store: %v, %v", lines, err)
+	}
+	inspected.Close()
+	if after := dirState(t, filepath.Dir(path)); after != files {
+		t.Errorf("the inspecting open changed the store's files:\n%s\nthen\n%s", files, after)
+	}
+
+	up := openPlain(t, path)
+	if v := up.SchemaVersion(); v != SchemaVersion {
+		t.Errorf("SchemaVersion() = %d after the upgrade", v)
+	}
+	if v := userVersion(t, path); v != SchemaVersion {
+		t.Fatalf("user_version %d after the upgrade, want %d", v, SchemaVersion)
+	}
+	got, err := searchIDs(t, up, SearchQuery{Match: mustParse(t, "token*")})
+	if err != nil || !slices.Equal(got, want) {
+		t.Errorf("after the upgrade: %v, %v; want %v", got, err, want)
+	}
+	up.Close()
+
+	// An acc that reads version 2 only refuses the upgraded store.
+	rawExec(t, path, "PRAGMA user_version = 4")
+	refusedOpen(t, path, testWorkspace, protocol.ReasonStoreVersionUnknown)
+}
+
+// TestSQLiteUpgradeCrash: a process killed while it upgrades a store of
+// 100,000 messages (halfway through the index, or just before its
+// COMMIT) leaves the store at schema version 2, whole, with the same
+// records; the next open upgrades it, and search finds what it should.
+func TestSQLiteUpgradeCrash(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a 100,000-message store")
+	}
+	t.Parallel()
+	n := 100_000
+	path := storePath(t)
+	s := openPlain(t, path)
+	fillMessages(t, s, n)
+	fp, err := s.Fingerprint(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	downgradeSQLite(t, path)
+
+	for _, point := range []string{FailMigrating, FailBeforeCommit} {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestSQLiteUpgradeHelper$")
+		cmd.Env = append(os.Environ(), "ACC_UPGRADE_HELPER_STORE="+path, "ACC_FAILPOINT="+point)
+		out, err := cmd.CombinedOutput()
+		if st, ok := cmd.ProcessState.Sys().(interface{ Signaled() bool }); !ok || !st.Signaled() {
+			t.Fatalf("the upgrading process was not killed at %s: %v\n%s", point, err, out)
+		}
+		if v := userVersion(t, path); v != 2 {
+			t.Fatalf("after a crash at %s: user_version %d, want 2", point, v)
+		}
+		db := rawDB(t, path)
+		var left int
+		if err := db.QueryRow("SELECT count(*) FROM sqlite_master WHERE name LIKE 'search%'").Scan(&left); err != nil || left != 0 {
+			t.Fatalf("after a crash at %s: %d search tables (%v), want none", point, left, err)
+		}
+		var ok string
+		if err := db.QueryRow("PRAGMA integrity_check").Scan(&ok); err != nil || ok != "ok" {
+			t.Fatalf("after a crash at %s: integrity %q, %v", point, ok, err)
+		}
+		db.Close()
+	}
+
+	t0 := time.Now()
+	up := openAt(t, path, testWorkspace)
+	t.Logf("upgrading %d messages took %v", n, time.Since(t0))
+	if after, err := up.Fingerprint(context.Background()); err != nil || after != fp {
+		t.Errorf("the records changed across the crashes and the upgrade (%v)", err)
+	}
+	for q, want := range map[string]int{"every": n, "m77777": 1, "every -odd": n / 2} {
+		got, err := searchIDs(t, up, SearchQuery{Match: mustParse(t, q)})
+		if err != nil || len(got) != want {
+			t.Errorf("%q: %d hits, %v; want %d", q, len(got), err, want)
+		}
+	}
+}
+
+// openPlain opens the store at path, creating it, for a test that closes
+// it itself.
+func openPlain(t *testing.T, path string) *SQLite {
+	t.Helper()
+	s, err := OpenSQLite(context.Background(), path, testWorkspace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// TestSQLiteUpgradeHelper is the child of TestSQLiteUpgradeCrash: it
+// opens the store, which upgrades it, and dies at ACC_FAILPOINT.
+func TestSQLiteUpgradeHelper(t *testing.T) {
+	path := os.Getenv("ACC_UPGRADE_HELPER_STORE")
+	if path == "" {
+		t.Skip("a helper process of TestSQLiteUpgradeCrash")
+	}
+	s, err := OpenSQLiteExisting(context.Background(), path, testWorkspace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+}
+
+// fillMessages writes n small room notes, in transactions of 5,000; the
+// words "every" (all), "odd" (every other) and m<i> (one each) find them.
+func fillMessages(t testing.TB, s Store, n int) {
+	t.Helper()
+	ws := s.WorkspaceID()
+	for start := 0; start < n; start += 5000 {
+		err := s.Update(context.Background(), func(tx Tx) error {
+			for i := start; i < min(start+5000, n); i++ {
+				m := fxMessage(ws, fmt.Sprintf("message_%06d", i), "alice", []string{}, protocol.KindNote, i%86400)
+				m.Subject = "note m" + strconv.Itoa(i)
+				m.Body = "every message has a body"
+				if i%2 == 1 {
+					m.Body += " odd"
+				}
+				if err := tx.InsertMessage(m); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestPostgresUpgradesVersion2: a room of schema version 2 is upgraded on
+// open as on SQLite; NoMigrate leaves it untouched; a process killed in
+// the middle of the upgrade leaves version 2 for the next open.
+func TestPostgresUpgradesVersion2(t *testing.T) {
+	t.Parallel()
+	p := openTestPostgres(t)
+	searchFixture(t, p)
+	fillMessages(t, p, 1200)
+	want, err := searchIDs(t, p, SearchQuery{Match: mustParse(t, "token*")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fp, err := p.Fingerprint(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	pgAdmin(t, p, "DROP TABLE $ROOM.search_docs", "UPDATE $ROOM.meta SET value = '2' WHERE key = 'schema_version'")
+	before := roomDump(t, p.Schema())
+
+	inspected, err := OpenPostgres(context.Background(), pgURL(t), p.WorkspaceID(), PostgresOptions{NoMigrate: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := inspected.SchemaVersion(); v != 2 {
+		t.Errorf("SchemaVersion() = %d, want 2", v)
+	}
+	inspected.Close()
+	if after := roomDump(t, p.Schema()); after != before {
+		t.Fatalf("an open with NoMigrate changed the room:\n%s\nthen\n%s", before, after)
+	}
+
+	cmd := exec.Command(os.Args[0], "-test.run=^TestPostgresUpgradeHelper$")
+	cmd.Env = append(os.Environ(), "ACC_UPGRADE_HELPER_ROOM="+p.WorkspaceID(), "ACC_FAILPOINT="+FailBeforeCommit)
+	out, err := cmd.CombinedOutput()
+	if st, ok := cmd.ProcessState.Sys().(interface{ Signaled() bool }); !ok || !st.Signaled() {
+		t.Fatalf("the upgrading process was not killed: %v\n%s", err, out)
+	}
+	if after := roomDump(t, p.Schema()); after != before {
+		t.Fatalf("a killed upgrade changed the room:\n%s\nthen\n%s", before, after)
+	}
+
+	up, err := OpenPostgres(context.Background(), pgURL(t), p.WorkspaceID(), PostgresOptions{NoCreate: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer up.Close()
+	got, err := searchIDs(t, up, SearchQuery{Match: mustParse(t, "token*")})
+	if err != nil || !slices.Equal(got, want) {
+		t.Errorf("after the upgrade: %v, %v; want %v", got, err, want)
+	}
+	if all, err := searchIDs(t, up, SearchQuery{Match: mustParse(t, "every odd")}); err != nil || len(all) != 600 {
+		t.Errorf("every odd: %d hits, %v; want 600", len(all), err)
+	}
+	if after, err := up.Fingerprint(context.Background()); err != nil || after != fp {
+		t.Errorf("the records changed across the upgrade (%v)", err)
+	}
+}
+
+// TestPostgresUpgradeHelper is the child of TestPostgresUpgradesVersion2.
+func TestPostgresUpgradeHelper(t *testing.T) {
+	ws := os.Getenv("ACC_UPGRADE_HELPER_ROOM")
+	if ws == "" {
+		t.Skip("a helper process of TestPostgresUpgradesVersion2")
+	}
+	p, err := OpenPostgres(context.Background(), pgURL(t), ws, PostgresOptions{NoCreate: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Close()
+}
