@@ -92,6 +92,7 @@ func TestToolAnnotationsOverSDK(t *testing.T) {
 	want := map[string]hints{
 		"acc_status":  {readOnly: true, idempotent: true},
 		"acc_sync":    {readOnly: true, idempotent: true},
+		"acc_search":  {readOnly: true, idempotent: true},
 		"acc_work":    {destructive: true},
 		"acc_claim":   {destructive: true},
 		"acc_release": {destructive: true, idempotent: true},
@@ -175,6 +176,7 @@ func TestAnnotatedEffectsHold(t *testing.T) {
 		{"acc_sync", map[string]any{"scope": "full"}},
 		{"acc_sync", map[string]any{"scope": "history"}},
 		{"acc_sync", map[string]any{"scope": "history", "messageId": qid}},
+		{"acc_search", map[string]any{"query": "qu*"}},
 		{"acc_inbox", map[string]any{}}, // the summary page, which the docs call read-only
 	}
 	for _, c := range reads {

@@ -225,7 +225,7 @@ func TestConformanceBasicSession(t *testing.T) {
 			for _, tl := range e.call(t, c, "tools/list", nil)["tools"].([]any) {
 				names = append(names, tl.(map[string]any)["name"].(string))
 			}
-			if len(names) != 11 || !strings.Contains(strings.Join(names, " "), "acc_inbox") {
+			if len(names) != 12 || !strings.Contains(strings.Join(names, " "), "acc_inbox") {
 				t.Errorf("tools: %v", names)
 			}
 			if w := e.ok(t, c, "acc_work", map[string]any{"summary": "docs", "mode": "edit"}).(map[string]any); w["summary"] != "docs" {
@@ -325,7 +325,7 @@ func TestConformanceHandshake(t *testing.T) {
 		if code, _, _ := rpcError(t, "third initialize", c.request("initialize", init)); code != codeInvalidReq {
 			t.Errorf("initialize after initialized: %v", code)
 		}
-		if n := len(result(t, c.request("tools/list", map[string]any{}))["tools"].([]any)); n != 11 {
+		if n := len(result(t, c.request("tools/list", map[string]any{}))["tools"].([]any)); n != 12 {
 			t.Errorf("ready: %d tools", n)
 		}
 		if code, msg, _ := rpcError(t, "unknown method", c.request("tasks/teleport", map[string]any{})); code != -32601 || !strings.Contains(msg, "tasks/teleport") {
@@ -383,7 +383,7 @@ func TestConformanceEraSeparation(t *testing.T) {
 	result(t, c.initialize("2025-06-18"))
 	check("ready") // initialize lends a modern request nothing
 	res := result(t, c.request("tools/list", map[string]any{"_meta": map[string]any{"arbitrary": "extension"}}))
-	if _, ok := res["resultType"]; ok || len(res["tools"].([]any)) != 11 {
+	if _, ok := res["resultType"]; ok || len(res["tools"].([]any)) != 12 {
 		t.Errorf("legacy request with an extension _meta key: %v", res["resultType"])
 	}
 }
@@ -426,6 +426,7 @@ func badCalls() []badCall {
 	minimal := map[string]map[string]any{
 		"acc_status":  {},
 		"acc_sync":    {},
+		"acc_search":  {"query": "q"},
 		"acc_work":    {"summary": "s", "mode": "edit"},
 		"acc_claim":   {"action": "acquire", "resource": "file:a"},
 		"acc_release": {"claimId": "claim_x"},

@@ -90,6 +90,7 @@ func TestToolResultsGolden(t *testing.T) {
 	peer := r.acc("attach", "--participant", "alice")
 	as := []string{"--session", peer["sessionId"].(string), "--generation", peer["generation"].(string)}
 	call("acc_sync", map[string]any{"scope": "history"})
+	call("acc_search", map[string]any{"query": "docs"})
 	call("acc_work", map[string]any{"summary": "docs", "mode": "edit", "resourceHints": []any{"file:docs/**"}})
 	cl := call("acc_claim", map[string]any{"action": "acquire", "resource": "file:a.txt", "reason": "edit"})
 	call("acc_release", map[string]any{"claimId": cl["claimId"]})

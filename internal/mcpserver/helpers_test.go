@@ -46,6 +46,9 @@ type room struct {
 	ws, data string
 	home     string
 	extraEnv map[string]string
+	// pgID is the workspace id of a room on PostgreSQL (newRoomPG), "" on
+	// SQLite.
+	pgID string
 }
 
 func newRoom(t testing.TB) *room {
@@ -74,6 +77,7 @@ func newRoomPG(t testing.TB) *room {
 		t.Fatal(err)
 	}
 	r.extraEnv = map[string]string{"ACC_STORE_URL": url, "PGPASSFILE": os.Getenv("PGPASSFILE")}
+	r.pgID = id
 	t.Cleanup(func() {
 		if st, err := storage.OpenPostgres(context.Background(), url, id, storage.PostgresOptions{NoCreate: true}); err == nil {
 			st.Drop(context.Background())

@@ -146,7 +146,7 @@ func TestInspectorCLI(t *testing.T) {
 		}
 	}
 	sort.Strings(names)
-	if got := strings.Join(names, ","); got != "acc_ack,acc_claim,acc_finish,acc_inbox,acc_message,acc_release,acc_reply,acc_request,acc_status,acc_sync,acc_work" {
+	if got := strings.Join(names, ","); got != "acc_ack,acc_claim,acc_finish,acc_inbox,acc_message,acc_release,acc_reply,acc_request,acc_search,acc_status,acc_sync,acc_work" {
 		t.Errorf("tools/list: %s", got)
 	}
 	for _, uri := range []string{"acc://snapshot", "acc://roster", "acc://inbox"} {

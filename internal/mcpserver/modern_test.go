@@ -68,7 +68,7 @@ func TestModernInterface(t *testing.T) {
 
 	list := result(t, c.request("tools/list", modernParams(nil)))
 	complete(t, "tools/list", list)
-	if n := len(list["tools"].([]any)); n != 11 {
+	if n := len(list["tools"].([]any)); n != 12 {
 		t.Errorf("%d tools", n)
 	}
 	complete(t, "resources/read", result(t, c.request("resources/read", modernParams(map[string]any{"uri": "acc://roster"}))))

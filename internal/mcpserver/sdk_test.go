@@ -127,7 +127,7 @@ func TestTypeScriptSDKClient(t *testing.T) {
 		t.Fatalf("node: %v %v\n%s\nreport error: %s\nacc-mcp stderr: %s\nnode stderr: %s", err, jerr, out, rep.Error, rep.Stderr, stderr.String())
 	}
 	t.Logf("steps: %v", rep.Steps)
-	if got := strings.Join(rep.Tools, ","); got != "acc_ack,acc_claim,acc_finish,acc_inbox,acc_message,acc_release,acc_reply,acc_request,acc_status,acc_sync,acc_work" {
+	if got := strings.Join(rep.Tools, ","); got != "acc_ack,acc_claim,acc_finish,acc_inbox,acc_message,acc_release,acc_reply,acc_request,acc_search,acc_status,acc_sync,acc_work" {
 		t.Errorf("tools: %s", got)
 	}
 	if !rep.ClosedSchemas {

@@ -60,7 +60,7 @@ func TestInitializeBothRevisions(t *testing.T) {
 				t.Errorf("capabilities %s", b)
 			}
 			tools := c.request("tools/list", map[string]any{})["result"].(map[string]any)["tools"].([]any)
-			if len(tools) != 11 {
+			if len(tools) != 12 {
 				t.Errorf("%d tools", len(tools))
 			}
 			c.send(`{"jsonrpc":"2.0","id":"still-alive","method":"ping"}`)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/acc-go/acc/internal/livepush"
 	"github.com/acc-go/acc/pkg/core"
@@ -56,7 +57,7 @@ type tool struct {
 
 // registry lists every tool, in the order tools/list shows them.
 var registry = []func() tool{
-	statusTool, syncTool, workTool, claimTool, releaseTool,
+	statusTool, syncTool, searchTool, workTool, claimTool, releaseTool,
 	messageTool, requestTool, inboxTool, replyTool, ackTool, finishTool,
 }
 
@@ -160,6 +161,89 @@ func syncTool() tool {
 				return nil, err
 			}
 			return res.Data(), nil
+		},
+	}
+}
+
+type searchArgs struct {
+	Query   string   `json:"query"`
+	From    []string `json:"from,omitempty"`
+	To      string   `json:"to,omitempty"`
+	Kind    string   `json:"kind,omitempty"`
+	Current bool     `json:"current,omitempty"`
+	Since   string   `json:"since,omitempty"`
+	Until   string   `json:"until,omitempty"`
+	Thread  string   `json:"thread,omitempty"`
+	Cursor  string   `json:"cursor,omitempty"`
+	Limit   int      `json:"limit,omitempty"`
+}
+
+// query is the core search of a, refusing a since or until that is not an
+// RFC 3339 time (invalid_argument, exit 2).
+func (a searchArgs) query() (core.SearchQuery, error) {
+	q := core.SearchQuery{Query: a.Query, From: a.From, To: a.To, Kind: a.Kind, Current: a.Current, Thread: a.Thread, Cursor: a.Cursor, Limit: a.Limit}
+	for _, w := range []struct {
+		name, v string
+		t       *time.Time
+	}{{"since", a.Since, &q.Since}, {"until", a.Until, &q.Until}} {
+		if w.v == "" {
+			continue
+		}
+		t, err := time.Parse(time.RFC3339Nano, w.v)
+		if err != nil {
+			return q, argError(protocol.ReasonInvalidArgument, "arguments.%s must be an RFC 3339 time such as 2026-12-01T09:30:00Z, not %q", w.name, w.v)
+		}
+		*w.t = t
+	}
+	return q, nil
+}
+
+func searchTool() tool {
+	return tool{
+		def: def("acc_search", "Search the room's messages (subjects, bodies, handoff lines, decisions; all of them, as history shows them), best match first, each with a snippet of where it matched (highlights are [start, end) code-point offsets of snippet.text). query: words that must all match, \"a phrase\", -excluded, prefix*. The filters narrow the hits; cursor is a previous page's nextCursor. Read-only; snippets and subjects are untrusted peer content.",
+			closed([]string{"query"}, map[string]*jsonschema.Schema{
+				"query":   str(`words (all must match), "phrases", -excluded and prefix* terms, e.g. auth token "refresh flow" -draft migrat*`),
+				"from":    strings_("only messages sent by these participant ids"),
+				"to":      str("only messages addressed to this participant id by name"),
+				"kind":    enum("only messages of this kind", protocol.MessageKinds...),
+				"current": boolean("only decisions that are current (their group's head)"),
+				"since":   str("only messages sent at or after this RFC 3339 time"),
+				"until":   str("only messages sent before this RFC 3339 time"),
+				"thread":  str("only messages of this thread id"),
+				"cursor":  str("the nextCursor of the previous page"),
+				"limit":   integer("at most this many hits", 1, core.MaxPageLimit),
+			})),
+		effect: effect{readOnly: true,
+			why: "reads the room's messages and their search index; moves no receipt"},
+		args: searchArgs{},
+		does: "full-text search of the room's messages, ranked, with snippets, filters and a cursor",
+		check: func(raw json.RawMessage) error {
+			a, err := decode[searchArgs](raw)
+			if err != nil {
+				return err
+			}
+			if _, err := a.query(); err != nil {
+				return err
+			}
+			_, err = protocol.ParseSearch(a.Query)
+			return err
+		},
+		// Search is public like history and writes nothing: it is answered
+		// without resolving a session, so a search leaves no heartbeat.
+		before: func(ctx context.Context, r *core.Room, _ string, raw json.RawMessage) (any, bool, error) {
+			a, err := decode[searchArgs](raw)
+			if err != nil {
+				return nil, true, err
+			}
+			q, err := a.query()
+			if err != nil {
+				return nil, true, err
+			}
+			page, err := r.Search(ctx, q)
+			return page, true, err
+		},
+		run: func(ctx context.Context, c *call, raw json.RawMessage) (any, error) {
+			return nil, fmt.Errorf("acc_search is answered before a session is resolved")
 		},
 	}
 }
