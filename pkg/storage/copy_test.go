@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/acc-go/acc/pkg/protocol"
@@ -75,9 +76,18 @@ func TestCopyRoomAcrossEngines(t *testing.T) {
 		t.Fatalf("digest after the round trip %s, before %s", rep2.Digest, rep.Digest)
 	}
 	want := readAll(t, src)
+	// The copy is searchable: its index was rebuilt in the copy's
+	// transaction, and finds what the source's finds.
+	wantHits, err := searchIDs(t, src, SearchQuery{Match: mustParse(t, "subject")})
+	if err != nil || len(wantHits) != 3+bulk {
+		t.Fatalf("source search: %d hits, %v", len(wantHits), err)
+	}
 	for name, s := range map[string]Store{"postgres": pg, "sqlite again": back} {
 		if got := readAll(t, s); got != want {
 			t.Errorf("%s reads differently:\n%s\nwant\n%s", name, got, want)
+		}
+		if got, err := searchIDs(t, s, SearchQuery{Match: mustParse(t, "subject")}); err != nil || !slices.Equal(sorted(got), sorted(wantHits)) {
+			t.Errorf("%s search: %d hits, %v; want %d", name, len(got), err, len(wantHits))
 		}
 	}
 	// The next event continues the source's sequence.
