@@ -234,6 +234,48 @@ func TestDoctorUnknownSchemaVersion(t *testing.T) {
 	}
 }
 
+// TestDoctorOlderSchema: a store an older acc wrote (schema version 2, no
+// search index) is healthy; doctor reports version 2 with a warning that
+// the next command upgrades it, and leaves the file as it is; the next
+// command does upgrade it.
+func TestDoctorOlderSchema(t *testing.T) {
+	t.Parallel()
+	w := newDoctorWorld(t)
+	w.attach("alice")
+	db, err := sql.Open("sqlite", "file:"+w.storePath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{"DROP TABLE search_index", "DROP TABLE search_docs", "PRAGMA user_version = 2", "PRAGMA wal_checkpoint(TRUNCATE)"} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+	before, err := os.ReadFile(w.storePath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := w.doctor()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := rep.Store
+	if !rep.Healthy || !s.Healthy || s.SchemaVersion == nil || *s.SchemaVersion != 2 {
+		t.Fatalf("store: %+v", s)
+	}
+	if len(s.Warnings) != 1 || !strings.Contains(s.Warnings[0], "schema version 2") || !strings.Contains(s.Warnings[0], "upgrades it to version 3") {
+		t.Fatalf("warnings: %q", s.Warnings)
+	}
+	if after, _ := os.ReadFile(w.storePath()); string(after) != string(before) {
+		t.Fatal("doctor changed the store file")
+	}
+	w.attach("bob")
+	if rep, err := w.doctor(); err != nil || *rep.Store.SchemaVersion != storage.SchemaVersion || len(rep.Store.Warnings) != 0 {
+		t.Fatalf("after the next command: %v %+v", err, rep.Store)
+	}
+}
+
 func TestDoctorIntegrityFailure(t *testing.T) {
 	t.Parallel()
 	w := newDoctorWorld(t)

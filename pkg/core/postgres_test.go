@@ -289,13 +289,28 @@ func TestDoctorOnPostgres(t *testing.T) {
 		}
 	}
 
-	// A room of a newer schema version: unhealthy, reported, left as it is.
 	conn, err := pgx.Connect(ctx, url)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer conn.Close(ctx)
 	meta := pgx.Identifier{storage.PostgresSchema(id), "meta"}.Sanitize()
+
+	// A room an older acc wrote (schema version 2, no search index):
+	// healthy, reported with a warning, not upgraded by doctor.
+	if _, err := conn.Exec(ctx, "DROP TABLE "+pgx.Identifier{storage.PostgresSchema(id), "search_docs"}.Sanitize()+"; UPDATE "+meta+" SET value = '2' WHERE key = 'schema_version'"); err != nil {
+		t.Fatal(err)
+	}
+	rep, err = doctor(m.env)
+	if err != nil || !rep.Healthy || *rep.Store.SchemaVersion != 2 || len(rep.Store.Warnings) == 0 || !strings.Contains(strings.Join(rep.Store.Warnings, " "), "upgrades it to version 3") {
+		t.Fatalf("an older room: %v %+v", err, rep.Store)
+	}
+	var old string
+	if err := conn.QueryRow(ctx, "SELECT value FROM "+meta+" WHERE key = 'schema_version'").Scan(&old); err != nil || old != "2" {
+		t.Fatalf("doctor changed the older room's version to %q (%v)", old, err)
+	}
+
+	// A room of a newer schema version: unhealthy, reported, left as it is.
 	if _, err := conn.Exec(ctx, "UPDATE "+meta+" SET value = '99' WHERE key = 'schema_version'"); err != nil {
 		t.Fatal(err)
 	}
