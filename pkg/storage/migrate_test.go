@@ -256,3 +256,64 @@ func TestPostgresUpgradeHelper(t *testing.T) {
 	}
 	p.Close()
 }
+
+// TestSearchIndexAcrossProcesses: a handle kept open (as acc top keeps
+// one), which also sends between them, while other processes send, each opening the store, writing one
+// message and closing, as acc message does, finds every message by
+// search, and SQLite's integrity check, run through that handle, finds
+// the index whole: FTS5 merges its segments as they grow, and neither a
+// search nor the check may read the layout the handle saw before.
+func TestSearchIndexAcrossProcesses(t *testing.T) {
+	t.Parallel()
+	path := storePath(t)
+	s := openAt(t, path, testWorkspace)
+	match := mustParse(t, "trial")
+	for round := 1; round <= 4; round++ {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestSearchIndexWriterHelper$")
+		cmd.Env = append(os.Environ(), "ACC_INDEX_HELPER_STORE="+path, "ACC_INDEX_HELPER_ROUND="+strconv.Itoa(round))
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("writer round %d: %v\n%s", round, err, out)
+		}
+		// The check first: a search before it would refresh the layout
+		// the connection cached and hide a check that reads a stale one.
+		if lines, err := s.IntegrityCheck(context.Background()); err != nil || !slices.Equal(lines, []string{"ok"}) {
+			t.Fatalf("after round %d: integrity %q, %v", round, lines, err)
+		}
+		got, err := searchIDs(t, s, SearchQuery{Match: match})
+		if err != nil || len(got) != round*41-1 {
+			t.Fatalf("after round %d: %d hits, %v; want %d", round, len(got), err, round*41-1)
+		}
+		// The long-lived handle writes too, into the index others grew.
+		update(t, s, func(tx Tx) error {
+			m := fxMessage(testWorkspace, fmt.Sprintf("message_own_%d", round), "bob", []string{}, protocol.KindNote, round)
+			m.Subject = fmt.Sprintf("trial own %d", round)
+			return tx.InsertMessage(m)
+		})
+	}
+}
+
+// TestSearchIndexWriterHelper is the writer of
+// TestSearchIndexAcrossProcesses: 40 sends, each its own open, write and
+// close of the store.
+func TestSearchIndexWriterHelper(t *testing.T) {
+	path := os.Getenv("ACC_INDEX_HELPER_STORE")
+	if path == "" {
+		t.Skip("a helper process of TestSearchIndexAcrossProcesses")
+	}
+	round := os.Getenv("ACC_INDEX_HELPER_ROUND")
+	for i := range 40 {
+		s, err := OpenSQLiteExisting(context.Background(), path, testWorkspace)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = s.Update(context.Background(), func(tx Tx) error {
+			m := fxMessage(testWorkspace, fmt.Sprintf("message_r%s_%02d", round, i), "alice", []string{}, protocol.KindNote, i)
+			m.Subject = fmt.Sprintf("trial %s %d", round, i)
+			return tx.InsertMessage(m)
+		})
+		s.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}

@@ -490,10 +490,17 @@ func (s *SQLite) IntegrityCheck(ctx context.Context) ([]string, error) {
 // checkLines runs a checking pragma (integrity_check, quick_check) and
 // returns the lines it reports ("ok" alone when healthy); the error is the
 // driver's, not yet mapped.
+//
+// For a store file the pragma runs on a connection of its own, opened for
+// it: FTS5's check of the search index reads the index layout this
+// handle's connection cached, which is not refreshed when other processes
+// have merged the index since (checked with acc's own processes writing:
+// a connection kept open across their sends reported "corruption" in an
+// index a new connection found whole, and its searches were right).
 func (s *SQLite) checkLines(ctx context.Context, pragma string) ([]string, error) {
 	var out []string
-	err := s.View(ctx, func(rt ReadTx) error {
-		rows, err := rt.(*sqlTx).q.QueryContext(ctx, pragma)
+	run := func(q querier) error {
+		rows, err := q.QueryContext(ctx, pragma)
 		if err != nil {
 			return err
 		}
@@ -506,8 +513,20 @@ func (s *SQLite) checkLines(ctx context.Context, pragma string) ([]string, error
 			out = append(out, line)
 		}
 		return rows.Err()
-	})
-	return out, err
+	}
+	if s.path == "" {
+		err := s.View(ctx, func(rt ReadTx) error { return run(rt.(*sqlTx).q) })
+		return out, err
+	}
+	db, err := sql.Open(driverName, storeDSN(s.path))
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	ctx, cancel := withDefaultDeadline(ctx)
+	defer cancel()
+	return out, run(db)
 }
 
 type querier interface {
