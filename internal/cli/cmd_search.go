@@ -24,21 +24,23 @@ func (a *app) searchCommand() *cli.Command {
 		Usage:     "search the room's messages: subjects, bodies, handoffs and decisions, best match first",
 		ArgsUsage: "QUERY",
 		Description: "Finds the room's messages (all of them, as history shows them) holding every word of QUERY,\n" +
-			"best match first, each with a snippet of where it matched. The query language:\n" +
-			"  auth token        both words, anywhere, in any order (case does not matter; accents do)\n" +
-			"  \"refresh flow\"    those words together, in that order (quote the quotes for your shell)\n" +
-			"  -draft            leave out messages holding the word (or -\"a phrase\")\n" +
-			"  migrat*           words that begin with migrat\n" +
-			"The filters narrow the hits; --cursor continues after a previous page's last hit.\n\n" +
-			"  acc search auth token\n" +
-			"  acc search '\"refresh flow\" -draft' --from alice --since 7d\n" +
-			"  acc search migrat* --type decision --current",
+			"best match first, each with a snippet of where it matched, its matched words in [brackets].\n" +
+			"The query language: auth token finds both words, anywhere, in any order; \"refresh flow\" those words\n" +
+			"together, in that order (also text such as \"10:30\"); -draft leaves out messages holding the word (or\n" +
+			"-\"a phrase\"); 'migrat*' words that begin with migrat (quote it, or your shell may expand it).\n" +
+			"Words are whole (token does not find tokens); case does not matter, accents do.\n" +
+			"In acc search a word with one dash is always an exclusion (-current excludes \"current\"); flags\n" +
+			"take two dashes. The filters narrow the hits; --cursor continues after a previous page's last hit.\n" +
+			"--json gives the page of docs/protocol.md#search-results (highlights count code points).\n\n" +
+			"  acc search auth token -draft\n" +
+			"  acc search '\"refresh flow\"' --from alice --since 7d\n" +
+			"  acc search 'migrat*' --type decision --current",
 		Flags: []cli.Flag{
-			&cli.StringSliceFlag{Name: "from", Usage: "only messages sent by participant `ID` (repeat for several)"},
+			&cli.StringSliceFlag{Name: "from", Usage: "only messages sent by participant `ID`"},
 			&cli.StringFlag{Name: "to", Usage: "only messages addressed to participant `ID`"},
 			&cli.StringFlag{Name: "type", Usage: "only messages of this `KIND` (note, question, request, answer, decision, handoff)"},
 			&cli.BoolFlag{Name: "current", Usage: "only decisions that are current (their group's head)"},
-			&cli.StringFlag{Name: "since", Usage: "only messages sent at or after `WHEN`: an RFC 3339 time, a date (2026-12-01, UTC) or an age (90m, 36h, 7d)"},
+			&cli.StringFlag{Name: "since", Usage: "only messages sent at or after `WHEN`: an RFC 3339 time, a date (2026-12-01, UTC) or an age (90m, 36h, 7d, 2w)"},
 			&cli.StringFlag{Name: "until", Usage: "only messages sent before `WHEN` (as --since)"},
 			&cli.StringFlag{Name: "thread", Usage: "only messages of thread `ID`"},
 			&cli.StringFlag{Name: "cursor", Usage: "continue after this message `ID` (a previous page's nextCursor)"},
@@ -162,20 +164,18 @@ func searchAgain(cmd *cli.Command, query string) string {
 	return strings.Join(parts, " ")
 }
 
-// searchValueFlags and searchBoolFlags are acc search's flags (and the
-// global ones), by whether they take a value.
-var (
-	searchValueFlags = map[string]bool{"from": true, "to": true, "type": true, "since": true, "until": true, "thread": true,
-		"cursor": true, "limit": true, "cwd": true, "workspace": true}
-	searchBoolFlags = map[string]bool{"current": true, "json": true, "help": true, "h": true}
-)
+// searchValueFlags are acc search's flags (and the global ones) that take
+// a value.
+var searchValueFlags = map[string]bool{"from": true, "to": true, "type": true, "since": true, "until": true, "thread": true,
+	"cursor": true, "limit": true, "cwd": true, "workspace": true}
 
 // searchArgs lets a query's exclusions stand unquoted: in `acc search
-// tokens -draft`, -draft is a query term, not an unknown flag. A token of
-// one dash and a name that is none of acc search's flags is a query word;
-// when there is one, the words move after a --, in their order, and the
-// flags (with their values) stay before it. A token of two dashes is
-// always a flag, so a mistyped one is still refused by name.
+// tokens -draft`, -draft is a query term, not an unknown flag. In acc
+// search a token of one dash is always a query word (-current excludes
+// "current"; it is not --current), except -h, which asks for help; a
+// token of two dashes is always a flag, so a mistyped one is still refused
+// by name. When there is such a word, the words move after a --, in their
+// order, and the flags (with their values) stay before it.
 func searchArgs(args []string) []string {
 	i := slices.Index(args, "search")
 	var flags, words []string
@@ -193,17 +193,17 @@ func searchArgs(args []string) []string {
 		}
 		name, _, inline := strings.Cut(strings.TrimLeft(tok, "-"), "=")
 		switch {
+		case !strings.HasPrefix(tok, "--") && tok != "-h":
+			words = append(words, tok)
+			moved = true
 		case searchValueFlags[name]:
 			flags = append(flags, tok)
 			if !inline && j+1 < len(args) {
 				j++
 				flags = append(flags, args[j])
 			}
-		case searchBoolFlags[name] || strings.HasPrefix(tok, "--"):
-			flags = append(flags, tok)
 		default:
-			words = append(words, tok)
-			moved = true
+			flags = append(flags, tok)
 		}
 	}
 	if !moved {

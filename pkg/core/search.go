@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -130,7 +131,7 @@ func (r *Room) Search(ctx context.Context, q SearchQuery) (*SearchPage, error) {
 				return err
 			}
 			if p == nil {
-				return protocol.Errorf(protocol.ReasonUnknownRecipient, "no participant of this room is called %s", id).With("participantId", id)
+				return unknownParticipant(tx, id)
 			}
 		}
 		views := newDecisionViews(tx)
@@ -319,4 +320,27 @@ func cpSpans(text string, lo, hi, shift int, spans [][2]int) [][2]int {
 		out = append(out, [2]int{a, a + utf8.RuneCountInString(text[s[0]:s[1]])})
 	}
 	return out
+}
+
+// unknownParticipant is the refusal of a filter naming no participant of
+// the room (unknown_recipient, exit 4): it names who is there, up to
+// twenty, so the fix is in the message.
+func unknownParticipant(tx storage.ReadTx, id string) error {
+	ps, err := tx.Participants(storage.Durable)
+	if err != nil {
+		return err
+	}
+	var names []string
+	for _, p := range ps {
+		names = append(names, p.ParticipantID)
+	}
+	slices.Sort(names)
+	known := "nobody has joined it yet"
+	switch {
+	case len(names) > 20:
+		known = "its participants include " + strings.Join(names[:20], ", ") + fmt.Sprintf(" and %d more", len(names)-20)
+	case len(names) > 0:
+		known = "its participants are " + strings.Join(names, ", ")
+	}
+	return protocol.Errorf(protocol.ReasonUnknownRecipient, "no participant of this room is called %s; %s", id, known).With("participantId", id)
 }

@@ -121,7 +121,7 @@ func ParseSearch(q string) (*SearchQuery, error) {
 				word = word[:len(word)-1]
 			}
 			if i := strings.IndexAny(word, "()*:^+~{}[]<>|&!="); i >= 0 {
-				return nil, bad("%q holds %q, which this query language does not use", clipTerm(raw), word[i:i+1])
+				return nil, bad("%q holds %q, which this query language does not use (to find it as text, quote it: \"%s\")", clipTerm(raw), word[i:i+1], clipTerm(strings.ReplaceAll(word, `"`, "")))
 			}
 			t.Words = searchWords(word)
 			if len(t.Words) == 0 {

@@ -271,6 +271,9 @@ func (t *sqlTx) SearchMessages(q SearchQuery, fn func(protocol.Message) bool) er
 		if err != nil {
 			return err
 		}
+		if err := t.checkAnchorFilters(q); err != nil {
+			return err
+		}
 		if t.pg != nil {
 			where = append(where, "("+score+" > ? OR ("+score+" = ? AND (m.sent_at, m.message_id) < (?, ?)))")
 			args = append(args, match, anchor, match, anchor, sentAt, q.After)
@@ -299,7 +302,42 @@ func (t *sqlTx) SearchMessages(q SearchQuery, fn func(protocol.Message) bool) er
 			return inner(m)
 		}
 	}
-	return scanRecords(t, "message", "messages", query, args, fn)
+	if t.pg != nil {
+		return scanRecords(t, "message", "messages", query, args, fn)
+	}
+	// On SQLite the sort carries the ids only, and each record is read
+	// once its hit is taken: sorted with its record, a search finding
+	// every message of a 100,000-message room sorted 100 MB and took
+	// three times as long. (PostgreSQL sorts what it needs itself.)
+	rows, err := t.q.QueryContext(t.ctx, strings.Replace(query, "SELECT m.message_id, m.record FROM", "SELECT m.message_id FROM", 1), args...)
+	if err != nil {
+		return t.mapErr(err, "search messages")
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return t.mapErr(err, "search messages")
+		}
+		rec, ok, err := t.getOne("message", "SELECT record FROM messages WHERE message_id = ?", id)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			continue
+		}
+		m, err := decodeRecord[protocol.Message]("message", rec)
+		if err != nil {
+			if err := t.skipDamaged("messages", id, err, nil); err != nil {
+				return err
+			}
+			continue
+		}
+		if !fn(*m) {
+			return nil
+		}
+	}
+	return t.mapErr(rows.Err(), "search messages")
 }
 
 // searchAnchor returns the rank and sentAt of the message id within the
@@ -322,6 +360,29 @@ func (t *sqlTx) searchAnchor(id string, match any) (float64, string, error) {
 		return 0, "", t.mapErr(err, "find the search cursor")
 	}
 	return score, sentAt, nil
+}
+
+// checkAnchorFilters refuses a cursor whose message the filters of q
+// leave out (invalid_cursor): a page of one list continued from a hit of
+// another would skip or repeat hits. A decision replaced since the page
+// was read still continues a list of current decisions.
+func (t *sqlTx) checkAnchorFilters(q SearchQuery) error {
+	m, err := t.Message(q.After)
+	if err != nil {
+		return err
+	}
+	out := m == nil ||
+		(len(q.From) > 0 && !slices.Contains(q.From, m.FromParticipantID)) ||
+		(q.To != "" && !slices.Contains(m.ToParticipantIDs, q.To)) ||
+		(q.Kind != "" && m.Kind != q.Kind) ||
+		(q.CurrentDecisions && m.Kind != protocol.KindDecision) ||
+		(q.ThreadID != "" && m.ThreadID != q.ThreadID) ||
+		(q.Since != "" && m.SentAt < q.Since) ||
+		(q.Until != "" && m.SentAt >= q.Until)
+	if out {
+		return protocol.Errorf(protocol.ReasonInvalidCursor, "search cursor %s is not a hit of this search with these filters; start again without a cursor", q.After)
+	}
+	return nil
 }
 
 // migrateSQLite upgrades a store of schema version 2 to 3 on conn: the

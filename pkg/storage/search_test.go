@@ -142,6 +142,23 @@ func suiteSearch(t *testing.T, s Store) {
 		_, err := searchIDs(t, s, SearchQuery{Match: match("tokens"), After: after})
 		wantCode(t, err, protocol.ExitUsage, protocol.ReasonInvalidCursor)
 	}
+	// A hit of the words that the filters leave out continues no list.
+	for _, q := range []SearchQuery{
+		{Match: match("tokens"), From: []string{"bob"}, After: "d1"},
+		{Match: match("tokens"), Kind: protocol.KindDecision, After: "d1"},
+		{Match: match("token*"), To: "bob", After: "d2"},
+		{Match: match("token*"), ThreadID: "d2", After: "d1"},
+		{Match: match("token*"), Since: ts(3), After: "d2"},
+		{Match: match("token*"), Until: ts(3), After: "d3"},
+	} {
+		_, err := searchIDs(t, s, q)
+		wantCode(t, err, protocol.ExitUsage, protocol.ReasonInvalidCursor)
+	}
+	// A decision replaced since its page was read still continues the
+	// list of current decisions.
+	if _, err := searchIDs(t, s, SearchQuery{Match: match("tokens"), CurrentDecisions: true, After: "d3"}); err != nil {
+		t.Errorf("current decisions after a replaced one: %v", err)
+	}
 	if after := snapshot(t, s); after != before {
 		t.Error("a refused search changed the store")
 	}
