@@ -109,6 +109,7 @@ release-snapshot:
 
 stress:
 	ACC_STRESS=1 scripts/with-pg.sh $(GO) test -count=1 -run 'Concurrent|Crash' -v -timeout 30m ./internal/e2e/
+	cd pkg/storage && ACC_STRESS=1 ../../scripts/with-pg.sh $(GO) test -count=1 -run 'Upgrade' -v -timeout 30m .
 
 bench:
 	scripts/with-pg.sh $(GO) test -run '^$$' -bench . -benchmem work

@@ -188,12 +188,18 @@ func fillMessages(t testing.TB, s Store, n int) {
 
 // TestPostgresUpgradesVersion2: a room of schema version 2 is upgraded on
 // open as on SQLite; NoMigrate leaves it untouched; a process killed in
-// the middle of the upgrade leaves version 2 for the next open.
+// the middle of the upgrade leaves version 2 for the next open. With
+// ACC_STRESS=1 (make stress) the room holds 100,000 messages and a second
+// process is killed halfway through indexing them.
 func TestPostgresUpgradesVersion2(t *testing.T) {
 	t.Parallel()
 	p := openTestPostgres(t)
 	searchFixture(t, p)
-	fillMessages(t, p, 1200)
+	n, points := 1200, []string{FailBeforeCommit}
+	if os.Getenv("ACC_STRESS") == "1" {
+		n, points = 100_000, []string{FailMigrating, FailBeforeCommit}
+	}
+	fillMessages(t, p, n)
 	want, err := searchIDs(t, p, SearchQuery{Match: mustParse(t, "token*")})
 	if err != nil {
 		t.Fatal(err)
@@ -217,15 +223,18 @@ func TestPostgresUpgradesVersion2(t *testing.T) {
 		t.Fatalf("an open with NoMigrate changed the room:\n%s\nthen\n%s", before, after)
 	}
 
-	cmd := exec.Command(os.Args[0], "-test.run=^TestPostgresUpgradeHelper$")
-	cmd.Env = append(os.Environ(), "ACC_UPGRADE_HELPER_ROOM="+p.WorkspaceID(), "ACC_FAILPOINT="+FailBeforeCommit)
-	out, err := cmd.CombinedOutput()
-	if st, ok := cmd.ProcessState.Sys().(interface{ Signaled() bool }); !ok || !st.Signaled() {
-		t.Fatalf("the upgrading process was not killed: %v\n%s", err, out)
+	for _, point := range points {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestPostgresUpgradeHelper$")
+		cmd.Env = append(os.Environ(), "ACC_UPGRADE_HELPER_ROOM="+p.WorkspaceID(), "ACC_FAILPOINT="+point)
+		out, err := cmd.CombinedOutput()
+		if st, ok := cmd.ProcessState.Sys().(interface{ Signaled() bool }); !ok || !st.Signaled() {
+			t.Fatalf("the upgrading process was not killed at %s: %v\n%s", point, err, out)
+		}
+		if after := roomDump(t, p.Schema()); after != before {
+			t.Fatalf("an upgrade killed at %s changed the room:\n%s\nthen\n%s", point, before, after)
+		}
 	}
-	if after := roomDump(t, p.Schema()); after != before {
-		t.Fatalf("a killed upgrade changed the room:\n%s\nthen\n%s", before, after)
-	}
+	began := time.Now()
 
 	up, err := OpenPostgres(context.Background(), pgURL(t), p.WorkspaceID(), PostgresOptions{NoCreate: true})
 	if err != nil {
@@ -236,8 +245,9 @@ func TestPostgresUpgradesVersion2(t *testing.T) {
 	if err != nil || !slices.Equal(got, want) {
 		t.Errorf("after the upgrade: %v, %v; want %v", got, err, want)
 	}
-	if all, err := searchIDs(t, up, SearchQuery{Match: mustParse(t, "every odd")}); err != nil || len(all) != 600 {
-		t.Errorf("every odd: %d hits, %v; want 600", len(all), err)
+	t.Logf("upgrading %d messages on the server took %v", n, time.Since(began))
+	if all, err := searchIDs(t, up, SearchQuery{Match: mustParse(t, "every odd")}); err != nil || len(all) != n/2 {
+		t.Errorf("every odd: %d hits, %v; want %d", len(all), err, n/2)
 	}
 	if after, err := up.Fingerprint(context.Background()); err != nil || after != fp {
 		t.Errorf("the records changed across the upgrade (%v)", err)
