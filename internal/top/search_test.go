@@ -12,6 +12,12 @@ import (
 	"github.com/acc-go/acc/pkg/protocol"
 )
 
+// The highlight as the terminal receives it: reverse video on, then off.
+const (
+	rev    = "\x1b[7m"
+	revOff = "\x1b[27m"
+)
+
 // typeText presses the keys of s one by one, as a terminal sends them;
 // none of them may ask for anything (a search runs on enter only).
 func typeText(t *testing.T, m Model, s string) Model {
@@ -93,7 +99,7 @@ func TestSearchFindsAndOpensAHit(t *testing.T) {
 		`search quick auth token: 3 hits`,
 		`> note      p01              "hit subject 00"`,
 		`  note      p01              "hit subject 02"`,
-		"      body: the " + highlightOn + "auth" + highlightOff + " " + highlightOn + "token" + highlightOff + " expires",
+		"      body: the " + rev + "auth" + revOff + " " + rev + "token" + revOff + " expires",
 	} {
 		if !strings.Contains(v, want) {
 			t.Errorf("the hits lack %q:\n%s", want, v)
@@ -236,11 +242,11 @@ func TestSearchTextIsEscaped(t *testing.T) {
 	m, cmd := press(t, m, tea.KeyEnter)
 	m = answer(t, m, cmd)
 	shown := m.Render()
-	if !strings.Contains(shown, highlightOn+"token"+highlightOff) || !strings.Contains(shown, highlightOn+`\u001b[31mred\u009b2J\u202eevil\u2028x`+highlightOff) {
+	if !strings.Contains(shown, rev+"token"+revOff) || !strings.Contains(shown, rev+`\u001b[31mred\u009b2J\u202eevil\u2028x`+revOff) {
 		t.Errorf("the highlights are not shown:\n%q", shown)
 	}
 	for _, v := range []string{typed, shown} {
-		plain := strings.NewReplacer(highlightOn, "", highlightOff, "").Replace(v)
+		plain := strings.NewReplacer(rev, "", revOff, "").Replace(v)
 		if i := strings.IndexFunc(plain, func(r rune) bool {
 			return r == 0x1b || r >= 0x80 && r <= 0x9f || r == '\u202e' || r == '\u2028'
 		}); i >= 0 {
