@@ -1,6 +1,7 @@
 package top
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -205,13 +206,20 @@ func TestSearchNoHitsAndMore(t *testing.T) {
 	if v := m.Render(); !strings.Contains(v, "2 hits; more hits exist: n shows the next page") {
 		t.Fatalf("no word of more hits:\n%s", v)
 	}
-	src.page = hits(1)
+	// A next page refused shows why above the hits, which stay.
+	src.refusal = protocol.Errorf(protocol.ReasonInvalidCursor, "the cursor is no hit of this query")
+	m, cmd = update(t, m, tea.KeyPressMsg{Code: 'n', Text: "n"})
+	m = answer(t, m, cmd)
+	if v := m.Render(); !strings.Contains(v, "refused: the cursor is no hit of this query") || !strings.Contains(v, "hit subject 01") {
+		t.Fatalf("a refused next page:\n%s", v)
+	}
+	src.refusal, src.page = nil, hits(1)
 	m, cmd = update(t, m, tea.KeyPressMsg{Code: 'n', Text: "n"})
 	m = answer(t, m, cmd)
 	if last := src.searches[len(src.searches)-1]; last.Query != "auth token" || last.Cursor != "message_h01" {
 		t.Fatalf("n asked %+v", last)
 	}
-	if v := m.Render(); !strings.Contains(v, "1 hit (page 2)") || strings.Contains(v, "more hits") {
+	if v := m.Render(); !strings.Contains(v, "1 hit (page 2)") || strings.Contains(v, "more hits") || strings.Contains(v, "refused") {
 		t.Errorf("the next page:\n%s", v)
 	}
 	if _, cmd := update(t, m, tea.KeyPressMsg{Code: 'n', Text: "n"}); cmd != nil {
@@ -302,5 +310,25 @@ func TestSearchFitsTheTerminal(t *testing.T) {
 		if lines := strings.Split(v, "\n"); !strings.Contains(lines[len(lines)-1], "query █") {
 			t.Errorf("%v: the prompt's end is not on the last line:\n%s", size, v)
 		}
+	}
+}
+
+// TestSearchBeforeTheRoomExists: before anybody attached there is no
+// store and no message (the opener returns no room): a valid query finds
+// nothing, an invalid one is still refused.
+func TestSearchBeforeTheRoomExists(t *testing.T) {
+	opened := 0
+	src := &roomSource{ctx: context.Background(), wake: make(chan struct{}, 1),
+		open: func(context.Context) (*core.Room, error) { opened++; return nil, nil }}
+	page, err := src.Search(context.Background(), core.SearchQuery{Query: "auth token"})
+	if err != nil || page == nil || len(page.Items) != 0 || page.NextCursor != nil {
+		t.Fatalf("a search before the store exists: %+v, %v", page, err)
+	}
+	_, err = src.Search(context.Background(), core.SearchQuery{Query: `"auth`})
+	if pe := protocol.AsError(err); pe == nil || pe.Reason != protocol.ReasonSearchQueryInvalid {
+		t.Fatalf("an invalid query before the store exists: %v", err)
+	}
+	if opened != 2 {
+		t.Errorf("the room was asked for %d times, want 2", opened)
 	}
 }
