@@ -26,8 +26,10 @@ func (a *app) topCommand() *cli.Command {
 		Description: "top fills the terminal with the room: each session with its presence, client, branch and intent;\n" +
 			"each live claim with its holder and the time left; each open thread (a message still owed a reply or\n" +
 			"an acknowledgement) with every recipient's receipt. It updates as the store changes. ↑/↓ select a\n" +
-			"thread, enter opens it (reading it there changes no receipt), esc goes back, q quits. It needs a\n" +
-			"terminal; scripts use acc status --json.",
+			"thread, enter opens it (reading it there changes no receipt), esc goes back, q quits. / searches the\n" +
+			"room's messages as acc search does: type the query, enter runs it and the hits replace the room, each\n" +
+			"with a snippet, its matched words highlighted; ↑/↓ and enter open a hit's thread, n shows the next\n" +
+			"page, esc goes back. It needs a terminal; scripts use acc status --json.",
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			if a.jsonMode {
 				return protocol.Errorf(protocol.ReasonUsage, "acc top is for a terminal; use acc status --json for a snapshot")

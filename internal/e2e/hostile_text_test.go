@@ -144,6 +144,14 @@ func TestHostileTextOnTheTerminal(t *testing.T) {
 		scr.waitFor(t, "the question selected", regexp.MustCompile(`> question`))
 		f.Write([]byte("\r"))
 		scr.waitFor(t, "the opened thread", regexp.MustCompile(`(?s)subject: csi\\u009b2J.*evil\\u000dsafe text`))
+		// A search finds the question: its subject and its snippet are
+		// escaped in the hits too, and the hit opens the same thread.
+		f.Write([]byte("\x1b"))
+		scr.waitFor(t, "the room again", regexp.MustCompile(`OPEN THREADS`))
+		f.Write([]byte("/evil\r"))
+		scr.waitFor(t, "the hit, escaped", regexp.MustCompile(`(?s)search evil: 1 hit.*> question\s+alice\s+"csi\\u009b2J rlo\\u202egnp\.exe iso\\u2066x\\u2069 ls\\u2028ps\\u2029end"\s+body: evil\\u000dsafe text\\ncsi\\u009b2J rlo\\u202egnp\.exe`))
+		f.Write([]byte("\r"))
+		scr.waitFor(t, "the hit's thread", regexp.MustCompile(`(?s)subject: csi\\u009b2J.*evil\\u000dsafe text`))
 		quit(t, cmd, f)
 		// acc top paints with escape sequences of its own; none of the
 		// other characters reaches the terminal.

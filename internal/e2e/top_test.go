@@ -111,6 +111,47 @@ func TestTopLive(t *testing.T) {
 	quit(t, cmd, f)
 }
 
+// TestTopSearch: / searches the room from acc top: a refused query shows
+// why and stays in the prompt; the corrected one shows its hit, whose
+// thread opens without moving its receipt; esc walks back to the hits and
+// to the room.
+func TestTopSearch(t *testing.T) {
+	t.Parallel() // waits on timers and processes more than it computes
+	sb := newSandbox(t)
+	repo := sb.newRepo("repo")
+	alice := sb.attach(repo, "alice", "cli")
+	sb.attach(repo, "bob", "cli")
+	q := sb.sendAs(alice, "--to", "bob", "--type", "question", "--subject", "which port", "--body", "is 8080 taken?")
+	sb.sendAs(alice, "--to", "bob", "--type", "note", "--subject", "lunch", "--body", "at noon")
+	cmd, f := startTop(t, sb, repo)
+	defer f.Close()
+	scr := newScreen(f, 160, 40)
+	scr.waitFor(t, "the open question", regexp.MustCompile(`question\s+reply\s+alice → bob:queued`))
+
+	f.Write([]byte(`/"port`))
+	scr.waitFor(t, "the prompt", regexp.MustCompile(`/"port█`))
+	f.Write([]byte("\r"))
+	scr.waitFor(t, "the refusal above the prompt", regexp.MustCompile(`(?s)refused: a quote is not closed.*/"port█`))
+	f.Write([]byte("\"\r"))
+	scr.waitFor(t, "the hit", regexp.MustCompile(`(?s)search "port": 1 hit.*> question\s+alice\s+"which port"\s+subject: which port`))
+	f.Write([]byte("\r"))
+	scr.waitFor(t, "the hit's thread", regexp.MustCompile(`(?s)subject: which port.*bob: queued.*is 8080 taken\?`))
+	var hist struct {
+		Receipts []struct {
+			State string `json:"state"`
+		} `json:"receipts"`
+	}
+	sb.jsonOK(&hist, repo, "sync", "--scope", "history", "--message", q)
+	if len(hist.Receipts) != 1 || hist.Receipts[0].State != "queued" {
+		t.Fatalf("searching and opening the hit changed a receipt: %+v", hist)
+	}
+	f.Write([]byte("\x1b"))
+	scr.waitFor(t, "the hits again", regexp.MustCompile(`search "port": 1 hit`))
+	f.Write([]byte("\x1b"))
+	scr.waitFor(t, "the room again", regexp.MustCompile(`OPEN THREADS`))
+	quit(t, cmd, f)
+}
+
 // TestTopWaitsForTheRoom: in a room nobody has attached to, acc top says
 // it waits, creates no store, shows the room once someone attaches, and
 // q quits it at any point.

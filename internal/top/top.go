@@ -41,10 +41,13 @@ type Snapshot struct {
 	At      time.Time
 }
 
-// Source reads the room; Thread reads one message with its receipts.
+// Source reads the room; Thread reads one message with its receipts;
+// Search finds the room's messages that match a query, one page of hits
+// at a time (core.Room.Search). None of them writes to the store.
 type Source interface {
 	Read(ctx context.Context) Snapshot
 	Thread(ctx context.Context, messageID string) (*core.SyncResult, error)
+	Search(ctx context.Context, q core.SearchQuery) (*core.SearchPage, error)
 }
 
 // Opener opens the room's store, or returns (nil, nil) while it does not
@@ -125,6 +128,24 @@ func (s *roomSource) Thread(ctx context.Context, id string) (*core.SyncResult, e
 	return r.Sync(ctx, core.SyncQuery{Scope: core.SyncScopeHistory, MessageID: id})
 }
 
+// Search runs q on the room, bounded by 5 s. A room with no store yet
+// holds no message: a query its language accepts finds nothing there.
+func (s *roomSource) Search(ctx context.Context, q core.SearchQuery) (*core.SearchPage, error) {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	r, err := s.room(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if r == nil {
+		if _, err := protocol.ParseSearch(q.Query); err != nil {
+			return nil, err
+		}
+		return &core.SearchPage{Query: q.Query, Items: []core.SearchHit{}}, nil
+	}
+	return r.Search(ctx, q)
+}
+
 type snapMsg Snapshot
 type tickMsg time.Time
 type wakeMsg struct{}
@@ -155,6 +176,8 @@ type Model struct {
 	width      int
 	height     int
 	title      string
+	// search is the query prompt and the hits shown in place of the room.
+	search search
 }
 
 // New builds the view of a room named title, woken by wake; size is the
@@ -218,6 +241,10 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.KeyPressMsg:
 		return m.key(msg)
+	case tea.PasteMsg:
+		return m.paste(msg.Content), nil
+	case searchMsg:
+		return m.searched(msg), nil
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
 		m.scroll = min(m.scroll, m.maxScroll())
@@ -276,6 +303,21 @@ func (m *Model) follow() {
 }
 
 func (m Model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
+	if m.search.prompting {
+		return m.promptKey(k)
+	}
+	if k.String() == "/" && m.open == nil {
+		// The prompt opens empty over what is shown; a thread asked for
+		// or a next page still coming is forgotten.
+		m.search.prompting, m.search.input, m.search.refusal, m.search.running = true, "", "", false
+		m.opening = ""
+		return m, nil
+	}
+	if m.open == nil && m.search.page != nil {
+		if m, cmd, ok := m.searchKey(k); ok {
+			return m, cmd
+		}
+	}
 	switch k.String() {
 	case "q", "ctrl+c":
 		return m, tea.Quit
@@ -305,24 +347,39 @@ func (m Model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	return m, nil
 }
 
-// View draws the room, or the open thread, on the alternate screen.
+// View draws the room, the hits of a search or the open thread, with the
+// search prompt at the bottom while it is open, on the alternate screen.
 func (m Model) View() tea.View {
 	v := tea.NewView(m.Render())
 	v.AltScreen = true
 	return v
 }
 
-// Render is the text of the view: the room, or the open thread, fitted
+// Render is the text of the view: the room, the hits of a search or the
+// open thread, and the search prompt below while it is open, fitted
 // within the terminal.
 func (m Model) Render() string {
-	var lines []string
-	if m.open != nil {
-		lines = m.threadLines()
-	} else {
-		lines = m.roomLines()
+	bottom := m.promptLines()
+	// What the prompt leaves of the height is the view's.
+	v := m
+	if m.height > 0 && len(bottom) > 0 {
+		v.height = max(1, m.height-len(bottom))
 	}
+	var lines []string
+	switch {
+	case m.open != nil:
+		lines = v.threadLines()
+	case m.search.page != nil:
+		lines = v.searchLines()
+	default:
+		lines = v.roomLines()
+	}
+	if v.height > 0 && len(lines) > v.height {
+		lines = lines[:v.height]
+	}
+	lines = append(lines, bottom...)
 	if m.height > 0 && len(lines) > m.height {
-		lines = lines[:m.height]
+		lines = lines[len(lines)-m.height:] // the prompt stays in sight
 	}
 	for i, l := range lines {
 		if m.width > 0 && ansi.StringWidth(l) > m.width {
@@ -428,7 +485,7 @@ func (m Model) roomLines() []string {
 		}
 		claims.rows = append(claims.rows, fmt.Sprintf("  %-40s %-9s %-9s held by %-14s %s", screenSafe(c.Resource), c.Mode, c.Enforcement, c.OwnerParticipantID, left))
 	}
-	threads := section{title: "OPEN THREADS (↑/↓ select, enter opens, q quits)", empty: "nothing is owed", focus: m.selected}
+	threads := section{title: "OPEN THREADS (↑/↓ select, enter opens, / searches, q quits)", empty: "nothing is owed", focus: m.selected}
 	for i, t := range m.snap.Threads {
 		mark := " "
 		if i == m.selected {

@@ -14,16 +14,30 @@ import (
 	"github.com/acc-go/acc/pkg/protocol"
 )
 
-// fakeSource counts reads and serves a fixed room.
+// fakeSource counts reads and serves a fixed room; it records the threads
+// and the searches asked of it, and answers every search with page, or
+// with refusal when that is set.
 type fakeSource struct {
-	snap   Snapshot
-	thread *core.SyncResult
-	reads  int
+	snap     Snapshot
+	thread   *core.SyncResult
+	reads    int
+	threads  []string
+	page     *core.SearchPage
+	refusal  error
+	searches []core.SearchQuery
 }
 
 func (f *fakeSource) Read(context.Context) Snapshot { f.reads++; return f.snap }
-func (f *fakeSource) Thread(context.Context, string) (*core.SyncResult, error) {
+func (f *fakeSource) Thread(_ context.Context, id string) (*core.SyncResult, error) {
+	f.threads = append(f.threads, id)
 	return f.thread, nil
+}
+func (f *fakeSource) Search(_ context.Context, q core.SearchQuery) (*core.SearchPage, error) {
+	f.searches = append(f.searches, q)
+	if f.refusal != nil {
+		return nil, f.refusal
+	}
+	return f.page, nil
 }
 
 var t0 = time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
