@@ -246,7 +246,7 @@ func TestDoctorOlderSchema(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, q := range []string{"DROP TABLE search_index", "DROP TABLE search_docs", "PRAGMA user_version = 2", "PRAGMA wal_checkpoint(TRUNCATE)"} {
+	for _, q := range []string{"DROP TRIGGER search_pending_add", "DROP TABLE search_pending", "DROP TABLE search_index", "DROP TABLE search_docs", "PRAGMA user_version = 2", "PRAGMA wal_checkpoint(TRUNCATE)"} {
 		if _, err := db.Exec(q); err != nil {
 			t.Fatal(err)
 		}

@@ -298,7 +298,9 @@ func TestDoctorOnPostgres(t *testing.T) {
 
 	// A room an older acc wrote (schema version 2, no search index):
 	// healthy, reported with a warning, not upgraded by doctor.
-	if _, err := conn.Exec(ctx, "DROP TABLE "+pgx.Identifier{storage.PostgresSchema(id), "search_docs"}.Sanitize()+"; UPDATE "+meta+" SET value = '2' WHERE key = 'schema_version'"); err != nil {
+	room := func(name string) string { return pgx.Identifier{storage.PostgresSchema(id), name}.Sanitize() }
+	if _, err := conn.Exec(ctx, "DROP TABLE "+room("search_docs")+"; DROP TRIGGER search_pending_add ON "+room("messages")+"; DROP FUNCTION "+room("search_pending_add")+
+		"; DROP TABLE "+room("search_pending")+"; UPDATE "+meta+" SET value = '2' WHERE key = 'schema_version'"); err != nil {
 		t.Fatal(err)
 	}
 	rep, err = doctor(m.env)

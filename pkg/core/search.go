@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -120,8 +121,38 @@ func (r *Room) Search(ctx context.Context, q SearchQuery) (*SearchPage, error) {
 	if !q.Until.IsZero() {
 		sq.Until = protocol.FormatTime(q.Until)
 	}
+	page, err := r.search(ctx, q, parsed, sq, limit)
+	if errors.Is(err, errIndexPending) {
+		// Messages an older acc wrote after the upgrade are indexed
+		// first, so the search misses none of them
+		// (docs/protocol.md#search-index).
+		err = r.Store.Update(ctx, func(tx storage.Tx) error {
+			_, _, err := tx.IndexPending()
+			return err
+		})
+		if err == nil {
+			page, err = r.search(ctx, q, parsed, sq, limit)
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return page, nil
+}
+
+// errIndexPending ends a search's read when messages wait to be indexed.
+var errIndexPending = errors.New("messages wait to be indexed")
+
+// search is one read of Search: errIndexPending when messages wait to be
+// indexed.
+func (r *Room) search(ctx context.Context, q SearchQuery, parsed *protocol.SearchQuery, sq storage.SearchQuery, limit int) (*SearchPage, error) {
 	page := &SearchPage{Query: q.Query, Items: []SearchHit{}}
-	err = r.Store.View(ctx, func(tx storage.ReadTx) error {
+	err := r.Store.View(ctx, func(tx storage.ReadTx) error {
+		if n, err := tx.PendingIndex(); err != nil {
+			return err
+		} else if n > 0 {
+			return errIndexPending
+		}
 		for _, id := range append(slices.Clone(q.From), q.To) {
 			if id == "" {
 				continue

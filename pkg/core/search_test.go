@@ -1,11 +1,13 @@
 package core
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
 	"github.com/acc-go/acc/pkg/protocol"
+	"github.com/acc-go/acc/pkg/storage"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -99,4 +101,84 @@ func FuzzMakeSnippet(f *testing.F) {
 			at = h[1]
 		}
 	})
+}
+
+// pendingStore stands for a store where an acc of schema version 2,
+// still running after the upgrade, wrote messages without indexing them:
+// its reads report waiting messages until a write indexes them (the
+// engines' side of this is storage's SearchPending suite).
+type pendingStore struct {
+	storage.Store
+	waiting bool
+	indexed int
+}
+
+type pendingRead struct {
+	storage.ReadTx
+	s *pendingStore
+}
+
+func (r pendingRead) PendingIndex() (int, error) {
+	if r.s.waiting {
+		return 1, nil
+	}
+	return r.ReadTx.PendingIndex()
+}
+
+type pendingWrite struct {
+	storage.Tx
+	s *pendingStore
+}
+
+func (w pendingWrite) IndexPending() (int, int, error) {
+	w.s.waiting = false
+	w.s.indexed++
+	return w.Tx.IndexPending()
+}
+
+func (p *pendingStore) View(ctx context.Context, fn func(storage.ReadTx) error) error {
+	return p.Store.View(ctx, func(tx storage.ReadTx) error { return fn(pendingRead{tx, p}) })
+}
+
+func (p *pendingStore) Update(ctx context.Context, fn func(storage.Tx) error) error {
+	return p.Store.Update(ctx, func(tx storage.Tx) error { return fn(pendingWrite{tx, p}) })
+}
+
+// TestSearchIndexesPendingFirst: a search in a room with messages waiting
+// to be indexed indexes them in a write of its own, then answers from the
+// whole index; with none waiting it writes nothing.
+func TestSearchIndexesPendingFirst(t *testing.T) {
+	t.Parallel()
+	tr := newTestRoom(t)
+	alice := tr.attach("alice", "claude-code")
+	tr.attach("bob", "codex")
+	tr.send(alice, SendInput{To: []string{"bob"}, Kind: protocol.KindNote, Subject: "wombat sighting", Body: "by the shed"})
+	ps := &pendingStore{Store: tr.Store, waiting: true}
+	tr.Store = ps
+	defer func() { tr.Store = ps.Store }()
+
+	page, err := tr.Search(context.Background(), SearchQuery{Query: "wombat"})
+	if err != nil || len(page.Items) != 1 {
+		t.Fatalf("search: %v, %+v", err, page)
+	}
+	if ps.indexed != 1 || ps.waiting {
+		t.Errorf("IndexPending ran %d times (waiting %v), want once", ps.indexed, ps.waiting)
+	}
+	fp := func() string {
+		f, err := ps.Store.(fingerprinter).Fingerprint(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	before := fp()
+	if _, err := tr.Search(context.Background(), SearchQuery{Query: "wombat"}); err != nil {
+		t.Fatal(err)
+	}
+	if ps.indexed != 1 {
+		t.Errorf("a search with nothing waiting ran IndexPending (%d times)", ps.indexed)
+	}
+	if fp() != before {
+		t.Error("a search with nothing waiting changed the room")
+	}
 }

@@ -153,21 +153,72 @@ func SearchWords(s string) []string {
 	return slices.DeleteFunc(searchWords(s), func(w string) bool { return len(w) > MaxSearchWordBytes })
 }
 
+// SearchGap stands in SearchDocument's word lists where a phrase must
+// not continue: between the body and each handoff line, and in place of
+// a word too long to index. No query word is ever SearchGap.
+const SearchGap = ""
+
+// MaxSearchDocumentBytes bounds what one message's index takes as
+// PostgreSQL stores a tsvector, which it keeps under 1 MiB: each distinct
+// word its bytes rounded up to even plus 4, each further occurrence 2
+// (up to 256 per word).
+const MaxSearchDocumentBytes = 1_000_000
+
 // SearchDocument returns the words of m that search indexes
 // (docs/protocol.md#search-index): those of the subject, and those of the
-// body followed by the handoff's completed, remaining and blockers lines.
-// A decision is indexed as any message is, by its subject and body.
+// body followed by the handoff's completed, remaining and blockers lines,
+// a SearchGap before each line and in place of each word longer than
+// MaxSearchWordBytes, so that no phrase spans two lines or a left-out
+// word; a word met once the document has taken MaxSearchDocumentBytes
+// is a gap too. A decision is indexed as any message is, by its subject and body.
 func SearchDocument(m *Message) (subject, body []string) {
-	subject = SearchWords(m.Subject)
-	body = SearchWords(m.Body)
+	subject = documentWords(m.Subject)
+	body = documentWords(m.Body)
 	if h := m.Handoff; h != nil {
 		for _, list := range [][]string{h.Completed, h.Remaining, h.Blockers} {
 			for _, line := range list {
-				body = append(body, SearchWords(line)...)
+				body = append(body, SearchGap)
+				body = append(body, documentWords(line)...)
 			}
 		}
 	}
+	// Past MaxSearchDocumentBytes a word is a gap: PostgreSQL refuses a
+	// larger tsvector, and both engines must hold the same words.
+	positions := map[string]int{}
+	total := 0
+	for _, words := range [][]string{subject, body} {
+		for i, w := range words {
+			if w == SearchGap {
+				continue
+			}
+			n, cost := positions[w], 0
+			switch {
+			case n == 0:
+				cost = (len(w)+1)&^1 + 4
+			case n < 256:
+				cost = 2
+			}
+			if total+cost > MaxSearchDocumentBytes {
+				words[i] = SearchGap
+				continue
+			}
+			positions[w] = n + 1
+			total += cost
+		}
+	}
 	return subject, body
+}
+
+// documentWords is SearchWords with a SearchGap for each word it leaves
+// out for its length.
+func documentWords(s string) []string {
+	words := searchWords(s)
+	for i, w := range words {
+		if len(w) > MaxSearchWordBytes {
+			words[i] = SearchGap
+		}
+	}
+	return words
 }
 
 // searchWords splits s into its runs of letters and digits (with the

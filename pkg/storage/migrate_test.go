@@ -18,7 +18,7 @@ import (
 // an older acc left it: no search tables.
 func downgradeSQLite(t *testing.T, path string) {
 	t.Helper()
-	rawExec(t, path, "DROP TABLE search_index", "DROP TABLE search_docs", "PRAGMA user_version = 2")
+	rawExec(t, path, "DROP TRIGGER search_pending_add", "DROP TABLE search_pending", "DROP TABLE search_index", "DROP TABLE search_docs", "PRAGMA user_version = 2")
 }
 
 func userVersion(t *testing.T, path string) int {
@@ -208,7 +208,8 @@ func TestPostgresUpgradesVersion2(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pgAdmin(t, p, "DROP TABLE $ROOM.search_docs", "UPDATE $ROOM.meta SET value = '2' WHERE key = 'schema_version'")
+	pgAdmin(t, p, "DROP TABLE $ROOM.search_docs", "DROP TRIGGER search_pending_add ON $ROOM.messages", "DROP FUNCTION $ROOM.search_pending_add", "DROP TABLE $ROOM.search_pending",
+		"UPDATE $ROOM.meta SET value = '2' WHERE key = 'schema_version'")
 	before := roomDump(t, p.Schema())
 
 	inspected, err := OpenPostgres(context.Background(), pgURL(t), p.WorkspaceID(), PostgresOptions{NoMigrate: true})
@@ -325,5 +326,80 @@ func TestSearchIndexWriterHelper(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// pendingCount reads s's PendingIndex.
+func pendingCount(t *testing.T, s Store) int {
+	t.Helper()
+	var n int
+	view(t, s, func(tx ReadTx) error {
+		var err error
+		n, err = tx.PendingIndex()
+		return err
+	})
+	return n
+}
+
+// unindexedNote writes a note the way an acc of schema version 2 does:
+// its row, no index.
+func unindexedNote(t *testing.T, s Store, id, subject string) {
+	t.Helper()
+	m := fxMessage(s.WorkspaceID(), id, "alice", []string{"bob"}, protocol.KindNote, 9)
+	m.Subject = subject
+	update(t, s, func(tx Tx) error { return tx.(*sqlTx).insertMessage(m, false) })
+}
+
+// TestSQLiteAddsPendingTable: a store of schema version 3 made before the
+// index had its pending table (an earlier build of this version) gets
+// the table and trigger on open, with every message the index lacks
+// recorded pending, so a search finds it after IndexPending.
+func TestSQLiteAddsPendingTable(t *testing.T) {
+	t.Parallel()
+	path := storePath(t)
+	s := openPlain(t, path)
+	searchFixture(t, s)
+	unindexedNote(t, s, "late", "numbat report")
+	s.Close()
+	rawExec(t, path, "DROP TRIGGER search_pending_add", "DROP TABLE search_pending")
+
+	s = openAt(t, path, testWorkspace)
+	if n := pendingCount(t, s); n != 1 {
+		t.Fatalf("after the open: %d pending, want 1", n)
+	}
+	update(t, s, func(tx Tx) error { _, _, err := tx.IndexPending(); return err })
+	if got, err := searchIDs(t, s, SearchQuery{Match: mustParse(t, "numbat")}); err != nil || !slices.Equal(got, []string{"late"}) {
+		t.Errorf("numbat: %v, %v; want [late]", got, err)
+	}
+	unindexedNote(t, s, "later", "numbat again")
+	if n := pendingCount(t, s); n != 1 {
+		t.Errorf("the trigger is back: %d pending after an unindexed write, want 1", n)
+	}
+}
+
+// TestPostgresAddsPendingTable is TestSQLiteAddsPendingTable on
+// PostgreSQL.
+func TestPostgresAddsPendingTable(t *testing.T) {
+	t.Parallel()
+	p := openTestPostgres(t)
+	searchFixture(t, p)
+	unindexedNote(t, p, "late", "numbat report")
+	pgAdmin(t, p, "DROP TRIGGER search_pending_add ON $ROOM.messages", "DROP FUNCTION $ROOM.search_pending_add", "DROP TABLE $ROOM.search_pending")
+
+	up, err := OpenPostgres(context.Background(), pgURL(t), p.WorkspaceID(), PostgresOptions{NoCreate: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer up.Close()
+	if n := pendingCount(t, up); n != 1 {
+		t.Fatalf("after the open: %d pending, want 1", n)
+	}
+	update(t, up, func(tx Tx) error { _, _, err := tx.IndexPending(); return err })
+	if got, err := searchIDs(t, up, SearchQuery{Match: mustParse(t, "numbat")}); err != nil || !slices.Equal(got, []string{"late"}) {
+		t.Errorf("numbat: %v, %v; want [late]", got, err)
+	}
+	unindexedNote(t, up, "later", "numbat again")
+	if n := pendingCount(t, up); n != 1 {
+		t.Errorf("the trigger is back: %d pending after an unindexed write, want 1", n)
 	}
 }

@@ -34,6 +34,9 @@ type Postgres struct {
 	schema      string
 	// version is the room's schema version as opened (SchemaVersion).
 	version int
+	// pendingMissing is set by checkMeta when the room lacks
+	// search_pending (a room of schema version 3 made before it had one).
+	pendingMissing bool
 	// described is the URL without its password, for messages.
 	described string
 	// secret is the password the URL carries, "" when none: scrubbed from
@@ -271,7 +274,16 @@ func (p *Postgres) checkOrInit(ctx context.Context, o PostgresOptions) error {
 		if err := p.migratePostgres(ctx, conn); err != nil {
 			return err
 		}
+		// The upgrade may have outlasted ctx; the check after it gets
+		// a wait of its own, so a committed upgrade is not reported as
+		// a busy room.
+		after, cancel := context.WithTimeout(context.WithoutCancel(ctx), DefaultBusyWait)
+		defer cancel()
+		ctx = after
 		err = p.checkMeta(ctx, conn)
+	}
+	if err == nil && p.pendingMissing && !o.NoMigrate {
+		err = p.addPending(ctx, conn)
 	}
 	return err
 }
@@ -328,7 +340,8 @@ func (p *Postgres) create(ctx context.Context, conn *sql.Conn) error {
 // checkMeta refuses a room of another schema version or workspace, or a
 // schema of acc's name without acc's meta table, reading only.
 func (p *Postgres) checkMeta(ctx context.Context, conn *sql.Conn) error {
-	rows, err := conn.QueryContext(ctx, "SELECT key, value FROM meta WHERE key IN ('schema_version', 'workspace_id')")
+	rows, err := conn.QueryContext(ctx, `SELECT key, value FROM meta WHERE key IN ('schema_version', 'workspace_id')
+UNION ALL SELECT 'search_pending', CASE WHEN to_regclass('search_pending') IS NULL THEN 'missing' ELSE 'present' END`)
 	if err != nil {
 		var pe *pgconn.PgError
 		if errors.As(err, &pe) && pe.Code == "42P01" { // undefined_table
@@ -358,6 +371,7 @@ func (p *Postgres) checkMeta(ctx context.Context, conn *sql.Conn) error {
 			"%s belongs to workspace %s, not %s; it was left untouched", p.where(), id, p.workspaceID).
 			With("storeWorkspaceId", id)
 	}
+	p.pendingMissing = meta["search_pending"] == "missing"
 	version, err := strconv.Atoi(meta["schema_version"])
 	if err != nil {
 		return protocol.Errorf(protocol.ReasonStoreCorrupt,

@@ -26,6 +26,21 @@ CREATE TABLE search_docs (
   message_id TEXT NOT NULL UNIQUE REFERENCES messages(message_id)
 );
 CREATE VIRTUAL TABLE search_index USING fts5(subject, body, content = '', tokenize = 'ascii');
+` + pendingSchemaSQLite
+
+// pendingSchemaSQLite keeps the ids of messages written without being
+// indexed: a trigger records every new message, and this acc's own
+// insert removes the row again in the same transaction once the message
+// is indexed. What remains was written by an acc of schema version 2
+// that opened the store before it was upgraded and goes on writing
+// (a long-running acc-mcp, say); the next search indexes it first
+// (IndexPending), so no message is ever missing from the index.
+const pendingSchemaSQLite = `
+CREATE TABLE IF NOT EXISTS search_pending (message_id TEXT PRIMARY KEY) WITHOUT ROWID;
+CREATE TRIGGER IF NOT EXISTS search_pending_add AFTER INSERT ON messages
+BEGIN
+  INSERT OR IGNORE INTO search_pending(message_id) VALUES (NEW.message_id);
+END;
 `
 
 // searchSchemaPostgres is the PostgreSQL form: one row per message with
@@ -36,6 +51,20 @@ CREATE TABLE search_docs (
   doc tsvector NOT NULL
 );
 CREATE INDEX search_docs_doc ON search_docs USING GIN (doc);
+` + pendingSchemaPostgres
+
+// pendingSchemaPostgres is pendingSchemaSQLite's PostgreSQL form. The
+// trigger's function resolves its table through the search path it was
+// created with (the room's schema), whatever the writer's session has.
+const pendingSchemaPostgres = `
+CREATE TABLE IF NOT EXISTS search_pending (message_id TEXT COLLATE "C" PRIMARY KEY);
+CREATE OR REPLACE FUNCTION search_pending_add() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+BEGIN
+  INSERT INTO search_pending(message_id) VALUES (NEW.message_id) ON CONFLICT DO NOTHING;
+  RETURN NULL;
+END $$;
+DROP TRIGGER IF EXISTS search_pending_add ON messages;
+CREATE TRIGGER search_pending_add AFTER INSERT ON messages FOR EACH ROW EXECUTE FUNCTION search_pending_add();
 `
 
 // Ranking weights: a word in the subject counts several times one in the
@@ -81,10 +110,14 @@ func tsvectorLiteral(subject, body []string) string {
 		l.pos = append(l.pos, p)
 	}
 	for i, w := range subject {
-		add(w, i+1, "A")
+		if w != protocol.SearchGap {
+			add(w, i+1, "A")
+		}
 	}
 	for i, w := range body {
-		add(w, len(subject)+2+i, "")
+		if w != protocol.SearchGap {
+			add(w, len(subject)+2+i, "")
+		}
 	}
 	slices.Sort(order)
 	var b strings.Builder
@@ -103,12 +136,21 @@ func tsvectorLiteral(subject, body []string) string {
 // indexMessage adds m's words to the search index, inside t (the
 // message's own transaction, or a migration's or copy's).
 func (t *sqlTx) indexMessage(m *protocol.Message) error {
+	if err := t.indexDocument(m.MessageID, m); err != nil {
+		return err
+	}
+	return t.exec("index a message for search", "DELETE FROM search_pending WHERE message_id = ?", m.MessageID)
+}
+
+// indexDocument adds m's words to the index under id, the message's key
+// in the messages table.
+func (t *sqlTx) indexDocument(id string, m *protocol.Message) error {
 	subject, body := protocol.SearchDocument(m)
 	if t.pg != nil {
 		return t.exec("index a message for search", "INSERT INTO search_docs(message_id, doc) VALUES (?, CAST(? AS tsvector))",
-			m.MessageID, tsvectorLiteral(subject, body))
+			id, tsvectorLiteral(subject, body))
 	}
-	res, err := t.q.ExecContext(t.ctx, "INSERT INTO search_docs(message_id) VALUES (?)", m.MessageID)
+	res, err := t.q.ExecContext(t.ctx, "INSERT INTO search_docs(message_id) VALUES (?)", id)
 	if err != nil {
 		return t.mapErr(err, "index a message for search")
 	}
@@ -117,14 +159,92 @@ func (t *sqlTx) indexMessage(m *protocol.Message) error {
 		return t.mapErr(err, "index a message for search")
 	}
 	return t.exec("index a message for search", "INSERT INTO search_index(rowid, subject, body) VALUES (?, ?, ?)",
-		doc, strings.Join(subject, " "), strings.Join(body, " "))
+		doc, fts5Text(subject), fts5Text(body))
+}
+
+// fts5Gap is what a protocol.SearchGap becomes in FTS5's text: a token
+// (the ascii tokenizer keeps every byte above 127 in a token) that no
+// query word can equal or begin, since the section sign is no letter,
+// digit or mark; it takes a position, so a phrase cannot step over it.
+const fts5Gap = "§"
+
+// fts5Text joins words for FTS5's ascii tokenizer, gaps as fts5Gap.
+func fts5Text(words []string) string {
+	var b strings.Builder
+	for i, w := range words {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		if w == protocol.SearchGap {
+			w = fts5Gap
+		}
+		b.WriteString(w)
+	}
+	return b.String()
+}
+
+// maxPendingCheck bounds PendingIndex's count: a search needs to know
+// only whether any message waits.
+const maxPendingCheck = 1000
+
+// PendingIndex counts, up to 1,000, the messages written without being
+// indexed (pendingSchemaSQLite); 0 is the common case and costs one read
+// of an empty table.
+func (t *sqlTx) PendingIndex() (int, error) {
+	var n int
+	err := t.q.QueryRowContext(t.ctx, "SELECT count(*) FROM (SELECT 1 FROM search_pending LIMIT "+strconv.Itoa(maxPendingCheck)+") AS p").Scan(&n)
+	if err != nil {
+		return 0, t.mapErr(err, "look for messages not yet indexed")
+	}
+	return n, nil
+}
+
+// IndexPending indexes the messages written without being indexed and
+// empties search_pending; it returns how many it indexed and how many it
+// left out because their record does not decode
+// (docs/design.md#damaged-records). A pending id already indexed, or no
+// longer a message, is only cleared.
+func (t *sqlTx) IndexPending() (indexed, skipped int, err error) {
+	rows, err := t.q.QueryContext(t.ctx, `SELECT p.message_id, m.record FROM search_pending p JOIN messages m ON m.message_id = p.message_id
+WHERE NOT EXISTS (SELECT 1 FROM search_docs d WHERE d.message_id = p.message_id) ORDER BY p.message_id`)
+	if err != nil {
+		return 0, 0, t.mapErr(err, "read the messages not yet indexed")
+	}
+	var page [][2]string
+	for rows.Next() {
+		var id, rec string
+		if err := rows.Scan(&id, &rec); err != nil {
+			rows.Close()
+			return 0, 0, t.mapErr(err, "read the messages not yet indexed")
+		}
+		page = append(page, [2]string{id, rec})
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, 0, t.mapErr(err, "read the messages not yet indexed")
+	}
+	for _, r := range page {
+		m, err := decodeRecord[protocol.Message]("message", r[1])
+		if err != nil || m.MessageID != r[0] {
+			skipped++
+			continue
+		}
+		if err := t.indexDocument(r[0], m); err != nil {
+			return indexed, skipped, err
+		}
+		indexed++
+	}
+	if err := t.exec("clear the messages not yet indexed", "DELETE FROM search_pending"); err != nil {
+		return indexed, skipped, err
+	}
+	return indexed, skipped, nil
 }
 
 // indexAll indexes every message of the room that t sees, in pages of
 // message ids; progress, when set, is called after each page with the
-// count so far. A record that does not decode is left out of the index,
-// as it is out of every other read (docs/design.md#damaged-records), and
-// counted in skipped.
+// count so far. A record that does not decode, or names another id than
+// its row's, is left out of the index, as it is out of every other read
+// (docs/design.md#damaged-records), and counted in skipped.
 func (t *sqlTx) indexAll(progress func(done int64)) (done, skipped int64, err error) {
 	after := ""
 	for {
@@ -146,7 +266,9 @@ func (t *sqlTx) indexAll(progress func(done int64)) (done, skipped int64, err er
 			return done, skipped, t.mapErr(err, "read the messages to index")
 		}
 		if len(page) == 0 {
-			return done, skipped, nil
+			// Every message is indexed now, those the trigger recorded
+			// on the way (a copy's) included.
+			return done, skipped, t.exec("clear the messages not yet indexed", "DELETE FROM search_pending")
 		}
 		// On PostgreSQL one INSERT carries the page: a round trip per
 		// message would make indexing a large room take minutes.
@@ -154,15 +276,15 @@ func (t *sqlTx) indexAll(progress func(done int64)) (done, skipped int64, err er
 		var args []any
 		for _, r := range page {
 			m, err := decodeRecord[protocol.Message]("message", r[1])
-			if err != nil {
+			if err != nil || m.MessageID != r[0] {
 				skipped++
 				continue
 			}
 			if t.pg != nil {
 				values = append(values, "(?, CAST(? AS tsvector))")
 				subject, body := protocol.SearchDocument(m)
-				args = append(args, m.MessageID, tsvectorLiteral(subject, body))
-			} else if err := t.indexMessage(m); err != nil {
+				args = append(args, r[0], tsvectorLiteral(subject, body))
+			} else if err := t.indexDocument(r[0], m); err != nil {
 				return done, skipped, err
 			}
 			done++
@@ -435,7 +557,10 @@ func (s *SQLite) migrateSQLite(ctx context.Context, conn *sql.Conn) error {
 // migratePostgres upgrades a room of schema version 2 to 3 in one
 // transaction under the room's write lock, as migrateSQLite does.
 func (p *Postgres) migratePostgres(ctx context.Context, conn *sql.Conn) error {
-	if _, err := conn.ExecContext(ctx, "BEGIN"); err != nil {
+	// READ COMMITTED, as every write: after the lock each statement sees
+	// what a concurrent upgrader committed, where REPEATABLE READ would
+	// fail on it.
+	if _, err := conn.ExecContext(ctx, "BEGIN ISOLATION LEVEL READ COMMITTED"); err != nil {
 		return p.mapErr(err, "begin the upgrade to schema version 3")
 	}
 	committed := false
@@ -473,5 +598,76 @@ func (p *Postgres) migratePostgres(ctx context.Context, conn *sql.Conn) error {
 		return p.commitFailed(err)
 	}
 	committed = true
+	return nil
+}
+
+// addPendingSQL records as pending every message the index lacks.
+const addPendingSQL = `INSERT INTO search_pending(message_id)
+SELECT m.message_id FROM messages m WHERE NOT EXISTS (SELECT 1 FROM search_docs d WHERE d.message_id = m.message_id)`
+
+// addPending gives a store of schema version 3 made before search_pending
+// existed its table and trigger, and records as pending whatever the
+// index lacks, in one transaction; the next search indexes those.
+// Finding the table present costs one read of sqlite_master.
+func (s *SQLite) addPending(ctx context.Context, conn *sql.Conn) error {
+	var n int
+	if err := conn.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'search_pending'").Scan(&n); err != nil {
+		return mapErr(s.path, err, "look for the search index's pending table")
+	}
+	if n > 0 {
+		return nil
+	}
+	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		return mapErr(s.path, err, "lock the store to add the search index's pending table")
+	}
+	committed := false
+	defer func() {
+		if !committed {
+			conn.ExecContext(context.Background(), "ROLLBACK")
+		}
+	}()
+	held := context.WithoutCancel(ctx)
+	if _, err := conn.ExecContext(held, pendingSchemaSQLite); err != nil {
+		return mapErr(s.path, err, "add the search index's pending table")
+	}
+	if _, err := conn.ExecContext(held, addPendingSQL+" ON CONFLICT DO NOTHING"); err != nil {
+		return mapErr(s.path, err, "find the messages the search index lacks")
+	}
+	if _, err := conn.ExecContext(held, "COMMIT"); err != nil {
+		return outcomeUnknown(mapErr(s.path, err, "commit the search index's pending table"))
+	}
+	committed = true
+	s.wrote.Store(true)
+	return nil
+}
+
+// addPending is SQLite.addPending on PostgreSQL, under the room's write
+// lock.
+func (p *Postgres) addPending(ctx context.Context, conn *sql.Conn) error {
+	if _, err := conn.ExecContext(ctx, "BEGIN ISOLATION LEVEL READ COMMITTED"); err != nil {
+		return p.mapErr(err, "begin adding the search index's pending table")
+	}
+	committed := false
+	defer func() {
+		if !committed {
+			conn.ExecContext(context.Background(), "ROLLBACK")
+		}
+	}()
+	if err := p.lockWriters(ctx, conn); err != nil {
+		return err
+	}
+	held := context.WithoutCancel(ctx)
+	if _, err := conn.ExecContext(held, pendingSchemaPostgres); err != nil {
+		return p.mapErr(err, "add the search index's pending table")
+	}
+	if _, err := conn.ExecContext(held, addPendingSQL+" ON CONFLICT DO NOTHING"); err != nil {
+		return p.mapErr(err, "find the messages the search index lacks")
+	}
+	if err := commit(held, conn); err != nil {
+		committed = true
+		return p.commitFailed(err)
+	}
+	committed = true
+	p.pendingMissing = false
 	return nil
 }

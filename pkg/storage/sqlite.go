@@ -155,6 +155,10 @@ func (s *SQLite) checkOrInit(ctx context.Context) error {
 		if err := s.migrateSQLite(ctx, conn); err != nil {
 			return err
 		}
+		// The upgrade may have outlasted ctx; what follows is local
+		// reads, and a committed upgrade must not be reported as a busy
+		// store.
+		ctx = context.WithoutCancel(ctx)
 		version = SchemaVersion
 	}
 	if version != SchemaVersion {
@@ -164,6 +168,11 @@ func (s *SQLite) checkOrInit(ctx context.Context) error {
 	}
 	if err := s.checkIdentity(ctx, conn); err != nil {
 		return err
+	}
+	if s.version == SchemaVersion {
+		if err := s.addPending(ctx, conn); err != nil {
+			return err
+		}
 	}
 	s.addLaterIndexes(ctx, conn)
 	return nil

@@ -174,6 +174,10 @@ type ReadTx interface {
 	// SearchMessages calls fn for each message the search q finds, best
 	// ranked first, until fn returns false (docs/protocol.md#search-index).
 	SearchMessages(q SearchQuery, fn func(protocol.Message) bool) error
+	// PendingIndex counts, up to 1,000, the messages written without
+	// being indexed (by an acc of schema version 2 still running after
+	// the upgrade); a search indexes them first (Tx.IndexPending).
+	PendingIndex() (int, error)
 
 	// Events returns up to limit events with sequence > after, in order.
 	Events(after int64, limit int) ([]protocol.Event, error)
@@ -215,6 +219,10 @@ type Tx interface {
 	// AppendEvent assigns e the next sequence (and an event id when empty)
 	// and appends it.
 	AppendEvent(e *protocol.Event) error
+
+	// IndexPending indexes the messages PendingIndex counts and returns
+	// how many it indexed and how many it left out as damaged records.
+	IndexPending() (indexed, skipped int, err error)
 
 	PutBinding(b *SessionBinding) error
 	DeleteBinding(key string) error
