@@ -228,8 +228,9 @@ func searchTool() tool {
 			_, err = protocol.ParseSearch(a.Query)
 			return err
 		},
-		// Search is public like history and writes nothing: it is answered
-		// without resolving a session, so a search leaves no heartbeat.
+		// Search is public like history and writes no record: it is
+		// answered without resolving a session, so a search leaves no
+		// heartbeat.
 		before: func(ctx context.Context, r *core.Room, _ string, raw json.RawMessage) (any, bool, error) {
 			a, err := decode[searchArgs](raw)
 			if err != nil {
