@@ -57,8 +57,8 @@ func Main(args []string, env Env) (code int) {
 			return execAgent(env, args[i+1:])
 		}
 	}
-	if firstWord(args) == "search" {
-		args = searchArgs(args)
+	if firstWord(args) == "search" && !tab {
+		args = searchArgs(args) // a Tab completes the words as typed
 	}
 	// acc acp's stdout is the editor's channel: nothing of acc's own goes
 	// there, --json or not.
@@ -448,10 +448,18 @@ func (a *app) versionCommand() *cli.Command {
 // firstWord returns the first argument that is neither a flag nor a flag's
 // value, or "".
 func firstWord(args []string) string {
+	if i := firstWordIndex(args); i >= 0 {
+		return args[i]
+	}
+	return ""
+}
+
+// firstWordIndex is the index in args of firstWord's word, or -1.
+func firstWordIndex(args []string) int {
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if a == "--" {
-			return ""
+			return -1
 		}
 		if strings.HasPrefix(a, "-") {
 			if (a == "--cwd" || a == "--workspace") && i+1 < len(args) {
@@ -459,9 +467,9 @@ func firstWord(args []string) string {
 			}
 			continue
 		}
-		return a
+		return i
 	}
-	return ""
+	return -1
 }
 
 // nearFlag is the visible flag of cmd closest to word (without dashes),

@@ -60,12 +60,17 @@ func (a *app) searchCommand() *cli.Command {
 			if q.Until, err = parseWhen("until", cmd.String("until"), now); err != nil {
 				return err
 			}
+			// A bad search is refused before the store is opened, so it
+			// neither creates nor upgrades one.
+			if err := core.CheckSearch(q); err != nil {
+				return err
+			}
 			return a.withRoom(ctx, cmd, func(ctx context.Context, r *core.Room) error {
 				page, err := r.Search(ctx, q)
 				if err != nil {
 					return err
 				}
-				return a.emit(page, func(w io.Writer) { printSearch(w, cmd, page) })
+				return a.emit(page, func(w io.Writer) { printSearch(w, cmd, q, page) })
 			})
 		},
 	}
@@ -73,9 +78,13 @@ func (a *app) searchCommand() *cli.Command {
 
 var agePattern = regexp.MustCompile(`^([0-9]{1,6})(m|h|d|w)$`)
 
+// maxAge bounds an age given to --since or --until: 100 years of 365
+// days (36,500d), far inside what a time.Duration holds.
+const maxAge = 36_500 * 24 * time.Hour
+
 // parseWhen reads a --since or --until value: an RFC 3339 time, a date
-// (midnight UTC) or an age before now (90m, 36h, 7d, 2w). "" is no bound.
-// Anything else is invalid_flag_value (exit 2).
+// (midnight UTC) or an age before now (90m, 36h, 7d, 2w; at most 36,500
+// days). "" is no bound. Anything else is invalid_flag_value (exit 2).
 func parseWhen(flag, v string, now time.Time) (time.Time, error) {
 	if v == "" {
 		return time.Time{}, nil
@@ -89,6 +98,10 @@ func parseWhen(flag, v string, now time.Time) (time.Time, error) {
 	if m := agePattern.FindStringSubmatch(v); m != nil {
 		n, _ := strconv.Atoi(m[1])
 		unit := map[string]time.Duration{"m": time.Minute, "h": time.Hour, "d": 24 * time.Hour, "w": 7 * 24 * time.Hour}[m[2]]
+		if time.Duration(n) > maxAge/unit {
+			return time.Time{}, protocol.Errorf(protocol.ReasonInvalidFlagValue,
+				"--%s %q is longer ago than acc reaches back (%dd); give a date instead (2020-01-01)", flag, v, maxAge/(24*time.Hour)).With("flag", flag)
+		}
 		return now.Add(-time.Duration(n) * unit), nil
 	}
 	return time.Time{}, protocol.Errorf(protocol.ReasonInvalidFlagValue,
@@ -98,7 +111,7 @@ func parseWhen(flag, v string, now time.Time) (time.Time, error) {
 // printSearch shows a page of hits: one line per hit as history shows a
 // message, then its snippet with the matched words in [brackets]. Every
 // piece of peer text is escaped as one line (docs/concepts.md#peer-text-on-the-screen).
-func printSearch(w io.Writer, cmd *cli.Command, p *core.SearchPage) {
+func printSearch(w io.Writer, cmd *cli.Command, q core.SearchQuery, p *core.SearchPage) {
 	defer printDamaged(w, p.Damaged)
 	if len(p.Items) == 0 {
 		fmt.Fprintln(w, "no messages match")
@@ -114,7 +127,7 @@ func printSearch(w io.Writer, cmd *cli.Command, p *core.SearchPage) {
 		fmt.Fprintf(w, "    %s: %s\n", h.Snippet.Field, markSnippet(h.Snippet))
 	}
 	if p.NextCursor != nil {
-		fmt.Fprintf(w, "more: %s --cursor %s\n", searchAgain(cmd, p.Query), *p.NextCursor)
+		fmt.Fprintf(w, "more: %s --cursor %s\n", searchAgain(cmd, q), *p.NextCursor)
 	}
 }
 
@@ -136,26 +149,44 @@ func markSnippet(s core.Snippet) string {
 	return b.String()
 }
 
-// searchAgain is the command line that asks for the next page: the query
-// quoted for a POSIX shell, and the filters as given.
-func searchAgain(cmd *cli.Command, query string) string {
-	quoted, err := syntax.Quote(query, syntax.LangPOSIX)
-	if err != nil || !utf8.ValidString(query) {
-		quoted = strconv.Quote(query)
+// searchAgain is the command line that asks for the next page: the
+// global --cwd and --workspace when given, the query quoted for a POSIX
+// shell, and the filters as given, but --since and --until as the times
+// they stood for, so that an age (7d) does not move between pages.
+func searchAgain(cmd *cli.Command, q core.SearchQuery) string {
+	quote := func(v string) string {
+		if !utf8.ValidString(v) {
+			return strconv.Quote(v)
+		}
+		if s, err := syntax.Quote(v, syntax.LangPOSIX); err == nil {
+			return s
+		}
+		return strconv.Quote(v)
 	}
-	parts := []string{"acc search", quoted}
-	for _, f := range cmd.StringSlice("from") {
-		parts = append(parts, "--from", f)
-	}
-	for _, name := range []string{"to", "type", "since", "until", "thread"} {
+	parts := []string{"acc"}
+	for _, name := range []string{"cwd", "workspace"} {
 		if v := cmd.String(name); v != "" {
-			if q, err := syntax.Quote(v, syntax.LangPOSIX); err == nil {
-				v = q
-			}
-			parts = append(parts, "--"+name, v)
+			parts = append(parts, "--"+name, quote(v))
 		}
 	}
-	if cmd.Bool("current") {
+	parts = append(parts, "search", quote(q.Query))
+	for _, f := range q.From {
+		parts = append(parts, "--from", quote(f))
+	}
+	for _, f := range []struct{ name, v string }{{"to", q.To}, {"type", q.Kind}, {"thread", q.Thread}} {
+		if f.v != "" {
+			parts = append(parts, "--"+f.name, quote(f.v))
+		}
+	}
+	for _, f := range []struct {
+		name string
+		t    time.Time
+	}{{"since", q.Since}, {"until", q.Until}} {
+		if !f.t.IsZero() {
+			parts = append(parts, "--"+f.name, protocol.FormatTime(f.t))
+		}
+	}
+	if q.Current {
 		parts = append(parts, "--current")
 	}
 	if cmd.IsSet("limit") {
@@ -177,7 +208,7 @@ var searchValueFlags = map[string]bool{"from": true, "to": true, "type": true, "
 // by name. When there is such a word, the words move after a --, in their
 // order, and the flags (with their values) stay before it.
 func searchArgs(args []string) []string {
-	i := slices.Index(args, "search")
+	i := firstWordIndex(args)
 	var flags, words []string
 	moved := false
 	for j := i + 1; j < len(args); j++ {

@@ -222,11 +222,11 @@ func searchTool() tool {
 			if err != nil {
 				return err
 			}
-			if _, err := a.query(); err != nil {
+			q, err := a.query()
+			if err != nil {
 				return err
 			}
-			_, err = protocol.ParseSearch(a.Query)
-			return err
+			return core.CheckSearch(q)
 		},
 		// Search is public like history and writes no record: it is
 		// answered without resolving a session, so a search leaves no

@@ -90,36 +90,9 @@ type SearchPage struct {
 // page_budget_exceeded (exit 4) for a hit whose summary alone exceeds the
 // page budget.
 func (r *Room) Search(ctx context.Context, q SearchQuery) (*SearchPage, error) {
-	parsed, err := protocol.ParseSearch(q.Query)
+	parsed, sq, limit, err := prepareSearch(q)
 	if err != nil {
 		return nil, err
-	}
-	if q.Kind != "" && !slices.Contains(protocol.MessageKinds, q.Kind) {
-		return nil, protocol.Errorf(protocol.ReasonInvalidFlagValue, "%s %q is not one of %s", protocol.Field("kind"), q.Kind, strings.Join(protocol.MessageKinds, ", ")).With("type", q.Kind)
-	}
-	if q.Current && q.Kind != "" && q.Kind != protocol.KindDecision {
-		return nil, protocol.Errorf(protocol.ReasonInvalidFlagValue, "%s keeps current decisions only; it cannot be combined with %s", protocol.Field("current"), protocol.FieldValue{Name: "kind", Value: q.Kind})
-	}
-	if !q.Since.IsZero() && !q.Until.IsZero() && !q.Since.Before(q.Until) {
-		return nil, protocol.Errorf(protocol.ReasonInvalidFlagValue, "%s (%s) must be before %s (%s)", protocol.Field("since"), protocol.FormatTime(q.Since), protocol.Field("until"), protocol.FormatTime(q.Until))
-	}
-	limit, err := CheckLimit(q.Limit)
-	if err != nil {
-		return nil, err
-	}
-	if q.Cursor != "" && !protocol.IsPortableID(q.Cursor) {
-		return nil, protocol.Errorf(protocol.ReasonInvalidCursor,
-			"a search cursor is a message id (a previous page's nextCursor), not %q; start again without %s", q.Cursor, protocol.Field("cursor"))
-	}
-	if q.Thread != "" && !protocol.IsPortableID(q.Thread) {
-		return nil, protocol.Errorf(protocol.ReasonInvalidInput, "%s %q is not a thread id", protocol.Field("thread"), q.Thread)
-	}
-	sq := storage.SearchQuery{Match: parsed, From: q.From, To: q.To, Kind: q.Kind, ThreadID: q.Thread, CurrentDecisions: q.Current, After: q.Cursor}
-	if !q.Since.IsZero() {
-		sq.Since = protocol.FormatTime(q.Since)
-	}
-	if !q.Until.IsZero() {
-		sq.Until = protocol.FormatTime(q.Until)
 	}
 	page, err := r.search(ctx, q, parsed, sq, limit)
 	if errors.Is(err, errIndexPending) {
@@ -374,4 +347,52 @@ func unknownParticipant(tx storage.ReadTx, id string) error {
 		known = "its participants are " + strings.Join(names, ", ")
 	}
 	return protocol.Errorf(protocol.ReasonUnknownRecipient, "no participant of this room is called %s; %s", id, known).With("participantId", id)
+}
+
+// CheckSearch refuses q as Search would, without a room: the query
+// (search_query_invalid), kind, current and since/until
+// (invalid_flag_value), limit (invalid_limit), cursor (invalid_cursor),
+// thread (invalid_input), all exit 2. A caller checks first so that a
+// bad search neither opens nor upgrades a store. The participants of
+// From and To are checked by Search, which reads the room.
+func CheckSearch(q SearchQuery) error {
+	_, _, _, err := prepareSearch(q)
+	return err
+}
+
+// prepareSearch checks q and returns its parsed query, the storage query
+// and the page limit.
+func prepareSearch(q SearchQuery) (*protocol.SearchQuery, storage.SearchQuery, int, error) {
+	parsed, err := protocol.ParseSearch(q.Query)
+	if err != nil {
+		return nil, storage.SearchQuery{}, 0, err
+	}
+	if q.Kind != "" && !slices.Contains(protocol.MessageKinds, q.Kind) {
+		return nil, storage.SearchQuery{}, 0, protocol.Errorf(protocol.ReasonInvalidFlagValue, "%s %q is not one of %s", protocol.Field("kind"), q.Kind, strings.Join(protocol.MessageKinds, ", ")).With("type", q.Kind)
+	}
+	if q.Current && q.Kind != "" && q.Kind != protocol.KindDecision {
+		return nil, storage.SearchQuery{}, 0, protocol.Errorf(protocol.ReasonInvalidFlagValue, "%s keeps current decisions only; it cannot be combined with %s", protocol.Field("current"), protocol.FieldValue{Name: "kind", Value: q.Kind})
+	}
+	if !q.Since.IsZero() && !q.Until.IsZero() && !q.Since.Before(q.Until) {
+		return nil, storage.SearchQuery{}, 0, protocol.Errorf(protocol.ReasonInvalidFlagValue, "%s (%s) must be before %s (%s)", protocol.Field("since"), protocol.FormatTime(q.Since), protocol.Field("until"), protocol.FormatTime(q.Until))
+	}
+	limit, err := CheckLimit(q.Limit)
+	if err != nil {
+		return nil, storage.SearchQuery{}, 0, err
+	}
+	if q.Cursor != "" && !protocol.IsPortableID(q.Cursor) {
+		return nil, storage.SearchQuery{}, 0, protocol.Errorf(protocol.ReasonInvalidCursor,
+			"a search cursor is a message id (a previous page's nextCursor), not %q; start again without %s", q.Cursor, protocol.Field("cursor"))
+	}
+	if q.Thread != "" && !protocol.IsPortableID(q.Thread) {
+		return nil, storage.SearchQuery{}, 0, protocol.Errorf(protocol.ReasonInvalidInput, "%s %q is not a thread id", protocol.Field("thread"), q.Thread)
+	}
+	sq := storage.SearchQuery{Match: parsed, From: q.From, To: q.To, Kind: q.Kind, ThreadID: q.Thread, CurrentDecisions: q.Current, After: q.Cursor}
+	if !q.Since.IsZero() {
+		sq.Since = protocol.FormatTime(q.Since)
+	}
+	if !q.Until.IsZero() {
+		sq.Until = protocol.FormatTime(q.Until)
+	}
+	return parsed, sq, limit, nil
 }
