@@ -40,7 +40,7 @@ func (a *app) searchCommand() *cli.Command {
 			&cli.StringFlag{Name: "to", Usage: "only messages addressed to participant `ID`"},
 			&cli.StringFlag{Name: "type", Usage: "only messages of this `KIND` (note, question, request, answer, decision, handoff)"},
 			&cli.BoolFlag{Name: "current", Usage: "only decisions that are current (their group's head)"},
-			&cli.StringFlag{Name: "since", Usage: "only messages sent at or after `WHEN`: an RFC 3339 time, a date (2026-12-01, UTC) or an age (90m, 36h, 7d, 2w)"},
+			&cli.StringFlag{Name: "since", Usage: "only messages sent at or after `WHEN`: an RFC 3339 time, a date (2026-12-01, UTC) or an age (90m, 36h, 7d, 2w; at most 36500d)"},
 			&cli.StringFlag{Name: "until", Usage: "only messages sent before `WHEN` (as --since)"},
 			&cli.StringFlag{Name: "thread", Usage: "only messages of thread `ID`"},
 			&cli.StringFlag{Name: "cursor", Usage: "continue after this message `ID` (a previous page's nextCursor)"},
