@@ -16,6 +16,7 @@ const (
 	Anthropic API = "anthropic" // Anthropic Messages
 	Responses API = "responses" // OpenAI Responses
 	Gemini    API = "gemini"    // Gemini generateContent
+	Chat      API = "chat"      // OpenAI Chat Completions
 )
 
 // A Request is one HTTP request the server received, kept whole.
@@ -56,9 +57,11 @@ type Request struct {
 // model.
 type ToolResult struct {
 	// CallID is the id of the call (Anthropic tool_use_id, Responses call_id,
-	// Gemini functionResponse id when the client sends one).
+	// Chat Completions tool_call_id, Gemini functionResponse id when the
+	// client sends one).
 	CallID string
-	// Name is the tool's name where the API carries it (Gemini).
+	// Name is the tool's name where the API carries it (Gemini, and Chat
+	// Completions when the client names it).
 	Name string
 	// Output is the result text; for a Gemini response object, its "output"
 	// or "error" string, or else the object as JSON.
@@ -131,6 +134,11 @@ func (r *Request) Tools() []string {
 		if n, ok := tm["name"].(string); ok { // Anthropic, Responses
 			names = append(names, n)
 		}
+		if fn, ok := tm["function"].(map[string]any); ok { // Chat Completions
+			if n, ok := fn["name"].(string); ok {
+				names = append(names, n)
+			}
+		}
 		for _, d := range asSlice(tm["functionDeclarations"]) { // Gemini
 			dm, _ := d.(map[string]any)
 			if n, ok := dm["name"].(string); ok {
@@ -185,6 +193,8 @@ func (r *Request) ToolResults() []ToolResult {
 				out = append(out, ToolResult{CallID: id, Output: textOf(im["output"])})
 			}
 		}
+	case Chat:
+		out = chatToolResults(root)
 	case Gemini:
 		for _, c := range asSlice(root["contents"]) {
 			cm, _ := c.(map[string]any)

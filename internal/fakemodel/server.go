@@ -321,6 +321,9 @@ func (s *Server) route(w http.ResponseWriter, req *Request, hr *http.Request) {
 	case path == "/v1/responses" && hr.Method == http.MethodPost:
 		req.API = Responses
 		s.modelCall(w, req)
+	case isChatPath(path) && hr.Method == http.MethodPost:
+		req.API = Chat
+		s.modelCall(w, req)
 	case path == "/v1/models" && hr.Method == http.MethodGet:
 		writeJSON(w, map[string]any{"object": "list", "data": []any{}, "has_more": false})
 	case strings.Contains(path, "/models/") && strings.Contains(path[strings.LastIndex(path, "/"):], ":") && hr.Method == http.MethodPost:
@@ -360,7 +363,7 @@ func (s *Server) modelCall(w http.ResponseWriter, req *Request) {
 	if len(req.Tools()) == 0 {
 		req.Side = true
 		text := s.cfg.SideText
-		if req.API == Gemini && geminiWantsJSON(root) {
+		if (req.API == Gemini && geminiWantsJSON(root)) || (req.API == Chat && chatWantsJSON(root)) {
 			text = `{"reasoning":"fake model","next_speaker":"user"}`
 		}
 		s.answer(w, req, Say(text))
@@ -400,6 +403,8 @@ func (s *Server) answer(w http.ResponseWriter, req *Request, reply Reply) {
 		writeResponses(w, req, reply)
 	case Gemini:
 		writeGemini(w, req, reply)
+	case Chat:
+		writeChat(w, req, reply)
 	}
 }
 
