@@ -8,6 +8,7 @@ require (
 	github.com/acc-go/acc/pkg/adapters/adapter v0.0.0
 	github.com/acc-go/acc/pkg/adapters/claude v0.0.0
 	github.com/acc-go/acc/pkg/adapters/codex v0.0.0
+	github.com/acc-go/acc/pkg/adapters/copilot v0.0.0
 	github.com/acc-go/acc/pkg/adapters/gemini v0.0.0
 	github.com/acc-go/acc/pkg/adapters/grok v0.0.0
 	github.com/acc-go/acc/pkg/adapters/kimi v0.0.0
@@ -85,6 +86,7 @@ replace (
 	github.com/acc-go/acc/pkg/adapters/adapter => ./pkg/adapters/adapter
 	github.com/acc-go/acc/pkg/adapters/claude => ./pkg/adapters/claude
 	github.com/acc-go/acc/pkg/adapters/codex => ./pkg/adapters/codex
+	github.com/acc-go/acc/pkg/adapters/copilot => ./pkg/adapters/copilot
 	github.com/acc-go/acc/pkg/adapters/gemini => ./pkg/adapters/gemini
 	github.com/acc-go/acc/pkg/adapters/grok => ./pkg/adapters/grok
 	github.com/acc-go/acc/pkg/adapters/kimi => ./pkg/adapters/kimi

@@ -13,16 +13,18 @@ import (
 	"github.com/acc-go/acc/pkg/adapters/adapter"
 	"github.com/acc-go/acc/pkg/adapters/claude"
 	"github.com/acc-go/acc/pkg/adapters/codex"
+	"github.com/acc-go/acc/pkg/adapters/copilot"
 	"github.com/acc-go/acc/pkg/adapters/gemini"
 	"github.com/acc-go/acc/pkg/adapters/grok"
 	"github.com/acc-go/acc/pkg/adapters/kimi"
 )
 
-// All returns a fresh map of the five native-client adapters by client id
-// (claude, codex, gemini, grok, kimi: docs/decisions.md#14-client-ids).
+// All returns a fresh map of the native-client adapters by client id
+// (claude, codex, copilot, gemini, grok, kimi:
+// docs/decisions.md#14-client-ids).
 func All() map[string]adapter.Adapter {
 	out := map[string]adapter.Adapter{}
-	for _, a := range []adapter.Adapter{claude.New(), codex.New(), gemini.New(), grok.New(), kimi.New()} {
+	for _, a := range []adapter.Adapter{claude.New(), codex.New(), copilot.New(), gemini.New(), grok.New(), kimi.New()} {
 		out[a.ID()] = a
 	}
 	return out

@@ -7,10 +7,10 @@ import (
 
 // TestRegistry: the five client ids of docs/decisions.md#14-client-ids,
 // each mapped to the adapter of that id; an unknown or differently cased
-// id has none; every installer is one of them, and each of the five can
+// id has none; every installer is one of them, and each of them can
 // be installed but none other.
 func TestRegistry(t *testing.T) {
-	want := []string{"claude", "codex", "gemini", "grok", "kimi"}
+	want := []string{"claude", "codex", "copilot", "gemini", "grok", "kimi"}
 	if got := IDs(); !slices.Equal(got, want) {
 		t.Fatalf("IDs() = %v, want %v", got, want)
 	}

@@ -24,6 +24,10 @@ var (
 	// (its hook payload names the resolved server__tool,
 	// docs/adapters.md#grok).
 	MCPServerDoubleUnderscore = MCPNaming{Sep: "__"}
+	// MCPServerDash is <server>-<tool>, with no prefix: GitHub Copilot CLI
+	// (1.0.102 names an MCP tool so both to its model and in its hook
+	// payload, docs/adapters.md#github-copilot-cli).
+	MCPServerDash = MCPNaming{Sep: "-"}
 )
 
 // Split reads a tool name of this form into the server's name and the

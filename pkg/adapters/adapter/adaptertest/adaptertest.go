@@ -17,8 +17,8 @@ import (
 	"github.com/acc-go/acc/pkg/adapters/adapter/hookio"
 )
 
-// ClientIDs are the five adapter ids (docs/decisions.md#14-client-ids).
-var ClientIDs = []string{"claude", "codex", "gemini", "kimi", "grok"}
+// ClientIDs are the adapter ids (docs/decisions.md#14-client-ids).
+var ClientIDs = []string{"claude", "codex", "gemini", "kimi", "grok", "copilot"}
 
 // expectedKinds is the suite's own reading of which client event is which
 // kind (docs/adapters.md#the-normalised-event and each client's section of
@@ -590,11 +590,12 @@ func Fuzz(f *testing.F, a adapter.Adapter, fixtures fs.FS) {
 // mcpToolNames is the suite's own reading of how each client names an MCP
 // server's tool in its pre-tool payload (docs/hooks.md#mcp-tools).
 var mcpToolNames = map[string]func(server, tool string) string{
-	"claude": doubleUnderscore,
-	"codex":  doubleUnderscore,
-	"kimi":   doubleUnderscore,
-	"grok":   func(server, tool string) string { return server + "__" + tool },
-	"gemini": func(server, tool string) string { return "mcp_" + server + "_" + tool },
+	"claude":  doubleUnderscore,
+	"codex":   doubleUnderscore,
+	"kimi":    doubleUnderscore,
+	"grok":    func(server, tool string) string { return server + "__" + tool },
+	"gemini":  func(server, tool string) string { return "mcp_" + server + "_" + tool },
+	"copilot": func(server, tool string) string { return server + "-" + tool },
 }
 
 func doubleUnderscore(server, tool string) string { return "mcp__" + server + "__" + tool }
