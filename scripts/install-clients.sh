@@ -35,6 +35,7 @@ CLIENTS=(
 	"codex @openai/codex 0.171.0"
 	"gemini @google/gemini-cli 0.61.0"
 	"kimi @moonshot-ai/kimi-code 2.1.0"
+	"copilot @github/copilot 1.0.102"
 )
 
 # name:package:exact version of the MCP SDK.
@@ -75,6 +76,12 @@ executable() {
 		f="$dir/node_modules/.bin/$name"
 		[ -x "$f" ] && { echo "$f"; return; }
 		;;
+	copilot)
+		# The native binary of the platform package npm fetched.
+		for f in "$dir"/node_modules/@github/copilot-linux-*/copilot; do
+			[ -x "$f" ] && { echo "$f"; return; }
+		done
+		;;
 	esac
 	return 1
 }
@@ -97,7 +104,15 @@ install_one() (
 	trap 'rm -rf "$tmp" "$home"' EXIT
 	npm install --prefix "$tmp" --no-audit --no-fund --ignore-scripts --save-exact --loglevel=error "$pkg@$version" >&2
 	exe=$(executable "$name" "$tmp") || { echo "install-clients: $pkg@$version installed no runnable program" >&2; exit 1; }
-	out=$(cd "$home" && HOME=$home CODEX_HOME=$home/.codex KIMI_CODE_HOME=$home/.kimi-code KIMI_CODE_NO_AUTO_UPDATE=1 KIMI_DISABLE_TELEMETRY=1 "$exe" --version 2>&1) || {
+	# Copilot CLI unpacks its program (235 MB) under $HOME/.cache on a
+	# first run: its check runs in a HOME inside the install, kept, which
+	# the tests point every run at (COPILOT_CLI_DIST_DIR).
+	if [ "$name" = copilot ]; then
+		rm -rf "$home"
+		home="$tmp/copilot-home"
+		mkdir -p "$home"
+	fi
+	out=$(cd "$home" && HOME=$home COPILOT_AUTO_UPDATE=false CODEX_HOME=$home/.codex KIMI_CODE_HOME=$home/.kimi-code KIMI_CODE_NO_AUTO_UPDATE=1 KIMI_DISABLE_TELEMETRY=1 "$exe" --version 2>&1) || {
 		echo "install-clients: $exe --version failed: $out" >&2
 		exit 1
 	}

@@ -38,6 +38,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -71,7 +72,7 @@ var Capabilities = []string{"attach", "nextTurn", "guardFiles", "guardShell", "s
 
 // Options configure a certification.
 type Options struct {
-	// Adapters are the clients to certify: claude, codex, gemini, kimi; none
+	// Adapters are the clients to certify (Supported); none
 	// means every one whose program is on PATH.
 	Adapters []string
 	// Client is the program to run instead of the one on PATH (one
@@ -132,11 +133,24 @@ func (r Result) AllProven() bool {
 	return true
 }
 
-// clients are the adapters certify knows how to drive.
-var clients = map[string]realclient.Client{"claude": realclient.Claude, "codex": realclient.Codex, "gemini": realclient.Gemini, "kimi": realclient.Kimi}
+// clients are the adapters certify knows how to drive: the pinned clients
+// of acc's own real-client tests (realclient.Pinned), by id.
+var clients = func() map[string]realclient.Client {
+	out := map[string]realclient.Client{}
+	for _, c := range realclient.Pinned {
+		out[c.Name] = c
+	}
+	return out
+}()
 
-// Supported lists them.
-func Supported() []string { return []string{"claude", "codex", "gemini", "kimi"} }
+// Supported lists them, sorted.
+func Supported() []string { return slices.Sorted(maps.Keys(clients)) }
+
+// supportedWords is Supported as words: "a, b and c".
+func supportedWords(or string) string {
+	ids := Supported()
+	return strings.Join(ids[:len(ids)-1], ", ") + " " + or + " " + ids[len(ids)-1]
+}
 
 // Check refuses options certify cannot act on (exit 2): an unknown
 // adapter, or --client with other than exactly one adapter (a repeated
@@ -151,7 +165,7 @@ func Check(o Options) error {
 	o.Adapters = distinct
 	for _, id := range o.Adapters {
 		if _, ok := clients[id]; !ok {
-			return protocol.Errorf(protocol.ReasonInvalidFlagValue, "acc certify drives claude, codex, gemini and kimi headless; %q is not one of them", id)
+			return protocol.Errorf(protocol.ReasonInvalidFlagValue, "acc certify drives %s headless; %q is not one of them", supportedWords("and"), id)
 		}
 	}
 	if o.Client != "" && len(o.Adapters) != 1 {

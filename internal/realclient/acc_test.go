@@ -534,11 +534,16 @@ func hookContext(rec HookRecord) string {
 		return strings.TrimRight(rec.Stdout, "\n")
 	}
 	var out struct {
+		// Copilot CLI's form.
+		AdditionalContext  string `json:"additionalContext"`
 		HookSpecificOutput struct {
 			AdditionalContext string `json:"additionalContext"`
 		} `json:"hookSpecificOutput"`
 	}
 	_ = json.Unmarshal([]byte(rec.Stdout), &out)
+	if out.AdditionalContext != "" {
+		return out.AdditionalContext
+	}
 	return out.HookSpecificOutput.AdditionalContext
 }
 

@@ -13,11 +13,13 @@ const (
 	CodexVersion      = "0.171.0"
 	GeminiCLIVersion  = "0.61.0"
 	KimiCodeVersion   = "2.1.0"
+	CopilotVersion    = "1.0.102"
 )
 
 // A Client is one real AI coding client, as acc's real-client tests run it.
 type Client struct {
-	// Name is the acc adapter name: "claude", "codex", "gemini" or "kimi".
+	// Name is the acc adapter name: "claude", "codex", "gemini", "kimi" or
+	// "copilot".
 	Name string
 	// Package and Version are the npm package and its pinned exact version.
 	Package, Version string
@@ -77,7 +79,15 @@ var (
 		SessionStart: "SessionStart", BeforeTurn: "UserPromptSubmit", PreTool: "PreToolUse",
 		PostTool: "PostToolUse", Stop: "Stop", ShellTool: "Bash", PostToolUnawaited: true,
 	}
+	// Copilot is GitHub Copilot CLI with a hook file that names Claude
+	// Code's events, which makes it send Claude's payloads; its tools reach
+	// the hooks under Claude's names (Bash, Write, Edit).
+	Copilot = Client{
+		Name: "copilot", Package: "@github/copilot", Version: CopilotVersion,
+		SessionStart: "SessionStart", BeforeTurn: "UserPromptSubmit", PreTool: "PreToolUse",
+		PostTool: "PostToolUse", Stop: "Stop", SessionEnd: "SessionEnd", ShellTool: "Bash",
+	}
 )
 
 // Pinned is every client with hooks that acc proves itself on.
-var Pinned = []Client{Claude, Codex, Gemini, Kimi}
+var Pinned = []Client{Claude, Codex, Gemini, Kimi, Copilot}

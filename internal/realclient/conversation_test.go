@@ -67,12 +67,12 @@ const (
 // (acc install --mid-turn off --end-of-turn off): a question that arrives
 // during B's turn still waits for the next one (docs/delivery.md#mid-turn).
 //
-// It runs as Claude Code asking Codex, Gemini CLI asking Claude Code and
-// Kimi Code asking Claude Code.
+// It runs as Claude Code asking Codex, Gemini CLI asking Claude Code, Kimi
+// Code asking Claude Code and GitHub Copilot CLI asking Gemini CLI.
 // The runs also measure attach, next-turn injection and session end for
 // the capability evidence (evidence_test.go).
 func TestConversation(t *testing.T) {
-	for _, pair := range []struct{ asker, answerer Client }{{Claude, Codex}, {Gemini, Claude}, {Kimi, Claude}} {
+	for _, pair := range []struct{ asker, answerer Client }{{Claude, Codex}, {Gemini, Claude}, {Kimi, Claude}, {Copilot, Gemini}} {
 		t.Run(pair.asker.Name+"-asks-"+pair.answerer.Name, func(t *testing.T) {
 			t.Parallel()
 			conversation(t, pair.asker, pair.answerer)

@@ -31,7 +31,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -209,7 +208,7 @@ func observeFired(w *world, r *run, recs []HookRecord) {
 		}
 		sid, _ := rec.Payload()["session_id"].(string)
 		for k, v := range rec.Env {
-			if ours[k] || !(strings.HasPrefix(k, "CLAUDE") || strings.HasPrefix(k, "CODEX") || strings.HasPrefix(k, "GEMINI") || strings.HasPrefix(k, "KIMI")) {
+			if ours[k] || !(strings.HasPrefix(k, "CLAUDE") || strings.HasPrefix(k, "CODEX") || strings.HasPrefix(k, "GEMINI") || strings.HasPrefix(k, "KIMI") || strings.HasPrefix(k, "COPILOT")) {
 				continue
 			}
 			ev := o.env[k]
@@ -539,16 +538,10 @@ func fileTool(c Client) string {
 		return "write_file tool"
 	case "kimi":
 		return "Write tool"
+	case "copilot":
+		return "create tool (seen by the hook as Write)"
 	}
 	return "file-write tool"
-}
-
-func platform() string {
-	arch := runtime.GOARCH
-	if arch == "amd64" {
-		arch = "x64"
-	}
-	return runtime.GOOS + "-" + arch
 }
 
 // reproduces checks what adaptertest.CheckEvidence will require of the
@@ -640,7 +633,7 @@ func envReport(o *clientObservations, a adapter.Adapter) any {
 	return map[string]any{
 		"client":  a.DisplayName(),
 		"version": o.client.Version,
-		"recorded": "Variables whose names begin with CLAUDE, CODEX, GEMINI or KIMI that reached the hooks although the test did not set them, " +
+		"recorded": "Variables whose names begin with CLAUDE, CODEX, GEMINI, KIMI or COPILOT that reached the hooks although the test did not set them, " +
 			"i.e. the client set them. Values are not kept; equalsPayloadSessionId says whether the value was the payload's session_id on every event.",
 		"setByClient":        vars,
 		"sessionIdVariables": nonNilStrings(sessionVars),

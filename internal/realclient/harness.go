@@ -137,6 +137,15 @@ enabled = false
 			settings["hooks"] = s.hookTable(events, ".*", 30000)
 		}
 		return writeJSONFile(filepath.Join(s.Home, ".gemini", "settings.json"), settings)
+	case "copilot":
+		if s.Hook == nil {
+			return nil
+		}
+		hooks := map[string]any{}
+		for _, ev := range events {
+			hooks[ev] = []any{map[string]any{"type": "command", "bash": s.Hook(ev), "timeoutSec": 30}}
+		}
+		return writeJSONFile(filepath.Join(s.Home, ".copilot", "hooks", "acc-test.json"), map[string]any{"version": 1, "hooks": hooks})
 	case "kimi":
 		config := kimiProvider(s.ModelURL)
 		if s.Hook != nil {
@@ -244,6 +253,14 @@ enabled = false`, s.ModelURL+"/v1"), // no final newline, as an editor may leave
 			".kimi-code/config.toml": "# Kimi Code, set up by hand\n" + kimiProvider(s.ModelURL) +
 				"\n# another tool's hook: a formatter after each edit\n[[hooks]]\nevent = \"PostToolUse\"\nmatcher = \"Edit\"\ncommand = \"true\"\ntimeout = 5\n",
 			".kimi-code/mcp.json": "{\n\t\"mcpServers\": {\n\t\t\"docs\": {\"command\": \"true\", \"args\": []}\n\t}\n}\n",
+		}
+	case "copilot":
+		files = map[string]string{
+			// settings.json is the user's; Copilot rewrites config.json
+			// itself.
+			".copilot/settings.json": "{\n  \"banner\": \"never\"\n}\n",
+			// another tool's hook: a formatter after each edit
+			".copilot/hooks/format.json": "{\n\t\"version\": 1,\n\t\"hooks\": {\n\t\t\"postToolUse\": [{\"type\": \"command\", \"bash\": \"true\", \"timeoutSec\": 5}]\n\t}\n}\n",
 		}
 	default:
 		return fmt.Errorf("unknown client %q", s.Client.Name)
@@ -357,6 +374,22 @@ func (s Setup) Environ() []string {
 			"KIMI_DISABLE_TELEMETRY=1",
 			"SHELL=/bin/sh",
 		)
+	case "copilot":
+		// Offline: no GitHub login, telemetry or update; the model is
+		// the fake one, over Chat Completions.
+		env = append(env,
+			"COPILOT_OFFLINE=true",
+			"COPILOT_PROVIDER_BASE_URL="+s.ModelURL+"/v1",
+			"COPILOT_PROVIDER_API_KEY="+FakeAPIKey,
+			"COPILOT_MODEL=fake-model",
+			"COPILOT_AUTO_UPDATE=false",
+		)
+		// The program the test install unpacked is used, where there is
+		// one, rather than a copy of 235 MB in every HOME; a copilot
+		// installed otherwise (acc certify --client) unpacks its own.
+		if dist := s.Client.CopilotDistDir(s.Exe); fileExists(filepath.Join(dist, "app.js")) {
+			env = append(env, "COPILOT_CLI_DIST_DIR="+dist)
+		}
 	case "gemini":
 		env = append(env,
 			"GEMINI_API_KEY="+FakeAPIKey,
@@ -393,6 +426,14 @@ func (s Setup) Argv(prompt string) []string {
 		argv = []string{s.Exe, "-m", GeminiModel, "-y"}
 		if s.Resume {
 			argv = append(argv, "--resume", "latest")
+		}
+		tail = []string{"-p", prompt}
+	case "copilot":
+		// Paths outside the directory (acc's binary, the data home)
+		// would otherwise need an approval no one can give headless.
+		argv = []string{s.Exe, "--allow-all-tools", "--allow-all-paths"}
+		if s.Resume {
+			argv = append(argv, "--continue")
 		}
 		tail = []string{"-p", prompt}
 	case "kimi":
@@ -494,4 +535,9 @@ func userName() string {
 		return u
 	}
 	return "acc"
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }

@@ -55,6 +55,10 @@ func (c Client) Executable(dir string) (string, error) {
 		candidates = []string{filepath.Join(nm, ".bin", "codex")}
 	case "gemini", "kimi":
 		candidates = []string{filepath.Join(nm, ".bin", c.Name)}
+	case "copilot":
+		// The native binary of the platform package, not the Node
+		// loader in front of it.
+		candidates = []string{filepath.Join(nm, "@github", "copilot-"+platform(), "copilot")}
 	default:
 		return "", fmt.Errorf("unknown client %q", c.Name)
 	}
@@ -94,17 +98,26 @@ func (c Client) Install(ctx context.Context) (string, error) {
 }
 
 // checkVersion runs exe --version in a scratch HOME and wants the pinned
-// version in its output.
+// version in its output. Copilot CLI's binary unpacks its program (235 MB)
+// under $HOME/.cache on a first run; its scratch HOME is CopilotHome inside
+// the install, kept, so that every run can use that copy
+// (CopilotDistDir) instead of unpacking its own.
 func (c Client) checkVersion(ctx context.Context, exe string) error {
 	home, err := os.MkdirTemp("", "acc-client-version-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(home)
+	if c.Name == "copilot" {
+		home = copilotHome(exe)
+		if err := os.MkdirAll(home, 0o755); err != nil {
+			return err
+		}
+	}
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, exe, "--version")
-	cmd.Env = []string{"HOME=" + home, "PATH=" + c.PathFor(os.Getenv("PATH")), "CODEX_HOME=" + filepath.Join(home, ".codex"),
+	cmd.Env = []string{"HOME=" + home, "PATH=" + c.PathFor(os.Getenv("PATH")), "COPILOT_AUTO_UPDATE=false", "CODEX_HOME=" + filepath.Join(home, ".codex"),
 		"KIMI_CODE_HOME=" + filepath.Join(home, ".kimi-code"), "KIMI_CODE_NO_AUTO_UPDATE=1", "KIMI_DISABLE_TELEMETRY=1"}
 	cmd.Dir = home
 	out, err := cmd.CombinedOutput()
@@ -114,7 +127,24 @@ func (c Client) checkVersion(ctx context.Context, exe string) error {
 	if !strings.Contains(string(out), c.Version) {
 		return fmt.Errorf("%s --version printed %q, not version %s", exe, strings.TrimSpace(string(out)), c.Version)
 	}
+	if c.Name == "copilot" {
+		if _, err := os.Stat(filepath.Join(c.CopilotDistDir(exe), "app.js")); err != nil {
+			return fmt.Errorf("%s --version did not unpack its program: %w", exe, err)
+		}
+	}
 	return nil
+}
+
+// copilotHome is the HOME Copilot CLI's install check ran in: beside
+// node_modules in the install directory of exe.
+func copilotHome(exe string) string {
+	return filepath.Join(filepath.Dir(exe), "..", "..", "..", "copilot-home")
+}
+
+// CopilotDistDir is where the install check left Copilot CLI's unpacked
+// program for exe, the directory COPILOT_CLI_DIST_DIR names in a run.
+func (c Client) CopilotDistDir(exe string) string {
+	return filepath.Clean(filepath.Join(copilotHome(exe), ".cache", "copilot", "pkg", platform(), c.Version))
 }
 
 // PathFor is the PATH the tests run the client with, given path: for Kimi
@@ -158,4 +188,14 @@ func lastLines(s string, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, "\n")
+}
+
+// platform is npm's name for this machine's platform packages: linux-x64,
+// linux-arm64, darwin-arm64.
+func platform() string {
+	arch := runtime.GOARCH
+	if arch == "amd64" {
+		arch = "x64"
+	}
+	return runtime.GOOS + "-" + arch
 }

@@ -27,7 +27,7 @@ import (
 // turnClients are the clients whose post-tool context and stop-hook hold
 // reach the model (TestPostToolContext, TestStopHold). Kimi Code's
 // post-tool hook is not awaited: TestMidTurnUnawaited is its run.
-var turnClients = []Client{Claude, Codex, Gemini}
+var turnClients = []Client{Claude, Codex, Gemini, Copilot}
 
 // TestMidTurnUnawaited is TestMidTurn for a client that does not wait for
 // its post-tool hook (Kimi Code): one turn of four shell steps a second
@@ -451,6 +451,22 @@ func midTurn(t *testing.T, c Client) {
 	b.asker = w.attach(w.repo, "asker")
 	b.askerParticipant = "asker"
 	b.r = w.hooked(t, c, w.wt, nil)
+	if caps, ev := adapter.CapabilitiesFor(clients.Get(c.Name), c.Version); (updatingEvidence() || updatingTurnEvidence()) && (!caps.MidTurn || !caps.EndOfTurn) {
+		// A client whose record does not prove them yet (a new one):
+		// under an update switch acc-hook is told to attempt both, as
+		// acc certify's trial record does, and this run shows what
+		// reached the model.
+		e := adapter.Evidence{Version: c.Version, Recorded: time.Now().UTC().Format(time.RFC3339), Test: "TestMidTurn (being measured)"}
+		if ev != nil {
+			e = *ev
+			e.Version = c.Version
+		}
+		caps.MidTurn, caps.EndOfTurn = true, true
+		e.Proven = caps
+		if _, err := evidence.Write(w.dataHome, c.Name, evidence.Record{Evidence: e, Why: map[string]string{}}); err != nil {
+			t.Fatal(err)
+		}
+	}
 
 	// ESC never gets as far as a frame: the send is refused.
 	if _, err := w.acc(w.repo, append([]string{"message", "--type", "question", "--subject", "esc", "--body", "a\x1b[31mb", "--to", "asker"}, b.asker.args()...)...); err == nil {

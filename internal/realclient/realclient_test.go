@@ -79,6 +79,14 @@ func TestDeny(t *testing.T) {
 				calls := r.wantModelCalls(2)
 				res := r.resultFor(calls[1], calls[0])
 				t.Logf("the model was told: %q (error flag %v)", res.Output, res.Error)
+				if c.Name == "copilot" && form == "exit2" {
+					// Copilot CLI blocks on exit 2 but tells the model
+					// only the exit code, so acc denies with JSON.
+					if res.Output != copilotExit2Result {
+						t.Errorf("tool result %q, want %q", res.Output, copilotExit2Result)
+					}
+					return
+				}
 				if !strings.Contains(res.Output, reason) {
 					t.Errorf("tool result %q does not carry the deny reason %q", res.Output, reason)
 				}
@@ -106,6 +114,10 @@ func denyJSON(c Client, reason string) string {
 	return string(b)
 }
 
+// copilotExit2Result is what Copilot CLI 1.0.102 tells the model of a call
+// its pre-tool hook refused by exiting 2: the reason on stderr is lost.
+const copilotExit2Result = "Denied by preToolUse hook: hook exited with code 2"
+
 // kimiDeniedMark is the line Kimi Code puts before a deny reason in the tool
 // result, for both deny forms, after a line with the call's wall time.
 const kimiDeniedMark = "<system>ERROR: Tool execution failed.</system>"
@@ -127,6 +139,10 @@ func deniedResult(c Client, form, reason string) string {
 		return "Command blocked by PreToolUse hook: " + reason + ". Command: " + shellCommand
 	case "gemini":
 		return "Tool execution blocked: " + reason
+	case "copilot":
+		if form == "json" {
+			return "Denied by preToolUse hook: " + reason
+		}
 	}
 	return ""
 }
@@ -188,10 +204,16 @@ func shownAs(c Client, text string) string {
 
 // contextAnswer is how a hook of the client gives the model context: Kimi
 // Code passes a hook's stdout on as it is (a JSON answer would reach the
-// model as JSON text), the others read additionalContext (contextJSON).
+// model as JSON text), Copilot CLI reads a top-level additionalContext,
+// the others Claude's (contextJSON).
 func contextAnswer(c Client, event, text string) string {
-	if c.Name == "kimi" {
+	switch c.Name {
+	case "kimi":
 		return text
+	case "copilot":
+		// Copilot CLI reads additionalContext at the top level only.
+		b, _ := json.Marshal(map[string]any{"additionalContext": text})
+		return string(b)
 	}
 	return contextJSON(event, text)
 }
@@ -288,7 +310,7 @@ func (r *run) wantModelCalls(n int) []*fakemodel.Request {
 	return calls
 }
 
-var clientAPI = map[string]fakemodel.API{"claude": fakemodel.Anthropic, "codex": fakemodel.Responses, "gemini": fakemodel.Gemini, "kimi": fakemodel.Anthropic}
+var clientAPI = map[string]fakemodel.API{"claude": fakemodel.Anthropic, "codex": fakemodel.Responses, "gemini": fakemodel.Gemini, "kimi": fakemodel.Anthropic, "copilot": fakemodel.Chat}
 
 // where describes the part of a model request that holds text, for the log.
 func where(q *fakemodel.Request, text string) string {

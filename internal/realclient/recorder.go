@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 )
@@ -94,7 +95,11 @@ func SetHookResponseOnce(dir, client, event string, resp HookResponse) error {
 	return os.WriteFile(filepath.Join(dir, "respond", client+"."+event+".once.json"), b, 0o644)
 }
 
-// ReadHookLog returns the records the recorder logged into dir, in order.
+// ReadHookLog returns the records the recorder logged into dir, in the
+// order the hooks were called (HookRecord.Time). A client that runs two
+// hooks at once (Copilot CLI starts UserPromptSubmit while SessionStart
+// still runs) may finish them in the other order, which is the order of
+// the log's lines.
 func ReadHookLog(dir string) ([]HookRecord, error) {
 	f, err := os.Open(filepath.Join(dir, "hooks.jsonl"))
 	if os.IsNotExist(err) {
@@ -114,6 +119,7 @@ func ReadHookLog(dir string) ([]HookRecord, error) {
 		}
 		out = append(out, r)
 	}
+	slices.SortStableFunc(out, func(a, b HookRecord) int { return a.Time.Compare(b.Time) })
 	return out, sc.Err()
 }
 
@@ -122,7 +128,7 @@ func ReadHookLog(dir string) ([]HookRecord, error) {
 // <dir>/respond/<client>.<event>.once.json when present (used once, then
 // set aside), else <dir>/respond/<client>.<event>.json when present, else the wrapped hook's
 // stdout, stderr and exit code, else nothing and 0 — appends one HookRecord
-// line (payload, argv, working directory, the CLAUDE*/CODEX*/GEMINI*/ACC_*/XDG_*/HOME
+// line (payload, argv, working directory, the CLAUDE*/CODEX*/GEMINI*/KIMI*/COPILOT*/ACC_*/XDG_*/HOME
 // environment with credentials redacted, and the answer) to
 // <dir>/hooks.jsonl, and then gives the answer.
 func RecorderMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -148,7 +154,7 @@ func RecorderMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 	}
 	for _, kv := range os.Environ() {
 		k, v, _ := strings.Cut(kv, "=")
-		for _, p := range []string{"CLAUDE", "CODEX", "GEMINI", "ACC_", "XDG_", "HOME"} {
+		for _, p := range []string{"CLAUDE", "CODEX", "GEMINI", "KIMI", "COPILOT", "ACC_", "XDG_", "HOME"} {
 			if strings.HasPrefix(k, p) {
 				if secretName(k) {
 					v = "<redacted>"
