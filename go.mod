@@ -12,6 +12,7 @@ require (
 	github.com/acc-go/acc/pkg/adapters/gemini v0.0.0
 	github.com/acc-go/acc/pkg/adapters/grok v0.0.0
 	github.com/acc-go/acc/pkg/adapters/kimi v0.0.0
+	github.com/acc-go/acc/pkg/adapters/qwen v0.0.0
 	github.com/acc-go/acc/pkg/core v0.0.0
 	github.com/acc-go/acc/pkg/protocol v0.0.0
 	github.com/acc-go/acc/pkg/router v0.0.0
@@ -90,6 +91,7 @@ replace (
 	github.com/acc-go/acc/pkg/adapters/gemini => ./pkg/adapters/gemini
 	github.com/acc-go/acc/pkg/adapters/grok => ./pkg/adapters/grok
 	github.com/acc-go/acc/pkg/adapters/kimi => ./pkg/adapters/kimi
+	github.com/acc-go/acc/pkg/adapters/qwen => ./pkg/adapters/qwen
 	github.com/acc-go/acc/pkg/core => ./pkg/core
 	github.com/acc-go/acc/pkg/protocol => ./pkg/protocol
 	github.com/acc-go/acc/pkg/router => ./pkg/router

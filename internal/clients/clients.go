@@ -17,14 +17,15 @@ import (
 	"github.com/acc-go/acc/pkg/adapters/gemini"
 	"github.com/acc-go/acc/pkg/adapters/grok"
 	"github.com/acc-go/acc/pkg/adapters/kimi"
+	"github.com/acc-go/acc/pkg/adapters/qwen"
 )
 
 // All returns a fresh map of the native-client adapters by client id
-// (claude, codex, copilot, gemini, grok, kimi:
+// (claude, codex, copilot, gemini, grok, kimi, qwen, qwen:
 // docs/decisions.md#14-client-ids).
 func All() map[string]adapter.Adapter {
 	out := map[string]adapter.Adapter{}
-	for _, a := range []adapter.Adapter{claude.New(), codex.New(), copilot.New(), gemini.New(), grok.New(), kimi.New()} {
+	for _, a := range []adapter.Adapter{claude.New(), codex.New(), copilot.New(), gemini.New(), grok.New(), kimi.New(), qwen.New()} {
 		out[a.ID()] = a
 	}
 	return out
