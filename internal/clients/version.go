@@ -18,8 +18,9 @@ import (
 // GEMINI_CLI_NO_RELAUNCH is set), so its sessions would never get the
 // capabilities their evidence proves — and their package says it without
 // running anything. The package is the nearest package.json above the resolved
-// program, inside a node_modules tree, whose "bin" names exactly this
-// program; any doubt returns "" and the caller falls back to --version.
+// program, inside a node_modules tree, one of whose "bin" entries is exactly
+// this file (by its resolved path, whatever its name); any doubt returns ""
+// and the caller falls back to --version.
 func NPMVersion(name string) string {
 	path, err := exec.LookPath(name)
 	if err != nil {
@@ -56,14 +57,17 @@ func NPMVersionAt(path string) string {
 				}
 				bins = map[string]string{pkg.Name[strings.LastIndex(pkg.Name, "/")+1:]: one}
 			}
-			target, ok := bins[filepath.Base(path)]
-			if !ok {
-				return ""
+			// The program is one of the package's bins, under whatever
+			// name it is on PATH: a client's per-platform package may
+			// declare its native program under the package's own name
+			// (@github/copilot-linux-x64 names copilot
+			// "copilot-linux-x64") while the program runs as copilot.
+			for _, target := range bins {
+				if t, err := filepath.EvalSymlinks(filepath.Join(dir, target)); err == nil && t == real {
+					return versionPattern().FindString(pkg.Version)
+				}
 			}
-			if t, err := filepath.EvalSymlinks(filepath.Join(dir, target)); err != nil || t != real {
-				return ""
-			}
-			return versionPattern().FindString(pkg.Version)
+			return ""
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir || filepath.Base(dir) == "node_modules" {

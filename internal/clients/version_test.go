@@ -40,7 +40,9 @@ func TestNPMVersion(t *testing.T) {
 	}{
 		{"bin map", `{"name":"@x/tool","version":"1.2.3","bin":{"tool":"bin/tool.js"}}`, "tool", "1.2.3"},
 		{"bin string", `{"name":"@x/tool","version":"0.61.0","bin":"bin/tool.js"}`, "tool", "0.61.0"},
-		{"bin names another program", `{"name":"@x/tool","version":"1.2.3","bin":{"other":"bin/tool.js"}}`, "tool", ""},
+		// A per-platform package names its program after itself
+		// (@github/copilot-linux-x64: {"copilot-linux-x64": "copilot"}).
+		{"bin names the program otherwise", `{"name":"@x/tool","version":"1.2.3","bin":{"tool-linux-x64":"bin/tool.js"}}`, "tool", "1.2.3"},
 		{"bin names another file", `{"name":"@x/tool","version":"1.2.3","bin":{"tool":"bin/other.js"}}`, "tool", ""},
 		{"no version", `{"name":"@x/tool","bin":{"tool":"bin/tool.js"}}`, "tool", ""},
 		{"broken package.json", `{"name":`, "tool", ""},

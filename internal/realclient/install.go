@@ -138,6 +138,10 @@ func (c Client) checkVersion(ctx context.Context, exe string) error {
 // copilotHome is the HOME Copilot CLI's install check ran in: beside
 // node_modules in the install directory of exe.
 func copilotHome(exe string) string {
+	// A link to the program (acc certify's PATH) stands for the program.
+	if real, err := filepath.EvalSymlinks(exe); err == nil {
+		exe = real
+	}
 	return filepath.Join(filepath.Dir(exe), "..", "..", "..", "copilot-home")
 }
 
