@@ -36,6 +36,7 @@ CLIENTS=(
 	"gemini @google/gemini-cli 0.61.0"
 	"kimi @moonshot-ai/kimi-code 2.1.0"
 	"copilot @github/copilot 1.0.102"
+	"qwen @qwen-code/qwen-code 0.24.4"
 )
 
 # name:package:exact version of the MCP SDK.
@@ -72,7 +73,7 @@ executable() {
 			[ -x "$f" ] && { echo "$f"; return; }
 		done
 		;;
-	codex | gemini | kimi)
+	codex | gemini | kimi | qwen)
 		f="$dir/node_modules/.bin/$name"
 		[ -x "$f" ] && { echo "$f"; return; }
 		;;

@@ -973,7 +973,7 @@ func ended(res realclient.Result, err error) string {
 // event and what acc-hook printed (base64).
 type hookLog struct {
 	path  string
-	after string // a command the wrapper runs once after the session start hook, then removes
+	after string // a command the wrapper runs once: after the session start hook, or before a hook that overtook it
 	// seenDenials counts the pre-tool denials already used by a proof.
 	seenDenials int
 }
@@ -982,15 +982,22 @@ type hookLog struct {
 func (h *hookLog) writeWrapper(dir, hook string) (string, error) {
 	path := filepath.Join(dir, "acc-hook-logged")
 	errFile := filepath.Join(dir, "hook-stderr")
+	// The command waiting in h.after runs once: after the session start
+	// hook answered, or before any other hook when the client started
+	// that one while session start still ran (Copilot CLI runs its
+	// SessionStart and UserPromptSubmit hooks together). mv claims it, so
+	// two hooks at once never both run it.
+	claim := "if mv " + shellQuote(h.after) + " " + shellQuote(h.after) + ".$$ 2>/dev/null; then sh " + shellQuote(h.after) + ".$$; rm -f " + shellQuote(h.after) + ".$$; fi"
 	script := "#!/bin/sh\n" +
 		"# acc certify: run acc-hook, and log the event and its answer (stdout and stderr)\n" +
+		"[ \"$2\" = SessionStart ] || " + "{ " + claim + "; }\n" +
 		"errf=" + shellQuote(errFile) + ".$$\n" +
 		"out=$(" + shellQuote(hook) + " \"$@\" 2>\"$errf\"); code=$?\n" +
 		"err=$(cat \"$errf\"); rm -f \"$errf\"\n" +
 		"printf '%s\\t%s\\n' \"$2\" \"$(printf '%s\\n%s' \"$out\" \"$err\" | base64 | tr -d '\\n')\" >> " + shellQuote(h.path) + "\n" +
 		"[ -z \"$out\" ] || printf '%s\\n' \"$out\"\n" +
 		"[ -z \"$err\" ] || printf '%s\\n' \"$err\" >&2\n" +
-		"if [ \"$2\" = SessionStart ] && [ -f " + shellQuote(h.after) + " ]; then sh " + shellQuote(h.after) + "; rm -f " + shellQuote(h.after) + "; fi\n" +
+		"[ \"$2\" != SessionStart ] || { " + claim + "; }\n" +
 		"exit $code\n"
 	return path, os.WriteFile(path, []byte(script), 0o755)
 }

@@ -14,12 +14,13 @@ const (
 	GeminiCLIVersion  = "0.61.0"
 	KimiCodeVersion   = "2.1.0"
 	CopilotVersion    = "1.0.102"
+	QwenCodeVersion   = "0.24.4"
 )
 
 // A Client is one real AI coding client, as acc's real-client tests run it.
 type Client struct {
 	// Name is the acc adapter name: "claude", "codex", "gemini", "kimi" or
-	// "copilot".
+	// "copilot", "qwen".
 	Name string
 	// Package and Version are the npm package and its pinned exact version.
 	Package, Version string
@@ -87,7 +88,14 @@ var (
 		SessionStart: "SessionStart", BeforeTurn: "UserPromptSubmit", PreTool: "PreToolUse",
 		PostTool: "PostToolUse", Stop: "Stop", SessionEnd: "SessionEnd", ShellTool: "Bash",
 	}
+	// Qwen Code fires no SessionEnd in headless (-p) runs; it repeats
+	// UserPromptSubmit, with an empty prompt, after each tool result.
+	Qwen = Client{
+		Name: "qwen", Package: "@qwen-code/qwen-code", Version: QwenCodeVersion,
+		SessionStart: "SessionStart", BeforeTurn: "UserPromptSubmit", PreTool: "PreToolUse",
+		PostTool: "PostToolUse", Stop: "Stop", ShellTool: "run_shell_command",
+	}
 )
 
 // Pinned is every client with hooks that acc proves itself on.
-var Pinned = []Client{Claude, Codex, Gemini, Kimi, Copilot}
+var Pinned = []Client{Claude, Codex, Gemini, Kimi, Copilot, Qwen}

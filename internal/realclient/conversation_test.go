@@ -68,7 +68,10 @@ const (
 // during B's turn still waits for the next one (docs/delivery.md#mid-turn).
 //
 // It runs as Claude Code asking Codex, Gemini CLI asking Claude Code, Kimi
-// Code asking Claude Code and GitHub Copilot CLI asking Gemini CLI.
+// Code asking Claude Code and GitHub Copilot CLI asking Gemini CLI. (Qwen
+// Code is not paired yet: headless it fires no SessionEnd, and its
+// process is a plain node that acc-hook cannot find among its ancestors,
+// so its acc session would stay live after it exits.)
 // The runs also measure attach, next-turn injection and session end for
 // the capability evidence (evidence_test.go).
 func TestConversation(t *testing.T) {

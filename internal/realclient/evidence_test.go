@@ -304,7 +304,7 @@ func observeConversation(t *testing.T, w *world, r *run, all *statusView) {
 		for _, q := range calls {
 			if q.Contains(shownAs(c, text)) {
 				nextTurn = proof{Cap: "nextTurn", OK: true, Record: rec, Purpose: "inject", Marker: text, Effect: "delivered",
-					Seen: fmt.Sprintf("the text, unchanged%s, in %s of the next model request", map[bool]string{true: " (angle brackets escaped)"}[c.Name == "gemini"], strings.ReplaceAll(where(q, shownAs(c, text)), ", type <nil>", ""))}
+					Seen: fmt.Sprintf("the text, unchanged%s, in %s of the next model request", map[bool]string{true: " (angle brackets escaped)"}[escapesAngles(c)], strings.ReplaceAll(where(q, shownAs(c, text)), ", type <nil>", ""))}
 				break
 			}
 		}
@@ -540,6 +540,8 @@ func fileTool(c Client) string {
 		return "Write tool"
 	case "copilot":
 		return "create tool (seen by the hook as Write)"
+	case "qwen":
+		return "write_file tool"
 	}
 	return "file-write tool"
 }

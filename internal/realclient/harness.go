@@ -146,6 +146,12 @@ enabled = false
 			hooks[ev] = []any{map[string]any{"type": "command", "bash": s.Hook(ev), "timeoutSec": 30}}
 		}
 		return writeJSONFile(filepath.Join(s.Home, ".copilot", "hooks", "acc-test.json"), map[string]any{"version": 1, "hooks": hooks})
+	case "qwen":
+		settings := qwenSettings()
+		if s.Hook != nil {
+			settings["hooks"] = s.hookTable(events, "*", 30)
+		}
+		return writeJSONFile(filepath.Join(s.Home, ".qwen", "settings.json"), settings)
 	case "kimi":
 		config := kimiProvider(s.ModelURL)
 		if s.Hook != nil {
@@ -158,6 +164,19 @@ enabled = false
 		return os.WriteFile(filepath.Join(home, "config.toml"), []byte(config), 0o644)
 	}
 	return fmt.Errorf("unknown client %q", s.Client.Name)
+}
+
+// qwenSettings is Qwen Code's settings.json without hooks: no usage
+// statistics, telemetry or update check, and none of the background
+// agents (memory extraction and consolidation, skill review) that 0.24.4
+// starts with tools after a turn, each a model call no script expects.
+func qwenSettings() map[string]any {
+	return map[string]any{
+		"privacy":   map[string]any{"usageStatisticsEnabled": false},
+		"telemetry": map[string]any{"enabled": false},
+		"general":   map[string]any{"enableAutoUpdate": false},
+		"memory":    map[string]any{"enableManagedAutoMemory": false, "enableManagedAutoDream": false, "enableAutoSkill": false},
+	}
 }
 
 // kimiProvider is the part of Kimi Code's config.toml that makes the fake
@@ -261,6 +280,13 @@ enabled = false`, s.ModelURL+"/v1"), // no final newline, as an editor may leave
 			".copilot/settings.json": "{\n  \"banner\": \"never\"\n}\n",
 			// another tool's hook: a formatter after each edit
 			".copilot/hooks/format.json": "{\n\t\"version\": 1,\n\t\"hooks\": {\n\t\t\"postToolUse\": [{\"type\": \"command\", \"bash\": \"true\", \"timeoutSec\": 5}]\n\t}\n}\n",
+		}
+	case "qwen":
+		files = map[string]string{
+			".qwen/settings.json": "{\n  // set up by hand\n  \"$version\": 4,\n  \"model\": {\"name\": \"fake-model\"},\n  \"privacy\": {\"usageStatisticsEnabled\": false},\n  \"telemetry\": {\"enabled\": false},\n" +
+				"  \"general\": {\"enableAutoUpdate\": false},\n" +
+				"  \"memory\": {\"enableManagedAutoMemory\": false, \"enableManagedAutoDream\": false, \"enableAutoSkill\": false},\n" +
+				"  \"hooks\": {\n    \"PostToolUse\": [\n      {\"matcher\": \"write_file\", \"hooks\": [{\"type\": \"command\", \"command\": \"true\", \"timeout\": 5}]}\n    ]\n  }\n}\n",
 		}
 	default:
 		return fmt.Errorf("unknown client %q", s.Client.Name)
@@ -374,6 +400,15 @@ func (s Setup) Environ() []string {
 			"KIMI_DISABLE_TELEMETRY=1",
 			"SHELL=/bin/sh",
 		)
+	case "qwen":
+		// The fake model as an OpenAI-compatible provider
+		// (--auth-type openai in Argv).
+		env = append(env,
+			"OPENAI_BASE_URL="+s.ModelURL+"/v1",
+			"OPENAI_API_KEY="+FakeAPIKey,
+			"OPENAI_MODEL=fake-model",
+			"QWEN_CODE_SUPPRESS_YOLO_WARNING=1",
+		)
 	case "copilot":
 		// Offline: no GitHub login, telemetry or update; the model is
 		// the fake one, over Chat Completions.
@@ -432,6 +467,12 @@ func (s Setup) Argv(prompt string) []string {
 		// Paths outside the directory (acc's binary, the data home)
 		// would otherwise need an approval no one can give headless.
 		argv = []string{s.Exe, "--allow-all-tools", "--allow-all-paths"}
+		if s.Resume {
+			argv = append(argv, "--continue")
+		}
+		tail = []string{"-p", prompt}
+	case "qwen":
+		argv = []string{s.Exe, "--approval-mode", "yolo", "--auth-type", "openai"}
 		if s.Resume {
 			argv = append(argv, "--continue")
 		}

@@ -53,7 +53,7 @@ func (c Client) Executable(dir string) (string, error) {
 		candidates = matches
 	case "codex":
 		candidates = []string{filepath.Join(nm, ".bin", "codex")}
-	case "gemini", "kimi":
+	case "gemini", "kimi", "qwen":
 		candidates = []string{filepath.Join(nm, ".bin", c.Name)}
 	case "copilot":
 		// The native binary of the platform package, not the Node

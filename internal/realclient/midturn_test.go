@@ -741,7 +741,7 @@ func observeTurnDelivery(t *testing.T, w *world, r *run, recs []HookRecord, call
 		for _, q := range calls {
 			if q.At.After(rec.Time) && q.Contains(shownAs(c, text)) {
 				mid = proof{Cap: "midTurn", OK: true, Record: rec, Purpose: "inject", Marker: text, Effect: "delivered",
-					Seen: "the text, unchanged" + map[bool]string{true: " (angle brackets escaped)"}[c.Name == "gemini"] +
+					Seen: "the text, unchanged" + map[bool]string{true: " (angle brackets escaped)"}[escapesAngles(c)] +
 						", in " + strings.ReplaceAll(where(q, shownAs(c, text)), ", type <nil>", "") + " of the model request after the tool result"}
 				break
 			}

@@ -143,6 +143,10 @@ func deniedResult(c Client, form, reason string) string {
 		if form == "json" {
 			return "Denied by preToolUse hook: " + reason
 		}
+	case "qwen":
+		if form == "json" {
+			return reason
+		}
 	}
 	return ""
 }
@@ -185,6 +189,10 @@ func TestInject(t *testing.T) {
 	}
 }
 
+// escapesAngles reports whether the client shows hook context to the
+// model with < and > escaped (shownAs).
+func escapesAngles(c Client) bool { return c.Name == "gemini" || c.Name == "qwen" }
+
 // contextShown reports whether the client gives the model the context a
 // hook of event answers with: Kimi Code shows only UserPromptSubmit's
 // (as <hook_result hook_event="UserPromptSubmit">…</hook_result> text),
@@ -194,9 +202,10 @@ func contextShown(c Client, event string) bool {
 }
 
 // shownAs is injected text as the client shows it to the model: Gemini CLI
-// escapes angle brackets inside its <hook_context> wrapper (not & or quotes).
+// escapes angle brackets inside its <hook_context> wrapper (not & or
+// quotes), and Qwen Code inside its <qwen:user-prompt-submit-context>.
 func shownAs(c Client, text string) string {
-	if c.Name == "gemini" {
+	if escapesAngles(c) {
 		return strings.NewReplacer("<", "&lt;", ">", "&gt;").Replace(text)
 	}
 	return text
@@ -310,7 +319,7 @@ func (r *run) wantModelCalls(n int) []*fakemodel.Request {
 	return calls
 }
 
-var clientAPI = map[string]fakemodel.API{"claude": fakemodel.Anthropic, "codex": fakemodel.Responses, "gemini": fakemodel.Gemini, "kimi": fakemodel.Anthropic, "copilot": fakemodel.Chat}
+var clientAPI = map[string]fakemodel.API{"claude": fakemodel.Anthropic, "codex": fakemodel.Responses, "gemini": fakemodel.Gemini, "kimi": fakemodel.Anthropic, "copilot": fakemodel.Chat, "qwen": fakemodel.Chat}
 
 // where describes the part of a model request that holds text, for the log.
 func where(q *fakemodel.Request, text string) string {
