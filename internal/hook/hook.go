@@ -138,7 +138,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer, readInstall 
 		stdout = unreadOutput{}
 	}
 	r := &Runner{Adapters: clients.All(), Getenv: os.Getenv, ClientVersion: func(ctx context.Context, a adapter.Adapter) string { return probeVersion(ctx, a, os.Getenv) },
-		ClientPID: func(a adapter.Adapter) int { return core.ClientPID(a.ClientCommand()) }, Deadline: Deadline,
+		ClientPID: func(a adapter.Adapter) int { return clientPID(a, os.Getenv) }, Deadline: Deadline,
 		ReadInstall: readInstall}
 	return r.Run(args, stdin, stdout, stderr)
 }
@@ -903,6 +903,16 @@ func gitEffects(ctx context.Context, room *core.Room, cwd string, ops []adapter.
 		}
 	}
 	return gits, targets, unknown
+}
+
+// clientPID is the pid of a's client among the hook's ancestors: the one
+// its variable names (adapter.ClientPIDNamer), else the nearest process
+// named a.ClientCommand(), else 0.
+func clientPID(a adapter.Adapter, getenv func(string) string) int {
+	if n, ok := a.(adapter.ClientPIDNamer); ok && n.ClientPIDEnv() != "" {
+		return core.ClientPIDNamed(a.ClientCommand(), getenv(n.ClientPIDEnv()))
+	}
+	return core.ClientPID(a.ClientCommand())
 }
 
 // versionPattern is compiled when first used: only session start asks.

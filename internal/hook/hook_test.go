@@ -536,6 +536,51 @@ func TestKimiClientFoundByItsProcessName(t *testing.T) {
 	}
 }
 
+// TestQwenClientFoundByItsVariable: Qwen Code 0.24.4's process is a
+// plain node, and its hooks inherit QWEN_CODE_LAUNCHER_PID, the pid of the
+// node started as qwen (docs/adapters.md#qwen-code). The hook takes that
+// pid only when it is one of its ancestors: a shell stands in for the
+// launcher and names itself; a live process beside the hook, a value
+// that is no decimal pid, and pid 1 name nothing. This test binary plays
+// the hook.
+func TestQwenClientFoundByItsVariable(t *testing.T) {
+	if os.Getenv("ACC_TEST_CLIENT_PID_HELPER") == "1" {
+		fmt.Println(clientPID(clients.Get("qwen"), os.Getenv))
+		return
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	beside := exec.Command("sleep", "60")
+	if err := beside.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = beside.Process.Kill(); _ = beside.Wait() })
+	run := func(value string) (hookSaw string, launcher int) {
+		t.Helper()
+		// The shell names itself ($$) unless told a value; "; exit $?"
+		// keeps it from replacing itself with the hook.
+		cmd := exec.Command("/bin/sh", "-c", `QWEN_CODE_LAUNCHER_PID=${ACC_TEST_VALUE:-$$} "$0" -test.run="^TestQwenClientFoundByItsVariable$"; exit $?`, self)
+		cmd.Env = append(os.Environ(), "ACC_TEST_CLIENT_PID_HELPER=1", "ACC_TEST_VALUE="+value)
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("the stand-in client failed: %v\n%s", err, out.String())
+		}
+		got, _, _ := strings.Cut(out.String(), "\n")
+		return got, cmd.Process.Pid
+	}
+	if got, launcher := run(""); got != strconv.Itoa(launcher) {
+		t.Errorf("QWEN_CODE_LAUNCHER_PID naming the hook's ancestor: the hook found %q, want %d", got, launcher)
+	}
+	for _, value := range []string{strconv.Itoa(beside.Process.Pid), "1", "+" + strconv.Itoa(os.Getpid()), "0x10", "abc", "99999999999"} {
+		if got, _ := run(value); got != "0" {
+			t.Errorf("QWEN_CODE_LAUNCHER_PID=%s: the hook found client pid %q, want 0 (no ancestor named)", value, got)
+		}
+	}
+}
+
 // TestVersionAskedAgainAtTheNextTurn: a session whose client version could
 // not be read at its start (the probe's 2 s ran out on a busy machine) is
 // asked again before its next turn, and from then on gets what is proven

@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -242,6 +243,31 @@ func ClientPID(command string) int {
 	if command == "" {
 		return 0
 	}
+	return ancestorPID(func(pid int32, p *process.Process) bool {
+		name, err := p.Name()
+		return err == nil && filepath.Base(name) == command
+	})
+}
+
+// ClientPIDNamed is ClientPID for a client that names its own process in
+// an environment variable its hooks inherit (adapter.ClientPIDNamer; Qwen
+// Code's QWEN_CODE_LAUNCHER_PID): named, the variable's value, counts
+// only when it is a decimal pid above 1 of one of the calling process's
+// ancestors (at most 16 levels up), so a value inherited from elsewhere
+// or left over from an exited client names nothing. Otherwise the walk by
+// command decides.
+func ClientPIDNamed(command, named string) int {
+	if want, err := strconv.ParseInt(named, 10, 32); err == nil && want > 1 && named == strconv.FormatInt(want, 10) {
+		if pid := ancestorPID(func(pid int32, _ *process.Process) bool { return int64(pid) == want }); pid != 0 {
+			return pid
+		}
+	}
+	return ClientPID(command)
+}
+
+// ancestorPID returns the nearest of the calling process's ancestors (at
+// most 16 levels up, pid 1 excluded) that match accepts, or 0.
+func ancestorPID(match func(int32, *process.Process) bool) int {
 	pid := int32(os.Getppid())
 	for range 16 {
 		if pid <= 1 {
@@ -251,7 +277,7 @@ func ClientPID(command string) int {
 		if err != nil {
 			return 0
 		}
-		if name, err := p.Name(); err == nil && filepath.Base(name) == command {
+		if match(pid, p) {
 			return int(pid)
 		}
 		parent, err := p.Ppid()

@@ -197,6 +197,16 @@ type Adapter interface {
 	Evidence() []Evidence
 }
 
+// ClientPIDNamer is implemented by an Adapter whose client names its own
+// process in an environment variable its hooks inherit, for a client that
+// ClientCommand cannot find because its process is a plain node (Qwen
+// Code). acc-hook records that pid only when it is one of the hook's
+// ancestors (core.ClientPIDNamed).
+type ClientPIDNamer interface {
+	// ClientPIDEnv is the variable's name; its value is a decimal pid.
+	ClientPIDEnv() string
+}
+
 // CapabilitiesFor returns what a's evidence proves for version. Each
 // capability is true when some evidence recorded at a version not above
 // version proves it: a capability holds from the lowest version a capture

@@ -75,9 +75,15 @@ func (client) DisplayName() string { return DisplayName }
 // ClientCommand: none. Qwen Code is a Node program; its process is node.
 func (client) ClientCommand() string { return "" }
 
-// SessionEnvVars: none. The hooks of 0.24.4 get QWEN_CODE_* variables
-// (the model, the launcher's pid) but none naming the session.
-func (client) SessionEnvVars() []string { return nil }
+// ClientPIDEnv: every hook of 0.24.4 inherits QWEN_CODE_LAUNCHER_PID, the
+// pid of the node process started as qwen, which lives until the client
+// exits (its relaunched child and the hooks are below it). Headless, 0.24.4
+// fires no SessionEnd, so this pid is what tells acc the session is gone.
+func (client) ClientPIDEnv() string { return "QWEN_CODE_LAUNCHER_PID" }
+
+// SessionEnvVars: every hook of 0.24.4 gets QWEN_CODE_SESSION_ID equal to
+// the payload's session_id (measured by hand, docs/adapters.md#qwen-code).
+func (client) SessionEnvVars() []string { return []string{"QWEN_CODE_SESSION_ID"} }
 
 func (client) Events() []string { return spec.EventNames() }
 
