@@ -796,12 +796,12 @@ func turnEvidenceNote(c Client) string {
 
 // sessionEndNote is what a record's note says of the session's start and
 // end, given the sessionEnd proof: for a client that fires no session end
-// headless (Kimi Code), that it was proven interactively, or not at all.
+// headless (Kimi Code, Qwen Code), that it was proven interactively, or not at all.
 func sessionEndNote(c Client, p proof) string {
 	switch {
 	case p.OK && c.SessionEnd == "":
 		return "Session start attached an acc session; a headless run fires no session end, but interactively (in tmux, left with /exit) " +
-			p.Record.Event + " fired and acc-hook closed the session (" + kimiSessionEndTest + ")"
+			p.Record.Event + " fired and acc-hook closed the session (" + interactiveSessionEndTest + ")"
 	case p.OK:
 		return "Session start attached an acc session and session end closed it"
 	}
@@ -879,6 +879,6 @@ func mergeSessionEnd(o *clientObservations, now time.Time) (string, error) {
 	if i := strings.Index(ev.Test, "; sessionEnd: "); i >= 0 {
 		ev.Test = ev.Test[:i]
 	}
-	ev.Test += "; sessionEnd: " + evidence.RealClientTest + p.Test + " (" + UpdateEvidenceEnv + "=" + c.Name + " go test -run " + kimiSessionEndTest + " ./internal/realclient)"
+	ev.Test += "; sessionEnd: " + evidence.RealClientTest + p.Test + " (" + UpdateEvidenceEnv + "=" + c.Name + " go test -run " + interactiveSessionEndTest + " ./internal/realclient)"
 	return path, writePretty(path, ev)
 }

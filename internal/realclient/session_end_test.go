@@ -10,24 +10,34 @@ import (
 	"github.com/acc-go/acc/pkg/adapters/adapter"
 )
 
-// kimiSessionEndTest is the test that proves Kimi Code's session end; the
-// evidence's note and test fields name it (sessionEndNote, mergeSessionEnd).
-const kimiSessionEndTest = "TestSessionEndInteractive"
+// interactiveSessionEndTest is the test that proves the session end of a
+// client that fires none headless; the evidence's note and test fields
+// name it (sessionEndNote, mergeSessionEnd).
+const interactiveSessionEndTest = "TestSessionEndInteractive"
 
-// TestSessionEndInteractive proves Kimi Code's session end the only way the
-// client fires it: interactively. A headless run (kimi -p) fires no
-// SessionEnd, so the conversation tests cannot measure it. Here Kimi Code
-// runs in tmux as a person runs it, its hooks wired by `acc install`: the
-// folder is trusted at its prompt, one typed turn runs against the fake
-// model (the session attaches and is live), and /exit ends the client. The
-// SessionEnd hook must fire once and acc-hook must close the acc session:
-// `acc status --all` shows it closed, not merely offline. (A CLI session
-// shares the room, so the Kimi session is on durable record.)
+// TestSessionEndInteractive proves the session end of each client that
+// fires it only interactively (Kimi Code, Qwen Code): a headless run fires
+// no SessionEnd, so the conversation tests cannot measure it. Here the
+// client runs in tmux as a person runs it, its hooks wired by `acc
+// install`: Kimi Code's folder is trusted at its prompt, one typed turn
+// runs against the fake model (the session attaches and is live), and
+// /exit ends the client. The SessionEnd hook must fire once and acc-hook
+// must close the acc session: `acc status --all` shows it closed, not
+// merely offline. (A CLI session shares the room, so the client's session
+// is on durable record.)
 func TestSessionEndInteractive(t *testing.T) {
 	requireTmux(t)
+	for _, c := range Pinned {
+		if c.SessionEnd != "" {
+			continue // its headless runs prove it
+		}
+		t.Run(c.Name, func(t *testing.T) { sessionEndInteractive(t, c) })
+	}
+}
+
+func sessionEndInteractive(t *testing.T, c Client) {
 	w := newWorld(t)
-	r := w.hooked(t, Kimi, w.repo, answers(5))
-	c := r.client
+	r := w.hooked(t, c, w.repo, answers(5))
 	r.configure()
 	// A second session makes the room durable
 	// (docs/design.md#lazy-materialisation), so a closed session stays on
@@ -47,16 +57,20 @@ func TestSessionEndInteractive(t *testing.T) {
 		}
 	})
 
-	// A new folder is trusted first; Enter takes the highlighted choice,
-	// "Trust this folder".
-	if _, ok := u.WaitScreen(90*time.Second, func(s string) bool { return strings.Contains(s, "Trust this folder") }); !ok {
-		t.Fatal("Kimi Code never asked whether to trust the folder")
-	}
-	if err := u.Keys("Enter"); err != nil {
-		t.Fatal(err)
-	}
-	if _, ok := u.WaitScreen(30*time.Second, func(s string) bool { return !strings.Contains(s, "Trust this folder") }); !ok {
-		t.Fatal("the trust prompt stayed on the screen")
+	if c.Name == "kimi" {
+		// A new folder is trusted first; Enter takes the highlighted
+		// choice, "Trust this folder".
+		if _, ok := u.WaitScreen(90*time.Second, func(s string) bool { return strings.Contains(s, "Trust this folder") }); !ok {
+			t.Fatal("Kimi Code never asked whether to trust the folder")
+		}
+		if err := u.Keys("Enter"); err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := u.WaitScreen(30*time.Second, func(s string) bool { return !strings.Contains(s, "Trust this folder") }); !ok {
+			t.Fatal("the trust prompt stayed on the screen")
+		}
+	} else if _, ok := u.WaitScreen(90*time.Second, func(s string) bool { return strings.Contains(s, "Type your message") }); !ok {
+		t.Fatalf("%s never showed its input box", c.Name)
 	}
 	time.Sleep(time.Second) // let the input box take focus
 	if err := u.Type("hello"); err != nil {
@@ -80,7 +94,7 @@ func TestSessionEndInteractive(t *testing.T) {
 		t.Fatal("/exit fired no SessionEnd hook")
 	}
 	if _, ok := u.WaitScreen(30*time.Second, func(s string) bool { return strings.Contains(s, "Bye!") || u.PID() == 0 }); !ok {
-		t.Errorf("Kimi Code did not say Bye! after /exit")
+		t.Errorf("%s neither said Bye! nor exited after /exit", c.Name)
 	}
 
 	recs := r.records()
@@ -95,8 +109,11 @@ func TestSessionEndInteractive(t *testing.T) {
 			t.Errorf("acc-hook answered SessionEnd with exit %d: %s", ends[0].Exit, ends[0].Stderr)
 			ended.OK = false
 		}
-		if reason, _ := ends[0].Payload()["reason"].(string); reason != "exit" {
-			t.Errorf("SessionEnd reason %q, want exit", reason)
+		// /exit is "exit" to Kimi Code and, in Claude Code's words,
+		// "prompt_input_exit" to Qwen Code.
+		want := map[string]string{"kimi": "exit", "qwen": "prompt_input_exit"}[c.Name]
+		if reason, _ := ends[0].Payload()["reason"].(string); reason != want {
+			t.Errorf("SessionEnd reason %q, want %q", reason, want)
 		}
 	}
 	all, err := w.status("--all")

@@ -31,6 +31,10 @@ func (s Setup) InteractiveArgv() []string {
 		return append([]string{s.Exe}, s.Args...)
 	case "codex":
 		return append([]string{s.Exe, "--dangerously-bypass-hook-trust", "-s", "danger-full-access"}, s.Args...)
+	case "qwen":
+		// The fake model as an OpenAI-compatible provider, and no
+		// approval mode that asks a model whether a tool call is safe.
+		return append([]string{s.Exe, "--auth-type", "openai", "--approval-mode", "yolo"}, s.Args...)
 	}
 	return append([]string{s.Exe}, s.Args...)
 }
