@@ -21,7 +21,7 @@ import (
 )
 
 // All returns a fresh map of the native-client adapters by client id
-// (claude, codex, copilot, gemini, grok, kimi, qwen, qwen:
+// (claude, codex, copilot, gemini, grok, kimi, qwen:
 // docs/decisions.md#14-client-ids).
 func All() map[string]adapter.Adapter {
 	out := map[string]adapter.Adapter{}
