@@ -44,6 +44,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -721,7 +722,11 @@ func play(ctx context.Context, o Options, c realclient.Client, bin string, w *wo
 	}
 	sendCmd := fmt.Sprintf("%s message --cwd %s --session %s --generation %s --to %s --type question --subject certify --body 'Which port? CERTIFY_QUESTION_MARK' --json > %s 2>&1",
 		shellQuote(o.Acc), shellQuote(w.wt), peerCaller.SessionID, peerCaller.Generation, participantOf(c.Name), shellQuote(hooks.after+".out"))
-	if err := os.WriteFile(hooks.after, []byte(sendCmd+"\n"), 0o644); err != nil {
+	err = os.WriteFile(hooks.after+".starts", []byte(strconv.Itoa(hooks.count("SessionStart", ""))+"\n"), 0o644)
+	if err == nil {
+		err = os.WriteFile(hooks.after, []byte(sendCmd+"\n"), 0o644)
+	}
+	if err != nil {
 		st.set("nextTurn", false, "cannot prepare the peer's question: "+err.Error())
 		st.envFault = true
 		return true
@@ -982,22 +987,32 @@ type hookLog struct {
 func (h *hookLog) writeWrapper(dir, hook string) (string, error) {
 	path := filepath.Join(dir, "acc-hook-logged")
 	errFile := filepath.Join(dir, "hook-stderr")
-	// The command waiting in h.after runs once: after the session start
-	// hook answered, or before any other hook when the client started
-	// that one while session start still ran (Copilot CLI runs its
-	// SessionStart and UserPromptSubmit hooks together). mv claims it, so
-	// two hooks at once never both run it.
-	claim := "if mv " + shellQuote(h.after) + " " + shellQuote(h.after) + ".$$ 2>/dev/null; then sh " + shellQuote(h.after) + ".$$; rm -f " + shellQuote(h.after) + ".$$; fi"
+	// The command waiting in h.after runs once, after the session start
+	// hook answered: only the next hook may bring its question. Copilot
+	// CLI starts its SessionStart and UserPromptSubmit hooks together, so
+	// any other hook first waits (at most 10 s) for session start to be
+	// logged for this run, then takes the command itself if it is still waiting (mv
+	// claims it: two hooks never both run it), or waits (at most 10 s)
+	// until the hook that took it has sent the question (.done).
+	a := shellQuote(h.after)
+	run := "if mv " + a + " " + a + ".$$ 2>/dev/null; then sh " + a + ".$$; : > " + a + ".done; rm -f " + a + ".$$; fi"
+	// Session start has answered when the log holds more of its calls
+	// than when the command was written (.starts; the log keeps every run's).
+	waitStart := "n=$(cat " + a + ".starts 2>/dev/null); i=0; while c=$(grep -c \"^SessionStart$(printf '\\t')\" " + shellQuote(h.path) + " 2>/dev/null); [ \"${c:-0}\" -le \"${n:-0}\" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done"
+	waitSent := "if ls " + a + ".[0-9]* >/dev/null 2>&1; then i=0; while [ ! -f " + a + ".done ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done; fi"
 	script := "#!/bin/sh\n" +
 		"# acc certify: run acc-hook, and log the event and its answer (stdout and stderr)\n" +
-		"[ \"$2\" = SessionStart ] || " + "{ " + claim + "; }\n" +
+		"if [ \"$2\" != SessionStart ]; then\n" +
+		"  if [ -f " + a + " ]; then " + waitStart + "; " + run + "; fi\n" +
+		"  " + waitSent + "\n" +
+		"fi\n" +
 		"errf=" + shellQuote(errFile) + ".$$\n" +
 		"out=$(" + shellQuote(hook) + " \"$@\" 2>\"$errf\"); code=$?\n" +
 		"err=$(cat \"$errf\"); rm -f \"$errf\"\n" +
 		"printf '%s\\t%s\\n' \"$2\" \"$(printf '%s\\n%s' \"$out\" \"$err\" | base64 | tr -d '\\n')\" >> " + shellQuote(h.path) + "\n" +
 		"[ -z \"$out\" ] || printf '%s\\n' \"$out\"\n" +
 		"[ -z \"$err\" ] || printf '%s\\n' \"$err\" >&2\n" +
-		"[ \"$2\" != SessionStart ] || { " + claim + "; }\n" +
+		"[ \"$2\" != SessionStart ] || { " + run + "; }\n" +
 		"exit $code\n"
 	return path, os.WriteFile(path, []byte(script), 0o755)
 }
