@@ -665,11 +665,13 @@ func midTurn(t *testing.T, c Client) {
 	if short.code != 3 {
 		t.Errorf("acc wait --idle with 1s while the turn went on: exit %d, want 3\n%s", short.code, short.out.String())
 	}
-	waits := []struct {
+	// Each wait must return after the hook its condition follows.
+	type waitAfter struct {
 		name  string
 		wt    *waiter
 		after HookRecord
-	}{{"--idle", idle, stops[len(stops)-1]}}
+	}
+	waits := []waitAfter{{"--idle", idle, stops[len(stops)-1]}}
 	if c.SessionEnd == "" {
 		// No session end: the session stays open, offline now that the
 		// client is gone, so --finished ran out (exit 3).
@@ -690,11 +692,7 @@ func midTurn(t *testing.T, c Client) {
 		if len(ends) != 1 {
 			t.Fatalf("%s fired %d times, want 1", c.SessionEnd, len(ends))
 		}
-		waits = append(waits, struct {
-			name  string
-			wt    *waiter
-			after HookRecord
-		}{"--finished", finished, ends[0]})
+		waits = append(waits, waitAfter{"--finished", finished, ends[0]})
 	}
 	for _, x := range waits {
 		switch {
