@@ -9,9 +9,12 @@ require (
 	github.com/acc-go/acc/pkg/adapters/claude v0.0.0
 	github.com/acc-go/acc/pkg/adapters/codex v0.0.0
 	github.com/acc-go/acc/pkg/adapters/copilot v0.0.0
+	github.com/acc-go/acc/pkg/adapters/droid v0.0.0
 	github.com/acc-go/acc/pkg/adapters/gemini v0.0.0
 	github.com/acc-go/acc/pkg/adapters/grok v0.0.0
 	github.com/acc-go/acc/pkg/adapters/kimi v0.0.0
+	github.com/acc-go/acc/pkg/adapters/opencode v0.0.0
+	github.com/acc-go/acc/pkg/adapters/pi v0.0.0
 	github.com/acc-go/acc/pkg/adapters/qwen v0.0.0
 	github.com/acc-go/acc/pkg/core v0.0.0
 	github.com/acc-go/acc/pkg/protocol v0.0.0
@@ -88,9 +91,12 @@ replace (
 	github.com/acc-go/acc/pkg/adapters/claude => ./pkg/adapters/claude
 	github.com/acc-go/acc/pkg/adapters/codex => ./pkg/adapters/codex
 	github.com/acc-go/acc/pkg/adapters/copilot => ./pkg/adapters/copilot
+	github.com/acc-go/acc/pkg/adapters/droid => ./pkg/adapters/droid
 	github.com/acc-go/acc/pkg/adapters/gemini => ./pkg/adapters/gemini
 	github.com/acc-go/acc/pkg/adapters/grok => ./pkg/adapters/grok
 	github.com/acc-go/acc/pkg/adapters/kimi => ./pkg/adapters/kimi
+	github.com/acc-go/acc/pkg/adapters/opencode => ./pkg/adapters/opencode
+	github.com/acc-go/acc/pkg/adapters/pi => ./pkg/adapters/pi
 	github.com/acc-go/acc/pkg/adapters/qwen => ./pkg/adapters/qwen
 	github.com/acc-go/acc/pkg/core => ./pkg/core
 	github.com/acc-go/acc/pkg/protocol => ./pkg/protocol

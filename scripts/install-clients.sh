@@ -37,6 +37,7 @@ CLIENTS=(
 	"kimi @moonshot-ai/kimi-code 2.1.0"
 	"copilot @github/copilot 1.0.102"
 	"qwen @qwen-code/qwen-code 0.24.4"
+	"opencode opencode-ai 1.18.33"
 )
 
 # name:package:exact version of the MCP SDK.
@@ -73,7 +74,7 @@ executable() {
 			[ -x "$f" ] && { echo "$f"; return; }
 		done
 		;;
-	codex | gemini | kimi | qwen)
+	codex | gemini | kimi | qwen | opencode)
 		f="$dir/node_modules/.bin/$name"
 		[ -x "$f" ] && { echo "$f"; return; }
 		;;
@@ -103,7 +104,11 @@ install_one() (
 	tmp=$(mktemp -d "$cache/$name@$version.partial-XXXXXX")
 	home=$(mktemp -d)
 	trap 'rm -rf "$tmp" "$home"' EXIT
-	npm install --prefix "$tmp" --no-audit --no-fund --ignore-scripts --save-exact --loglevel=error "$pkg@$version" >&2
+	# OpenCode's install script links its native binary over the stub its
+	# bin names; every other client runs without install scripts.
+	scripts=--ignore-scripts
+	[ "$name" = opencode ] && scripts=
+	npm install --prefix "$tmp" --no-audit --no-fund $scripts --save-exact --loglevel=error "$pkg@$version" >&2
 	exe=$(executable "$name" "$tmp") || { echo "install-clients: $pkg@$version installed no runnable program" >&2; exit 1; }
 	# Copilot CLI unpacks its program (235 MB) under $HOME/.cache on a
 	# first run: its check runs in a HOME inside the install, kept, which

@@ -14,18 +14,22 @@ import (
 	"github.com/acc-go/acc/pkg/adapters/claude"
 	"github.com/acc-go/acc/pkg/adapters/codex"
 	"github.com/acc-go/acc/pkg/adapters/copilot"
+	"github.com/acc-go/acc/pkg/adapters/droid"
 	"github.com/acc-go/acc/pkg/adapters/gemini"
 	"github.com/acc-go/acc/pkg/adapters/grok"
 	"github.com/acc-go/acc/pkg/adapters/kimi"
+	"github.com/acc-go/acc/pkg/adapters/opencode"
+	"github.com/acc-go/acc/pkg/adapters/pi"
 	"github.com/acc-go/acc/pkg/adapters/qwen"
 )
 
 // All returns a fresh map of the native-client adapters by client id
-// (claude, codex, copilot, gemini, grok, kimi, qwen:
+// (claude, codex, copilot, droid, gemini, grok, kimi, opencode, pi,
+// qwen:
 // docs/decisions.md#14-client-ids).
 func All() map[string]adapter.Adapter {
 	out := map[string]adapter.Adapter{}
-	for _, a := range []adapter.Adapter{claude.New(), codex.New(), copilot.New(), gemini.New(), grok.New(), kimi.New(), qwen.New()} {
+	for _, a := range []adapter.Adapter{claude.New(), codex.New(), copilot.New(), droid.New(), gemini.New(), grok.New(), kimi.New(), opencode.New(), pi.New(), qwen.New()} {
 		out[a.ID()] = a
 	}
 	return out

@@ -176,7 +176,7 @@ func (r *Runner) Run(args []string, stdin io.Reader, stdout, stderr io.Writer) (
 	}
 	a := r.Adapters[args[0]]
 	if a == nil {
-		fmt.Fprintf(stderr, "acc: no adapter %q (known: claude, codex, gemini, kimi, grok); hook continued without context\n", sanitise(args[0]))
+		fmt.Fprintf(stderr, "acc: no adapter %q (known: %s); hook continued without context\n", sanitise(args[0]), strings.Join(slices.Sorted(maps.Keys(r.Adapters)), ", "))
 		return 0
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), r.Deadline)

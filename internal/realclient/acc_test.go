@@ -551,6 +551,7 @@ func hookContext(rec HookRecord) string {
 // ("" when the hook allowed the call).
 func denyReason(rec HookRecord) string {
 	var out struct {
+		Deny               string `json:"deny"` // acc's OpenCode plugin
 		Decision           string `json:"decision"`
 		Reason             string `json:"reason"`
 		HookSpecificOutput struct {
@@ -560,6 +561,8 @@ func denyReason(rec HookRecord) string {
 	}
 	_ = json.Unmarshal([]byte(rec.Stdout), &out)
 	switch {
+	case out.Deny != "":
+		return out.Deny
 	case out.HookSpecificOutput.PermissionDecision == "deny":
 		return out.HookSpecificOutput.PermissionDecisionReason
 	case out.Decision == "deny" || out.Decision == "block":

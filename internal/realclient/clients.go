@@ -15,18 +15,28 @@ const (
 	KimiCodeVersion   = "2.1.0"
 	CopilotVersion    = "1.0.102"
 	QwenCodeVersion   = "0.24.4"
+	OpenCodeVersion   = "1.18.33"
 )
 
 // A Client is one real AI coding client, as acc's real-client tests run it.
 type Client struct {
 	// Name is the acc adapter name: "claude", "codex", "gemini", "kimi" or
-	// "copilot", "qwen".
+	// "copilot", "qwen", "opencode".
 	Name string
 	// Package and Version are the npm package and its pinned exact version.
 	Package, Version string
 	// The client's own names for the hook events acc handles; empty where the
 	// client has no such event.
 	SessionStart, BeforeTurn, PreTool, PostTool, Stop, SessionEnd string
+	// ResumeStart is the event that starts a resumed session, where it is
+	// not SessionStart (OpenCode's plugin says session.resumed).
+	ResumeStart string
+	// NoHold: nothing the turn-end hook answers keeps the agent working
+	// (acc's OpenCode plugin reads no answer to session.idle).
+	NoHold bool
+	// JSONDenyOnly: the client has no exit-code deny, only an answer on
+	// stdout (acc's plugin reads nothing else).
+	JSONDenyOnly bool
 	// ShellTool is the tool name the pre-tool hook sees for a shell command.
 	ShellTool string
 	// PostToolUnawaited is true for a client that starts its post-tool hook
@@ -97,5 +107,22 @@ var (
 	}
 )
 
+// OpenCode runs acc's plugin (pkg/adapters/opencode), whose event names
+// are OpenCode's hooks and events, and process.exit for its exit.
+var OpenCode = Client{
+	Name: "opencode", Package: "opencode-ai", Version: OpenCodeVersion,
+	SessionStart: "session.created", BeforeTurn: "chat.message", PreTool: "tool.execute.before",
+	PostTool: "tool.execute.after", Stop: "session.idle", SessionEnd: "process.exit", ShellTool: "bash",
+	ResumeStart: "session.resumed", JSONDenyOnly: true, NoHold: true,
+}
+
+// Resumed is the event that starts a resumed session of c.
+func (c Client) Resumed() string {
+	if c.ResumeStart != "" {
+		return c.ResumeStart
+	}
+	return c.SessionStart
+}
+
 // Pinned is every client with hooks that acc proves itself on.
-var Pinned = []Client{Claude, Codex, Gemini, Kimi, Copilot, Qwen}
+var Pinned = []Client{Claude, Codex, Gemini, Kimi, Copilot, Qwen, OpenCode}

@@ -542,6 +542,8 @@ func fileTool(c Client) string {
 		return "create tool (seen by the hook as Write)"
 	case "qwen":
 		return "write_file tool"
+	case "opencode":
+		return "write tool"
 	}
 	return "file-write tool"
 }

@@ -289,6 +289,10 @@ func installedToolMatcher(t *testing.T, c Client) func(tool string) bool {
 				}
 			}
 		}
+		if art.Kind == adapter.ArtifactFile && filepath.Ext(art.Path) == ".js" {
+			// acc's plugin (OpenCode): it runs acc-hook for every tool.
+			return func(string) bool { return true }
+		}
 		if art.Kind == adapter.ArtifactFile && filepath.Ext(art.Path) == ".json" {
 			// A hook file of acc's own (Copilot CLI): a handler with no
 			// matcher runs for every tool.

@@ -9,10 +9,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/acc-go/acc/pkg/adapters/adapter"
+	"github.com/acc-go/acc/pkg/adapters/opencode"
 )
 
 // FakeAPIKey is the credential every client is given; the fake model ignores
@@ -152,6 +156,30 @@ enabled = false
 			settings["hooks"] = s.hookTable(events, "*", 30)
 		}
 		return writeJSONFile(filepath.Join(s.Home, ".qwen", "settings.json"), settings)
+	case "opencode":
+		if err := s.openCodeConfig(nil); err != nil {
+			return err
+		}
+		if s.Hook == nil {
+			return nil
+		}
+		// The plugin acc installs, calling a shim of the test's own that
+		// runs Hook's command for each of events.
+		shim := filepath.Join(s.Home, "acc-test-shim")
+		if slices.Contains(events, s.Client.SessionStart) {
+			events = append(slices.Clone(events), s.Client.ResumeStart)
+		}
+		var b strings.Builder
+		b.WriteString("#!/bin/sh\ncase \"$2\" in\n")
+		for _, ev := range events {
+			fmt.Fprintf(&b, "%s) %s ;;\n", ShellQuote(ev), s.Hook(ev))
+		}
+		b.WriteString("esac\n")
+		if err := os.WriteFile(shim, []byte(b.String()), 0o755); err != nil {
+			return err
+		}
+		plugin := opencode.New().(opencode.Client)
+		return writeFile(plugin.PluginFile(adapter.InstallEnv{Home: s.Home}), plugin.Plugin(shim))
 	case "kimi":
 		config := kimiProvider(s.ModelURL)
 		if s.Hook != nil {
@@ -177,6 +205,49 @@ func qwenSettings() map[string]any {
 		"general":   map[string]any{"enableAutoUpdate": false},
 		"memory":    map[string]any{"enableManagedAutoMemory": false, "enableManagedAutoDream": false, "enableAutoSkill": false},
 	}
+}
+
+// openCodeConfig writes OpenCode's opencode.json: the fake model as an
+// OpenAI-compatible provider, and the model, and no update or sharing;
+// extra holds more top-level keys (a lived-in home's). Beside it goes what
+// OpenCode would fetch from npm at start, @opencode-ai/plugin, stood for by
+// its package.json and lock naming it and an empty node_modules
+// (docs/real-clients.md#opencode): offline, OpenCode waits about 80 s for
+// npm otherwise. Files already there are kept.
+func (s Setup) openCodeConfig(extra map[string]any) error {
+	dir := filepath.Join(s.Home, ".config", "opencode")
+	config := map[string]any{
+		"$schema":     "https://opencode.ai/config.json",
+		"model":       "fake/fake-model",
+		"small_model": "fake/fake-model",
+		"autoupdate":  false,
+		"share":       "disabled",
+		"provider": map[string]any{"fake": map[string]any{
+			"npm":     "@ai-sdk/openai-compatible",
+			"name":    "fake",
+			"options": map[string]any{"baseURL": s.ModelURL + "/v1", "apiKey": FakeAPIKey},
+			"models":  map[string]any{"fake-model": map[string]any{"name": "fake-model", "tool_call": true}},
+		}},
+	}
+	for k, v := range extra {
+		config[k] = v
+	}
+	pkg := `{"dependencies":{"@opencode-ai/plugin":"` + OpenCodeVersion + `"}}` + "\n"
+	lock := `{"lockfileVersion":3,"packages":{"":{"dependencies":{"@opencode-ai/plugin":"` + OpenCodeVersion + `"}}}}` + "\n"
+	if err := os.MkdirAll(filepath.Join(dir, "node_modules"), 0o755); err != nil {
+		return err
+	}
+	for name, content := range map[string]string{"package.json": pkg, "package-lock.json": lock} {
+		if path := filepath.Join(dir, name); !fileExists(path) {
+			if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+				return err
+			}
+		}
+	}
+	if fileExists(filepath.Join(dir, "opencode.json")) {
+		return nil
+	}
+	return writeJSONFile(filepath.Join(dir, "opencode.json"), config)
 }
 
 // kimiProvider is the part of Kimi Code's config.toml that makes the fake
@@ -287,6 +358,16 @@ enabled = false`, s.ModelURL+"/v1"), // no final newline, as an editor may leave
 				"  \"general\": {\"enableAutoUpdate\": false},\n" +
 				"  \"memory\": {\"enableManagedAutoMemory\": false, \"enableManagedAutoDream\": false, \"enableAutoSkill\": false},\n" +
 				"  \"hooks\": {\n    \"PostToolUse\": [\n      {\"matcher\": \"write_file\", \"hooks\": [{\"type\": \"command\", \"command\": \"true\", \"timeout\": 5}]}\n    ]\n  }\n}\n",
+		}
+	case "opencode":
+		// Another tool's plugin beside where acc's goes, and a command of
+		// the person's own.
+		files = map[string]string{
+			".config/opencode/plugin/notify.js":  "// tells the desktop when a session is idle\nexport const Notify = async () => ({\n  event: async () => {},\n});\n",
+			".config/opencode/command/review.md": "---\ndescription: review the diff\n---\nReview the staged diff.\n",
+		}
+		if err := s.openCodeConfig(map[string]any{"instructions": []string{"CONTRIBUTING.md"}}); err != nil {
+			return err
 		}
 	default:
 		return fmt.Errorf("unknown client %q", s.Client.Name)
@@ -425,6 +506,15 @@ func (s Setup) Environ() []string {
 		if dist := s.Client.CopilotDistDir(s.Exe); fileExists(filepath.Join(dist, "app.js")) {
 			env = append(env, "COPILOT_CLI_DIST_DIR="+dist)
 		}
+	case "opencode":
+		// No fetch of the models catalogue, update, LSP download or
+		// sharing: each would reach the network.
+		env = append(env,
+			"OPENCODE_DISABLE_MODELS_FETCH=1",
+			"OPENCODE_DISABLE_AUTOUPDATE=1",
+			"OPENCODE_DISABLE_LSP_DOWNLOAD=1",
+			"OPENCODE_DISABLE_SHARE=1",
+		)
 	case "gemini":
 		env = append(env,
 			"GEMINI_API_KEY="+FakeAPIKey,
@@ -477,6 +567,15 @@ func (s Setup) Argv(prompt string) []string {
 			argv = append(argv, "--continue")
 		}
 		tail = []string{"-p", prompt}
+	case "opencode":
+		// run approves every tool call of its build agent itself. A
+		// prompt of several words given as one argument reaches the model
+		// in double quotes (1.18.33), which no test minds.
+		argv = []string{s.Exe, "run", "--format", "json"}
+		if s.Resume {
+			argv = append(argv, "--continue")
+		}
+		tail = []string{prompt}
 	case "kimi":
 		// Under -p Kimi Code approves every tool call itself.
 		argv = []string{s.Exe}
@@ -558,6 +657,13 @@ func ShellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+func writeFile(path string, content []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(path, content, 0o644)
 }
 
 func writeJSONFile(path string, v any) error {

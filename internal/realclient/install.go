@@ -55,6 +55,11 @@ func (c Client) Executable(dir string) (string, error) {
 		candidates = []string{filepath.Join(nm, ".bin", "codex")}
 	case "gemini", "kimi", "qwen":
 		candidates = []string{filepath.Join(nm, ".bin", c.Name)}
+	case "opencode":
+		// The native binary, which the package's install script linked
+		// over its bin stub: run by that path, the process is named
+		// opencode, and its npm package names the version.
+		candidates = []string{filepath.Join(nm, ".bin", "opencode")}
 	case "copilot":
 		// The native binary of the platform package, not the Node
 		// loader in front of it.
@@ -75,7 +80,8 @@ func (c Client) Executable(dir string) (string, error) {
 // executable. The install goes into a
 // temporary directory next to the final one, is checked by running the
 // program with --version, and is then renamed into place (NpmInstall, with
-// install scripts skipped, as scripts/install-clients.sh runs it).
+// install scripts skipped but OpenCode's, as scripts/install-clients.sh
+// runs it).
 func (c Client) Install(ctx context.Context) (string, error) {
 	if c.Name == "kimi" {
 		// Kimi Code runs on the pinned Node, which its check needs too.
@@ -83,7 +89,7 @@ func (c Client) Install(ctx context.Context) (string, error) {
 			return "", err
 		}
 	}
-	dir, err := NpmInstall(ctx, c.Name, c.Version, []string{"--ignore-scripts", c.Package + "@" + c.Version}, nil,
+	dir, err := NpmInstall(ctx, c.Name, c.Version, c.npmArgs(), nil,
 		func(d string, fresh bool) error {
 			exe, err := c.Executable(d)
 			if err != nil || !fresh {
@@ -95,6 +101,16 @@ func (c Client) Install(ctx context.Context) (string, error) {
 		return "", err
 	}
 	return c.Executable(dir)
+}
+
+// npmArgs are the arguments npm install is given for c: install scripts
+// are skipped, except OpenCode's, which puts its native binary where its
+// bin points (without it the bin is a 479-byte stub).
+func (c Client) npmArgs() []string {
+	if c.Name == "opencode" {
+		return []string{c.Package + "@" + c.Version}
+	}
+	return []string{"--ignore-scripts", c.Package + "@" + c.Version}
 }
 
 // checkVersion runs exe --version in a scratch HOME and wants the pinned

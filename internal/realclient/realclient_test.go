@@ -67,6 +67,16 @@ func TestDeny(t *testing.T) {
 					r.respond(c.PreTool, HookResponse{Stderr: reason, Exit: 2})
 				}
 				_, recs := r.exec("Please write hi into out.txt.")
+				if form == "exit2" && c.JSONDenyOnly {
+					// acc's plugin reads only the answer on stdout: a hook
+					// that fails lets the call run.
+					r.wantEvents(recs, c.SessionStart, c.BeforeTurn, c.PreTool, c.PostTool, c.Stop, c.SessionEnd)
+					if b, err := os.ReadFile(filepath.Join(r.repo, "out.txt")); err != nil || strings.TrimSpace(string(b)) != "hi" {
+						t.Errorf("out.txt: %q, %v; a hook exiting 2 must not stop %s's call", b, err, c.Name)
+					}
+					r.wantModelCalls(2)
+					return
+				}
 
 				r.wantEvents(recs, c.SessionStart, c.BeforeTurn, c.PreTool, c.Stop, c.SessionEnd)
 				r.wantShellPayload(r.only(recs, c.PreTool))
@@ -104,9 +114,12 @@ func TestDeny(t *testing.T) {
 // denyJSON is the client's pre-tool deny answer.
 func denyJSON(c Client, reason string) string {
 	var v any
-	if c.Name == "gemini" {
+	switch c.Name {
+	case "gemini":
 		v = map[string]any{"decision": "deny", "reason": reason}
-	} else {
+	case "opencode":
+		v = map[string]any{"deny": reason}
+	default:
 		v = map[string]any{"hookSpecificOutput": map[string]any{
 			"hookEventName": c.PreTool, "permissionDecision": "deny", "permissionDecisionReason": reason}}
 	}
@@ -143,7 +156,7 @@ func deniedResult(c Client, form, reason string) string {
 		if form == "json" {
 			return "Denied by preToolUse hook: " + reason
 		}
-	case "qwen":
+	case "qwen", "opencode":
 		if form == "json" {
 			return reason
 		}
@@ -196,9 +209,10 @@ func escapesAngles(c Client) bool { return c.Name == "gemini" || c.Name == "qwen
 // contextShown reports whether the client gives the model the context a
 // hook of event answers with: Kimi Code shows only UserPromptSubmit's
 // (as <hook_result hook_event="UserPromptSubmit">…</hook_result> text),
-// never SessionStart's.
+// never SessionStart's; acc's OpenCode plugin has no message to add a
+// session start's context to.
 func contextShown(c Client, event string) bool {
-	return !(c.Name == "kimi" && event == c.SessionStart)
+	return !((c.Name == "kimi" || c.Name == "opencode") && event == c.SessionStart)
 }
 
 // shownAs is injected text as the client shows it to the model: Gemini CLI
@@ -223,6 +237,9 @@ func contextAnswer(c Client, event, text string) string {
 		// Copilot CLI reads additionalContext at the top level only.
 		b, _ := json.Marshal(map[string]any{"additionalContext": text})
 		return string(b)
+	case "opencode":
+		b, _ := json.Marshal(map[string]any{"context": text})
+		return string(b)
 	}
 	return contextJSON(event, text)
 }
@@ -245,7 +262,7 @@ func TestResume(t *testing.T) {
 			second := all[len(first):]
 
 			id, _ := r.only(first, c.SessionStart).Payload()["session_id"].(string)
-			start := r.only(second, c.SessionStart).Payload()
+			start := r.only(second, c.Resumed()).Payload()
 			if start["source"] != "resume" || id == "" {
 				t.Errorf("resumed %s payload: source %v, first session id %q", c.SessionStart, start["source"], id)
 			}
@@ -319,7 +336,7 @@ func (r *run) wantModelCalls(n int) []*fakemodel.Request {
 	return calls
 }
 
-var clientAPI = map[string]fakemodel.API{"claude": fakemodel.Anthropic, "codex": fakemodel.Responses, "gemini": fakemodel.Gemini, "kimi": fakemodel.Anthropic, "copilot": fakemodel.Chat, "qwen": fakemodel.Chat}
+var clientAPI = map[string]fakemodel.API{"claude": fakemodel.Anthropic, "codex": fakemodel.Responses, "gemini": fakemodel.Gemini, "kimi": fakemodel.Anthropic, "copilot": fakemodel.Chat, "qwen": fakemodel.Chat, "opencode": fakemodel.Chat}
 
 // where describes the part of a model request that holds text, for the log.
 func where(q *fakemodel.Request, text string) string {

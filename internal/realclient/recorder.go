@@ -128,7 +128,7 @@ func ReadHookLog(dir string) ([]HookRecord, error) {
 // <dir>/respond/<client>.<event>.once.json when present (used once, then
 // set aside), else <dir>/respond/<client>.<event>.json when present, else the wrapped hook's
 // stdout, stderr and exit code, else nothing and 0 — appends one HookRecord
-// line (payload, argv, working directory, the CLAUDE*/CODEX*/GEMINI*/KIMI*/COPILOT*/ACC_*/XDG_*/HOME
+// line (payload, argv, working directory, the CLAUDE*/CODEX*/GEMINI*/KIMI*/COPILOT*/QWEN*/OPENCODE*/KILO*/FACTORY*/DROID*/PI_*/ACC_*/XDG_*/HOME
 // environment with credentials redacted, and the answer) to
 // <dir>/hooks.jsonl, and then gives the answer.
 func RecorderMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -154,7 +154,7 @@ func RecorderMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 	}
 	for _, kv := range os.Environ() {
 		k, v, _ := strings.Cut(kv, "=")
-		for _, p := range []string{"CLAUDE", "CODEX", "GEMINI", "KIMI", "COPILOT", "ACC_", "XDG_", "HOME"} {
+		for _, p := range []string{"CLAUDE", "CODEX", "GEMINI", "KIMI", "COPILOT", "QWEN", "OPENCODE", "KILO", "FACTORY", "DROID", "PI_", "ACC_", "XDG_", "HOME"} {
 			if strings.HasPrefix(k, p) {
 				if secretName(k) {
 					v = "<redacted>"

@@ -52,6 +52,27 @@ func TestStopHold(t *testing.T) {
 				if variant == "tool" {
 					script = append(script, fakemodel.Run(fakemodel.Shell("echo answering")))
 				}
+				if c.NoHold {
+					if variant == "tool" {
+						t.Skipf("%s cannot hold a stop; the direct variant shows it", c.Name)
+					}
+					// The hold answer changes nothing: one stop, and the
+					// reason reaches no request.
+					r := newRun(t, c, script)
+					if err := SetHookResponseOnce(r.logDir, c.Name, c.Stop, holdAnswer(c, reason)); err != nil {
+						t.Fatal(err)
+					}
+					_, recs := r.exec("Run one step.")
+					if n := len(recordsOf(recs, c.Stop)); n != 1 {
+						t.Errorf("%s fired %d times, want 1", c.Stop, n)
+					}
+					for _, q := range r.wantModelCalls(len(script)) {
+						if q.Contains("HOLD_MARKER_6620") {
+							t.Errorf("request %d carries the hold reason, which %s cannot give", q.Seq, c.Name)
+						}
+					}
+					return
+				}
 				r := newRun(t, c, append(script, fakemodel.Say("Held once, now done.")))
 				if err := SetHookResponseOnce(r.logDir, c.Name, c.Stop, holdAnswer(c, reason)); err != nil {
 					t.Fatal(err)

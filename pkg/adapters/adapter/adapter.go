@@ -1,5 +1,5 @@
 // Package adapter is the contract every native-client adapter implements
-// (claude, codex, gemini, kimi, grok) and the pieces they share: the closed
+// (docs/decisions.md#14-client-ids) and the pieces they share: the closed
 // normalised hook event, the hook's output, capabilities proven by evidence,
 // and the readers of write targets (shell commands, patches).
 //
@@ -56,7 +56,7 @@ const (
 // adapter: never the transcript path, the prompt, tool output or file
 // contents.
 type Event struct {
-	// Adapter is the client id (claude, codex, gemini, kimi, grok).
+	// Adapter is the client id (docs/decisions.md#14-client-ids).
 	Adapter string `json:"adapter"`
 	// Name is the client's own event name (PreToolUse, BeforeTool, …).
 	Name string `json:"name"`

@@ -28,6 +28,14 @@ var (
 	// (1.0.102 names an MCP tool so both to its model and in its hook
 	// payload, docs/adapters.md#github-copilot-cli).
 	MCPServerDash = MCPNaming{Sep: "-"}
+	// MCPServerUnderscore is <server>_<tool>, with no prefix: OpenCode and
+	// Kilo (1.18.33 and 7.7.9 name an MCP tool so to the model and to a
+	// plugin's tool.execute.before, docs/adapters.md#opencode).
+	MCPServerUnderscore = MCPNaming{Sep: "_"}
+	// MCPServerTripleUnderscore is <server>___<tool>, with no prefix:
+	// Factory Droid (0.225.2 names an MCP tool so to its model and in its
+	// hook payload, docs/adapters.md#factory-droid).
+	MCPServerTripleUnderscore = MCPNaming{Sep: "___"}
 )
 
 // Split reads a tool name of this form into the server's name and the

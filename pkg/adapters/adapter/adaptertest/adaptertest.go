@@ -18,7 +18,7 @@ import (
 )
 
 // ClientIDs are the adapter ids (docs/decisions.md#14-client-ids).
-var ClientIDs = []string{"claude", "codex", "gemini", "kimi", "grok", "copilot", "qwen"}
+var ClientIDs = []string{"claude", "codex", "gemini", "kimi", "grok", "copilot", "qwen", "droid", "opencode", "kilo", "pi"}
 
 // expectedKinds is the suite's own reading of which client event is which
 // kind (docs/adapters.md#the-normalised-event and each client's section of
@@ -39,6 +39,24 @@ var expectedKinds = map[string]adapter.Kind{
 	"StopFailure":        adapter.TurnEnd,
 	"StopCancelled":      adapter.TurnEnd,
 	"AfterAgent":         adapter.TurnEnd,
+	// The events acc's OpenCode and Kilo plugin reports
+	// (docs/adapters.md#opencode): OpenCode's hook and event names, and
+	// session.resumed and process.exit of its own.
+	"session.created":     adapter.SessionStart,
+	"session.resumed":     adapter.SessionStart,
+	"chat.message":        adapter.BeforeTurn,
+	"tool.execute.before": adapter.BeforeTool,
+	"tool.execute.after":  adapter.AfterTool,
+	"session.idle":        adapter.TurnEnd,
+	"session.deleted":     adapter.SessionEnd,
+	"process.exit":        adapter.SessionEnd,
+	// Pi's extension events (docs/adapters.md#pi).
+	"session_start":      adapter.SessionStart,
+	"before_agent_start": adapter.BeforeTurn,
+	"tool_call":          adapter.BeforeTool,
+	"tool_result":        adapter.AfterTool,
+	"agent_end":          adapter.TurnEnd,
+	"session_shutdown":   adapter.SessionEnd,
 }
 
 // ContinuationClients fire UserPromptSubmit again within a turn, with an
@@ -89,7 +107,7 @@ type Fixture struct {
 }
 
 // Fixtures reads every *.json file under fsys as a payload fixture; the
-// event is the file name up to the first '-' or '.'.
+// event is the file's name as EventOfFile reads it.
 func Fixtures(t testing.TB, fsys fs.FS) []Fixture {
 	t.Helper()
 	var out []Fixture
@@ -116,10 +134,16 @@ func Fixtures(t testing.TB, fsys fs.FS) []Fixture {
 	return out
 }
 
-// EventOfFile is the event a fixture file is for.
+// EventOfFile is the event a fixture file is for: the name without
+// ".json", cut at its first "-" (PreToolUse-Write.json) and without a
+// trailing ".<digits>" (BeforeModel.2.json). Other dots are part of the
+// event: the plugin clients' events are dotted (chat.message.json).
 func EventOfFile(name string) string {
 	name = strings.TrimSuffix(name, ".json")
-	if i := strings.IndexAny(name, "-."); i >= 0 {
+	if i := strings.IndexByte(name, '-'); i >= 0 {
+		name = name[:i]
+	}
+	if i := strings.LastIndexByte(name, '.'); i >= 0 && i+1 < len(name) && strings.Trim(name[i+1:], "0123456789") == "" {
 		name = name[:i]
 	}
 	return name
@@ -406,10 +430,15 @@ func responses(t *testing.T, a adapter.Adapter, ev *adapter.Event) {
 // model: Inject renders Allow there and the suite does not ask for text.
 // Kimi Code 2.1.0 gives no model request what SessionStart prints; Grok
 // runs SessionStart and UserPromptSubmit as observe-only hooks
-// (docs/adapters.md#kimi-code, docs/adapters.md#grok).
+// (docs/adapters.md#kimi-code, docs/adapters.md#grok). acc's OpenCode
+// plugin and Pi extension have no message to put a session start's text
+// in (docs/adapters.md#opencode, docs/adapters.md#pi).
 var NoContextAt = map[string][]string{
-	"kimi": {"SessionStart"},
-	"grok": {"SessionStart", "UserPromptSubmit"},
+	"kimi":     {"SessionStart"},
+	"grok":     {"SessionStart", "UserPromptSubmit"},
+	"opencode": {"session.created", "session.resumed"},
+	"kilo":     {"session.created", "session.resumed"},
+	"pi":       {"session_start"},
 }
 
 // sampleHold is a hold reason with a peer frame inside: fences, quotes and
@@ -616,6 +645,15 @@ var mcpToolNames = map[string]func(server, tool string) string{
 	"gemini":  func(server, tool string) string { return "mcp_" + server + "_" + tool },
 	"copilot": func(server, tool string) string { return server + "-" + tool },
 	"qwen":    doubleUnderscore,
+	// OpenCode and Kilo name it <server>_<tool> to the model and in the
+	// plugin's tool.execute.before (docs/adapters.md#opencode).
+	"opencode": func(server, tool string) string { return server + "_" + tool },
+	"kilo":     func(server, tool string) string { return server + "_" + tool },
+	// Factory Droid names it <server>___<tool> to the model and in its
+	// hook payload (docs/adapters.md#factory-droid).
+	"droid": func(server, tool string) string { return server + "___" + tool },
+	// Pi has no MCP (docs/adapters.md#pi).
+	"pi": nil,
 }
 
 func doubleUnderscore(server, tool string) string { return "mcp__" + server + "__" + tool }
@@ -676,6 +714,9 @@ func mcpTools(t *testing.T, a adapter.Adapter, fx []Fixture) {
 	naming, ok := mcpToolNames[a.ID()]
 	if !ok {
 		t.Fatalf("the suite does not know how %s names MCP tools", a.ID())
+	}
+	if naming == nil {
+		t.Skipf("%s has no MCP", a.ID())
 	}
 	var template hookio.Object
 	var event string
