@@ -534,6 +534,8 @@ func hookContext(rec HookRecord) string {
 		return strings.TrimRight(rec.Stdout, "\n")
 	}
 	var out struct {
+		// acc's OpenCode plugin's form.
+		Context string `json:"context"`
 		// Copilot CLI's form.
 		AdditionalContext  string `json:"additionalContext"`
 		HookSpecificOutput struct {
@@ -541,6 +543,9 @@ func hookContext(rec HookRecord) string {
 		} `json:"hookSpecificOutput"`
 	}
 	_ = json.Unmarshal([]byte(rec.Stdout), &out)
+	if out.Context != "" {
+		return out.Context
+	}
 	if out.AdditionalContext != "" {
 		return out.AdditionalContext
 	}

@@ -208,7 +208,7 @@ func observeFired(w *world, r *run, recs []HookRecord) {
 		}
 		sid, _ := rec.Payload()["session_id"].(string)
 		for k, v := range rec.Env {
-			if ours[k] || !(strings.HasPrefix(k, "CLAUDE") || strings.HasPrefix(k, "CODEX") || strings.HasPrefix(k, "GEMINI") || strings.HasPrefix(k, "KIMI") || strings.HasPrefix(k, "COPILOT")) {
+			if ours[k] || !slices.ContainsFunc(ClientEnvPrefixes, func(p string) bool { return strings.HasPrefix(k, p) }) {
 				continue
 			}
 			ev := o.env[k]
@@ -637,7 +637,7 @@ func envReport(o *clientObservations, a adapter.Adapter) any {
 	return map[string]any{
 		"client":  a.DisplayName(),
 		"version": o.client.Version,
-		"recorded": "Variables whose names begin with CLAUDE, CODEX, GEMINI, KIMI or COPILOT that reached the hooks although the test did not set them, " +
+		"recorded": "Variables whose names begin with " + strings.Join(ClientEnvPrefixes, ", ") + " that reached the hooks although the test did not set them, " +
 			"i.e. the client set them. Values are not kept; equalsPayloadSessionId says whether the value was the payload's session_id on every event.",
 		"setByClient":        vars,
 		"sessionIdVariables": nonNilStrings(sessionVars),

@@ -166,6 +166,132 @@ func TestMidTurnUnawaited(t *testing.T) {
 	}
 }
 
+// TestMidTurnNoHold runs each client whose turn end cannot be held
+// (OpenCode) through one turn of four shell steps a second apart, with
+// acc's hooks, while a CLI session writes to it:
+//
+//   - after step 1 a question: the send reports mid-turn delivery; it
+//     reaches the model framed in the request after the next tool result,
+//     with the receipt offered by then, and the model answers it with
+//     `acc reply` in the same turn;
+//
+//   - after the last step, while the model writes its final answer, a
+//     second question: the turn ends anyway (the turn-end hook fires once
+//     and nothing keeps the agent working), and the question stays queued
+//     for the next prompt, which shows it.
+//
+// The run measures midTurn for the evidence, and that endOfTurn does not
+// hold.
+func TestMidTurnNoHold(t *testing.T) {
+	for _, c := range Pinned {
+		if !c.NoHold {
+			continue
+		}
+		t.Run(c.Name, func(t *testing.T) {
+			w := newWorld(t)
+			b := &busyTurn{t: t, w: w, replied: map[string]bool{}, offered: map[string]string{}}
+			b.asker = w.attach(w.repo, "asker")
+			b.askerParticipant = "asker"
+			b.r = w.hooked(t, c, w.wt, nil)
+			if caps, ev := adapter.CapabilitiesFor(clients.Get(c.Name), c.Version); (updatingEvidence() || updatingTurnEvidence()) && !caps.MidTurn {
+				// Under an update switch acc-hook is told to attempt
+				// mid-turn delivery, as acc certify's trial record does,
+				// and this run shows what reached the model.
+				e := adapter.Evidence{Version: c.Version, Recorded: time.Now().UTC().Format(time.RFC3339), Test: "TestMidTurnNoHold (being measured)"}
+				if ev != nil {
+					e = *ev
+					e.Version = c.Version
+				}
+				caps.MidTurn = true
+				e.Proven = caps
+				if _, err := evidence.Write(w.dataHome, c.Name, evidence.Record{Evidence: e, Why: map[string]string{}}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var q1, q2 *sent
+			const steps = 4
+			b.r.model.Play(fakemodel.Agenda{
+				Steps:   fakemodel.PacedSteps(steps, time.Second),
+				OpenEnd: true,
+				Final:   "Four steps done.",
+				After:   "Answered; stopping now.",
+				React: func(req *fakemodel.Request) []fakemodel.Call {
+					if !b.learn(req) {
+						return nil
+					}
+					if calls := b.answerQuestions(req); len(calls) > 0 {
+						return calls
+					}
+					var err error
+					switch {
+					case q1 == nil && afterStep(req, 1):
+						q1, err = b.send("question", "dev port", "Which port does the dev server use? NOHOLD_Q1")
+					case q2 == nil && afterStep(req, steps):
+						q2, err = b.send("question", "late", "One more thing before you stop? NOHOLD_Q2")
+					}
+					if err != nil {
+						b.fail(err)
+					}
+					return nil
+				},
+			})
+			_, recs := b.r.exec("Work through the four steps.")
+			calls := b.r.model.ModelCalls()
+			if err := b.r.model.Verify(); err != nil {
+				t.Error(err)
+			}
+			if len(b.errs) > 0 || q1 == nil || q2 == nil {
+				b.r.dumpOnly()
+				t.Fatalf("the turn did not go as scripted: q1 sent %v, q2 sent %v, %d model calls, errors %v", q1 != nil, q2 != nil, len(calls), b.errs)
+			}
+			id1, id2 := q1.Message.MessageID, q2.Message.MessageID
+			if len(q1.Delivery) != 1 || q1.Delivery[0].Transport != "mid-turn" {
+				t.Errorf("the send to the busy %s session reported %+v; want one entry via mid-turn", c.Name, q1.Delivery)
+			}
+			if stops := recordsOf(recs, c.Stop); len(stops) != 1 {
+				t.Errorf("%s fired %d times, want once: nothing holds it", c.Stop, len(stops))
+			}
+			var shown *fakemodel.Request
+			for _, q := range calls {
+				if slices.Contains(frameIDs(q), id1) {
+					shown = q
+					break
+				}
+			}
+			if shown == nil {
+				t.Errorf("no request of the turn carries %s", id1)
+			} else {
+				if err := framed(shown, c, id1, "asker", q1.Message.Body); err != nil {
+					t.Error(err)
+				}
+				t.Logf("mid-turn: %s sent -> model request %d in %v, at %s", id1, shown.Seq, shown.At.Sub(q1.start).Round(time.Millisecond), where(shown, "messageId: "+id1))
+			}
+			if got := b.offered[id1]; got != "offered" {
+				t.Errorf("receipt of %s when the model saw it: %q, want offered", id1, got)
+			}
+			wantReceipt(t, w, id1, b.to, "acknowledged")
+			for _, q := range calls {
+				if slices.Contains(frameIDs(q), id2) {
+					t.Errorf("request %d carries %s, sent during the final answer of a turn nothing holds", q.Seq, id2)
+				}
+			}
+			wantReceipt(t, w, id2, b.to, "queued")
+			observeMidTurn(t, w, b.r, recs, calls, id1)
+			observe(t, w, c, proof{Cap: "endOfTurn"})
+
+			// The next prompt shows the queued question.
+			b.r.setup.Resume = true
+			b.r.model.Append(fakemodel.Say("I see the late question."))
+			before := len(b.r.model.ModelCalls())
+			b.r.exec("Anything else?")
+			next := b.r.model.ModelCalls()
+			if len(next) <= before || !slices.Contains(frameIDs(next[before]), id2) {
+				t.Errorf("the next prompt's request does not carry the queued %s", id2)
+			}
+		})
+	}
+}
+
 // hostileBody holds what a peer may put into a body to break out of the
 // frame: a fence, a forged owner line, a forged frame opening, a carriage
 // return, a bidi override and a line separator. (ESC is refused when the
@@ -761,26 +887,7 @@ func midTurn(t *testing.T, c Client) {
 func observeTurnDelivery(t *testing.T, w *world, r *run, recs []HookRecord, calls []*fakemodel.Request, midID, heldID string) {
 	t.Helper()
 	c := r.client
-	mid := proof{Cap: "midTurn"}
-	for _, rec := range recordsOf(recs, c.PostTool) {
-		text := hookContext(rec)
-		if !strings.Contains(text, "messageId: "+midID) {
-			continue
-		}
-		for _, q := range calls {
-			if q.At.After(rec.Time) && q.Contains(shownAs(c, text)) {
-				mid = proof{Cap: "midTurn", OK: true, Record: rec, Purpose: "inject", Marker: text, Effect: "delivered",
-					Seen: "the text, unchanged" + map[bool]string{true: " (angle brackets escaped)"}[escapesAngles(c)] +
-						", in " + strings.ReplaceAll(where(q, shownAs(c, text)), ", type <nil>", "") + " of the model request after the tool result"}
-				break
-			}
-		}
-		break
-	}
-	if !mid.OK && !c.PostToolUnawaited {
-		t.Errorf("no %s context of acc-hook carrying %s reached the model", c.PostTool, midID)
-	}
-	observe(t, w, c, mid)
+	observeMidTurn(t, w, r, recs, calls, midID)
 
 	end := proof{Cap: "endOfTurn"}
 	for _, rec := range recordsOf(recs, c.Stop) {
@@ -801,6 +908,34 @@ func observeTurnDelivery(t *testing.T, w *world, r *run, recs []HookRecord, call
 		t.Errorf("no %s hold of acc-hook carrying %s reached the model", c.Stop, heldID)
 	}
 	observe(t, w, c, end)
+}
+
+// observeMidTurn reports midTurn for the client of r from a turn: the
+// post-tool answer of acc-hook that carried midID's frame and the model
+// request that showed it.
+func observeMidTurn(t *testing.T, w *world, r *run, recs []HookRecord, calls []*fakemodel.Request, midID string) {
+	t.Helper()
+	c := r.client
+	mid := proof{Cap: "midTurn"}
+	for _, rec := range recordsOf(recs, c.PostTool) {
+		text := hookContext(rec)
+		if !strings.Contains(text, "messageId: "+midID) {
+			continue
+		}
+		for _, q := range calls {
+			if q.At.After(rec.Time) && q.Contains(shownAs(c, text)) {
+				mid = proof{Cap: "midTurn", OK: true, Record: rec, Purpose: "inject", Marker: text, Effect: "delivered",
+					Seen: "the text, unchanged" + map[bool]string{true: " (angle brackets escaped)"}[escapesAngles(c)] +
+						", in " + strings.ReplaceAll(where(q, shownAs(c, text)), ", type <nil>", "") + " of the model request after the tool result"}
+				break
+			}
+		}
+		break
+	}
+	if !mid.OK && !c.PostToolUnawaited {
+		t.Errorf("no %s context of acc-hook carrying %s reached the model", c.PostTool, midID)
+	}
+	observe(t, w, c, mid)
 }
 
 // perRun are the values in a conversation's tool-call part that differ

@@ -123,13 +123,17 @@ func ReadHookLog(dir string) ([]HookRecord, error) {
 	return out, sc.Err()
 }
 
+// ClientEnvPrefixes begin the names of the variables a client may set for
+// its hooks, which the recorder keeps (and the evidence lists).
+var ClientEnvPrefixes = []string{"CLAUDE", "CODEX", "GEMINI", "KIMI", "COPILOT", "QWEN", "OPENCODE", "KILO", "FACTORY", "DROID", "PI_"}
+
 // RecorderMain is the hook recorder: args are <dir> <client> <event>
 // [-- <hook command>...]. It reads the payload, decides the answer —
 // <dir>/respond/<client>.<event>.once.json when present (used once, then
 // set aside), else <dir>/respond/<client>.<event>.json when present, else the wrapped hook's
 // stdout, stderr and exit code, else nothing and 0 — appends one HookRecord
-// line (payload, argv, working directory, the CLAUDE*/CODEX*/GEMINI*/KIMI*/COPILOT*/QWEN*/OPENCODE*/KILO*/FACTORY*/DROID*/PI_*/ACC_*/XDG_*/HOME
-// environment with credentials redacted, and the answer) to
+// line (payload, argv, working directory, the environment variables named
+// by ClientEnvPrefixes, ACC_*, XDG_* and HOME with credentials redacted, and the answer) to
 // <dir>/hooks.jsonl, and then gives the answer.
 func RecorderMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var wrapped []string
@@ -154,7 +158,7 @@ func RecorderMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 	}
 	for _, kv := range os.Environ() {
 		k, v, _ := strings.Cut(kv, "=")
-		for _, p := range []string{"CLAUDE", "CODEX", "GEMINI", "KIMI", "COPILOT", "QWEN", "OPENCODE", "KILO", "FACTORY", "DROID", "PI_", "ACC_", "XDG_", "HOME"} {
+		for _, p := range append(slices.Clone(ClientEnvPrefixes), "ACC_", "XDG_", "HOME") {
 			if strings.HasPrefix(k, p) {
 				if secretName(k) {
 					v = "<redacted>"
