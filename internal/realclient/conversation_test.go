@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/acc-go/acc/internal/fakemodel"
-	"github.com/acc-go/acc/pkg/core"
 )
 
 // steps builds a script whose replies see the request they answer and the
@@ -273,23 +272,17 @@ func conversation(t *testing.T, askerClient, answererClient Client) {
 // untrusted peer message frame, together with the extra lines given.
 func framed(req *fakemodel.Request, c Client, id, sender, body string, extra ...string) error {
 	for _, s := range req.Strings() {
-		start := strings.Index(s, core.PeerFence+"\n"+core.PeerLabel+"\n")
-		if start < 0 {
-			continue
-		}
-		block := s[start:]
-		if end := strings.Index(block[len(core.PeerFence):], "\n```"); end >= 0 {
-			block = block[:len(core.PeerFence)+end+4]
-		}
-		if !strings.Contains(block, "messageId: "+id) {
-			continue
-		}
-		for _, want := range append([]string{"sender: " + sender + " ", "body:\n" + shownAs(c, body)}, extra...) {
-			if !strings.Contains(block, want) {
-				return fmt.Errorf("the frame of %s lacks %q:\n%s", id, want, block)
+		for _, block := range peerBlocks(s) {
+			if !strings.Contains(block, "messageId: "+id) {
+				continue
 			}
+			for _, want := range append([]string{"sender: " + sender + " ", "body:\n" + shownAs(c, body)}, extra...) {
+				if !strings.Contains(block, want) {
+					return fmt.Errorf("the frame of %s lacks %q:\n%s", id, want, block)
+				}
+			}
+			return nil
 		}
-		return nil
 	}
 	return fmt.Errorf("request %d shows no untrusted peer message frame holding %s (owner lines %v)", req.Seq, id, ownerLines(req))
 }
