@@ -525,7 +525,7 @@ func play(ctx context.Context, o Options, c realclient.Client, bin string, w *wo
 	// acc-hook runs behind a small wrapper that logs each event it was
 	// called for and what it answered (hooks.log), so a proof rests on the
 	// hook having run, not on what the client says.
-	hooks := &hookLog{path: filepath.Join(w.base, "hooks.log"), after: filepath.Join(w.base, "after-session-start")}
+	hooks := &hookLog{path: filepath.Join(w.base, "hooks.log"), after: filepath.Join(w.base, "after-session-start"), starts: startEvents(c)}
 	wrapper, err := hooks.writeWrapper(w.base, o.Hook)
 	if err != nil {
 		st.set("attach", false, "cannot write the hook wrapper: "+err.Error())
@@ -722,7 +722,7 @@ func play(ctx context.Context, o Options, c realclient.Client, bin string, w *wo
 	}
 	sendCmd := fmt.Sprintf("%s message --cwd %s --session %s --generation %s --to %s --type question --subject certify --body 'Which port? CERTIFY_QUESTION_MARK' --json > %s 2>&1",
 		shellQuote(o.Acc), shellQuote(w.wt), peerCaller.SessionID, peerCaller.Generation, participantOf(c.Name), shellQuote(hooks.after+".out"))
-	err = os.WriteFile(hooks.after+".starts", []byte(strconv.Itoa(hooks.count("SessionStart", ""))+"\n"), 0o644)
+	err = os.WriteFile(hooks.after+".starts", []byte(strconv.Itoa(hooks.countStarts())+"\n"), 0o644)
 	if err == nil {
 		err = os.WriteFile(hooks.after, []byte(sendCmd+"\n"), 0o644)
 	}
@@ -979,12 +979,19 @@ func ended(res realclient.Result, err error) string {
 type hookLog struct {
 	path  string
 	after string // a command the wrapper runs once: after the session start hook, or before a hook that overtook it
+	// starts are the client's names for the event that starts a session
+	// (startEvents): the command in after waits for one of them.
+	starts []string
 	// seenDenials counts the pre-tool denials already used by a proof.
 	seenDenials int
 }
 
-// writeWrapper writes the wrapper that runs hook and logs each call.
+// writeWrapper writes the wrapper that runs hook and logs each call; a
+// call of one of h.starts is a session start.
 func (h *hookLog) writeWrapper(dir, hook string) (string, error) {
+	if len(h.starts) == 0 {
+		return "", errors.New("the client has no session start event")
+	}
 	path := filepath.Join(dir, "acc-hook-logged")
 	errFile := filepath.Join(dir, "hook-stderr")
 	// The command waiting in h.after runs once, after the session start
@@ -998,11 +1005,18 @@ func (h *hookLog) writeWrapper(dir, hook string) (string, error) {
 	run := "if mv " + a + " " + a + ".$$ 2>/dev/null; then sh " + a + ".$$; : > " + a + ".done; rm -f " + a + ".$$; fi"
 	// Session start has answered when the log holds more of its calls
 	// than when the command was written (.starts; the log keeps every run's).
-	waitStart := "n=$(cat " + a + ".starts 2>/dev/null); i=0; while c=$(grep -c \"^SessionStart$(printf '\\t')\" " + shellQuote(h.path) + " 2>/dev/null); [ \"${c:-0}\" -le \"${n:-0}\" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done"
+	var names, patterns []string
+	for _, ev := range h.starts {
+		names = append(names, "-e "+shellQuote(ev))
+		patterns = append(patterns, shellQuote(ev))
+	}
+	countStarts := "cut -f1 " + shellQuote(h.path) + " 2>/dev/null | grep -cxF " + strings.Join(names, " ")
+	waitStart := "n=$(cat " + a + ".starts 2>/dev/null); i=0; while c=$(" + countStarts + "); [ \"${c:-0}\" -le \"${n:-0}\" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done"
 	waitSent := "if ls " + a + ".[0-9]* >/dev/null 2>&1; then i=0; while [ ! -f " + a + ".done ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done; fi"
 	script := "#!/bin/sh\n" +
 		"# acc certify: run acc-hook, and log the event and its answer (stdout and stderr)\n" +
-		"if [ \"$2\" != SessionStart ]; then\n" +
+		"case \"$2\" in " + strings.Join(patterns, "|") + ") start=1 ;; *) start=0 ;; esac\n" +
+		"if [ $start = 0 ]; then\n" +
 		"  if [ -f " + a + " ]; then " + waitStart + "; " + run + "; fi\n" +
 		"  " + waitSent + "\n" +
 		"fi\n" +
@@ -1012,9 +1026,29 @@ func (h *hookLog) writeWrapper(dir, hook string) (string, error) {
 		"printf '%s\\t%s\\n' \"$2\" \"$(printf '%s\\n%s' \"$out\" \"$err\" | base64 | tr -d '\\n')\" >> " + shellQuote(h.path) + "\n" +
 		"[ -z \"$out\" ] || printf '%s\\n' \"$out\"\n" +
 		"[ -z \"$err\" ] || printf '%s\\n' \"$err\" >&2\n" +
-		"[ \"$2\" != SessionStart ] || { " + run + "; }\n" +
+		"[ $start = 0 ] || { " + run + "; }\n" +
 		"exit $code\n"
 	return path, os.WriteFile(path, []byte(script), 0o755)
+}
+
+// startEvents are c's names for the event that starts a session: its
+// session start, and the start of a resumed session where that has a name
+// of its own (OpenCode's session.resumed). Claude Code calls it
+// SessionStart, OpenCode session.created, Pi session_start.
+func startEvents(c realclient.Client) []string {
+	if r := c.Resumed(); r != c.SessionStart {
+		return []string{c.SessionStart, r}
+	}
+	return []string{c.SessionStart}
+}
+
+// countStarts is how many session starts (starts) the log holds.
+func (h *hookLog) countStarts() int {
+	n := 0
+	for _, ev := range h.starts {
+		n += h.count(ev, "")
+	}
+	return n
 }
 
 // count is how many logged calls of event printed something containing

@@ -12,16 +12,20 @@ import (
 // TestWrapperSendsAfterSessionStart: the peer's question waiting for run 2
 // is sent once, after the session start hook answered and before the next
 // hook runs acc-hook, also when the client starts both hooks together
-// (GitHub Copilot CLI) and session start is the slow one. The hook here
-// is a script that notes when it starts and ends; the question notes
-// when it is sent.
+// (GitHub Copilot CLI) and session start is the slow one, and when the
+// client names its session start otherwise (Pi's session_start, whose
+// extension gives each hook 15 s: it must not wait there for a
+// SessionStart that never comes). The hook here is a script that notes
+// when it starts and ends; the question notes when it is sent.
 func TestWrapperSendsAfterSessionStart(t *testing.T) {
 	for _, tc := range []struct {
-		name  string
-		order func(start func(event string)) // how the client starts its hooks
+		name        string
+		start, next string                         // the client's session start and the hook after it
+		order       func(start func(event string)) // how the client starts its hooks
 	}{
-		{"one after the other", func(start func(string)) { start("SessionStart"); start("UserPromptSubmit") }},
-		{"together", func(start func(string)) {
+		{"one after the other", "SessionStart", "UserPromptSubmit", func(start func(string)) { start("SessionStart"); start("UserPromptSubmit") }},
+		{"pi", "session_start", "before_agent_start", func(start func(string)) { start("session_start"); start("before_agent_start") }},
+		{"together", "SessionStart", "UserPromptSubmit", func(start func(string)) {
 			var wg sync.WaitGroup
 			for _, ev := range []string{"SessionStart", "UserPromptSubmit", "PreToolUse"} {
 				wg.Add(1)
@@ -35,18 +39,21 @@ func TestWrapperSendsAfterSessionStart(t *testing.T) {
 			trace := filepath.Join(dir, "trace")
 			hook := filepath.Join(dir, "hook")
 			// Session start takes a second; every hook notes its start and end.
-			script := "#!/bin/sh\necho \"start $2\" >> " + shellQuote(trace) + "\n[ \"$2\" != SessionStart ] || sleep 1\necho \"end $2\" >> " + shellQuote(trace) + "\necho ok\n"
+			script := "#!/bin/sh\necho \"start $2\" >> " + shellQuote(trace) + "\n[ \"$2\" != " + tc.start + " ] || sleep 1\necho \"end $2\" >> " + shellQuote(trace) + "\necho ok\n"
 			if err := os.WriteFile(hook, []byte(script), 0o755); err != nil {
 				t.Fatal(err)
 			}
-			h := &hookLog{path: filepath.Join(dir, "hooks.log"), after: filepath.Join(dir, "after")}
+			h := &hookLog{path: filepath.Join(dir, "hooks.log"), after: filepath.Join(dir, "after"), starts: []string{tc.start}}
 			// An earlier run's session start is in the log already.
-			if err := os.WriteFile(h.path, []byte("SessionStart\tb2s=\n"), 0o644); err != nil {
+			if err := os.WriteFile(h.path, []byte(tc.start+"\tb2s=\n"), 0o644); err != nil {
 				t.Fatal(err)
 			}
 			wrapper, err := h.writeWrapper(dir, hook)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if n := h.countStarts(); n != 1 {
+				t.Fatalf("the log holds %d session starts, want 1", n)
 			}
 			if err := os.WriteFile(h.after+".starts", []byte("1\n"), 0o644); err != nil {
 				t.Fatal(err)
@@ -74,10 +81,10 @@ func TestWrapperSendsAfterSessionStart(t *testing.T) {
 				return i
 			}
 			sent := at("sent")
-			if sent < at("end SessionStart") {
+			if sent < at("end "+tc.start) {
 				t.Errorf("the question was sent before session start answered:\n%s", b)
 			}
-			if sent > at("start UserPromptSubmit") {
+			if sent > at("start "+tc.next) {
 				t.Errorf("the next hook ran before the question was sent:\n%s", b)
 			}
 		})
