@@ -38,6 +38,7 @@ CLIENTS=(
 	"copilot @github/copilot 1.0.102"
 	"qwen @qwen-code/qwen-code 0.24.4"
 	"opencode opencode-ai 1.18.33"
+	"pi @mariozechner/pi-coding-agent 0.73.1"
 )
 
 # name:package:exact version of the MCP SDK.
@@ -74,7 +75,7 @@ executable() {
 			[ -x "$f" ] && { echo "$f"; return; }
 		done
 		;;
-	codex | gemini | kimi | qwen | opencode)
+	codex | gemini | kimi | qwen | opencode | pi)
 		f="$dir/node_modules/.bin/$name"
 		[ -x "$f" ] && { echo "$f"; return; }
 		;;

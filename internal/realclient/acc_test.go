@@ -534,7 +534,7 @@ func hookContext(rec HookRecord) string {
 		return strings.TrimRight(rec.Stdout, "\n")
 	}
 	var out struct {
-		// acc's OpenCode plugin's form.
+		// The form of acc's OpenCode plugin and Pi extension.
 		Context string `json:"context"`
 		// Copilot CLI's form.
 		AdditionalContext  string `json:"additionalContext"`
@@ -556,7 +556,7 @@ func hookContext(rec HookRecord) string {
 // ("" when the hook allowed the call).
 func denyReason(rec HookRecord) string {
 	var out struct {
-		Deny               string `json:"deny"` // acc's OpenCode plugin
+		Deny               string `json:"deny"` // acc's OpenCode plugin and Pi extension
 		Decision           string `json:"decision"`
 		Reason             string `json:"reason"`
 		HookSpecificOutput struct {

@@ -16,12 +16,13 @@ const (
 	CopilotVersion    = "1.0.102"
 	QwenCodeVersion   = "0.24.4"
 	OpenCodeVersion   = "1.18.33"
+	PiVersion         = "0.73.1"
 )
 
 // A Client is one real AI coding client, as acc's real-client tests run it.
 type Client struct {
-	// Name is the acc adapter name: "claude", "codex", "gemini", "kimi" or
-	// "copilot", "qwen", "opencode".
+	// Name is the acc adapter name: "claude", "codex", "gemini", "kimi",
+	// "copilot", "qwen", "opencode" or "pi".
 	Name string
 	// Package and Version are the npm package and its pinned exact version.
 	Package, Version string
@@ -31,11 +32,15 @@ type Client struct {
 	// ResumeStart is the event that starts a resumed session, where it is
 	// not SessionStart (OpenCode's plugin says session.resumed).
 	ResumeStart string
+	// ResumeSource is the source a resumed session's start names, where
+	// it is not "resume" (Pi says startup for -c too).
+	ResumeSource string
 	// NoHold: nothing the turn-end hook answers keeps the agent working
-	// (acc's OpenCode plugin reads no answer to session.idle).
+	// (acc's OpenCode plugin reads no answer to session.idle; nothing Pi's
+	// extension does at agent_end makes a -p run go on).
 	NoHold bool
 	// JSONDenyOnly: the client has no exit-code deny, only an answer on
-	// stdout (acc's plugin reads nothing else).
+	// stdout (acc's OpenCode plugin and Pi extension read nothing else).
 	JSONDenyOnly bool
 	// ShellTool is the tool name the pre-tool hook sees for a shell command.
 	ShellTool string
@@ -116,6 +121,16 @@ var OpenCode = Client{
 	ResumeStart: "session.resumed", JSONDenyOnly: true, NoHold: true,
 }
 
+// Pi runs acc's extension (pkg/adapters/pi), whose event names are Pi's
+// extension events; session_shutdown ends every -p run. `pi -c` starts
+// the session it continues with session_start again, source startup.
+var Pi = Client{
+	Name: "pi", Package: "@mariozechner/pi-coding-agent", Version: PiVersion,
+	SessionStart: "session_start", BeforeTurn: "before_agent_start", PreTool: "tool_call",
+	PostTool: "tool_result", Stop: "agent_end", SessionEnd: "session_shutdown", ShellTool: "bash",
+	ResumeSource: "startup", JSONDenyOnly: true, NoHold: true,
+}
+
 // Resumed is the event that starts a resumed session of c.
 func (c Client) Resumed() string {
 	if c.ResumeStart != "" {
@@ -124,5 +139,13 @@ func (c Client) Resumed() string {
 	return c.SessionStart
 }
 
+// ResumedSource is the source the start of a resumed session of c names.
+func (c Client) ResumedSource() string {
+	if c.ResumeSource != "" {
+		return c.ResumeSource
+	}
+	return "resume"
+}
+
 // Pinned is every client with hooks that acc proves itself on.
-var Pinned = []Client{Claude, Codex, Gemini, Kimi, Copilot, Qwen, OpenCode}
+var Pinned = []Client{Claude, Codex, Gemini, Kimi, Copilot, Qwen, OpenCode, Pi}

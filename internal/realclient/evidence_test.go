@@ -542,7 +542,7 @@ func fileTool(c Client) string {
 		return "create tool (seen by the hook as Write)"
 	case "qwen":
 		return "write_file tool"
-	case "opencode":
+	case "opencode", "pi":
 		return "write tool"
 	}
 	return "file-write tool"

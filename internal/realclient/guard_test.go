@@ -289,8 +289,9 @@ func installedToolMatcher(t *testing.T, c Client) func(tool string) bool {
 				}
 			}
 		}
-		if art.Kind == adapter.ArtifactFile && filepath.Ext(art.Path) == ".js" {
-			// acc's plugin (OpenCode): it runs acc-hook for every tool.
+		if art.Kind == adapter.ArtifactFile && (filepath.Ext(art.Path) == ".js" || filepath.Ext(art.Path) == ".ts") {
+			// acc's plugin (OpenCode) or extension (Pi): it runs acc-hook
+			// for every tool.
 			return func(string) bool { return true }
 		}
 		if art.Kind == adapter.ArtifactFile && filepath.Ext(art.Path) == ".json" {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/acc-go/acc/pkg/adapters/adapter"
 	"github.com/acc-go/acc/pkg/adapters/opencode"
+	"github.com/acc-go/acc/pkg/adapters/pi"
 )
 
 // FakeAPIKey is the credential every client is given; the fake model ignores
@@ -53,7 +54,7 @@ type Setup struct {
 	Args []string
 	// Resume continues the most recent session in Dir instead of starting
 	// one (claude --continue, codex exec resume --last, gemini --resume
-	// latest, kimi -c).
+	// latest, kimi -c, pi -c).
 	Resume bool
 	// Install, when set, wires the hooks with `acc install` instead of
 	// writing them, into a HOME that first gets realistic configuration of
@@ -163,23 +164,26 @@ enabled = false
 		if s.Hook == nil {
 			return nil
 		}
-		// The plugin acc installs, calling a shim of the test's own that
-		// runs Hook's command for each of events.
-		shim := filepath.Join(s.Home, "acc-test-shim")
-		if slices.Contains(events, s.Client.SessionStart) {
-			events = append(slices.Clone(events), s.Client.ResumeStart)
-		}
-		var b strings.Builder
-		b.WriteString("#!/bin/sh\ncase \"$2\" in\n")
-		for _, ev := range events {
-			fmt.Fprintf(&b, "%s) %s ;;\n", ShellQuote(ev), s.Hook(ev))
-		}
-		b.WriteString("esac\n")
-		if err := os.WriteFile(shim, []byte(b.String()), 0o755); err != nil {
+		// The plugin acc installs, calling a shim of the test's own.
+		shim, err := s.testShim(events)
+		if err != nil {
 			return err
 		}
 		plugin := opencode.New().(opencode.Client)
 		return writeFile(plugin.PluginFile(adapter.InstallEnv{Home: s.Home}), plugin.Plugin(shim))
+	case "pi":
+		if err := writeJSONFile(filepath.Join(s.Home, ".pi", "agent", "models.json"), piModels(s.ModelURL)); err != nil {
+			return err
+		}
+		if s.Hook == nil {
+			return nil
+		}
+		// The extension acc installs, calling a shim of the test's own.
+		shim, err := s.testShim(events)
+		if err != nil {
+			return err
+		}
+		return writeFile(pi.ExtensionFile(adapter.InstallEnv{Home: s.Home}), pi.Extension(shim))
 	case "kimi":
 		config := kimiProvider(s.ModelURL)
 		if s.Hook != nil {
@@ -192,6 +196,37 @@ enabled = false
 		return os.WriteFile(filepath.Join(home, "config.toml"), []byte(config), 0o644)
 	}
 	return fmt.Errorf("unknown client %q", s.Client.Name)
+}
+
+// testShim writes Home/acc-test-shim, which stands in for acc's hook shim
+// under a plugin or extension of acc's (OpenCode, Pi): called as
+// `sh <shim> <client> <event>`, it runs Hook's command for event when
+// event is one of events (with the resumed session's start beside the
+// session start, where the client has one), and does nothing otherwise.
+func (s Setup) testShim(events []string) (string, error) {
+	shim := filepath.Join(s.Home, "acc-test-shim")
+	if s.Client.ResumeStart != "" && slices.Contains(events, s.Client.SessionStart) {
+		events = append(slices.Clone(events), s.Client.ResumeStart)
+	}
+	var b strings.Builder
+	b.WriteString("#!/bin/sh\ncase \"$2\" in\n")
+	for _, ev := range events {
+		fmt.Fprintf(&b, "%s) %s ;;\n", ShellQuote(ev), s.Hook(ev))
+	}
+	b.WriteString("esac\n")
+	return shim, os.WriteFile(shim, []byte(b.String()), 0o755)
+}
+
+// piModels is Pi's models.json: the fake model as its one provider,
+// fake, over Chat Completions (docs/real-clients.md#pi); Argv names the
+// model as fake/fake-model.
+func piModels(modelURL string) map[string]any {
+	return map[string]any{"providers": map[string]any{"fake": map[string]any{
+		"baseUrl": modelURL + "/v1",
+		"api":     "openai-completions",
+		"apiKey":  FakeAPIKey,
+		"models":  []any{map[string]any{"id": "fake-model"}},
+	}}}
 }
 
 // qwenSettings is Qwen Code's settings.json without hooks: no usage
@@ -369,6 +404,24 @@ enabled = false`, s.ModelURL+"/v1"), // no final newline, as an editor may leave
 		if err := s.openCodeConfig(map[string]any{"instructions": []string{"CONTRIBUTING.md"}}); err != nil {
 			return err
 		}
+	case "pi":
+		// A person's settings (Pi has run here before, so it has nothing
+		// to note about its changelog), another tool's extension beside
+		// where acc's goes, a prompt template, and the fake model's
+		// provider, tab-indented.
+		models, err := json.MarshalIndent(piModels(s.ModelURL), "", "\t")
+		if err != nil {
+			return err
+		}
+		files = map[string]string{
+			".pi/agent/settings.json": "{\n  \"lastChangelogVersion\": \"" + PiVersion + "\",\n  \"defaultProvider\": \"fake\",\n  \"defaultModel\": \"fake-model\",\n" +
+				"  \"quietStartup\": true,\n  \"enableInstallTelemetry\": false\n}\n",
+			".pi/agent/extensions/notify.ts": "// Marks the end of each agent run; another tool's extension.\n" +
+				"import type { ExtensionAPI } from \"@mariozechner/pi-coding-agent\";\n\n" +
+				"export default function (pi: ExtensionAPI) {\n  pi.on(\"agent_end\", async () => {});\n}\n",
+			".pi/agent/prompts/review.md": "---\ndescription: review the diff\n---\nReview the staged diff.\n",
+			".pi/agent/models.json":       string(models) + "\n",
+		}
 	default:
 		return fmt.Errorf("unknown client %q", s.Client.Name)
 	}
@@ -515,6 +568,10 @@ func (s Setup) Environ() []string {
 			"OPENCODE_DISABLE_LSP_DOWNLOAD=1",
 			"OPENCODE_DISABLE_SHARE=1",
 		)
+	case "pi":
+		// Argv's --offline stops every start-up fetch (update and package
+		// checks, the install ping); no install ping either way.
+		env = append(env, "PI_TELEMETRY=0")
 	case "gemini":
 		env = append(env,
 			"GEMINI_API_KEY="+FakeAPIKey,
@@ -574,6 +631,14 @@ func (s Setup) Argv(prompt string) []string {
 		argv = []string{s.Exe, "run", "--format", "json"}
 		if s.Resume {
 			argv = append(argv, "--continue")
+		}
+		tail = []string{prompt}
+	case "pi":
+		// Pi asks no approval for a tool call; --offline fetches nothing
+		// at start; -c continues the directory's last session.
+		argv = []string{s.Exe, "-p", "--offline", "--model", "fake/fake-model"}
+		if s.Resume {
+			argv = append(argv, "-c")
 		}
 		tail = []string{prompt}
 	case "kimi":

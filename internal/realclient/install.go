@@ -53,7 +53,7 @@ func (c Client) Executable(dir string) (string, error) {
 		candidates = matches
 	case "codex":
 		candidates = []string{filepath.Join(nm, ".bin", "codex")}
-	case "gemini", "kimi", "qwen":
+	case "gemini", "kimi", "qwen", "pi":
 		candidates = []string{filepath.Join(nm, ".bin", c.Name)}
 	case "opencode":
 		// The native binary, which the package's install script linked

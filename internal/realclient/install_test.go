@@ -86,7 +86,7 @@ func TestInstallLivedIn(t *testing.T) {
 					}
 				}
 			}
-			for _, gone := range []string{".claude/skills/acc", ".agents/skills/acc", ".gemini/extensions/agents-can-communicate", ".kimi-code/plugins/managed/agents-can-communicate"} {
+			for _, gone := range []string{".claude/skills/acc", ".agents/skills/acc", ".gemini/extensions/agents-can-communicate", ".kimi-code/plugins/managed/agents-can-communicate", ".pi/agent/extensions/acc.ts", ".pi/agent/skills/acc"} {
 				if _, err := os.Stat(filepath.Join(r.setup.Home, gone)); err == nil {
 					t.Errorf("acc's %s is still there", gone)
 				}

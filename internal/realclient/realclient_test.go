@@ -117,7 +117,7 @@ func denyJSON(c Client, reason string) string {
 	switch c.Name {
 	case "gemini":
 		v = map[string]any{"decision": "deny", "reason": reason}
-	case "opencode":
+	case "opencode", "pi":
 		v = map[string]any{"deny": reason}
 	default:
 		v = map[string]any{"hookSpecificOutput": map[string]any{
@@ -156,7 +156,7 @@ func deniedResult(c Client, form, reason string) string {
 		if form == "json" {
 			return "Denied by preToolUse hook: " + reason
 		}
-	case "qwen", "opencode":
+	case "qwen", "opencode", "pi":
 		if form == "json" {
 			return reason
 		}
@@ -209,10 +209,10 @@ func escapesAngles(c Client) bool { return c.Name == "gemini" || c.Name == "qwen
 // contextShown reports whether the client gives the model the context a
 // hook of event answers with: Kimi Code shows only UserPromptSubmit's
 // (as <hook_result hook_event="UserPromptSubmit">…</hook_result> text),
-// never SessionStart's; acc's OpenCode plugin has no message to add a
-// session start's context to.
+// never SessionStart's; acc's OpenCode plugin and Pi extension have no
+// message to add a session start's context to.
 func contextShown(c Client, event string) bool {
-	return !((c.Name == "kimi" || c.Name == "opencode") && event == c.SessionStart)
+	return !((c.Name == "kimi" || c.Name == "opencode" || c.Name == "pi") && event == c.SessionStart)
 }
 
 // shownAs is injected text as the client shows it to the model: Gemini CLI
@@ -237,7 +237,7 @@ func contextAnswer(c Client, event, text string) string {
 		// Copilot CLI reads additionalContext at the top level only.
 		b, _ := json.Marshal(map[string]any{"additionalContext": text})
 		return string(b)
-	case "opencode":
+	case "opencode", "pi":
 		b, _ := json.Marshal(map[string]any{"context": text})
 		return string(b)
 	}
@@ -250,8 +250,9 @@ func contextJSON(event, text string) string {
 }
 
 // TestResume runs a second turn as a new process that resumes the session:
-// the hooks see the same session id (session start with source "resume") and
-// the model sees the first turn.
+// the hooks see the same session id (session start with source "resume";
+// Pi's says "startup", as for a new session) and the model sees the first
+// turn.
 func TestResume(t *testing.T) {
 	for _, c := range Pinned {
 		t.Run(c.Name, func(t *testing.T) {
@@ -263,8 +264,8 @@ func TestResume(t *testing.T) {
 
 			id, _ := r.only(first, c.SessionStart).Payload()["session_id"].(string)
 			start := r.only(second, c.Resumed()).Payload()
-			if start["source"] != "resume" || id == "" {
-				t.Errorf("resumed %s payload: source %v, first session id %q", c.SessionStart, start["source"], id)
+			if start["source"] != c.ResumedSource() || id == "" {
+				t.Errorf("resumed %s payload: source %v, want %s; first session id %q", c.Resumed(), start["source"], c.ResumedSource(), id)
 			}
 			for _, rec := range second {
 				if got := rec.Payload()["session_id"]; got != id {
@@ -336,7 +337,7 @@ func (r *run) wantModelCalls(n int) []*fakemodel.Request {
 	return calls
 }
 
-var clientAPI = map[string]fakemodel.API{"claude": fakemodel.Anthropic, "codex": fakemodel.Responses, "gemini": fakemodel.Gemini, "kimi": fakemodel.Anthropic, "copilot": fakemodel.Chat, "qwen": fakemodel.Chat, "opencode": fakemodel.Chat}
+var clientAPI = map[string]fakemodel.API{"claude": fakemodel.Anthropic, "codex": fakemodel.Responses, "gemini": fakemodel.Gemini, "kimi": fakemodel.Anthropic, "copilot": fakemodel.Chat, "qwen": fakemodel.Chat, "opencode": fakemodel.Chat, "pi": fakemodel.Chat}
 
 // where describes the part of a model request that holds text, for the log.
 func where(q *fakemodel.Request, text string) string {
