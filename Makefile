@@ -128,6 +128,6 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzJSONRoundTrip$$' -fuzztime $(FUZZTIME) ./internal/install/
 	$(GO) test -run '^$$' -fuzz '^FuzzTOMLBlockRoundTrip$$' -fuzztime $(FUZZTIME) ./internal/install/
 	$(GO) test -run '^$$' -fuzz '^FuzzAppendBlock$$' -fuzztime $(FUZZTIME) ./internal/acp/
-	for a in claude codex gemini kimi grok copilot qwen droid opencode pi; do \
+	for a in claude codex gemini kimi grok copilot qwen droid opencode kilo pi; do \
 		$(GO) test -run '^$$' -fuzz '^FuzzNormalize$$' -fuzztime $(FUZZTIME) ./pkg/adapters/$$a/ || exit 1; \
 	done

@@ -12,6 +12,7 @@ require (
 	github.com/acc-go/acc/pkg/adapters/droid v0.0.0
 	github.com/acc-go/acc/pkg/adapters/gemini v0.0.0
 	github.com/acc-go/acc/pkg/adapters/grok v0.0.0
+	github.com/acc-go/acc/pkg/adapters/kilo v0.0.0
 	github.com/acc-go/acc/pkg/adapters/kimi v0.0.0
 	github.com/acc-go/acc/pkg/adapters/opencode v0.0.0
 	github.com/acc-go/acc/pkg/adapters/pi v0.0.0
@@ -94,6 +95,7 @@ replace (
 	github.com/acc-go/acc/pkg/adapters/droid => ./pkg/adapters/droid
 	github.com/acc-go/acc/pkg/adapters/gemini => ./pkg/adapters/gemini
 	github.com/acc-go/acc/pkg/adapters/grok => ./pkg/adapters/grok
+	github.com/acc-go/acc/pkg/adapters/kilo => ./pkg/adapters/kilo
 	github.com/acc-go/acc/pkg/adapters/kimi => ./pkg/adapters/kimi
 	github.com/acc-go/acc/pkg/adapters/opencode => ./pkg/adapters/opencode
 	github.com/acc-go/acc/pkg/adapters/pi => ./pkg/adapters/pi

@@ -73,7 +73,7 @@ func siblingBinary(name string) string {
 }
 
 var installFlags = []cli.Flag{
-	&cli.StringSliceFlag{Name: "adapter", Usage: "only this client `ID` (claude, codex, copilot, droid, gemini, grok, kimi, opencode, pi, qwen); repeat for several"},
+	&cli.StringSliceFlag{Name: "adapter", Usage: "only this client `ID` (claude, codex, copilot, droid, gemini, grok, kilo, kimi, opencode, pi, qwen); repeat for several"},
 	&cli.StringFlag{Name: "home", DefaultText: "$HOME", Usage: "the home `DIR` whose client configuration to change (given, it makes client directory variables such as CODEX_HOME ignored)"},
 	&cli.BoolFlag{Name: "dry-run", Usage: "print every path that would change, and change nothing"},
 }

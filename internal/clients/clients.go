@@ -17,6 +17,7 @@ import (
 	"github.com/acc-go/acc/pkg/adapters/droid"
 	"github.com/acc-go/acc/pkg/adapters/gemini"
 	"github.com/acc-go/acc/pkg/adapters/grok"
+	"github.com/acc-go/acc/pkg/adapters/kilo"
 	"github.com/acc-go/acc/pkg/adapters/kimi"
 	"github.com/acc-go/acc/pkg/adapters/opencode"
 	"github.com/acc-go/acc/pkg/adapters/pi"
@@ -24,12 +25,12 @@ import (
 )
 
 // All returns a fresh map of the native-client adapters by client id
-// (claude, codex, copilot, droid, gemini, grok, kimi, opencode, pi,
+// (claude, codex, copilot, droid, gemini, grok, kilo, kimi, opencode, pi,
 // qwen:
 // docs/decisions.md#14-client-ids).
 func All() map[string]adapter.Adapter {
 	out := map[string]adapter.Adapter{}
-	for _, a := range []adapter.Adapter{claude.New(), codex.New(), copilot.New(), droid.New(), gemini.New(), grok.New(), kimi.New(), opencode.New(), pi.New(), qwen.New()} {
+	for _, a := range []adapter.Adapter{claude.New(), codex.New(), copilot.New(), droid.New(), gemini.New(), grok.New(), kilo.New(), kimi.New(), opencode.New(), pi.New(), qwen.New()} {
 		out[a.ID()] = a
 	}
 	return out

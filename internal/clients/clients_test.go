@@ -10,7 +10,7 @@ import (
 // id has none; every installer is one of them, and each of them can
 // be installed but none other.
 func TestRegistry(t *testing.T) {
-	want := []string{"claude", "codex", "copilot", "droid", "gemini", "grok", "kimi", "opencode", "pi", "qwen"}
+	want := []string{"claude", "codex", "copilot", "droid", "gemini", "grok", "kilo", "kimi", "opencode", "pi", "qwen"}
 	if got := IDs(); !slices.Equal(got, want) {
 		t.Fatalf("IDs() = %v, want %v", got, want)
 	}

@@ -17,7 +17,7 @@ import (
 
 // AdapterIDs are the client ids of docs/decisions.md#14-client-ids, the only values an
 // adapter can have.
-var AdapterIDs = []string{"claude", "codex", "copilot", "droid", "gemini", "grok", "kimi", "opencode", "pi", "qwen"}
+var AdapterIDs = []string{"claude", "codex", "copilot", "droid", "gemini", "grok", "kilo", "kimi", "opencode", "pi", "qwen"}
 
 // DoctorReport is what `acc doctor` reports
 // (docs/configuration.md#acc-doctor). Outside a room (NoRoom set) the room's

@@ -34,8 +34,8 @@ type AttachInput struct {
 	// session's last generation holds proves the caller too, as it does
 	// for ResolveCaller. nil proves nothing.
 	Environ []string
-	// Harness is the client id (claude, codex, copilot, droid, gemini, grok, kimi, opencode,
-	// pi, qwen), cli or
+	// Harness is the client id (claude, codex, copilot, droid, gemini, grok, kilo, kimi,
+	// opencode, pi, qwen), cli or
 	// mcp; "" keeps a reopened session's harness, else means cli.
 	Harness         string
 	ParentSessionID string

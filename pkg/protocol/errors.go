@@ -185,7 +185,7 @@ var Reasons = []ReasonInfo{
 	{ReasonNoRoom, ExitUsage, "no room here: the directory is in no Git repository and under no acc.workspace.json, and holds acc's data (your home, /) or lies inside it, so it cannot be a room itself; run acc inside your project — the message names the fix"},
 	{ReasonDataHomeUnusable, ExitUsage, "acc's data home, or a directory on the way to it, exists but is no usable directory (a broken symlink, a file); the message names it and the fix"},
 	{ReasonHomeMissing, ExitUsage, "neither ACC_DATA_HOME nor HOME is set"},
-	{ReasonUnknownAdapter, ExitUsage, "no adapter has that id; the ids are claude, codex, copilot, droid, gemini, grok, kimi, opencode, pi and qwen"},
+	{ReasonUnknownAdapter, ExitUsage, "no adapter has that id; the ids are claude, codex, copilot, droid, gemini, grok, kilo, kimi, opencode, pi and qwen"},
 	{ReasonHomeNotDirectory, ExitUsage, "the home acc install was given is not an existing directory"},
 	{ReasonPathOutsideWorkspace, ExitUsage, "a path lies outside the workspace"},
 	{ReasonResourceSpelling, ExitUsage, "a resource spelling acc does not understand; the message gives the one to use"},

@@ -5,10 +5,10 @@
 // offline against acc's loopback fake model.
 //
 // OpenCode has no command hooks: it loads JavaScript plugins into its own
-// process. acc's plugin (plugin.js, written by acc install) runs acc-hook
-// for a few of OpenCode's hooks and events and does what it answers, so
-// the payload and the answer are acc's own small protocol (Payload and
-// the answers of Inject and Deny), not a shape OpenCode defines.
+// process. acc's plugin (pkg/adapters/adapter/jsplugin, written by acc
+// install) runs acc-hook for a few of OpenCode's hooks and events and does
+// what it answers, so the payload and the answer are acc's own small
+// protocol, shared with Kilo Code, not a shape OpenCode defines.
 package opencode
 
 // ID is the client id used everywhere: the session's harness, acc-hook's
