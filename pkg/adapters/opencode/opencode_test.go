@@ -65,6 +65,9 @@ func TestPayloads(t *testing.T) {
 	if ev := read(t, "tool.execute.before-edit.json"); !ev.Write || !slices.Equal(ev.Targets, []string{"/workspace/project/src/e.go"}) {
 		t.Errorf("edit: %+v", ev)
 	}
+	if ev := read(t, "tool.execute.before-apply_patch.json"); !ev.Write || !slices.Equal(ev.Targets, []string{"src/a.go", "src/new.go"}) {
+		t.Errorf("apply_patch: %+v", ev)
+	}
 	if ev := read(t, "tool.execute.before-bash.json"); !ev.ShellTool || ev.Shell != "echo x > src/a.go" || ev.Write {
 		t.Errorf("bash: %+v", ev)
 	}

@@ -36,7 +36,8 @@ var pluginSource string
 // before the first prompt of a session the process did not create (run
 // --continue), and process.exit, once per session as the client's process
 // exits. Tool names and inputs are OpenCode's: write and edit name their
-// file in filePath, bash its command in command (docs/adapters.md#opencode).
+// file in filePath, apply_patch carries a patch in patchText, bash its
+// command in command (docs/adapters.md#opencode).
 func Spec(id string) *hookio.Spec {
 	return &hookio.Spec{
 		Adapter: id,
@@ -64,6 +65,9 @@ func Spec(id string) *hookio.Spec {
 			"write": {"filePath"},
 			"edit":  {"filePath"},
 		},
+		// apply_patch, which OpenCode offers some models in place of edit
+		// and write, carries a patch in Codex's envelope in patchText.
+		PatchTools: map[string][]string{"apply_patch": {"patchText"}},
 		ShellTools: map[string][]string{"bash": {"command"}},
 		// An MCP server's tool is <server>_<tool>, its arguments the
 		// tool's input (docs/hooks.md#mcp-tools).
