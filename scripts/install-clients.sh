@@ -39,7 +39,13 @@ CLIENTS=(
 	"qwen @qwen-code/qwen-code 0.24.4"
 	"opencode opencode-ai 1.18.33"
 	"pi @mariozechner/pi-coding-agent 0.73.1"
+	"droid @factory/cli-linux-x64 0.225.2"
 )
+
+# Droid's npm launcher, a Node script, exists only as 0.225.1; the program
+# the tests run is its platform package's native binary, the pin above.
+# Both are installed, as the launcher would have npm do.
+DROID_LAUNCHER="@factory/cli@0.225.1"
 
 # name:package:exact version of the MCP SDK.
 MCP_SDK="mcp-sdk:@modelcontextprotocol/sdk:1.32.2"
@@ -79,6 +85,10 @@ executable() {
 		f="$dir/node_modules/.bin/$name"
 		[ -x "$f" ] && { echo "$f"; return; }
 		;;
+	droid)
+		f="$dir/node_modules/@factory/cli-linux-x64/bin/droid"
+		[ -x "$f" ] && { echo "$f"; return; }
+		;;
 	copilot)
 		# The native binary of the platform package npm fetched.
 		for f in "$dir"/node_modules/@github/copilot-linux-*/copilot; do
@@ -109,7 +119,9 @@ install_one() (
 	# bin names; every other client runs without install scripts.
 	scripts=--ignore-scripts
 	[ "$name" = opencode ] && scripts=
-	npm install --prefix "$tmp" --no-audit --no-fund $scripts --save-exact --loglevel=error "$pkg@$version" >&2
+	specs="$pkg@$version"
+	[ "$name" = droid ] && specs="$DROID_LAUNCHER $specs"
+	npm install --prefix "$tmp" --no-audit --no-fund $scripts --save-exact --loglevel=error $specs >&2
 	exe=$(executable "$name" "$tmp") || { echo "install-clients: $pkg@$version installed no runnable program" >&2; exit 1; }
 	# Copilot CLI unpacks its program (235 MB) under $HOME/.cache on a
 	# first run: its check runs in a HOME inside the install, kept, which

@@ -17,12 +17,17 @@ const (
 	QwenCodeVersion   = "0.24.4"
 	OpenCodeVersion   = "1.18.33"
 	PiVersion         = "0.73.1"
+	// DroidVersion is Factory Droid's program, the native binary of its
+	// platform package; DroidLauncherVersion the npm launcher installed
+	// beside it, which exists only as 0.225.1.
+	DroidVersion         = "0.225.2"
+	DroidLauncherVersion = "0.225.1"
 )
 
 // A Client is one real AI coding client, as acc's real-client tests run it.
 type Client struct {
 	// Name is the acc adapter name: "claude", "codex", "gemini", "kimi",
-	// "copilot", "qwen", "opencode" or "pi".
+	// "copilot", "qwen", "opencode", "pi" or "droid".
 	Name string
 	// Package and Version are the npm package and its pinned exact version.
 	Package, Version string
@@ -131,6 +136,18 @@ var Pi = Client{
 	ResumeSource: "startup", JSONDenyOnly: true, NoHold: true,
 }
 
+// Droid is Factory Droid, driven over its own JSON-RPC protocol on stdin
+// (`droid exec --input-format stream-jsonrpc`, droidDriver): under plain
+// `droid exec` UserPromptSubmit never fires, and `-s <id>` cannot resume
+// offline, where the protocol's load_session continues the session under
+// its id (docs/real-clients.md#factory-droid). Package is the platform
+// package whose binary runs; the launcher is installed beside it.
+var Droid = Client{
+	Name: "droid", Package: "@factory/cli-linux-x64", Version: DroidVersion,
+	SessionStart: "SessionStart", BeforeTurn: "UserPromptSubmit", PreTool: "PreToolUse",
+	PostTool: "PostToolUse", Stop: "Stop", SessionEnd: "SessionEnd", ShellTool: "Execute",
+}
+
 // Resumed is the event that starts a resumed session of c.
 func (c Client) Resumed() string {
 	if c.ResumeStart != "" {
@@ -148,4 +165,4 @@ func (c Client) ResumedSource() string {
 }
 
 // Pinned is every client with hooks that acc proves itself on.
-var Pinned = []Client{Claude, Codex, Gemini, Kimi, Copilot, Qwen, OpenCode, Pi}
+var Pinned = []Client{Claude, Codex, Gemini, Kimi, Copilot, Qwen, OpenCode, Pi, Droid}

@@ -74,7 +74,7 @@ const (
 // The runs also measure attach, next-turn injection and session end for
 // the capability evidence (evidence_test.go).
 func TestConversation(t *testing.T) {
-	for _, pair := range []struct{ asker, answerer Client }{{Claude, Codex}, {Gemini, Claude}, {Kimi, Claude}, {Copilot, Gemini}, {Qwen, Codex}, {OpenCode, Copilot}, {Pi, Claude}} {
+	for _, pair := range []struct{ asker, answerer Client }{{Claude, Codex}, {Gemini, Claude}, {Kimi, Claude}, {Copilot, Gemini}, {Qwen, Codex}, {OpenCode, Copilot}, {Pi, Claude}, {Droid, Codex}} {
 		t.Run(pair.asker.Name+"-asks-"+pair.answerer.Name, func(t *testing.T) {
 			t.Parallel()
 			conversation(t, pair.asker, pair.answerer)

@@ -544,6 +544,8 @@ func fileTool(c Client) string {
 		return "write_file tool"
 	case "opencode", "pi":
 		return "write tool"
+	case "droid":
+		return "Create tool"
 	}
 	return "file-write tool"
 }

@@ -54,7 +54,8 @@ type Setup struct {
 	Args []string
 	// Resume continues the most recent session in Dir instead of starting
 	// one (claude --continue, codex exec resume --last, gemini --resume
-	// latest, kimi -c, pi -c).
+	// latest, kimi -c, pi -c; for Droid the JSON-RPC load_session of
+	// the directory's newest session, droidDriver).
 	Resume bool
 	// Install, when set, wires the hooks with `acc install` instead of
 	// writing them, into a HOME that first gets realistic configuration of
@@ -184,6 +185,17 @@ enabled = false
 			return err
 		}
 		return writeFile(pi.ExtensionFile(adapter.InstallEnv{Home: s.Home}), pi.Extension(shim))
+	case "droid":
+		// Droid tests a matcher as a regular expression over the tool
+		// name (docs/adapters.md#factory-droid).
+		if err := writeDroidDriver(s.Home); err != nil {
+			return err
+		}
+		settings := droidSettings(s.ModelURL)
+		if s.Hook != nil {
+			settings["hooks"] = s.hookTable(events, ".*", 30)
+		}
+		return writeJSONFile(filepath.Join(s.Home, ".factory", "settings.json"), settings)
 	case "kimi":
 		config := kimiProvider(s.ModelURL)
 		if s.Hook != nil {
@@ -422,6 +434,23 @@ enabled = false`, s.ModelURL+"/v1"), // no final newline, as an editor may leave
 			".pi/agent/prompts/review.md": "---\ndescription: review the diff\n---\nReview the staged diff.\n",
 			".pi/agent/models.json":       string(models) + "\n",
 		}
+	case "droid":
+		// A person's settings, tab-indented: the fake model, a hook of
+		// another tool's, and a personal droid beside where acc's skill
+		// goes.
+		if err := writeDroidDriver(s.Home); err != nil {
+			return err
+		}
+		settings := droidSettings(s.ModelURL)
+		settings["hooks"] = map[string]any{"PreCompact": []any{map[string]any{"hooks": []any{map[string]any{"type": "command", "command": "true"}}}}}
+		b, err := json.MarshalIndent(settings, "", "\t")
+		if err != nil {
+			return err
+		}
+		files = map[string]string{
+			".factory/settings.json":      string(b) + "\n",
+			".factory/droids/reviewer.md": "---\nname: reviewer\ndescription: reviews the staged diff\n---\nReview the staged diff.\n",
+		}
 	default:
 		return fmt.Errorf("unknown client %q", s.Client.Name)
 	}
@@ -568,6 +597,9 @@ func (s Setup) Environ() []string {
 			"OPENCODE_DISABLE_LSP_DOWNLOAD=1",
 			"OPENCODE_DISABLE_SHARE=1",
 		)
+	case "droid":
+		// Airgap mode blocks every request but the custom model's.
+		env = append(env, "FACTORY_AIRGAP_ENABLED=1")
 	case "pi":
 		// Argv's --offline stops every start-up fetch (update and package
 		// checks, the install ping); no install ping either way.
@@ -640,6 +672,16 @@ func (s Setup) Argv(prompt string) []string {
 		if s.Resume {
 			argv = append(argv, "-c")
 		}
+		tail = []string{prompt}
+	case "droid":
+		// droidDriver, on the Node of PATH, drives Droid's own protocol
+		// at autonomy high (no approvals); "resume" loads the
+		// directory's newest session under its id.
+		mode := "new"
+		if s.Resume {
+			mode = "resume"
+		}
+		argv = []string{"node", droidDriverFile(s.Home), s.Exe, mode, droidModel}
 		tail = []string{prompt}
 	case "kimi":
 		// Under -p Kimi Code approves every tool call itself.

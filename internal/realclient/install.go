@@ -60,6 +60,9 @@ func (c Client) Executable(dir string) (string, error) {
 		// over its bin stub: run by that path, the process is named
 		// opencode, and its npm package names the version.
 		candidates = []string{filepath.Join(nm, ".bin", "opencode")}
+	case "droid":
+		// The native binary of the platform package, not the launcher.
+		candidates = []string{filepath.Join(nm, "@factory", "cli-"+platform(), "bin", "droid")}
 	case "copilot":
 		// The native binary of the platform package, not the Node
 		// loader in front of it.
@@ -105,10 +108,14 @@ func (c Client) Install(ctx context.Context) (string, error) {
 
 // npmArgs are the arguments npm install is given for c: install scripts
 // are skipped, except OpenCode's, which puts its native binary where its
-// bin points (without it the bin is a 479-byte stub).
+// bin points (without it the bin is a 479-byte stub). Droid's launcher
+// (DroidLauncherVersion) is installed beside its pinned platform package.
 func (c Client) npmArgs() []string {
 	if c.Name == "opencode" {
 		return []string{c.Package + "@" + c.Version}
+	}
+	if c.Name == "droid" {
+		return []string{"--ignore-scripts", "@factory/cli@" + DroidLauncherVersion, c.Package + "@" + c.Version}
 	}
 	return []string{"--ignore-scripts", c.Package + "@" + c.Version}
 }

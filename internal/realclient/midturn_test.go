@@ -27,7 +27,7 @@ import (
 // turnClients are the clients whose post-tool context and stop-hook hold
 // reach the model (TestPostToolContext, TestStopHold). Kimi Code's
 // post-tool hook is not awaited: TestMidTurnUnawaited is its run.
-var turnClients = []Client{Claude, Codex, Gemini, Copilot, Qwen}
+var turnClients = []Client{Claude, Codex, Gemini, Copilot, Qwen, Droid}
 
 // TestMidTurnUnawaited is TestMidTurn for a client that does not wait for
 // its post-tool hook (Kimi Code): one turn of four shell steps a second

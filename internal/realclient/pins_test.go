@@ -36,6 +36,9 @@ func TestPinsAgree(t *testing.T) {
 			t.Errorf("docs/real-clients.md has no row %q", row)
 		}
 	}
+	if !strings.Contains(string(script), `DROID_LAUNCHER="@factory/cli@`+DroidLauncherVersion+`"`) {
+		t.Errorf("scripts/install-clients.sh does not install Droid's launcher %s", DroidLauncherVersion)
+	}
 }
 
 // TestAgentPinsAgree does the same for the ACP agents: the script's

@@ -160,6 +160,10 @@ func deniedResult(c Client, form, reason string) string {
 		if form == "json" {
 			return reason
 		}
+	case "droid":
+		if form == "json" {
+			return "Error: " + reason
+		}
 	}
 	return ""
 }
@@ -337,7 +341,7 @@ func (r *run) wantModelCalls(n int) []*fakemodel.Request {
 	return calls
 }
 
-var clientAPI = map[string]fakemodel.API{"claude": fakemodel.Anthropic, "codex": fakemodel.Responses, "gemini": fakemodel.Gemini, "kimi": fakemodel.Anthropic, "copilot": fakemodel.Chat, "qwen": fakemodel.Chat, "opencode": fakemodel.Chat, "pi": fakemodel.Chat}
+var clientAPI = map[string]fakemodel.API{"claude": fakemodel.Anthropic, "codex": fakemodel.Responses, "gemini": fakemodel.Gemini, "kimi": fakemodel.Anthropic, "copilot": fakemodel.Chat, "qwen": fakemodel.Chat, "opencode": fakemodel.Chat, "pi": fakemodel.Chat, "droid": fakemodel.Chat}
 
 // where describes the part of a model request that holds text, for the log.
 func where(q *fakemodel.Request, text string) string {
