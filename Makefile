@@ -51,7 +51,7 @@ install-check:
 
 # TEST_TIMEOUT bounds each test binary (go test's own default, 10m, is too
 # close to what the real-client package takes on a loaded 2-core machine).
-TEST_TIMEOUT ?= 25m
+TEST_TIMEOUT ?= 28m
 
 test: vet clients postgres
 	scripts/with-pg.sh $(MAKE) --no-print-directory test-beside-pg
