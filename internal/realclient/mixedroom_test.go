@@ -163,11 +163,7 @@ func TestMixedRoom(t *testing.T) {
 						return fakemodel.Reply{}, errors.New("not all runs began their turn")
 					}
 				} else {
-					res, err := lastResult(prev, req)
-					if check(t, err) != nil {
-						return fakemodel.Reply{}, err
-					}
-					id, err := sentMessageID(res.Output)
+					id, err := sentBy(prev, req)
 					if check(t, err) != nil {
 						return fakemodel.Reply{}, err
 					}
@@ -186,11 +182,7 @@ func TestMixedRoom(t *testing.T) {
 			}))
 		}
 		r.model.Append(s.reply(func(req, prev *fakemodel.Request) (fakemodel.Reply, error) {
-			res, err := lastResult(prev, req)
-			if check(t, err) != nil {
-				return fakemodel.Reply{}, err
-			}
-			id, err := sentMessageID(res.Output)
+			id, err := sentBy(prev, req)
 			if check(t, err) != nil {
 				return fakemodel.Reply{}, err
 			}
@@ -229,11 +221,7 @@ func TestMixedRoom(t *testing.T) {
 						return fakemodel.Reply{}, errors.New("not all runs saw their questions")
 					}
 				} else {
-					res, err := lastResult(prev, req)
-					if check(t, err) != nil {
-						return fakemodel.Reply{}, err
-					}
-					id, err := sentMessageID(res.Output)
+					id, err := sentBy(prev, req)
 					if check(t, err) != nil {
 						return fakemodel.Reply{}, err
 					}
@@ -252,11 +240,7 @@ func TestMixedRoom(t *testing.T) {
 			}))
 		}
 		r.model.Append(s.reply(func(req, prev *fakemodel.Request) (fakemodel.Reply, error) {
-			res, err := lastResult(prev, req)
-			if check(t, err) != nil {
-				return fakemodel.Reply{}, err
-			}
-			id, err := sentMessageID(res.Output)
+			id, err := sentBy(prev, req)
 			if check(t, err) != nil {
 				return fakemodel.Reply{}, err
 			}
@@ -376,4 +360,14 @@ func (b *barrier) wait(d time.Duration) error {
 	case <-time.After(d):
 		return errors.New("the others never arrived")
 	}
+}
+
+// sentBy is the id of the message the previous scripted call sent, read
+// from its tool result in req (`acc message|reply --json`).
+func sentBy(prev, req *fakemodel.Request) (string, error) {
+	res, err := lastResult(prev, req)
+	if err != nil {
+		return "", err
+	}
+	return sentMessageID(res.Output)
 }
