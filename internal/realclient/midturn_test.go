@@ -60,17 +60,7 @@ func TestMidTurnUnawaited(t *testing.T) {
 				// certify's trial record does, and the run shows what
 				// reached the model. Mid-turn delivery is not attempted: acc
 				// install subscribes no post-tool hook for this client.
-				caps, ev := adapter.CapabilitiesFor(clients.Get(c.Name), c.Version)
-				e := adapter.Evidence{Version: c.Version, Recorded: time.Now().UTC().Format(time.RFC3339), Test: "TestMidTurnUnawaited (being measured)"}
-				if ev != nil {
-					e = *ev
-					e.Version = c.Version
-				}
-				caps.EndOfTurn = true
-				e.Proven = caps
-				if _, err := evidence.Write(w.dataHome, c.Name, evidence.Record{Evidence: e, Why: map[string]string{}}); err != nil {
-					t.Fatal(err)
-				}
+				attemptTurnCaps(t, w, c, "TestMidTurnUnawaited", false, true)
 			}
 			var (
 				q1         *sent
@@ -193,20 +183,11 @@ func TestMidTurnNoHold(t *testing.T) {
 			b.asker = w.attach(w.repo, "asker")
 			b.askerParticipant = "asker"
 			b.r = w.hooked(t, c, w.wt, nil)
-			if caps, ev := adapter.CapabilitiesFor(clients.Get(c.Name), c.Version); (updatingEvidence() || updatingTurnEvidence()) && !caps.MidTurn {
+			if caps, _ := adapter.CapabilitiesFor(clients.Get(c.Name), c.Version); (updatingEvidence() || updatingTurnEvidence()) && !caps.MidTurn {
 				// Under an update switch acc-hook is told to attempt
 				// mid-turn delivery, as acc certify's trial record does,
 				// and this run shows what reached the model.
-				e := adapter.Evidence{Version: c.Version, Recorded: time.Now().UTC().Format(time.RFC3339), Test: "TestMidTurnNoHold (being measured)"}
-				if ev != nil {
-					e = *ev
-					e.Version = c.Version
-				}
-				caps.MidTurn = true
-				e.Proven = caps
-				if _, err := evidence.Write(w.dataHome, c.Name, evidence.Record{Evidence: e, Why: map[string]string{}}); err != nil {
-					t.Fatal(err)
-				}
+				attemptTurnCaps(t, w, c, "TestMidTurnNoHold", true, false)
 			}
 			var q1, q2 *sent
 			const steps = 4
@@ -577,21 +558,12 @@ func midTurn(t *testing.T, c Client) {
 	b.asker = w.attach(w.repo, "asker")
 	b.askerParticipant = "asker"
 	b.r = w.hooked(t, c, w.wt, nil)
-	if caps, ev := adapter.CapabilitiesFor(clients.Get(c.Name), c.Version); (updatingEvidence() || updatingTurnEvidence()) && (!caps.MidTurn || !caps.EndOfTurn) {
+	if caps, _ := adapter.CapabilitiesFor(clients.Get(c.Name), c.Version); (updatingEvidence() || updatingTurnEvidence()) && (!caps.MidTurn || !caps.EndOfTurn) {
 		// A client whose record does not prove them yet (a new one):
 		// under an update switch acc-hook is told to attempt both, as
 		// acc certify's trial record does, and this run shows what
 		// reached the model.
-		e := adapter.Evidence{Version: c.Version, Recorded: time.Now().UTC().Format(time.RFC3339), Test: "TestMidTurn (being measured)"}
-		if ev != nil {
-			e = *ev
-			e.Version = c.Version
-		}
-		caps.MidTurn, caps.EndOfTurn = true, true
-		e.Proven = caps
-		if _, err := evidence.Write(w.dataHome, c.Name, evidence.Record{Evidence: e, Why: map[string]string{}}); err != nil {
-			t.Fatal(err)
-		}
+		attemptTurnCaps(t, w, c, "TestMidTurn", true, true)
 	}
 
 	// ESC never gets as far as a frame: the send is refused.
@@ -1128,5 +1100,26 @@ func BenchmarkMidTurnDelivery(b *testing.B) {
 			b.ReportMetric(float64(lat[n-1].Milliseconds()), "ms-max")
 			b.ReportMetric(0, "ns/op")
 		})
+	}
+}
+
+// attemptTurnCaps writes, into the world's data home, a trial record for
+// c's version that proves what the embedded record proves plus mid-turn
+// delivery (mid) and the end-of-turn hold (end), so acc-hook attempts them
+// in a run that measures them (as acc certify's trial record does); test
+// names the measuring test.
+func attemptTurnCaps(t *testing.T, w *world, c Client, test string, mid, end bool) {
+	t.Helper()
+	caps, ev := adapter.CapabilitiesFor(clients.Get(c.Name), c.Version)
+	e := adapter.Evidence{Version: c.Version, Recorded: time.Now().UTC().Format(time.RFC3339), Test: test + " (being measured)"}
+	if ev != nil {
+		e = *ev
+		e.Version = c.Version
+	}
+	caps.MidTurn = caps.MidTurn || mid
+	caps.EndOfTurn = caps.EndOfTurn || end
+	e.Proven = caps
+	if _, err := evidence.Write(w.dataHome, c.Name, evidence.Record{Evidence: e, Why: map[string]string{}}); err != nil {
+		t.Fatal(err)
 	}
 }
