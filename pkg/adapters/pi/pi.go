@@ -89,7 +89,7 @@ func (c client) Inject(ev *adapter.Event, context string) adapter.Output {
 	if ev == nil || context == "" || !hookio.Has(contextEvents, ev.Name) {
 		return c.Allow(ev)
 	}
-	return adapter.Output{Stdout: hookio.JSONLine(map[string]string{"context": context})}
+	return hookio.PluginContext(context)
 }
 
 // Deny prints {"deny":<reason>} (the default reason when blank) and exits
@@ -100,7 +100,7 @@ func (c client) Deny(ev *adapter.Event, reason string) adapter.Output {
 	if ev == nil || ev.Kind != adapter.BeforeTool {
 		return c.Allow(ev)
 	}
-	return adapter.Output{Stdout: hookio.JSONLine(map[string]string{"deny": hookio.Reason(reason)})}
+	return hookio.PluginDeny(reason)
 }
 
 // Hold renders Allow on every event: nothing an extension does at

@@ -515,6 +515,20 @@ func ExitTwoDeny(reason string) adapter.Output {
 	return adapter.Output{Stderr: []byte(strings.TrimRight(r, "\n") + "\n"), ExitCode: 2}
 }
 
+// PluginContext is {"context":<text>}: the answer by which acc's own
+// plugin and extension (OpenCode's and Kilo's jsplugin, Pi's acc.ts) add
+// text to what the model reads next (docs/adapters.md#opencode).
+func PluginContext(text string) adapter.Output {
+	return adapter.Output{Stdout: JSONLine(map[string]string{"context": text})}
+}
+
+// PluginDeny is {"deny":<reason>}, the default reason when blank: the
+// answer by which acc's own plugin and extension stop a tool call with the
+// reason as its result (docs/adapters.md#opencode).
+func PluginDeny(reason string) adapter.Output {
+	return adapter.Output{Stdout: JSONLine(map[string]string{"deny": Reason(reason)})}
+}
+
 // DefaultReason is the reason a denial gives when acc supplied none (a
 // client may refuse an empty one: Codex does, docs/adapters.md#codex).
 const DefaultReason = "acc: this write is blocked by another session's guarded claim; run `acc status` to see who holds it"

@@ -134,7 +134,7 @@ func (c Client) Inject(ev *adapter.Event, context string) adapter.Output {
 	if ev == nil || context == "" || !hookio.Has(contextEvents, ev.Name) {
 		return c.Allow(ev)
 	}
-	return adapter.Output{Stdout: hookio.JSONLine(map[string]string{"context": context})}
+	return hookio.PluginContext(context)
 }
 
 // Deny prints {"deny":<reason>} and exits 0 on tool.execute.before: the
@@ -145,7 +145,7 @@ func (c Client) Deny(ev *adapter.Event, reason string) adapter.Output {
 	if ev == nil || ev.Kind != adapter.BeforeTool {
 		return c.Allow(ev)
 	}
-	return adapter.Output{Stdout: hookio.JSONLine(map[string]string{"deny": hookio.Reason(reason)})}
+	return hookio.PluginDeny(reason)
 }
 
 // Hold renders Allow: nothing the plugin can do on session.idle keeps the
