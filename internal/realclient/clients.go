@@ -53,6 +53,10 @@ type Client struct {
 	// without waiting for it (Kimi Code): the hook may be cut off when the
 	// client exits, and its answer never reaches the model.
 	PostToolUnawaited bool
+	// StartsTogether is true for a client that starts its before-turn hook
+	// without waiting for its session-start hook (Copilot CLI): the two
+	// run at once, so either may be recorded first.
+	StartsTogether bool
 }
 
 // Events lists the client's hook events acc handles, in firing order.
@@ -107,6 +111,7 @@ var (
 		Name: "copilot", Package: "@github/copilot", Version: CopilotVersion,
 		SessionStart: "SessionStart", BeforeTurn: "UserPromptSubmit", PreTool: "PreToolUse",
 		PostTool: "PostToolUse", Stop: "Stop", SessionEnd: "SessionEnd", ShellTool: "Bash",
+		StartsTogether: true,
 	}
 	// Qwen Code fires no SessionEnd in headless (-p) runs; it repeats
 	// UserPromptSubmit, with an empty prompt, after each tool result.
