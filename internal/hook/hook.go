@@ -927,7 +927,9 @@ const (
 	ProbeBudget  = 2 * time.Second
 )
 
-// probeVersion returns the client's version: the npm package's, when the
+// probeVersion returns the client's version: the one the client put in its
+// hooks' environment, for a client that does (adapter.ClientVersionNamer);
+// else the npm package's, when the
 // client on PATH is an npm package's bin (clients.NPMVersion), else the first dotted
 // version `<client> --version` prints, asked twice within ProbeBudget. The
 // client is the program a person runs (adapter.Installer's Binary), which
@@ -935,6 +937,11 @@ const (
 // program kimi runs as a process titled kimi-code), else ClientCommand,
 // else the adapter id.
 func probeVersion(ctx context.Context, a adapter.Adapter, getenv func(string) string) string {
+	if n, ok := a.(adapter.ClientVersionNamer); ok && n.ClientVersionEnv() != "" {
+		if v := versionPattern().FindString(getenv(n.ClientVersionEnv())); v != "" {
+			return v
+		}
+	}
 	name := a.ClientCommand()
 	if in, ok := a.(adapter.Installer); ok && in.Binary() != "" {
 		name = in.Binary()

@@ -49,6 +49,32 @@ func TestProbeVersionAsksTheProgram(t *testing.T) {
 	}
 }
 
+// TestProbeVersionFromTheClientsVariable: Kilo Code names its version in
+// KILOCODE_VERSION, which its plugin passes to acc-hook; that wins over a
+// kilo on PATH (here a launcher of another version), and a value with no
+// version in it is passed over for PATH.
+func TestProbeVersionFromTheClientsVariable(t *testing.T) {
+	a := clients.Get("kilo")
+	npmTree(t, `{"name":"@x/tool","version":"7.7.7","bin":{"kilo":"bin/tool.js"}}`, "kilo")
+	env := func(v string) func(string) string {
+		return func(k string) string {
+			if k == "KILOCODE_VERSION" {
+				return v
+			}
+			return ""
+		}
+	}
+	if v := probeVersion(context.Background(), a, env("7.7.9")); v != "7.7.9" {
+		t.Errorf("with KILOCODE_VERSION=7.7.9: got %q", v)
+	}
+	if v := probeVersion(context.Background(), a, env("unknown")); v != "7.7.7" {
+		t.Errorf("with KILOCODE_VERSION=unknown: got %q, want 7.7.7 from the kilo on PATH", v)
+	}
+	if v := probeVersion(context.Background(), clients.Get("opencode"), env("7.7.9")); v == "7.7.9" {
+		t.Error("OpenCode's version was read from Kilo's variable")
+	}
+}
+
 // fakeClaude puts a "claude" running script first on PATH (with /bin for
 // sleep and touch).
 func fakeClaude(t *testing.T, script string) {

@@ -207,6 +207,18 @@ type ClientPIDNamer interface {
 	ClientPIDEnv() string
 }
 
+// ClientVersionNamer is implemented by an Adapter whose client puts its
+// own version into an environment variable its hooks inherit (Kilo Code's
+// KILOCODE_VERSION). acc-hook reads the version there before it looks on
+// PATH: the program on PATH may be a launcher of another version, or a
+// native binary too slow to answer --version within the hook's budget
+// (kilo takes 2.5 s or more).
+type ClientVersionNamer interface {
+	// ClientVersionEnv is the variable's name; its value holds a dotted
+	// version such as 7.7.9.
+	ClientVersionEnv() string
+}
+
 // CapabilitiesFor returns what a's evidence proves for version. Each
 // capability is true when some evidence recorded at a version not above
 // version proves it: a capability holds from the lowest version a capture

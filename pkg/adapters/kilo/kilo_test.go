@@ -37,8 +37,8 @@ func TestIdentity(t *testing.T) {
 	if !ok {
 		t.Fatalf("New() is %T", a)
 	}
-	if c.ID() != "kilo" || c.DisplayName() != "Kilo Code" || c.Binary() != "kilo" || c.ClientCommand() != "kilo" || c.ClientPIDEnv() != "KILO_PID" {
-		t.Errorf("identity: %s %q %s %s %s", c.ID(), c.DisplayName(), c.Binary(), c.ClientCommand(), c.ClientPIDEnv())
+	if c.ID() != "kilo" || c.DisplayName() != "Kilo Code" || c.Binary() != "kilo" || c.ClientCommand() != "kilo" || c.ClientPIDEnv() != "KILO_PID" || c.ClientVersionEnv() != "KILOCODE_VERSION" {
+		t.Errorf("identity: %s %q %s %s %s %s", c.ID(), c.DisplayName(), c.Binary(), c.ClientCommand(), c.ClientPIDEnv(), c.ClientVersionEnv())
 	}
 	b, err := fs.ReadFile(payloads(t), "tool.execute.before-write.json")
 	if err != nil {

@@ -84,12 +84,16 @@ type Config struct {
 	// $XDG_CONFIG_HOME (or ~/.config); PluginPackage the npm package it
 	// fetches into that directory at start when it is missing.
 	Binary, PIDEnv, ConfigDir, PluginPackage string
+	// VersionEnv is the variable the client sets to its own version in
+	// the environment the plugin passes on, "" for none (OpenCode).
+	VersionEnv string
 	// Evidence loads the client's embedded evidence records.
 	Evidence func() ([]adapter.Evidence, error)
 }
 
-// Client implements adapter.Adapter, adapter.Installer and
-// adapter.ClientPIDNamer for a client that runs the plugin. An adapter
+// Client implements adapter.Adapter, adapter.Installer,
+// adapter.ClientPIDNamer and adapter.ClientVersionNamer for a client that
+// runs the plugin. An adapter
 // package embeds it in a type of its own.
 type Client struct {
 	cfg  Config
@@ -111,6 +115,11 @@ func (c Client) ClientCommand() string { return c.cfg.Binary }
 // in its environment once running, and the plugin passes that environment
 // to acc-hook, a child of the client's process.
 func (c Client) ClientPIDEnv() string { return c.cfg.PIDEnv }
+
+// ClientVersionEnv: Kilo sets KILOCODE_VERSION in its environment, which
+// the plugin passes to acc-hook (adapter.ClientVersionNamer); "" for
+// OpenCode, whose version acc-hook reads from its npm package.
+func (c Client) ClientVersionEnv() string { return c.cfg.VersionEnv }
 
 // SessionEnvVars: none; the session is in the payload only.
 func (Client) SessionEnvVars() []string { return nil }
