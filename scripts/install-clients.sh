@@ -40,12 +40,18 @@ CLIENTS=(
 	"opencode opencode-ai 1.18.33"
 	"pi @mariozechner/pi-coding-agent 0.73.1"
 	"droid @factory/cli-linux-x64 0.225.2"
+	"kilo @kilocode/cli-linux-x64 7.7.9"
 )
 
 # Droid's npm launcher, a Node script, exists only as 0.225.1; the program
 # the tests run is its platform package's native binary, the pin above.
 # Both are installed, as the launcher would have npm do.
 DROID_LAUNCHER="@factory/cli@0.225.1"
+
+# Kilo Code's launcher stops at 7.7.7 while its program, the pin above, is
+# 7.7.9; the launcher goes beside it without its optional dependency on the
+# 7.7.7 program (227 MB), which nothing runs.
+KILO_LAUNCHER="@kilocode/cli@7.7.7"
 
 # name:package:exact version of the MCP SDK.
 MCP_SDK="mcp-sdk:@modelcontextprotocol/sdk:1.32.2"
@@ -89,6 +95,10 @@ executable() {
 		f="$dir/node_modules/@factory/cli-linux-x64/bin/droid"
 		[ -x "$f" ] && { echo "$f"; return; }
 		;;
+	kilo)
+		f="$dir/node_modules/@kilocode/cli-linux-x64/bin/kilo"
+		[ -x "$f" ] && { echo "$f"; return; }
+		;;
 	copilot)
 		# The native binary of the platform package npm fetched.
 		for f in "$dir"/node_modules/@github/copilot-linux-*/copilot; do
@@ -121,6 +131,7 @@ install_one() (
 	[ "$name" = opencode ] && scripts=
 	specs="$pkg@$version"
 	[ "$name" = droid ] && specs="$DROID_LAUNCHER $specs"
+	[ "$name" = kilo ] && specs="--omit=optional $KILO_LAUNCHER $specs"
 	npm install --prefix "$tmp" --no-audit --no-fund $scripts --save-exact --loglevel=error $specs >&2
 	exe=$(executable "$name" "$tmp") || { echo "install-clients: $pkg@$version installed no runnable program" >&2; exit 1; }
 	# Copilot CLI unpacks its program (235 MB) under $HOME/.cache on a

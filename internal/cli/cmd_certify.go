@@ -49,7 +49,7 @@ func (a *app) certifyCommand() *cli.Command {
 			"  acc certify\n" +
 			"  acc certify --adapter claude --client ~/bin/claude-nightly",
 		Flags: []cli.Flag{
-			&cli.StringSliceFlag{Name: "adapter", DefaultText: "those on PATH", Usage: "certify this client `ID`: claude, codex, copilot, droid, gemini, kimi, opencode, pi or qwen"},
+			&cli.StringSliceFlag{Name: "adapter", DefaultText: "those on PATH", Usage: "certify this client `ID`: claude, codex, copilot, droid, gemini, kilo, kimi, opencode, pi or qwen"},
 			&cli.StringFlag{Name: "client", Usage: "run this `PATH` as the client (with one --adapter)"},
 			&cli.DurationFlag{Name: "timeout", Value: certify.DefaultTimeout, DefaultText: core.ShortDuration(certify.DefaultTimeout), Usage: "give each client this `DURATION` in all, its --version and both runs (90s, 6m); more on a slow or busy machine"},
 		},
@@ -104,7 +104,7 @@ func (a *app) certifyCommand() *cli.Command {
 				failed = failed || !r.AllProven()
 			}
 			if len(results) == 0 {
-				return protocol.Errorf(protocol.ReasonNotCertified, "no claude, codex, copilot, droid, gemini, kimi, opencode, pi or qwen on PATH; name one with --adapter (and --client PATH)")
+				return protocol.Errorf(protocol.ReasonNotCertified, "no claude, codex, copilot, droid, gemini, kilo, kimi, opencode, pi or qwen on PATH; name one with --adapter (and --client PATH)")
 			}
 			if failed {
 				if !a.jsonMode {

@@ -204,7 +204,7 @@ func TestCertifyRefusals(t *testing.T) {
 		args []string
 		msg  string
 	}{
-		{[]string{"certify", "--adapter", "grok"}, "drives claude, codex, copilot, droid, gemini, kimi, opencode, pi and qwen headless; \"grok\" is not one of them"},
+		{[]string{"certify", "--adapter", "grok"}, "drives claude, codex, copilot, droid, gemini, kilo, kimi, opencode, pi and qwen headless; \"grok\" is not one of them"},
 		{[]string{"certify", "--client", "/bin/true"}, "give exactly one --adapter"},
 		{[]string{"certify", "--adapter", "claude", "--timeout", "0s"}, "--timeout must be more than zero"},
 	} {

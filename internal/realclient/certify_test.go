@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -58,12 +59,20 @@ func TestCertify(t *testing.T) {
 	os.WriteFile(filepath.Join(home, ".bashrc"), []byte("export EDITOR=vi\n"), 0o644)
 	os.MkdirAll(data, 0o755)
 	tmp := t.TempDir() // certify's own temporary directories go here
-	env := []string{"PATH=" + Kimi.PathFor(onPath+string(os.PathListSeparator)+os.Getenv("PATH")), "HOME=" + home, "ACC_DATA_HOME=" + data, "LANG=C.UTF-8", "TMPDIR=" + tmp}
+	// Kilo Code's `kilo --version` takes 2.5–8 s (its package names no bin
+	// to read the version from), more than acc doctor's 3 s: every
+	// version question here may take 30 s.
+	env := []string{"PATH=" + Kimi.PathFor(onPath+string(os.PathListSeparator)+os.Getenv("PATH")), "HOME=" + home, "ACC_DATA_HOME=" + data, "LANG=C.UTF-8", "TMPDIR=" + tmp,
+		"ACC_PROBE_TIMEOUT_MS=30000"}
+	// acc doctor runs with a TMPDIR of its own: the clients it asks their
+	// version may leave files there (`kilo --version` makes $TMPDIR/kilo),
+	// and what is left in tmp is certify's doing.
+	doctorEnv := append(slices.Clone(env), "TMPDIR="+t.TempDir())
 	// Before certify, acc doctor names the built-in evidence acc's own
 	// runs recorded for Kimi Code 2.1.0 (its version is read from its npm
 	// package, so no slow --version can hide it).
 	doc := exec.Command(filepath.Join(bin, "acc"), "doctor", "--json")
-	doc.Env, doc.Dir = env, home
+	doc.Env, doc.Dir = doctorEnv, home
 	docOut, _ := doc.Output()
 	var before struct {
 		Data struct {
@@ -184,13 +193,14 @@ func TestCertify(t *testing.T) {
 		t.Error("acc certify changed the data home beyond its evidence records")
 	}
 
-	// acc doctor asks each client its version within 3 s; Gemini CLI can
-	// take longer on a loaded machine, so doctor gets three tries.
+	// acc doctor asks each client its version within ACC_PROBE_TIMEOUT_MS
+	// (env, above); Gemini CLI can take longer than doctor's own 3 s on a
+	// loaded machine, so doctor gets three tries.
 	here := 0
 	var kimiProof string
 	for try := 0; try < 3 && here != len(Pinned); try++ {
 		doc := exec.Command(filepath.Join(bin, "acc"), "doctor", "--json")
-		doc.Env, doc.Dir = env, home
+		doc.Env, doc.Dir = doctorEnv, home
 		out, _ = doc.Output()
 		var report struct {
 			Data struct {

@@ -22,12 +22,17 @@ const (
 	// beside it, which exists only as 0.225.1.
 	DroidVersion         = "0.225.2"
 	DroidLauncherVersion = "0.225.1"
+	// KiloVersion is Kilo Code's program, the native binary of its
+	// platform package; KiloLauncherVersion the npm launcher installed
+	// beside it, whose newest release, 7.7.7, is older than the program.
+	KiloVersion         = "7.7.9"
+	KiloLauncherVersion = "7.7.7"
 )
 
 // A Client is one real AI coding client, as acc's real-client tests run it.
 type Client struct {
 	// Name is the acc adapter name: "claude", "codex", "gemini", "kimi",
-	// "copilot", "qwen", "opencode", "pi" or "droid".
+	// "copilot", "qwen", "opencode", "pi", "droid" or "kilo".
 	Name string
 	// Package and Version are the npm package and its pinned exact version.
 	Package, Version string
@@ -57,6 +62,15 @@ type Client struct {
 	// without waiting for its session-start hook (Copilot CLI): the two
 	// run at once, so either may be recorded first.
 	StartsTogether bool
+	// Slow: one headless run takes 25–80 s on a loaded two-core machine
+	// (Kilo Code 7.7.9, whose `run` builds its server's whole OpenAPI
+	// document before every prompt), several times another client's. Such
+	// a client runs only in the tests its evidence and its acceptance
+	// rest on (TestConversation, TestGuard, TestMidTurnNoHold,
+	// TestInstallLivedIn, TestCertify), not in those that prove again,
+	// for the plugin it shares with a faster client, what those do
+	// (Quick).
+	Slow bool
 }
 
 // Events lists the client's hook events acc handles, in firing order.
@@ -153,6 +167,17 @@ var Droid = Client{
 	PostTool: "PostToolUse", Stop: "Stop", SessionEnd: "SessionEnd", ShellTool: "Execute",
 }
 
+// Kilo is Kilo Code, a fork of OpenCode running the same plugin of acc's
+// (pkg/adapters/kilo), so its event names are OpenCode's. Package is the
+// platform package whose binary runs; the launcher is installed beside it
+// (docs/real-clients.md#opencode).
+var Kilo = Client{
+	Name: "kilo", Package: "@kilocode/cli-linux-x64", Version: KiloVersion,
+	SessionStart: "session.created", BeforeTurn: "chat.message", PreTool: "tool.execute.before",
+	PostTool: "tool.execute.after", Stop: "session.idle", SessionEnd: "process.exit", ShellTool: "bash",
+	ResumeStart: "session.resumed", JSONDenyOnly: true, NoHold: true, Slow: true,
+}
+
 // Resumed is the event that starts a resumed session of c.
 func (c Client) Resumed() string {
 	if c.ResumeStart != "" {
@@ -170,4 +195,11 @@ func (c Client) ResumedSource() string {
 }
 
 // Pinned is every client with hooks that acc proves itself on.
-var Pinned = []Client{Claude, Codex, Gemini, Kimi, Copilot, Qwen, OpenCode, Pi, Droid}
+var Pinned = []Client{Claude, Codex, Gemini, Kimi, Copilot, Qwen, OpenCode, Pi, Droid, Kilo}
+
+// Quick is Pinned without the Slow clients: the clients of the tests that
+// each run every client although, for a Slow one, what they prove is
+// proven by the tests it does run.
+func Quick() []Client {
+	return slices.DeleteFunc(slices.Clone(Pinned), func(c Client) bool { return c.Slow })
+}

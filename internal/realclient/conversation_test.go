@@ -67,14 +67,15 @@ const (
 // during B's turn still waits for the next one (docs/delivery.md#mid-turn).
 //
 // It runs as Claude Code asking Codex, Gemini CLI asking Claude Code, Kimi
-// Code asking Claude Code, GitHub Copilot CLI asking Gemini CLI and Qwen
-// Code asking Codex. (Qwen Code fires no SessionEnd headless; its session
+// Code asking Claude Code, GitHub Copilot CLI asking Gemini CLI, Qwen
+// Code asking Codex, OpenCode asking Copilot CLI, Pi asking Claude Code,
+// Factory Droid asking Codex and Kilo Code asking Claude Code. (Qwen Code fires no SessionEnd headless; its session
 // goes offline when the process its hooks name in QWEN_CODE_LAUNCHER_PID
 // exits.)
 // The runs also measure attach, next-turn injection and session end for
 // the capability evidence (evidence_test.go).
 func TestConversation(t *testing.T) {
-	for _, pair := range []struct{ asker, answerer Client }{{Claude, Codex}, {Gemini, Claude}, {Kimi, Claude}, {Copilot, Gemini}, {Qwen, Codex}, {OpenCode, Copilot}, {Pi, Claude}, {Droid, Codex}} {
+	for _, pair := range []struct{ asker, answerer Client }{{Claude, Codex}, {Gemini, Claude}, {Kimi, Claude}, {Copilot, Gemini}, {Qwen, Codex}, {OpenCode, Copilot}, {Pi, Claude}, {Droid, Codex}, {Kilo, Claude}} {
 		t.Run(pair.asker.Name+"-asks-"+pair.answerer.Name, func(t *testing.T) {
 			t.Parallel()
 			conversation(t, pair.asker, pair.answerer)

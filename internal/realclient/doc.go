@@ -1,16 +1,16 @@
 // Package realclient runs the real AI coding clients acc supports natively —
 // Claude Code, Codex, Gemini CLI, Kimi Code, GitHub Copilot CLI, Qwen Code,
-// OpenCode, Pi and Factory Droid, installed from npm at pinned versions (Kimi Code run on
+// OpenCode, Pi, Factory Droid and Kilo Code, installed from npm at pinned versions (Kimi Code run on
 // the pinned Node 22, Client.PathFor) — headless and offline against the
 // loopback fake model (internal/fakemodel), with their hooks pointed at a
-// command of the caller's choice (OpenCode and Pi have no hook commands:
+// command of the caller's choice (OpenCode, Kilo Code and Pi have no hook commands:
 // acc's plugin or extension runs a shim that calls it).
 //
 // # Pins and the cache
 //
 // The versions live in one table (ClaudeCodeVersion, CodexVersion,
 // GeminiCLIVersion, KimiCodeVersion, CopilotVersion, QwenCodeVersion,
-// OpenCodeVersion, PiVersion, DroidVersion; Pinned). Client.Install puts a client into a cache outside
+// OpenCodeVersion, PiVersion, DroidVersion, KiloVersion; Pinned). Client.Install puts a client into a cache outside
 // any clone (CacheRoot: $ACC_CLIENTS_CACHE, else the user cache directory's
 // acc-clients) exactly as scripts/install-clients.sh does, and reuses a
 // complete install. A cache directory is complete or absent: installs are

@@ -542,7 +542,7 @@ func fileTool(c Client) string {
 		return "create tool (seen by the hook as Write)"
 	case "qwen":
 		return "write_file tool"
-	case "opencode", "pi":
+	case "opencode", "kilo", "pi":
 		return "write tool"
 	case "droid":
 		return "Create tool"

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/acc-go/acc/pkg/adapters/adapter"
+	"github.com/acc-go/acc/pkg/adapters/adapter/jsplugin"
+	"github.com/acc-go/acc/pkg/adapters/kilo"
 	"github.com/acc-go/acc/pkg/adapters/opencode"
 	"github.com/acc-go/acc/pkg/adapters/pi"
 )
@@ -158,7 +160,7 @@ enabled = false
 			settings["hooks"] = s.hookTable(events, "*", 30)
 		}
 		return writeJSONFile(filepath.Join(s.Home, ".qwen", "settings.json"), settings)
-	case "opencode":
+	case "opencode", "kilo":
 		if err := s.openCodeConfig(nil); err != nil {
 			return err
 		}
@@ -170,7 +172,7 @@ enabled = false
 		if err != nil {
 			return err
 		}
-		plugin := opencode.New().(opencode.Client)
+		plugin := jsPlugin(s.Client)
 		return writeFile(plugin.PluginFile(adapter.InstallEnv{Home: s.Home}), plugin.Plugin(shim))
 	case "pi":
 		if err := writeJSONFile(filepath.Join(s.Home, ".pi", "agent", "models.json"), piModels(s.ModelURL)); err != nil {
@@ -254,17 +256,36 @@ func qwenSettings() map[string]any {
 	}
 }
 
-// openCodeConfig writes OpenCode's opencode.json: the fake model as an
-// OpenAI-compatible provider, and the model, and no update or sharing;
-// extra holds more top-level keys (a lived-in home's). Beside it goes what
-// OpenCode would fetch from npm at start, @opencode-ai/plugin, stood for by
-// its package.json and lock naming it and an empty node_modules
-// (docs/real-clients.md#opencode): offline, OpenCode waits about 80 s for
-// npm otherwise. Files already there are kept.
+// jsPlugin is the adapter of a client that runs acc's plugin: OpenCode's
+// or Kilo Code's.
+func jsPlugin(c Client) jsplugin.Client {
+	if c.Name == "kilo" {
+		return kilo.New().(kilo.Client).Client
+	}
+	return opencode.New().(opencode.Client).Client
+}
+
+// openCodeConfig writes the configuration of OpenCode (opencode.json in
+// ~/.config/opencode) or Kilo Code (kilo.json in ~/.config/kilo): the fake
+// model as an OpenAI-compatible provider, and the model, and no update or
+// sharing; extra holds more top-level keys (a lived-in home's). Kilo is
+// also limited to that provider (otherwise it asks api.kilo.ai for its
+// gateway's models) and allowed bash, as its first start would otherwise
+// write into kilo.json ("migrated bash permission"). Beside it goes what
+// the client would fetch from npm at start, its plugin package
+// (@opencode-ai/plugin, @kilocode/plugin), stood for by its package.json
+// and lock naming it and an empty node_modules
+// (docs/real-clients.md#opencode): offline, the client waits 75–80 s for
+// npm otherwise. Kilo's run also gets an empty models catalogue to read
+// (kiloModels) in place of the one built into it. Files already there are
+// kept.
 func (s Setup) openCodeConfig(extra map[string]any) error {
-	dir := filepath.Join(s.Home, ".config", "opencode")
+	dir, file, schema, pkg, version := filepath.Join(s.Home, ".config", "opencode"), "opencode.json", "https://opencode.ai/config.json", "@opencode-ai/plugin", OpenCodeVersion
+	if s.Client.Name == "kilo" {
+		dir, file, schema, pkg, version = filepath.Join(s.Home, ".config", "kilo"), "kilo.json", "https://app.kilo.ai/config.json", "@kilocode/plugin", KiloVersion
+	}
 	config := map[string]any{
-		"$schema":     "https://opencode.ai/config.json",
+		"$schema":     schema,
 		"model":       "fake/fake-model",
 		"small_model": "fake/fake-model",
 		"autoupdate":  false,
@@ -276,25 +297,42 @@ func (s Setup) openCodeConfig(extra map[string]any) error {
 			"models":  map[string]any{"fake-model": map[string]any{"name": "fake-model", "tool_call": true}},
 		}},
 	}
+	if s.Client.Name == "kilo" {
+		config["enabled_providers"] = []string{"fake"}
+		config["permission"] = map[string]any{"bash": "allow"}
+		if err := writeFile(s.kiloModels(), []byte("{}\n")); err != nil {
+			return err
+		}
+	}
 	for k, v := range extra {
 		config[k] = v
 	}
-	pkg := `{"dependencies":{"@opencode-ai/plugin":"` + OpenCodeVersion + `"}}` + "\n"
-	lock := `{"lockfileVersion":3,"packages":{"":{"dependencies":{"@opencode-ai/plugin":"` + OpenCodeVersion + `"}}}}` + "\n"
+	deps := `{"` + pkg + `":"` + version + `"}`
 	if err := os.MkdirAll(filepath.Join(dir, "node_modules"), 0o755); err != nil {
 		return err
 	}
-	for name, content := range map[string]string{"package.json": pkg, "package-lock.json": lock} {
+	for name, content := range map[string]string{
+		"package.json":      `{"dependencies":` + deps + "}\n",
+		"package-lock.json": `{"lockfileVersion":3,"packages":{"":{"dependencies":` + deps + "}}}\n",
+	} {
 		if path := filepath.Join(dir, name); !fileExists(path) {
 			if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
 				return err
 			}
 		}
 	}
-	if fileExists(filepath.Join(dir, "opencode.json")) {
+	if fileExists(filepath.Join(dir, file)) {
 		return nil
 	}
-	return writeJSONFile(filepath.Join(dir, "opencode.json"), config)
+	return writeJSONFile(filepath.Join(dir, file), config)
+}
+
+// kiloModels is the models catalogue a Kilo run reads (KILO_MODELS_PATH),
+// an empty JSON object: the fake model is described in kilo.json, and
+// turning the catalogue built into Kilo into providers costs about a tenth
+// of a run's CPU time.
+func (s Setup) kiloModels() string {
+	return filepath.Join(s.Home, ".cache", "acc-test-kilo-models.json")
 }
 
 // kimiProvider is the part of Kimi Code's config.toml that makes the fake
@@ -406,12 +444,13 @@ enabled = false`, s.ModelURL+"/v1"), // no final newline, as an editor may leave
 				"  \"memory\": {\"enableManagedAutoMemory\": false, \"enableManagedAutoDream\": false, \"enableAutoSkill\": false},\n" +
 				"  \"hooks\": {\n    \"PostToolUse\": [\n      {\"matcher\": \"write_file\", \"hooks\": [{\"type\": \"command\", \"command\": \"true\", \"timeout\": 5}]}\n    ]\n  }\n}\n",
 		}
-	case "opencode":
+	case "opencode", "kilo":
 		// Another tool's plugin beside where acc's goes, and a command of
 		// the person's own.
+		dir := ".config/" + s.Client.Name
 		files = map[string]string{
-			".config/opencode/plugin/notify.js":  "// tells the desktop when a session is idle\nexport const Notify = async () => ({\n  event: async () => {},\n});\n",
-			".config/opencode/command/review.md": "---\ndescription: review the diff\n---\nReview the staged diff.\n",
+			dir + "/plugin/notify.js":  "// tells the desktop when a session is idle\nexport const Notify = async () => ({\n  event: async () => {},\n});\n",
+			dir + "/command/review.md": "---\ndescription: review the diff\n---\nReview the staged diff.\n",
 		}
 		if err := s.openCodeConfig(map[string]any{"instructions": []string{"CONTRIBUTING.md"}}); err != nil {
 			return err
@@ -597,6 +636,22 @@ func (s Setup) Environ() []string {
 			"OPENCODE_DISABLE_LSP_DOWNLOAD=1",
 			"OPENCODE_DISABLE_SHARE=1",
 		)
+	case "kilo":
+		// No fetch of the models catalogue (kilo.json's enabled_providers
+		// keeps it from Kilo's gateway too), no telemetry, update, LSP
+		// download, sharing, session upload or presence, and no daemon to
+		// look for; the catalogue is kiloModels.
+		env = append(env,
+			"KILO_DISABLE_MODELS_FETCH=1",
+			"KILO_MODELS_PATH="+s.kiloModels(),
+			"KILO_TELEMETRY_LEVEL=off",
+			"KILO_DISABLE_AUTOUPDATE=1",
+			"KILO_DISABLE_LSP_DOWNLOAD=1",
+			"KILO_DISABLE_SHARE=1",
+			"KILO_DISABLE_SESSION_INGEST=1",
+			"KILO_DISABLE_PRESENCE=1",
+			"KILO_NO_DAEMON=1",
+		)
 	case "droid":
 		// Airgap mode blocks every request but the custom model's.
 		env = append(env, "FACTORY_AIRGAP_ENABLED=1")
@@ -661,6 +716,15 @@ func (s Setup) Argv(prompt string) []string {
 		// prompt of several words given as one argument reaches the model
 		// in double quotes (1.18.33), which no test minds.
 		argv = []string{s.Exe, "run", "--format", "json"}
+		if s.Resume {
+			argv = append(argv, "--continue")
+		}
+		tail = []string{prompt}
+	case "kilo":
+		// Kilo's run approves its code agent's tools, but rejects what
+		// would ask a person (a path outside the directory, say) unless
+		// --auto lets it through, as the other clients' flags do.
+		argv = []string{s.Exe, "run", "--format", "json", "--auto"}
 		if s.Resume {
 			argv = append(argv, "--continue")
 		}

@@ -63,6 +63,10 @@ func (c Client) Executable(dir string) (string, error) {
 	case "droid":
 		// The native binary of the platform package, not the launcher.
 		candidates = []string{filepath.Join(nm, "@factory", "cli-"+platform(), "bin", "droid")}
+	case "kilo":
+		// The native binary of the platform package: the launcher, 7.7.7,
+		// would look for its own version of the program.
+		candidates = []string{filepath.Join(nm, "@kilocode", "cli-"+platform(), "bin", "kilo")}
 	case "copilot":
 		// The native binary of the platform package, not the Node
 		// loader in front of it.
@@ -109,13 +113,18 @@ func (c Client) Install(ctx context.Context) (string, error) {
 // npmArgs are the arguments npm install is given for c: install scripts
 // are skipped, except OpenCode's, which puts its native binary where its
 // bin points (without it the bin is a 479-byte stub). Droid's launcher
-// (DroidLauncherVersion) is installed beside its pinned platform package.
+// (DroidLauncherVersion) is installed beside its pinned platform package,
+// and so is Kilo Code's (KiloLauncherVersion), without the launcher's
+// optional dependency on its own version of the program (227 MB).
 func (c Client) npmArgs() []string {
 	if c.Name == "opencode" {
 		return []string{c.Package + "@" + c.Version}
 	}
 	if c.Name == "droid" {
 		return []string{"--ignore-scripts", "@factory/cli@" + DroidLauncherVersion, c.Package + "@" + c.Version}
+	}
+	if c.Name == "kilo" {
+		return []string{"--ignore-scripts", "--omit=optional", "@kilocode/cli@" + KiloLauncherVersion, c.Package + "@" + c.Version}
 	}
 	return []string{"--ignore-scripts", c.Package + "@" + c.Version}
 }

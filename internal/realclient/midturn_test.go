@@ -260,7 +260,12 @@ func TestMidTurnNoHold(t *testing.T) {
 			observeMidTurn(t, w, b.r, recs, calls, id1)
 			observe(t, w, c, proof{Cap: "endOfTurn"})
 
-			// The next prompt shows the queued question.
+			// The next prompt shows the queued question (for a Slow
+			// client TestConversation shows that: its answerer's next
+			// turn carries a question queued during the one before).
+			if c.Slow {
+				return
+			}
 			b.r.setup.Resume = true
 			b.r.model.Append(fakemodel.Say("I see the late question."))
 			before := len(b.r.model.ModelCalls())
@@ -976,7 +981,7 @@ func toolPart(q *fakemodel.Request) string {
 // printed the client's proceed answer (for Kimi Code, whose post-tool hook
 // is not awaited, it fired at least once and printed nothing).
 func TestMidTurnQuiet(t *testing.T) {
-	for _, c := range Pinned {
+	for _, c := range Quick() {
 		t.Run(c.Name, func(t *testing.T) {
 			w := newWorld(t)
 			w.attach(w.repo, "peer")

@@ -39,6 +39,9 @@ func TestPinsAgree(t *testing.T) {
 	if !strings.Contains(string(script), `DROID_LAUNCHER="@factory/cli@`+DroidLauncherVersion+`"`) {
 		t.Errorf("scripts/install-clients.sh does not install Droid's launcher %s", DroidLauncherVersion)
 	}
+	if !strings.Contains(string(script), `KILO_LAUNCHER="@kilocode/cli@`+KiloLauncherVersion+`"`) {
+		t.Errorf("scripts/install-clients.sh does not install Kilo Code's launcher %s", KiloLauncherVersion)
+	}
 }
 
 // TestAgentPinsAgree does the same for the ACP agents: the script's

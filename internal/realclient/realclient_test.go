@@ -20,7 +20,7 @@ const shellCommand = "echo hi > out.txt"
 // acc handles fires (the pre-tool one with the command) with the caller's
 // environment, the model gets the tool result, and the file exists.
 func TestRoundTrip(t *testing.T) {
-	for _, c := range Pinned {
+	for _, c := range Quick() {
 		t.Run(c.Name, func(t *testing.T) {
 			r := newRun(t, c, fakemodel.Turn(fakemodel.Shell(shellCommand), "Wrote out.txt."))
 			dataHome := filepath.Join(r.setup.Home, "acc-data")
@@ -57,7 +57,7 @@ func TestRoundTrip(t *testing.T) {
 // next request carries the reason as the tool result.
 func TestDeny(t *testing.T) {
 	const reason = "DENIED_BY_ACC_TEST_5521: out.txt is claimed by another session"
-	for _, c := range Pinned {
+	for _, c := range Quick() {
 		for _, form := range []string{"json", "exit2"} {
 			t.Run(c.Name+"/"+form, func(t *testing.T) {
 				r := newRun(t, c, fakemodel.Turn(fakemodel.Shell(shellCommand), "The command was blocked."))
@@ -117,7 +117,7 @@ func denyJSON(c Client, reason string) string {
 	switch c.Name {
 	case "gemini":
 		v = map[string]any{"decision": "deny", "reason": reason}
-	case "opencode", "pi":
+	case "opencode", "kilo", "pi":
 		v = map[string]any{"deny": reason}
 	default:
 		v = map[string]any{"hookSpecificOutput": map[string]any{
@@ -156,7 +156,7 @@ func deniedResult(c Client, form, reason string) string {
 		if form == "json" {
 			return "Denied by preToolUse hook: " + reason
 		}
-	case "qwen", "opencode", "pi":
+	case "qwen", "opencode", "kilo", "pi":
 		if form == "json" {
 			return reason
 		}
@@ -180,7 +180,7 @@ const sessionContext = "acc: SESSION_START_MARKER_7731 you are claude-1 in room 
 // TestInject has the session-start and before-turn hooks add context: the
 // model's next request carries both texts unchanged.
 func TestInject(t *testing.T) {
-	for _, c := range Pinned {
+	for _, c := range Quick() {
 		t.Run(c.Name, func(t *testing.T) {
 			r := newRun(t, c, fakemodel.Script{fakemodel.Say("I see one question from a peer.")})
 			r.respond(c.SessionStart, HookResponse{Stdout: contextAnswer(c, c.SessionStart, sessionContext)})
@@ -213,10 +213,10 @@ func escapesAngles(c Client) bool { return c.Name == "gemini" || c.Name == "qwen
 // contextShown reports whether the client gives the model the context a
 // hook of event answers with: Kimi Code shows only UserPromptSubmit's
 // (as <hook_result hook_event="UserPromptSubmit">…</hook_result> text),
-// never SessionStart's; acc's OpenCode plugin and Pi extension have no
-// message to add a session start's context to.
+// never SessionStart's; acc's plugin (OpenCode, Kilo Code) and Pi
+// extension have no message to add a session start's context to.
 func contextShown(c Client, event string) bool {
-	return !((c.Name == "kimi" || c.Name == "opencode" || c.Name == "pi") && event == c.SessionStart)
+	return !((c.Name == "kimi" || c.Name == "opencode" || c.Name == "kilo" || c.Name == "pi") && event == c.SessionStart)
 }
 
 // shownAs is injected text as the client shows it to the model: Gemini CLI
@@ -241,7 +241,7 @@ func contextAnswer(c Client, event, text string) string {
 		// Copilot CLI reads additionalContext at the top level only.
 		b, _ := json.Marshal(map[string]any{"additionalContext": text})
 		return string(b)
-	case "opencode", "pi":
+	case "opencode", "kilo", "pi":
 		b, _ := json.Marshal(map[string]any{"context": text})
 		return string(b)
 	}
@@ -258,7 +258,7 @@ func contextJSON(event, text string) string {
 // Pi's says "startup", as for a new session) and the model sees the first
 // turn.
 func TestResume(t *testing.T) {
-	for _, c := range Pinned {
+	for _, c := range Quick() {
 		t.Run(c.Name, func(t *testing.T) {
 			r := newRun(t, c, fakemodel.Script{fakemodel.Say("First answer, FIRST_TURN_MARKER_3301."), fakemodel.Say("Second answer.")})
 			_, first := r.exec("First prompt.")
@@ -288,7 +288,7 @@ func TestResume(t *testing.T) {
 // Write, Gemini write_file, Codex apply_patch through its shell tool): the
 // pre-tool hook sees the call and the file is written.
 func TestWriteTool(t *testing.T) {
-	for _, c := range Pinned {
+	for _, c := range Quick() {
 		t.Run(c.Name, func(t *testing.T) {
 			r := newRun(t, c, nil)
 			path := filepath.Join(r.repo, "notes", "new.txt")
@@ -341,7 +341,7 @@ func (r *run) wantModelCalls(n int) []*fakemodel.Request {
 	return calls
 }
 
-var clientAPI = map[string]fakemodel.API{"claude": fakemodel.Anthropic, "codex": fakemodel.Responses, "gemini": fakemodel.Gemini, "kimi": fakemodel.Anthropic, "copilot": fakemodel.Chat, "qwen": fakemodel.Chat, "opencode": fakemodel.Chat, "pi": fakemodel.Chat, "droid": fakemodel.Chat}
+var clientAPI = map[string]fakemodel.API{"claude": fakemodel.Anthropic, "codex": fakemodel.Responses, "gemini": fakemodel.Gemini, "kimi": fakemodel.Anthropic, "copilot": fakemodel.Chat, "qwen": fakemodel.Chat, "opencode": fakemodel.Chat, "kilo": fakemodel.Chat, "pi": fakemodel.Chat, "droid": fakemodel.Chat}
 
 // where describes the part of a model request that holds text, for the log.
 func where(q *fakemodel.Request, text string) string {

@@ -45,7 +45,7 @@ func stopRefires(c Client) bool { return c.Name != "kimi" }
 // (docs/hooks.md).
 func TestStopHold(t *testing.T) {
 	const reason = "acc: HOLD_MARKER_6620 a peer asked you something; answer it before you stop."
-	for _, c := range Pinned {
+	for _, c := range Quick() {
 		for _, variant := range []string{"direct", "tool"} {
 			t.Run(c.Name+"/"+variant, func(t *testing.T) {
 				script := fakemodel.Script{fakemodel.Run(fakemodel.Shell("echo step 1")), fakemodel.Say("First stop.")}
@@ -122,7 +122,7 @@ func shownText(q *fakemodel.Request, marker string) string {
 // context given after that call, and none carries it before. A client that
 // does not wait for its post-tool hook (Kimi Code) passes none of it on.
 func TestPostToolContext(t *testing.T) {
-	for _, c := range Pinned {
+	for _, c := range Quick() {
 		t.Run(c.Name, func(t *testing.T) {
 			r := newRun(t, c, fakemodel.Script{
 				fakemodel.Run(fakemodel.Shell("echo step 1")),
