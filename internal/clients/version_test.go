@@ -3,6 +3,7 @@ package clients
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 )
 
@@ -74,4 +75,83 @@ func TestNPMVersion(t *testing.T) {
 			t.Errorf("NPMVersion = %q for a program outside node_modules", got)
 		}
 	})
+}
+
+// launcherTree makes an npm tree under a temporary root: the launcher
+// package at node_modules/<launcher> whose bin bin/<bin>.js is linked from
+// node_modules/.bin/<bin> (on PATH), and each package of installed at
+// node_modules/<path> with a package.json naming its version; it returns
+// the root.
+func launcherTree(t *testing.T, launcherJSON, launcher, bin string, installed map[string]string) string {
+	t.Helper()
+	root := t.TempDir()
+	write := func(path, body string, mode os.FileMode) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(body), mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	nm := filepath.Join(root, "node_modules")
+	write(filepath.Join(nm, launcher, "package.json"), launcherJSON, 0o644)
+	write(filepath.Join(nm, launcher, "bin", bin+".js"), "#!/bin/sh\n", 0o755)
+	for path, version := range installed {
+		write(filepath.Join(nm, filepath.FromSlash(path), "package.json"), `{"name":"x","version":"`+version+`"}`, 0o644)
+	}
+	if err := os.MkdirAll(filepath.Join(nm, ".bin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join("..", launcher, "bin", bin+".js"), filepath.Join(nm, ".bin", bin)); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", filepath.Join(nm, ".bin"))
+	return root
+}
+
+// TestNPMVersionOfALauncher: a launcher package runs its program's build
+// for this system, whose version (where npm installed one) is the
+// program's, found the way Node resolves it from the launcher.
+func TestNPMVersionOfALauncher(t *testing.T) {
+	osName := map[string]string{"linux": "linux", "darwin": "darwin"}[runtime.GOOS]
+	arch := map[string]string{"amd64": "x64", "arm64": "arm64"}[runtime.GOARCH]
+	if osName == "" || arch == "" {
+		t.Skipf("no npm platform name for %s/%s", runtime.GOOS, runtime.GOARCH)
+	}
+	sys := osName + "-" + arch
+	other := "win32-" + arch
+	droid := `{"name":"@f/cli","version":"0.225.1","bin":{"droid":"bin/droid.js"},"optionalDependencies":{"@f/cli-` + sys + `":"0.225.1","@f/cli-` + sys + `-baseline":"0.225.1","@f/cli-` + other + `":"0.225.1"}}`
+	cases := []struct {
+		name, launcherJSON, launcher, bin string
+		installed                         map[string]string
+		want                              string
+	}{
+		{"the program's build beside the launcher", droid, "@f/cli", "droid",
+			map[string]string{"@f/cli-" + sys: "0.225.2"}, "0.225.2"},
+		{"two variants of one version", droid, "@f/cli", "droid",
+			map[string]string{"@f/cli-" + sys: "0.225.2", "@f/cli-" + sys + "-baseline": "0.225.2"}, "0.225.2"},
+		// Which of two versions runs depends on the processor: ask it.
+		{"two variants that disagree", droid, "@f/cli", "droid",
+			map[string]string{"@f/cli-" + sys: "0.225.2", "@f/cli-" + sys + "-baseline": "0.225.1"}, ""},
+		// Node looks in the launcher's own node_modules first.
+		{"a nested build comes first", droid, "@f/cli", "droid",
+			map[string]string{"@f/cli/node_modules/@f/cli-" + sys: "0.225.0", "@f/cli-" + sys: "0.225.2"}, "0.225.0"},
+		{"no build installed", droid, "@f/cli", "droid",
+			map[string]string{"@f/cli-" + other: "0.225.9"}, "0.225.1"},
+		// An unscoped launcher whose builds are named after its program.
+		{"named after the program", `{"name":"opencode-ai","version":"1.18.33","bin":{"opencode":"bin/opencode.js"},"optionalDependencies":{"opencode-` + sys + `":"1.18.33"}}`,
+			"opencode-ai", "opencode", map[string]string{"opencode-" + sys: "1.18.34"}, "1.18.34"},
+		// Another package's native build is not the program.
+		{"a dependency's build", `{"name":"@g/cli","version":"0.61.0","bin":{"gem":"bin/gem.js"},"optionalDependencies":{"@l/node-pty-` + sys + `":"1.1.0"}}`,
+			"@g/cli", "gem", map[string]string{"@l/node-pty-" + sys: "1.1.0"}, "0.61.0"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			launcherTree(t, c.launcherJSON, c.launcher, c.bin, c.installed)
+			if got := NPMVersion(c.bin); got != c.want {
+				t.Errorf("NPMVersion = %q, want %q", got, c.want)
+			}
+		})
+	}
 }
