@@ -329,8 +329,8 @@ func (s Setup) openCodeConfig(extra map[string]any) error {
 
 // kiloModels is the models catalogue a Kilo run reads (KILO_MODELS_PATH),
 // an empty JSON object: the fake model is described in kilo.json, and
-// turning the catalogue built into Kilo into providers costs about a tenth
-// of a run's CPU time.
+// turning the catalogue built into Kilo into providers costs a tenth to a
+// quarter of a short run's CPU time (docs/real-clients.md#opencode).
 func (s Setup) kiloModels() string {
 	return filepath.Join(s.Home, ".cache", "acc-test-kilo-models.json")
 }
