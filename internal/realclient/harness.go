@@ -604,12 +604,17 @@ func (s Setup) Environ() []string {
 		)
 	case "qwen":
 		// The fake model as an OpenAI-compatible provider
-		// (--auth-type openai in Argv).
+		// (--auth-type openai in Argv). QWEN_CODE_NO_RELAUNCH: the
+		// program started by the launcher does not start itself again
+		// with a larger heap (a third load of the whole program, 2-3 s
+		// of CPU per run); the hooks still run below the launcher whose
+		// pid they inherit (docs/real-clients.md#qwen-code).
 		env = append(env,
 			"OPENAI_BASE_URL="+s.ModelURL+"/v1",
 			"OPENAI_API_KEY="+FakeAPIKey,
 			"OPENAI_MODEL=fake-model",
 			"QWEN_CODE_SUPPRESS_YOLO_WARNING=1",
+			"QWEN_CODE_NO_RELAUNCH=true",
 		)
 	case "copilot":
 		// Offline: no GitHub login, telemetry or update; the model is
