@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/acc-go/acc/internal/clients"
@@ -37,10 +38,10 @@ func treeHash(t *testing.T, dir string, skip func(rel string) bool) string {
 	return fmt.Sprintf("%x", h.Sum(nil))
 }
 
-// TestCertify (docs/certify.md#the-proofs): `acc certify`, run by a user
-// whose PATH has the pinned Claude Code, Codex, Gemini CLI and Kimi Code
-// (with the pinned Node, which Kimi needs), proves
-// every capability the built-in evidence claims for those versions; acc
+// TestCertify (docs/certify.md#the-proofs): `acc certify --adapter <id>`,
+// run for each pinned client by a user whose PATH has them all (with the
+// pinned Node, which Kimi Code needs), proves every capability the
+// built-in evidence claims for those versions; acc
 // doctor then reports them proven here; the user's HOME is byte-identical
 // afterwards and the data home gained only the evidence records; no
 // temporary directory is left.
@@ -95,56 +96,82 @@ func TestCertify(t *testing.T) {
 	}
 	homeBefore, dataBefore := treeHash(t, home, nil), treeHash(t, data, nil)
 
-	cmd := exec.Command(filepath.Join(bin, "acc"), "certify", "--json")
-	cmd.Env, cmd.Dir = env, home
-	out, err := cmd.Output()
-	type results struct {
-		Results []struct {
-			Adapter, Version, Evidence string
-			Proofs                     []struct {
-				Capability string
-				Proven     bool
-				Why        string
-			}
-		} `json:"results"`
-	}
-	var envl struct {
-		OK    bool    `json:"ok"`
-		Data  results `json:"data"`
-		Error struct {
-			Code    int
-			Details struct {
-				ReasonCode string `json:"reasonCode"`
-				results
-			}
-		} `json:"error"`
-	}
-	if jerr := json.Unmarshal(out, &envl); jerr != nil {
-		t.Fatalf("acc certify: %v %s", err, out)
-	}
-	// Exit 0 exactly when every capability of every client was proven;
-	// otherwise exit 4, not_certified, with the same results (Kimi Code
-	// has no session end under -p — its record keeps what the interactive
-	// TestSessionEndInteractive proved — and does not wait for its
-	// post-tool hook).
-	res := envl.Data.Results
-	if !envl.OK {
-		res = envl.Error.Details.Results
-		if envl.Error.Code != 4 || envl.Error.Details.ReasonCode != "not_certified" {
-			t.Fatalf("acc certify: %v %s", err, out)
+	// `acc certify --adapter <id>` for each client, two processes at a
+	// time: much of a client's run is waiting on its hooks and its exit,
+	// so two share the machine's two cores better than one.
+	type result struct {
+		Adapter, Version, Evidence string
+		Proofs                     []struct {
+			Capability string
+			Proven     bool
+			Why        string
 		}
 	}
+	type results struct {
+		Results []result `json:"results"`
+	}
+	var (
+		mu   sync.Mutex
+		res  []result
+		wg   sync.WaitGroup
+		slot = make(chan struct{}, 2)
+	)
+	for _, c := range Pinned {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			slot <- struct{}{}
+			defer func() { <-slot }()
+			cmd := exec.Command(filepath.Join(bin, "acc"), "certify", "--json", "--adapter", c.Name)
+			cmd.Env, cmd.Dir = env, home
+			out, err := cmd.Output()
+			var envl struct {
+				OK    bool    `json:"ok"`
+				Data  results `json:"data"`
+				Error struct {
+					Code    int
+					Details struct {
+						ReasonCode string `json:"reasonCode"`
+						results
+					}
+				} `json:"error"`
+			}
+			if jerr := json.Unmarshal(out, &envl); jerr != nil {
+				t.Errorf("acc certify --adapter %s: %v %s", c.Name, err, out)
+				return
+			}
+			// Exit 0 exactly when every capability was proven; otherwise
+			// exit 4, not_certified, with the same results (Kimi Code has
+			// no session end under -p — its record keeps what the
+			// interactive TestSessionEndInteractive proved — and does not
+			// wait for its post-tool hook).
+			got := envl.Data.Results
+			if !envl.OK {
+				got = envl.Error.Details.Results
+				if envl.Error.Code != 4 || envl.Error.Details.ReasonCode != "not_certified" {
+					t.Errorf("acc certify --adapter %s: %v %s", c.Name, err, out)
+					return
+				}
+			}
+			if len(got) != 1 || got[0].Adapter != c.Name {
+				t.Errorf("acc certify --adapter %s gave %d results: %s", c.Name, len(got), out)
+				return
+			}
+			every := true
+			for _, p := range got[0].Proofs {
+				every = every && p.Proven
+			}
+			if every != envl.OK {
+				t.Errorf("acc certify --adapter %s: ok %v, but every capability proven: %v", c.Name, envl.OK, every)
+			}
+			mu.Lock()
+			res = append(res, got[0])
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
 	if len(res) != len(Pinned) {
 		t.Fatalf("certified %d clients, want %d", len(res), len(Pinned))
-	}
-	all := true
-	for _, r := range res {
-		for _, p := range r.Proofs {
-			all = all && p.Proven
-		}
-	}
-	if all != envl.OK {
-		t.Errorf("acc certify: ok %v, but every capability proven: %v", envl.OK, all)
 	}
 	for _, r := range res {
 		builtIn, _ := adapter.CapabilitiesFor(clients.Get(r.Adapter), r.Version)
@@ -197,6 +224,7 @@ func TestCertify(t *testing.T) {
 	// (env, above); Gemini CLI can take longer than doctor's own 3 s on a
 	// loaded machine, so doctor gets three tries.
 	here := 0
+	var out []byte
 	var kimiProof string
 	for try := 0; try < 3 && here != len(Pinned); try++ {
 		doc := exec.Command(filepath.Join(bin, "acc"), "doctor", "--json")

@@ -178,6 +178,7 @@ func TestMidTurnNoHold(t *testing.T) {
 			continue
 		}
 		t.Run(c.Name, func(t *testing.T) {
+			t.Parallel() // paced steps, mostly sleep, as in TestMidTurn
 			w := newWorld(t)
 			b := &busyTurn{t: t, w: w, replied: map[string]bool{}, offered: map[string]string{}}
 			b.asker = w.attach(w.repo, "asker")
@@ -553,7 +554,13 @@ func (w *world) startWait(args ...string) *waiter {
 // carried it, and how soon each wait returned.
 func TestMidTurn(t *testing.T) {
 	for _, c := range turnClients {
-		t.Run(c.Name, func(t *testing.T) { midTurn(t, c) })
+		t.Run(c.Name, func(t *testing.T) {
+			// Most of a run is the ten paced steps' sleeps, so two
+			// clients at once (go test's -parallel, GOMAXPROCS) halve
+			// the time on two cores; every world is a room of its own.
+			t.Parallel()
+			midTurn(t, c)
+		})
 	}
 }
 
