@@ -78,6 +78,7 @@ import (
 	"github.com/acc-go/acc/pkg/core"
 	"github.com/acc-go/acc/pkg/protocol"
 	"github.com/acc-go/acc/pkg/router"
+	"github.com/shirou/gopsutil/v4/process"
 )
 
 // Deadline is the whole budget of one hook call.
@@ -938,7 +939,7 @@ const (
 // else the adapter id.
 func probeVersion(ctx context.Context, a adapter.Adapter, getenv func(string) string) string {
 	if n, ok := a.(adapter.ClientVersionNamer); ok && n.ClientVersionEnv() != "" {
-		if v := versionPattern().FindString(getenv(n.ClientVersionEnv())); v != "" {
+		if v := versionPattern().FindString(getenv(n.ClientVersionEnv())); v != "" && setByClient(a, getenv, n.ClientVersionEnv()) {
 			return v
 		}
 	}
@@ -953,6 +954,42 @@ func probeVersion(ctx context.Context, a adapter.Adapter, getenv func(string) st
 		return v
 	}
 	return versionProbe(name, getenv).Run(ctx).Version
+}
+
+// startEnviron returns the environment the process pid was started with
+// (on Linux /proc/<pid>/environ, which a later change of its own
+// variables does not alter); an error where it cannot be read (another
+// system, another user's process).
+var startEnviron = func(pid int) ([]string, error) {
+	p, err := process.NewProcess(int32(pid))
+	if err != nil {
+		return nil, err
+	}
+	return p.Environ()
+}
+
+// setByClient reports whether the variable name in the hook's environment
+// was set by a's client itself: the client process (clientPID) was started
+// without it. Kilo Code 7.7.9 sets KILOCODE_VERSION only when its own
+// environment lacks it, so an inherited value (a kilo started from inside
+// another Kilo session, or a variable a person exported) names another
+// version than the one running; such a value, or one whose origin cannot
+// be checked, is not taken (docs/adapters.md#kilo-code).
+func setByClient(a adapter.Adapter, getenv func(string) string, name string) bool {
+	pid := clientPID(a, getenv)
+	if pid == 0 {
+		return false
+	}
+	env, err := startEnviron(pid)
+	if err != nil {
+		return false
+	}
+	for _, kv := range env {
+		if strings.HasPrefix(kv, name+"=") {
+			return false
+		}
+	}
+	return true
 }
 
 // versionProbe is the question `<name> --version` as acc-hook asks it:

@@ -2,8 +2,11 @@ package hook
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -51,27 +54,56 @@ func TestProbeVersionAsksTheProgram(t *testing.T) {
 
 // TestProbeVersionFromTheClientsVariable: Kilo Code names its version in
 // KILOCODE_VERSION, which its plugin passes to acc-hook; that wins over a
-// kilo on PATH (here a launcher of another version), and a value with no
-// version in it is passed over for PATH.
+// kilo on PATH (here a launcher of another version) when the client
+// process KILO_PID names (here this test's parent, an ancestor as Kilo is
+// of its hooks) was started without the variable, i.e. set it itself. An
+// inherited value, a client process whose start environment cannot be
+// read or that is not an ancestor, and a value with no version in it are
+// passed over for PATH.
 func TestProbeVersionFromTheClientsVariable(t *testing.T) {
 	a := clients.Get("kilo")
 	npmTree(t, `{"name":"@x/tool","version":"7.7.7","bin":{"kilo":"bin/tool.js"}}`, "kilo")
-	env := func(v string) func(string) string {
+	env := func(v string, pid int) func(string) string {
 		return func(k string) string {
-			if k == "KILOCODE_VERSION" {
+			switch k {
+			case "KILOCODE_VERSION":
 				return v
+			case "KILO_PID":
+				return strconv.Itoa(pid)
 			}
 			return ""
 		}
 	}
-	if v := probeVersion(context.Background(), a, env("7.7.9")); v != "7.7.9" {
-		t.Errorf("with KILOCODE_VERSION=7.7.9: got %q", v)
+	parent := os.Getppid()
+	if start, err := startEnviron(parent); err != nil {
+		t.Skipf("the start environment of a process cannot be read here: %v", err)
+	} else if slices.ContainsFunc(start, func(kv string) bool { return strings.HasPrefix(kv, "KILOCODE_VERSION=") }) {
+		t.Skip("this test's parent was started with KILOCODE_VERSION")
 	}
-	if v := probeVersion(context.Background(), a, env("unknown")); v != "7.7.7" {
+	if v := probeVersion(context.Background(), a, env("7.7.9", parent)); v != "7.7.9" {
+		t.Errorf("with KILOCODE_VERSION=7.7.9 set by the client: got %q", v)
+	}
+	if v := probeVersion(context.Background(), a, env("unknown", parent)); v != "7.7.7" {
 		t.Errorf("with KILOCODE_VERSION=unknown: got %q, want 7.7.7 from the kilo on PATH", v)
 	}
-	if v := probeVersion(context.Background(), clients.Get("opencode"), env("7.7.9")); v == "7.7.9" {
+	if v := probeVersion(context.Background(), a, env("7.7.9", 0)); v != "7.7.7" {
+		t.Errorf("with no client process: got %q, want 7.7.7 from the kilo on PATH", v)
+	}
+	if v := probeVersion(context.Background(), clients.Get("opencode"), env("7.7.9", parent)); v == "7.7.9" {
 		t.Error("OpenCode's version was read from Kilo's variable")
+	}
+	for name, start := range map[string]func(int) ([]string, error){
+		"inherited":  func(int) ([]string, error) { return []string{"PATH=/bin", "KILOCODE_VERSION=7.6.0"}, nil },
+		"unreadable": func(int) ([]string, error) { return nil, errors.New("not implemented") },
+	} {
+		t.Run(name, func(t *testing.T) {
+			saved := startEnviron
+			startEnviron = start
+			defer func() { startEnviron = saved }()
+			if v := probeVersion(context.Background(), a, env("7.7.9", parent)); v != "7.7.7" {
+				t.Errorf("got %q, want 7.7.7 from the kilo on PATH", v)
+			}
+		})
 	}
 }
 
