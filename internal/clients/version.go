@@ -2,11 +2,13 @@ package clients
 
 import (
 	"encoding/json"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -70,13 +72,19 @@ func NPMVersionAt(path string) string {
 			// declare its native program under the package's own name
 			// (@github/copilot-linux-x64 names copilot
 			// "copilot-linux-x64") while the program runs as copilot.
-			for name, target := range bins {
-				if t, err := filepath.EvalSymlinks(filepath.Join(dir, target)); err == nil && t == real {
+			// Every name of the program counts for its platform builds
+			// (Kilo's kilo and kilocode), in a fixed order.
+			matched := false
+			for _, name := range slices.Sorted(maps.Keys(bins)) {
+				if t, err := filepath.EvalSymlinks(filepath.Join(dir, bins[name])); err == nil && t == real {
 					if v, ok := platformVersion(dir, pkg.Name, name, pkg.Optional); ok {
 						return v
 					}
-					return versionPattern().FindString(pkg.Version)
+					matched = true
 				}
+			}
+			if matched {
+				return versionPattern().FindString(pkg.Version)
 			}
 			return ""
 		}

@@ -142,6 +142,19 @@ func TestNPMVersionOfALauncher(t *testing.T) {
 		// An unscoped launcher whose builds are named after its program.
 		{"named after the program", `{"name":"opencode-ai","version":"1.18.33","bin":{"opencode":"bin/opencode.js"},"optionalDependencies":{"opencode-` + sys + `":"1.18.33"}}`,
 			"opencode-ai", "opencode", map[string]string{"opencode-" + sys: "1.18.34"}, "1.18.34"},
+		// Only the launcher's own scope, and only a known variant.
+		{"another scope", `{"name":"@f/cli","version":"0.225.1","bin":{"droid":"bin/droid.js"},"optionalDependencies":{"@o/cli-` + sys + `":"9.0.0"}}`,
+			"@f/cli", "droid", map[string]string{"@o/cli-" + sys: "9.0.0"}, "0.225.1"},
+		{"an unknown variant", `{"name":"@f/cli","version":"0.225.1","bin":{"droid":"bin/droid.js"},"optionalDependencies":{"@f/cli-` + sys + `-extra":"9.0.0"}}`,
+			"@f/cli", "droid", map[string]string{"@f/cli-" + sys + "-extra": "9.0.0"}, "0.225.1"},
+		{"a musl build", `{"name":"@f/cli","version":"0.225.1","bin":{"droid":"bin/droid.js"},"optionalDependencies":{"@f/cli-` + osName + `musl-` + arch + `":"0.225.1"}}`,
+			"@f/cli", "droid", map[string]string{"@f/cli-" + osName + "musl-" + arch: "0.225.3"}, "0.225.3"},
+		{"a build without a version", droid, "@f/cli", "droid",
+			map[string]string{"@f/cli-" + sys: "unknown"}, ""},
+		// A second name of the program (Kilo's kilocode beside kilo)
+		// that its builds are named after.
+		{"named after the program's other name", `{"name":"@k/cli","version":"7.7.7","bin":{"kilocode":"bin/kilo.js","kilo":"bin/kilo.js"},"optionalDependencies":{"@k/kilo-` + sys + `":"7.7.7"}}`,
+			"@k/cli", "kilo", map[string]string{"@k/kilo-" + sys: "7.7.9"}, "7.7.9"},
 		// Another package's native build is not the program.
 		{"a dependency's build", `{"name":"@g/cli","version":"0.61.0","bin":{"gem":"bin/gem.js"},"optionalDependencies":{"@l/node-pty-` + sys + `":"1.1.0"}}`,
 			"@g/cli", "gem", map[string]string{"@l/node-pty-" + sys: "1.1.0"}, "0.61.0"},
