@@ -122,7 +122,9 @@ func TestCertify(t *testing.T) {
 			defer wg.Done()
 			slot <- struct{}{}
 			defer func() { <-slot }()
-			cmd := exec.Command(filepath.Join(bin, "acc"), "certify", "--json", "--adapter", c.Name)
+			// --timeout: two clients share the cores, and Kilo's version
+			// question alone may take 30 s here.
+			cmd := exec.Command(filepath.Join(bin, "acc"), "certify", "--json", "--adapter", c.Name, "--timeout", "6m")
 			cmd.Env, cmd.Dir = env, home
 			out, err := cmd.Output()
 			var envl struct {

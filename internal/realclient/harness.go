@@ -606,7 +606,7 @@ func (s Setup) Environ() []string {
 		// The fake model as an OpenAI-compatible provider
 		// (--auth-type openai in Argv). QWEN_CODE_NO_RELAUNCH: the
 		// program started by the launcher does not start itself again
-		// with a larger heap (a third load of the whole program, 2-3 s
+		// with a larger heap (a third load of the whole program, 1.3-1.7 s
 		// of CPU per run); the hooks still run below the launcher whose
 		// pid they inherit (docs/real-clients.md#qwen-code).
 		env = append(env,
